@@ -1,0 +1,104 @@
+// onnx-legalize: makes legacy ONNX models that hold the removed experimental operator DynamicSlice legal.
+//
+// Every DynamicSlice (main graph and If/Loop/Scan bodies at any depth) is either folded into an initializer,
+// when its inputs are constants, or rewritten into a standard Slice (opset 10+), with the rest of the model
+// moved to that opset. Each change is proved by executing both forms and comparing them bit for bit.
+//
+// Errors are absl::Status values; no exception leaves the library.
+#ifndef ONNX_LEGALIZE_INCLUDE_ONNX_LEGALIZE_LEGALIZE_H_
+#define ONNX_LEGALIZE_INCLUDE_ONNX_LEGALIZE_LEGALIZE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "onnx/onnx_pb.h"
+
+namespace onnx_legalize {
+
+// The opsets onnx-legalize can target: Slice-10 is the first Slice that takes its indices as inputs, and
+// onnx 1.12 (the version converter this library uses) knows default opsets up to 17.
+inline constexpr int64_t kMinTargetOpset = 10;
+inline constexpr int64_t kMaxTargetOpset = 17;
+
+struct Options {
+  // Largest folded output, in bytes. A DynamicSlice whose constant result is bigger is rewritten instead,
+  // so a hostile or huge model cannot make the folder allocate without bound. Checked before allocation.
+  int64_t max_fold_bytes = int64_t{64} << 20;
+
+  // The default-domain opset to rewrite to. Unset: the lowest opset >= max(10, current) that expresses
+  // every rewrite. Must be within [kMinTargetOpset, kMaxTargetOpset] and not below the model's opset.
+  std::optional<int64_t> target_opset;
+
+  // Keep the model's opset (below 10): nodes whose indices are constant become Slice-1 with attributes;
+  // any DynamicSlice that cannot be expressed so is an error (FailedPrecondition).
+  bool keep_opset = false;
+
+  // Execute the original and the replacement form of every change and compare them bit for bit.
+  bool verify = true;
+
+  // Seeded trials per rewritten node; each draws fresh data and, for dynamic indices, fresh index values.
+  int verify_trials = 8;
+
+  // Seed of the verification's random inputs: the same seed gives the same trials, run after run.
+  uint64_t verify_seed = 0x5eed;
+};
+
+// What was done to one DynamicSlice.
+enum class Action {
+  kFolded,     // replaced by an initializer holding its value
+  kRewritten,  // replaced by a standard Slice node
+};
+
+struct NodeReport {
+  std::string graph_path;  // "main", "main/loop_body", ... (graph names joined by '/')
+  std::string node_name;   // the node's name; "" when the model gave it none
+  std::string output;      // the node's output name, which identifies it when it has no name
+  Action action = Action::kFolded;
+  int64_t slice_version = 0;  // for kRewritten: the Slice version it became (1 with keep_opset, else 10+)
+  std::string detail;         // why this action, in a few words
+  std::string verification;   // what verification ran and its result, or "skipped (--no-verify)"
+};
+
+struct Report {
+  int64_t opset_before = 0;  // default-domain opset
+  int64_t opset_after = 0;
+  int64_t ir_version_before = 0;
+  int64_t ir_version_after = 0;
+  std::vector<NodeReport> nodes;  // one per DynamicSlice found, in graph order (depth first)
+  bool changed = false;           // false when the model held no DynamicSlice
+};
+
+// Legalizes `model` in place. Transactional: on any error `model` is left exactly as it was.
+absl::StatusOr<Report> Legalize(onnx::ModelProto& model, const Options& options);
+
+// Reads a model file; NotFound when it does not exist, InvalidArgument when it is not a valid ModelProto.
+absl::StatusOr<onnx::ModelProto> LoadModel(const std::string& path);
+
+// Writes `model` to `path` atomically: a temporary file beside it, flushed, then renamed over it. On
+// failure no file at `path` is created or changed.
+absl::Status SaveModel(const onnx::ModelProto& model, const std::string& path);
+
+// Loads `input_path`, legalizes, verifies and saves to `output_path`; writes nothing on failure.
+absl::StatusOr<Report> LegalizeFile(const std::string& input_path, const std::string& output_path,
+                                    const Options& options);
+
+// The report as a JSON document (stable key order, for tools and CI logs).
+std::string ReportToJson(const Report& report);
+
+// Every node whose op has no schema at the opset its model imports for the op's domain (DynamicSlice and
+// the other removed experimental ops among them), for `--check`.
+struct CheckFinding {
+  std::string graph_path;
+  std::string node_name;
+  std::string op_type;
+  std::string domain;
+  int64_t opset = 0;  // the opset the model imports for the node's domain
+};
+absl::StatusOr<std::vector<CheckFinding>> CheckModel(const onnx::ModelProto& model);
+
+}  // namespace onnx_legalize
+
+#endif  // ONNX_LEGALIZE_INCLUDE_ONNX_LEGALIZE_LEGALIZE_H_

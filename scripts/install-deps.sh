@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs every Debian package onnx-legalize needs to build and test, and nothing that is already there.
+# On a fresh machine this runs `apt-get update` first, as package lookups need a current list.
+set -euo pipefail
+
+packages=(
+  cmake g++ make
+  libonnx-dev libprotobuf-dev protobuf-compiler libabsl-dev
+  libgtest-dev libgmock-dev
+  libonnx-testdata python3-onnx python3-numpy
+)
+# Node.js runs ONNX Runtime, the independent oracle of the differential tests. The machine image ships its
+# own Node.js and npm; Debian's are installed only where there are none.
+command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

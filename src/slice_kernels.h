@@ -1,0 +1,40 @@
+// Two independent evaluators of slicing. Verification compares one against the other, so neither calls
+// the other, and they share nothing but the Tensor type.
+//
+// - Slice: the semantics of Slice-10/11/13 (starts, ends, optional axes, optional steps, negative steps
+//   and negative axes), with clamping as Slice-13's text states it.
+// - DynamicSliceReference: written literally from DynamicSlice-1's documentation and what the reference
+//   runtimes do where it is silent (see shared/spec/DYNAMIC_SLICE.md): no steps; negative axes accepted;
+//   starts/ends below -dim clamp to 0 and above dim to dim; start >= end gives an empty dimension.
+//
+// Both reject with InvalidArgument: scalar data, index tensors that are not 1-D or not int32/int64, index
+// tensors of mixed types, starts/ends/axes(/steps) of different lengths, duplicate axes, an axis outside
+// [-rank, rank-1] (and, for Slice, a zero step). Messages name the input and the values.
+#ifndef ONNX_LEGALIZE_SRC_SLICE_KERNELS_H_
+#define ONNX_LEGALIZE_SRC_SLICE_KERNELS_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "tensor.h"
+
+namespace onnx_legalize {
+
+// Output dims of Slice(data of `data_dims`, starts, ends, axes, steps) without computing any element, so a
+// caller can check the size of a result before it is allocated. `axes` and `steps` may be null (omitted).
+absl::StatusOr<std::vector<int64_t>> SliceOutputDims(const std::vector<int64_t>& data_dims,
+                                                     const Tensor& starts, const Tensor& ends,
+                                                     const Tensor* axes, const Tensor* steps);
+
+// Slice-10/11/13. `axes` and `steps` may be null (omitted).
+absl::StatusOr<Tensor> Slice(const Tensor& data, const Tensor& starts, const Tensor& ends,
+                             const Tensor* axes, const Tensor* steps);
+
+// DynamicSlice-1. `axes` may be null (omitted: [0, ..., len(starts)-1]).
+absl::StatusOr<Tensor> DynamicSliceReference(const Tensor& data, const Tensor& starts,
+                                             const Tensor& ends, const Tensor* axes);
+
+}  // namespace onnx_legalize
+
+#endif  // ONNX_LEGALIZE_SRC_SLICE_KERNELS_H_

@@ -1,0 +1,97 @@
+// A tensor value the evaluator computes with, and its conversion from and to onnx::TensorProto.
+//
+// Elements are stored contiguously in row-major order as little-endian bytes (what TensorProto.raw_data
+// holds), except strings, which are kept one std::string per element. Tensors move; they are not copied
+// by accident (the copy constructor is explicit through Clone()).
+#ifndef ONNX_LEGALIZE_SRC_TENSOR_H_
+#define ONNX_LEGALIZE_SRC_TENSOR_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "onnx/onnx_pb.h"
+
+namespace onnx_legalize {
+
+// An ONNX element type, as onnx::TensorProto_DataType numbers it.
+using DataType = int32_t;
+
+// Bytes one element of `type` occupies in raw_data; 0 for STRING and for types the evaluator does not know.
+int64_t ElementSize(DataType type);
+
+// "float", "int64", ...: the spelling ONNX's documentation uses, for messages.
+std::string DataTypeName(DataType type);
+
+// True for every element type DynamicSlice or Slice accepts as data (every type but UNDEFINED).
+bool IsSupportedDataType(DataType type);
+
+// Product of `dims`, or InvalidArgument when a dim is negative or the product overflows int64.
+// `what` names the tensor in the message.
+absl::StatusOr<int64_t> CheckedElementCount(const std::vector<int64_t>& dims, absl::string_view what);
+
+class Tensor {
+ public:
+  Tensor() = default;
+  Tensor(Tensor&&) = default;
+  Tensor& operator=(Tensor&&) = default;
+  Tensor(const Tensor&) = delete;
+  Tensor& operator=(const Tensor&) = delete;
+
+  // A tensor of `type` and `dims` whose bytes (or strings) are zero-filled (or empty).
+  // InvalidArgument on negative dims or an overflowing element count or byte size.
+  static absl::StatusOr<Tensor> Zeros(DataType type, std::vector<int64_t> dims);
+  // A tensor that takes over `bytes`; InvalidArgument when their length does not fit type and dims.
+  static absl::StatusOr<Tensor> FromBytes(DataType type, std::vector<int64_t> dims, std::string bytes);
+  static absl::StatusOr<Tensor> FromStrings(std::vector<int64_t> dims, std::vector<std::string> strings);
+  // 1-D int32 / int64 tensors, for index inputs.
+  static Tensor FromInt64s(const std::vector<int64_t>& values);
+  static Tensor FromInt32s(const std::vector<int32_t>& values);
+
+  Tensor Clone() const;
+
+  DataType type() const { return type_; }
+  const std::vector<int64_t>& dims() const { return dims_; }
+  int64_t rank() const { return static_cast<int64_t>(dims_.size()); }
+  int64_t element_count() const { return element_count_; }
+  bool is_string() const;
+
+  // Raw little-endian element bytes; empty for STRING tensors.
+  const std::string& bytes() const { return bytes_; }
+  std::string& mutable_bytes() { return bytes_; }
+  std::string&& release_bytes() { return std::move(bytes_); }
+  // One entry per element for STRING tensors; empty otherwise.
+  const std::vector<std::string>& strings() const { return strings_; }
+  std::vector<std::string>& mutable_strings() { return strings_; }
+
+  // The values of a 1-D or scalar int32/int64 tensor widened to int64; InvalidArgument otherwise.
+  absl::StatusOr<std::vector<int64_t>> ToInt64s(absl::string_view what) const;
+
+  // Same type, dims and bytes (or strings), compared bit for bit: NaN payloads and -0.0 count.
+  bool BitwiseEquals(const Tensor& other) const;
+
+ private:
+  DataType type_ = 0;
+  std::vector<int64_t> dims_;
+  int64_t element_count_ = 0;
+  std::string bytes_;
+  std::vector<std::string> strings_;
+};
+
+// Decodes `proto` from raw_data or from the typed field ONNX stores its type in (float16 and bool in
+// int32_data, uint32 and uint64 in uint64_data, complex as pairs, ...). Validates before it allocates:
+// negative dims, an overflowing element count or byte size, a raw_data length or typed-field count that
+// does not match the dims, and external data (which this function does not resolve) are each an
+// InvalidArgument naming the tensor and the numbers. `what` describes where the tensor came from, e.g.
+// "initializer 'w' (graph main)"; when empty, the tensor's own name is used.
+absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto, absl::string_view what = "");
+
+// Encodes `tensor` as a TensorProto named `name`: raw_data for every type but STRING (string_data).
+// Takes the tensor by value so its bytes move into the proto.
+onnx::TensorProto TensorToProto(Tensor tensor, const std::string& name);
+
+}  // namespace onnx_legalize
+
+#endif  // ONNX_LEGALIZE_SRC_TENSOR_H_
