@@ -1,0 +1,242 @@
+#include "graph_scope.h"
+
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "op_names.h"
+#include "status_macros.h"
+
+namespace onnx_legalize {
+namespace {
+
+ValueType ValueTypeOf(const onnx::ValueInfoProto& info) {
+  ValueType type;
+  if (!info.type().has_tensor_type()) return type;
+  const onnx::TypeProto_Tensor& tensor = info.type().tensor_type();
+  type.elem_type = tensor.elem_type();
+  if (tensor.has_shape()) {
+    std::vector<int64_t> dims;
+    for (const auto& dim : tensor.shape().dim()) {
+      dims.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+    }
+    type.dims = std::move(dims);
+  }
+  return type;
+}
+
+void IndexValueInfos(const onnx::GraphProto& graph,
+                     std::unordered_map<std::string, const onnx::ValueInfoProto*>& index) {
+  for (const auto& info : graph.input()) index.emplace(info.name(), &info);
+  for (const auto& info : graph.output()) index.emplace(info.name(), &info);
+  for (const auto& info : graph.value_info()) index.emplace(info.name(), &info);
+}
+
+// The values a Constant node's value_* attributes hold, as ONNX defines them.
+absl::StatusOr<Tensor> ConstantAttributeValue(const onnx::AttributeProto& attribute) {
+  const std::string& name = attribute.name();
+  if (name == "value_float") {
+    std::string bytes(sizeof(float), '\0');
+    float value = attribute.f();
+    std::memcpy(bytes.data(), &value, sizeof(float));
+    return Tensor::FromBytes(onnx::TensorProto::FLOAT, {}, std::move(bytes));
+  }
+  if (name == "value_floats") {
+    std::string bytes(sizeof(float) * attribute.floats_size(), '\0');
+    if (!bytes.empty()) std::memcpy(bytes.data(), attribute.floats().data(), bytes.size());
+    return Tensor::FromBytes(onnx::TensorProto::FLOAT, {attribute.floats_size()}, std::move(bytes));
+  }
+  if (name == "value_int") {
+    std::vector<int64_t> values = {attribute.i()};
+    Tensor scalar = Tensor::FromInt64s(values);
+    return Tensor::FromBytes(onnx::TensorProto::INT64, {}, scalar.release_bytes());
+  }
+  if (name == "value_ints") {
+    return Tensor::FromInt64s({attribute.ints().begin(), attribute.ints().end()});
+  }
+  if (name == "value_string") return Tensor::FromStrings({}, {attribute.s()});
+  if (name == "value_strings") {
+    return Tensor::FromStrings({attribute.strings_size()},
+                               {attribute.strings().begin(), attribute.strings().end()});
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("attribute '", name, "' is not a value the folder reads"));
+}
+
+}  // namespace
+
+void ForEachSubgraph(const onnx::NodeProto& node,
+                     const std::function<void(const std::string&, const onnx::GraphProto&)>& visit) {
+  for (const auto& attribute : node.attribute()) {
+    if (attribute.has_g()) visit(attribute.name(), attribute.g());
+    for (const auto& graph : attribute.graphs()) visit(attribute.name(), graph);
+  }
+}
+
+void ForEachMutableSubgraph(onnx::NodeProto& node,
+                            const std::function<void(const std::string&, onnx::GraphProto&)>& visit) {
+  for (auto& attribute : *node.mutable_attribute()) {
+    if (attribute.has_g()) visit(attribute.name(), *attribute.mutable_g());
+    for (auto& graph : *attribute.mutable_graphs()) visit(attribute.name(), graph);
+  }
+}
+
+std::string SubgraphPathSegment(const onnx::NodeProto& node, const std::string& attribute,
+                                const onnx::GraphProto& subgraph) {
+  if (!subgraph.name().empty()) return subgraph.name();
+  const std::string& owner = node.name().empty() ? node.op_type() : node.name();
+  return absl::StrCat(owner, ".", attribute);
+}
+
+absl::StatusOr<Tensor> ConstantNodeValue(const onnx::NodeProto& node) {
+  if (node.attribute_size() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat("Constant node '", node.name(), "' has ",
+                                                   node.attribute_size(),
+                                                   " attributes; it must hold exactly one value"));
+  }
+  const onnx::AttributeProto& attribute = node.attribute(0);
+  if (attribute.name() == "value") {
+    return TensorFromProto(attribute.t(), absl::StrCat("Constant node '", node.name(), "' value"));
+  }
+  absl::StatusOr<Tensor> value = ConstantAttributeValue(attribute);
+  if (!value.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Constant node '", node.name(), "': ", value.status().message()));
+  }
+  return value;
+}
+
+GraphScope::GraphScope(const onnx::GraphProto& graph, std::string path, const GraphScope* outer,
+                       bool initializers_are_overridable, const onnx::GraphProto* inferred)
+    : graph_(graph), path_(std::move(path)), outer_(outer), inferred_(inferred) {
+  std::unordered_map<std::string, bool> is_input;
+  for (const auto& input : graph.input()) {
+    is_input[input.name()] = true;
+    defined_here_[input.name()] = true;
+  }
+  for (const auto& initializer : graph.initializer()) {
+    all_initializers_.emplace(initializer.name(), &initializer);
+    defined_here_[initializer.name()] = true;
+    if (initializers_are_overridable && is_input.count(initializer.name())) continue;
+    constant_initializers_.emplace(initializer.name(), &initializer);
+  }
+  for (const auto& node : graph.node()) {
+    for (const auto& output : node.output()) {
+      if (!output.empty()) defined_here_[output] = true;
+    }
+    if (node.op_type() == kConstantOp && IsDefaultDomain(node.domain()) && node.output_size() == 1) {
+      constant_nodes_.emplace(node.output(0), &node);
+    }
+  }
+  IndexValueInfos(graph, declared_types_);
+  if (inferred_ != nullptr) IndexValueInfos(*inferred_, inferred_types_);
+}
+
+bool GraphScope::IsVisible(const std::string& name) const {
+  for (const GraphScope* scope = this; scope != nullptr; scope = scope->outer_) {
+    if (scope->defined_here_.count(name) || scope->decoded_.count(name)) return true;
+  }
+  return false;
+}
+
+const onnx::TensorProto* GraphScope::FindConstantProtoHere(const std::string& name) const {
+  auto it = constant_initializers_.find(name);
+  return it == constant_initializers_.end() ? nullptr : it->second;
+}
+
+absl::StatusOr<const Tensor*> GraphScope::FindConstant(const std::string& name) const {
+  for (const GraphScope* scope = this; scope != nullptr; scope = scope->outer_) {
+    auto cached = scope->decoded_.find(name);
+    if (cached != scope->decoded_.end()) return cached->second.get();
+    if (const onnx::TensorProto* proto = scope->FindConstantProtoHere(name)) {
+      ASSIGN_OR_RETURN(Tensor value,
+                       TensorFromProto(*proto, absl::StrCat("initializer '", name, "' (graph ",
+                                                            scope->path_, ")")));
+      auto& slot = scope->decoded_[name];
+      slot = std::make_shared<const Tensor>(std::move(value));
+      return slot.get();
+    }
+    auto node = scope->constant_nodes_.find(name);
+    if (node != scope->constant_nodes_.end()) {
+      absl::StatusOr<Tensor> value = ConstantNodeValue(*node->second);
+      if (!value.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(value.status().message(), " (graph ", scope->path_, ")"));
+      }
+      auto& slot = scope->decoded_[name];
+      slot = std::make_shared<const Tensor>(*std::move(value));
+      return slot.get();
+    }
+    // A name defined here but not as a constant hides any outer value of the same name.
+    if (scope->defined_here_.count(name)) return nullptr;
+  }
+  return nullptr;
+}
+
+std::optional<std::vector<int64_t>> GraphScope::ConstantDims(const std::string& name) const {
+  for (const GraphScope* scope = this; scope != nullptr; scope = scope->outer_) {
+    auto cached = scope->decoded_.find(name);
+    if (cached != scope->decoded_.end()) return cached->second->dims();
+    if (const onnx::TensorProto* proto = scope->FindConstantProtoHere(name)) {
+      return std::vector<int64_t>(proto->dims().begin(), proto->dims().end());
+    }
+    auto node = scope->constant_nodes_.find(name);
+    if (node != scope->constant_nodes_.end()) {
+      const onnx::NodeProto& constant = *node->second;
+      if (constant.attribute_size() == 1 && constant.attribute(0).name() == "value") {
+        const auto& dims = constant.attribute(0).t().dims();
+        return std::vector<int64_t>(dims.begin(), dims.end());
+      }
+      return std::nullopt;
+    }
+    if (scope->defined_here_.count(name)) return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+void GraphScope::AddConstant(const std::string& name, std::shared_ptr<const Tensor> value) {
+  decoded_[name] = std::move(value);
+}
+
+std::optional<ValueType> GraphScope::FindTypeHere(const std::string& name) const {
+  auto decoded = decoded_.find(name);
+  if (decoded != decoded_.end()) {
+    return ValueType{decoded->second->type(), decoded->second->dims()};
+  }
+  auto initializer = all_initializers_.find(name);
+  if (initializer != all_initializers_.end()) {
+    const onnx::TensorProto& proto = *initializer->second;
+    return ValueType{proto.data_type(), std::vector<int64_t>(proto.dims().begin(), proto.dims().end())};
+  }
+  auto node = constant_nodes_.find(name);
+  if (node != constant_nodes_.end() && node->second->attribute_size() == 1 &&
+      node->second->attribute(0).name() == "value") {
+    const onnx::TensorProto& proto = node->second->attribute(0).t();
+    return ValueType{proto.data_type(), std::vector<int64_t>(proto.dims().begin(), proto.dims().end())};
+  }
+  // A declared type wins over an inferred one, but an inferred one can add the rank a declaration lacks.
+  ValueType type;
+  auto declared = declared_types_.find(name);
+  if (declared != declared_types_.end()) type = ValueTypeOf(*declared->second);
+  auto inferred = inferred_types_.find(name);
+  if (inferred != inferred_types_.end()) {
+    ValueType more = ValueTypeOf(*inferred->second);
+    if (type.elem_type == 0) type.elem_type = more.elem_type;
+    if (!type.dims.has_value()) type.dims = more.dims;
+  }
+  if (type.elem_type == 0 && !type.dims.has_value()) {
+    if (defined_here_.count(name)) return ValueType{};
+    return std::nullopt;
+  }
+  return type;
+}
+
+ValueType GraphScope::FindType(const std::string& name) const {
+  for (const GraphScope* scope = this; scope != nullptr; scope = scope->outer_) {
+    std::optional<ValueType> type = scope->FindTypeHere(name);
+    if (type.has_value()) return *type;
+  }
+  return ValueType{};
+}
+
+}  // namespace onnx_legalize

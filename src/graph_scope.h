@@ -1,0 +1,103 @@
+// One graph's view of the names it can see: what produces each value, which values are constants, and what
+// is known of each value's type, with lookups that fall through to the enclosing graphs (a subgraph of
+// If/Loop/Scan sees its outer scopes' names).
+#ifndef ONNX_LEGALIZE_SRC_GRAPH_SCOPE_H_
+#define ONNX_LEGALIZE_SRC_GRAPH_SCOPE_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "onnx/onnx_pb.h"
+#include "tensor.h"
+
+namespace onnx_legalize {
+
+// What is known of a value's type: its element type (0 when unknown) and, when its rank is known, its dims
+// (-1 for a dim of unknown size).
+struct ValueType {
+  DataType elem_type = 0;
+  std::optional<std::vector<int64_t>> dims;
+};
+
+// Calls `visit(attribute_name, subgraph)` for every subgraph attribute of `node` (GRAPH and GRAPHS).
+void ForEachSubgraph(const onnx::NodeProto& node,
+                     const std::function<void(const std::string&, const onnx::GraphProto&)>& visit);
+void ForEachMutableSubgraph(onnx::NodeProto& node,
+                            const std::function<void(const std::string&, onnx::GraphProto&)>& visit);
+
+// The path segment a subgraph adds: the graph's own name when it has one, else "<node>.<attribute>".
+std::string SubgraphPathSegment(const onnx::NodeProto& node, const std::string& attribute,
+                                const onnx::GraphProto& subgraph);
+
+// The path of the main graph in reports and messages.
+inline constexpr char kMainGraphPath[] = "main";
+
+class GraphScope {
+ public:
+  // `outer` is the enclosing graph's scope (null for the main graph) and must outlive this one.
+  // `initializers_are_overridable`: from IR 4 on, an initializer that is also a graph input is a default
+  // the caller may override, so it is no constant. In IR 3 every initializer is listed as an input by
+  // rule, and all of them are constants.
+  // `inferred` (optional) is the same graph after shape inference, consulted for types it adds.
+  GraphScope(const onnx::GraphProto& graph, std::string path, const GraphScope* outer,
+             bool initializers_are_overridable, const onnx::GraphProto* inferred = nullptr);
+
+  const onnx::GraphProto& graph() const { return graph_; }
+  const std::string& path() const { return path_; }
+  const GraphScope* outer() const { return outer_; }
+
+  // The constant value of `name` as seen from this graph: a non-overridable initializer, the output of a
+  // Constant node, or a value recorded with AddConstant, here or in an outer scope. Null when `name` is
+  // not a constant (a graph input, an overridable initializer, a computed value, unknown). Initializers
+  // are decoded on first use only, so weights no fold needs are never read. An error when a constant's
+  // TensorProto is malformed.
+  absl::StatusOr<const Tensor*> FindConstant(const std::string& name) const;
+
+  // The dims of constant `name`, without decoding it (nullopt when not a constant). Lets a caller
+  // bound work before it decodes a tensor.
+  std::optional<std::vector<int64_t>> ConstantDims(const std::string& name) const;
+
+  // Records the value a node of this graph computes from constants (a folded DynamicSlice), so that
+  // later nodes here and in nested graphs see it as a constant.
+  void AddConstant(const std::string& name, std::shared_ptr<const Tensor> value);
+
+  // What is known of `name`'s type, from this graph or an outer one: initializers, Constant nodes, graph
+  // inputs/outputs, value_info, shape inference.
+  ValueType FindType(const std::string& name) const;
+
+  // True when `name` is defined in this graph (input, initializer or node output) or an outer one.
+  bool IsVisible(const std::string& name) const;
+
+ private:
+  const onnx::TensorProto* FindConstantProtoHere(const std::string& name) const;
+  std::optional<ValueType> FindTypeHere(const std::string& name) const;
+
+  const onnx::GraphProto& graph_;
+  std::string path_;
+  const GraphScope* outer_;
+  const onnx::GraphProto* inferred_;
+
+  std::unordered_map<std::string, const onnx::TensorProto*> constant_initializers_;
+  std::unordered_map<std::string, const onnx::NodeProto*> constant_nodes_;
+  std::unordered_map<std::string, const onnx::ValueInfoProto*> declared_types_;
+  std::unordered_map<std::string, const onnx::ValueInfoProto*> inferred_types_;
+  std::unordered_map<std::string, const onnx::TensorProto*> all_initializers_;
+  std::unordered_map<std::string, bool> defined_here_;
+  // Decoded constants, filled lazily by FindConstant and by AddConstant.
+  mutable std::unordered_map<std::string, std::shared_ptr<const Tensor>> decoded_;
+};
+
+// The value a Constant node holds, from `value` or one of the value_* attributes; InvalidArgument when the
+// node holds none, several, or a sparse_value (which the folder does not read).
+absl::StatusOr<Tensor> ConstantNodeValue(const onnx::NodeProto& node);
+
+}  // namespace onnx_legalize
+
+#endif  // ONNX_LEGALIZE_SRC_GRAPH_SCOPE_H_

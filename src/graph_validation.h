@@ -1,0 +1,29 @@
+// Structural checks of a model's graphs, run before anything else looks at them. onnx's own version
+// converter, checker and shape inference are not safe on broken graphs (the converter of onnx 1.12 dies
+// with a segmentation fault on a graph output that no node produces), so a model reaches them only after
+// passing these checks.
+#ifndef ONNX_LEGALIZE_SRC_GRAPH_VALIDATION_H_
+#define ONNX_LEGALIZE_SRC_GRAPH_VALIDATION_H_
+
+#include "absl/status/status.h"
+#include "onnx/onnx_pb.h"
+
+namespace onnx_legalize {
+
+// How deeply If/Loop/Scan bodies may nest. Real models nest a few levels; the bound keeps recursion
+// (ours and onnx's) from exhausting the stack on a hostile model.
+inline constexpr int kMaxSubgraphDepth = 64;
+
+// InvalidArgument, naming the graph path, node and value, when a graph of `model`:
+// - has a node input that nothing visible defines (graph input, initializer, earlier node output here or
+//   in an enclosing graph) — which also catches cycles, since ONNX requires nodes in topological order;
+// - has two definitions of one name (two node outputs, or a node output that is also an input or
+//   initializer);
+// - has a graph output that is not defined;
+// - nests subgraphs deeper than kMaxSubgraphDepth;
+// or when the model has no graph.
+absl::Status ValidateGraphs(const onnx::ModelProto& model);
+
+}  // namespace onnx_legalize
+
+#endif  // ONNX_LEGALIZE_SRC_GRAPH_VALIDATION_H_

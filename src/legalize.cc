@@ -1,0 +1,166 @@
+// Legalize(): plan, verify, check the result on a light copy, then apply. The model is touched only after
+// everything that can fail has succeeded, so a failure leaves it exactly as it was.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "dynamic_slice_pass.h"
+#include "graph_validation.h"
+#include "model_skeleton.h"
+#include "onnx/checker.h"
+#include "onnx/shape_inference/implementation.h"
+#include "onnx_legalize/legalize.h"
+#include "op_names.h"
+#include "opset_upgrade.h"
+#include "status_macros.h"
+#include "verify.h"
+
+namespace onnx_legalize {
+namespace {
+
+absl::Status ValidateOptions(const Options& options) {
+  if (options.max_fold_bytes < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_fold_bytes is ", options.max_fold_bytes, "; it must be >= 0"));
+  }
+  if (options.target_opset.has_value() &&
+      (*options.target_opset < kMinTargetOpset || *options.target_opset > kMaxTargetOpset)) {
+    return absl::InvalidArgumentError(absl::StrCat("target opset ", *options.target_opset, " is outside [",
+                                                   kMinTargetOpset, ", ", kMaxTargetOpset, "]"));
+  }
+  if (options.target_opset.has_value() && options.keep_opset) {
+    return absl::InvalidArgumentError("keep_opset and target_opset contradict each other; give one");
+  }
+  if (options.verify_trials < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("verify_trials is ", options.verify_trials, "; it must be >= 1"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> DefaultOpset(const onnx::ModelProto& model) {
+  std::optional<int64_t> opset;
+  for (const auto& import : model.opset_import()) {
+    if (!IsDefaultDomain(import.domain())) continue;
+    if (opset.has_value() && *opset != import.version()) {
+      return absl::InvalidArgumentError(absl::StrCat("the model imports the default domain twice, at opsets ",
+                                                     *opset, " and ", import.version()));
+    }
+    opset = import.version();
+  }
+  if (!opset.has_value()) {
+    return absl::InvalidArgumentError("the model imports no default-domain opset (opset_import has no \"\" entry)");
+  }
+  return *opset;
+}
+
+// The opset the rewrites go to: the requested one, or the lowest >= max(10, current) that expresses
+// every rewrite.
+absl::StatusOr<int64_t> ChooseTargetOpset(const Plan& plan, int64_t current, const Options& options) {
+  int64_t needed = kMinTargetOpset;
+  const PlannedChange* neediest = nullptr;
+  bool any_rewrite = false;
+  for (const PlannedChange& change : plan.changes) {
+    if (change.action != Action::kRewritten) continue;
+    any_rewrite = true;
+    if (change.min_opset > needed) {
+      needed = change.min_opset;
+      neediest = &change;
+    }
+  }
+  if (options.keep_opset) {
+    // Below 10 the rewrites become Slice-1 (the planner refused what Slice-1 cannot express); from 10 on
+    // they become the Slice of the model's own opset, which must express them.
+    if (current >= kMinTargetOpset && any_rewrite && needed > current) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "--keep-opset: opset ", current, " cannot express the rewrite of DynamicSlice '",
+          neediest->node_name, "' (graph ", neediest->graph_path, "): it needs opset ", needed));
+    }
+    return current;
+  }
+  if (options.target_opset.has_value()) {
+    const int64_t target = *options.target_opset;
+    if (target < current) {
+      return absl::InvalidArgumentError(absl::StrCat("target opset ", target, " is below the model's opset ",
+                                                     current, "; onnx-legalize never lowers an opset"));
+    }
+    if (any_rewrite && target < needed) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "target opset ", target, " cannot express the rewrite of DynamicSlice '", neediest->node_name,
+          "' (graph ", neediest->graph_path, "): it needs opset ", needed, " (", neediest->detail, ")"));
+    }
+    return target;
+  }
+  if (!any_rewrite) return current;  // every DynamicSlice folds: no opset change is needed
+  return std::max(current, needed);
+}
+
+// onnx's checker and strict shape inference must accept the result. They run on a light copy.
+absl::Status CheckResult(const onnx::ModelProto& skeleton) {
+  try {
+    onnx::checker::check_model(skeleton);
+    onnx::ModelProto inferred = skeleton;
+    onnx::ShapeInferenceOptions strict(/*check_type_val=*/true, /*strict_mode_val=*/1);
+    onnx::shape_inference::InferShapes(inferred, onnx::OpSchemaRegistry::Instance(), strict);
+  } catch (const std::exception& e) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the legalized model would not pass onnx's checker and shape inference: ", e.what()));
+  }
+  return absl::OkStatus();
+}
+
+// Moves the model to `target` and applies the plan. UpgradeDefaultOpset is transactional; ApplyPlan cannot
+// fail.
+absl::Status Transform(Plan& plan, int64_t current, int64_t target, onnx::ModelProto& model) {
+  if (target > current) RETURN_IF_ERROR(UpgradeDefaultOpset(model, target));
+  ApplyPlan(plan, model);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Report> Legalize(onnx::ModelProto& model, const Options& options) {
+  RETURN_IF_ERROR(ValidateOptions(options));
+  RETURN_IF_ERROR(ValidateGraphs(model));
+  ASSIGN_OR_RETURN(const int64_t current, DefaultOpset(model));
+
+  Report report;
+  report.opset_before = report.opset_after = current;
+  report.ir_version_before = report.ir_version_after = model.ir_version();
+
+  ASSIGN_OR_RETURN(Plan plan, PlanDynamicSlices(model, options));
+  ASSIGN_OR_RETURN(const int64_t target, ChooseTargetOpset(plan, current, options));
+  if (plan.changes.empty() && target == current) return report;
+
+  for (PlannedChange& change : plan.changes) {
+    if (change.action == Action::kRewritten) change.slice_version = SliceVersionAtOpset(target);
+  }
+  if (options.verify) {
+    RETURN_IF_ERROR(VerifyPlan(plan, options));
+  } else {
+    for (PlannedChange& change : plan.changes) change.verification = "skipped (--no-verify)";
+  }
+
+  // Rehearse on a light copy, and check it, before the model itself is touched.
+  onnx::ModelProto rehearsal = ModelSkeleton(model);
+  RETURN_IF_ERROR(Transform(plan, current, target, rehearsal));
+  RETURN_IF_ERROR(CheckResult(rehearsal));
+  RETURN_IF_ERROR(Transform(plan, current, target, model));
+
+  report.opset_after = target;
+  report.ir_version_after = model.ir_version();
+  report.changed = true;
+  for (const PlannedChange& change : plan.changes) {
+    NodeReport node;
+    node.graph_path = change.graph_path;
+    node.node_name = change.node_name;
+    node.output = change.output;
+    node.action = change.action;
+    node.slice_version = change.action == Action::kRewritten ? change.slice_version : 0;
+    node.detail = change.detail;
+    node.verification = change.verification;
+    report.nodes.push_back(std::move(node));
+  }
+  return report;
+}
+
+}  // namespace onnx_legalize

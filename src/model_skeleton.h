@@ -1,0 +1,23 @@
+// A light copy of a model for onnx's checker and shape inference, which take or build whole copies: large
+// initializers are left out (their names stay defined as typed graph inputs), so checking a model of
+// gigabytes costs what its graph costs, not what its weights cost.
+#ifndef ONNX_LEGALIZE_SRC_MODEL_SKELETON_H_
+#define ONNX_LEGALIZE_SRC_MODEL_SKELETON_H_
+
+#include <cstdint>
+
+#include "onnx/onnx_pb.h"
+
+namespace onnx_legalize {
+
+// Initializers up to this size keep their data: shape-computing inputs (Reshape's shape, Slice's starts,
+// ...) are small, and shape inference reads them.
+inline constexpr int64_t kSkeletonKeepBytes = 64 * 1024;
+
+// `model` with every initializer (in every graph) whose data passes kSkeletonKeepBytes replaced by a graph
+// input of the same name, element type and shape.
+onnx::ModelProto ModelSkeleton(const onnx::ModelProto& model);
+
+}  // namespace onnx_legalize
+
+#endif  // ONNX_LEGALIZE_SRC_MODEL_SKELETON_H_

@@ -1,0 +1,601 @@
+// Legalize(): what it does to each kind of DynamicSlice, checked by running the model before and after.
+#include "onnx_legalize/legalize.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "test_models.h"
+
+namespace onnx_legalize {
+namespace {
+
+using ::onnx_legalize::testing::CountOps;
+using ::onnx_legalize::testing::DefaultOpset;
+using ::onnx_legalize::testing::ExpectSameOutputs;
+using ::onnx_legalize::testing::Iota;
+using ::onnx_legalize::testing::MakeInitializerConstant;
+using ::onnx_legalize::testing::NameNodes;
+using ::onnx_legalize::testing::ParseModel;
+using ::onnx_legalize::testing::Serialize;
+using ::testing::HasSubstr;
+
+// Legalizes a copy of `model`, expecting success.
+onnx::ModelProto LegalizedCopy(const onnx::ModelProto& model, const Options& options = {},
+                               Report* report = nullptr) {
+  onnx::ModelProto copy = model;
+  absl::StatusOr<Report> result = Legalize(copy, options);
+  EXPECT_TRUE(result.ok()) << result.status();
+  if (report != nullptr && result.ok()) *report = *result;
+  return copy;
+}
+
+// Expects Legalize to fail with `code` and a message containing `message`, leaving the model untouched.
+void ExpectRejected(const onnx::ModelProto& model, absl::StatusCode code, const std::string& message,
+                    const Options& options = {}) {
+  onnx::ModelProto copy = model;
+  absl::StatusOr<Report> result = Legalize(copy, options);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), code) << result.status();
+  EXPECT_THAT(std::string(result.status().message()), HasSubstr(message));
+  EXPECT_EQ(Serialize(copy), Serialize(model)) << "a failed Legalize changed the model";
+}
+
+// DynamicSlice's documentation, example 1, with every input a Constant node.
+constexpr char kDocExample1[] = R"(
+<ir_version: 4, opset_import: ["" : 9]>
+doc_example (float[1] unused) => (float[1,3] y) {
+  data = Constant <value = float[2,4] {1, 2, 3, 4, 5, 6, 7, 8}> ()
+  starts = Constant <value = int64[2] {1, 0}> ()
+  ends = Constant <value = int64[2] {2, 3}> ()
+  axes = Constant <value = int64[2] {0, 1}> ()
+  y = DynamicSlice(data, starts, ends, axes)
+}
+)";
+
+TEST(LegalizeTest, FoldsWhenAllInputsAreConstant) {
+  onnx::ModelProto model = ParseModel(kDocExample1);
+  Report report;
+  onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+
+  EXPECT_EQ(CountOps(legalized, "DynamicSlice"), 0);
+  EXPECT_EQ(CountOps(legalized, "Constant"), 0) << "constants only the fold read are removed";
+  ASSERT_EQ(legalized.graph().initializer_size(), 1);
+  EXPECT_EQ(legalized.graph().initializer(0).name(), "y");
+  EXPECT_EQ(DefaultOpset(legalized), 9) << "a model whose DynamicSlices all fold keeps its opset";
+  EXPECT_EQ(legalized.ir_version(), 4);
+  ASSERT_EQ(report.nodes.size(), 1u);
+  EXPECT_EQ(report.nodes[0].action, Action::kFolded);
+  EXPECT_THAT(report.nodes[0].verification, HasSubstr("identical"));
+
+  Tensor unused = Iota({1});
+  ExpectSameOutputs(model, legalized, {{"unused", &unused}});
+}
+
+TEST(LegalizeTest, FoldsDocumentationExample2WithOmittedAxes) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+doc_example (float[1] unused) => (float[1,3] y) {
+  data = Constant <value = float[2,4] {1, 2, 3, 4, 5, 6, 7, 8}> ()
+  starts = Constant <value = int64[2] {0, 1}> ()
+  ends = Constant <value = int64[2] {-1, 1000}> ()
+  y = DynamicSlice(data, starts, ends)
+}
+)");
+  onnx::ModelProto legalized = LegalizedCopy(model);
+  ASSERT_EQ(legalized.graph().initializer_size(), 1);
+  absl::StatusOr<Tensor> y = TensorFromProto(legalized.graph().initializer(0));
+  ASSERT_TRUE(y.ok());
+  EXPECT_EQ(y->dims(), (std::vector<int64_t>{1, 3}));
+  Tensor unused = Iota({1});
+  ExpectSameOutputs(model, legalized, {{"unused", &unused}});
+}
+
+TEST(LegalizeTest, RewritesDynamicDataToSlice10) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+rewrite (float[4,6] x) => (float[2,3] y) {
+  starts = Constant <value = int64[2] {1, 2}> ()
+  ends = Constant <value = int64[2] {3, 5}> ()
+  axes = Constant <value = int64[2] {0, 1}> ()
+  y = DynamicSlice(x, starts, ends, axes)
+}
+)");
+  Report report;
+  onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(CountOps(legalized, "DynamicSlice"), 0);
+  EXPECT_EQ(CountOps(legalized, "Slice"), 1);
+  EXPECT_EQ(DefaultOpset(legalized), 10);
+  EXPECT_GE(legalized.ir_version(), 5) << "IR 5 is the first that may import opset 10";
+  ASSERT_EQ(report.nodes.size(), 1u);
+  EXPECT_EQ(report.nodes[0].action, Action::kRewritten);
+  EXPECT_EQ(report.nodes[0].slice_version, 10);
+  EXPECT_EQ(report.opset_before, 9);
+  EXPECT_EQ(report.opset_after, 10);
+  Tensor x = Iota({4, 6});
+  ExpectSameOutputs(model, legalized, {{"x", &x}});
+}
+
+// PyTorch's opset-9 exporter: x[:, a:n] with n = x.size(1) computed at run time, in an IR 3 model whose
+// initializers are all listed as graph inputs.
+constexpr char kPyTorchDynamicEnds[] = R"(
+<ir_version: 3, opset_import: ["" : 9]>
+torch_jit_export (float[3,10] x, int64[1] starts = {2}, int64[1] axes = {1}) => (float[3,8] y) {
+  shape = Shape(x)
+  index = Constant <value = int64 {1}> ()
+  n = Gather(shape, index)
+  ends = Unsqueeze <axes = [0]> (n)
+  sliced = DynamicSlice(x, starts, ends, axes)
+  y = Relu(sliced)
+}
+)";
+
+TEST(LegalizeTest, RewritesPyTorchShapeGatherUnsqueezePattern) {
+  onnx::ModelProto model = ParseModel(kPyTorchDynamicEnds);
+  NameNodes(model);
+  Report report;
+  onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(CountOps(legalized, "DynamicSlice"), 0);
+  EXPECT_EQ(CountOps(legalized, "Slice"), 1);
+  EXPECT_EQ(DefaultOpset(legalized), 10);
+  ASSERT_EQ(report.nodes.size(), 1u);
+  EXPECT_EQ(report.nodes[0].node_name, "sliced_node");
+  EXPECT_EQ(report.nodes[0].graph_path, "main");
+  Tensor x = Iota({3, 10});
+  ExpectSameOutputs(model, legalized, {{"x", &x}});
+}
+
+TEST(LegalizeTest, RewritesOnnxTensorflowThreeInputInt32Form) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+tf (float[4,6,8] x, int32[3] begin, int32[3] end) => (float[?,?,?] y) {
+  y = DynamicSlice(x, begin, end)
+}
+)");
+  onnx::ModelProto legalized = LegalizedCopy(model);
+  ASSERT_EQ(CountOps(legalized, "Slice"), 1);
+  EXPECT_EQ(legalized.graph().node(0).input_size(), 3) << "omitted axes stay omitted";
+  Tensor x = Iota({4, 6, 8});
+  Tensor begin = Tensor::FromInt32s({1, -5, 0});
+  Tensor end = Tensor::FromInt32s({3, 2147483647, -2});
+  ExpectSameOutputs(model, legalized, {{"x", &x}, {"begin", &begin}, {"end", &end}});
+}
+
+// onnxmltools' CoreML Crop: constant indices, written into a model whose opset is already 11.
+TEST(LegalizeTest, RewritesOnnxmltoolsCropWithoutConvertingTheModel) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 6, opset_import: ["" : 11]>
+crop (float[1,3,8,8] image) => (float[1,3,6,5] cropped) {
+  axes = Constant <value = int64[2] {2, 3}> ()
+  starts = Constant <value = int64[2] {2, 1}> ()
+  ends = Constant <value = int64[2] {9223372036854775807, -2}> ()
+  cropped = DynamicSlice(image, starts, ends, axes)
+}
+)");
+  Report report;
+  onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(DefaultOpset(legalized), 11);
+  EXPECT_EQ(legalized.ir_version(), 6);
+  ASSERT_EQ(report.nodes.size(), 1u);
+  EXPECT_EQ(report.nodes[0].slice_version, 11);
+  Tensor image = Iota({1, 3, 8, 8});
+  ExpectSameOutputs(model, legalized, {{"image", &image}});
+}
+
+TEST(LegalizeTest, TreatsIr3InitializersAsConstantsAndKeepsThemListedAsInputs) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 8]>
+ir3 (float[1] unused, float[4,4] w = {1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16}, int64[1] s = {1}, int64[1] e = {3}) => (float[2,4] y) {
+  y = DynamicSlice(w, s, e)
+}
+)");
+  onnx::ModelProto legalized = LegalizedCopy(model);
+  EXPECT_EQ(CountOps(legalized, "DynamicSlice"), 0);
+  ASSERT_EQ(legalized.graph().initializer_size(), 1);
+  EXPECT_EQ(legalized.graph().initializer(0).name(), "y");
+  // IR 3: every initializer is a graph input; the unused w, s, e are gone from both lists.
+  std::vector<std::string> inputs;
+  for (const auto& input : legalized.graph().input()) inputs.push_back(input.name());
+  EXPECT_THAT(inputs, ::testing::ElementsAre("unused", "y"));
+  EXPECT_EQ(DefaultOpset(legalized), 8);
+  EXPECT_EQ(legalized.ir_version(), 3);
+}
+
+TEST(LegalizeTest, KeepsOverridableInitializerDynamic) {
+  // IR 4: an initializer also listed as an input is a default the caller may override.
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+overridable (float[2,4] w = {1,2,3,4,5,6,7,8}, int64[1] s = {1}, int64[1] e = {3}) => (float[2,2] y) {
+  axes = Constant <value = int64[1] {1}> ()
+  y = DynamicSlice(w, s, e, axes)
+}
+)");
+  MakeInitializerConstant(model, "s");
+  MakeInitializerConstant(model, "e");
+  Report report;
+  onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  ASSERT_EQ(report.nodes.size(), 1u);
+  EXPECT_EQ(report.nodes[0].action, Action::kRewritten);
+  Tensor w = Iota({2, 4});
+  ExpectSameOutputs(model, legalized, {{"w", &w}});
+}
+
+TEST(LegalizeTest, FoldsChainsCompletely) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+chain (float[1] unused) => (float[1,2] y) {
+  data = Constant <value = float[3,4] {1,2,3,4,5,6,7,8,9,10,11,12}> ()
+  s1 = Constant <value = int64[1] {1}> ()
+  e1 = Constant <value = int64[1] {3}> ()
+  first = DynamicSlice(data, s1, e1)
+  s2 = Constant <value = int64[2] {1, 1}> ()
+  e2 = Constant <value = int64[2] {2, 3}> ()
+  y = DynamicSlice(first, s2, e2)
+}
+)");
+  onnx::ModelProto legalized = LegalizedCopy(model);
+  EXPECT_EQ(legalized.graph().node_size(), 0);
+  ASSERT_EQ(legalized.graph().initializer_size(), 1) << "the chain's intermediate is removed too";
+  EXPECT_EQ(legalized.graph().initializer(0).name(), "y");
+  Tensor unused = Iota({1});
+  ExpectSameOutputs(model, legalized, {{"unused", &unused}});
+}
+
+TEST(LegalizeTest, NormalizesNegativeAxesWhenTheRankIsKnown) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+negative (float[3,4] x) => (float[3,2] y) {
+  s = Constant <value = int64[1] {1}> ()
+  e = Constant <value = int64[1] {3}> ()
+  axes = Constant <value = int64[1] {-1}> ()
+  y = DynamicSlice(x, s, e, axes)
+}
+)");
+  onnx::ModelProto legalized = LegalizedCopy(model);
+  EXPECT_EQ(DefaultOpset(legalized), 10) << "normalized axes need no opset 11";
+  EXPECT_EQ(CountOps(legalized, "Constant"), 2) << "the negative axes constant is no longer read";
+  Tensor x = Iota({3, 4});
+  ExpectSameOutputs(model, legalized, {{"x", &x}});
+}
+
+TEST(LegalizeTest, TargetsOpset11ForNegativeAxesOfUnknownRank) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+negative (float x) => (float y) {
+  s = Constant <value = int64[1] {1}> ()
+  e = Constant <value = int64[1] {3}> ()
+  axes = Constant <value = int64[1] {-1}> ()
+  y = DynamicSlice(x, s, e, axes)
+}
+)");
+  // The parser writes `float x` with no shape: unknown rank.
+  model.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  model.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  Report report;
+  onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(DefaultOpset(legalized), 11);
+  Tensor x = Iota({3, 4});
+  ExpectSameOutputs(model, legalized, {{"x", &x}});
+}
+
+TEST(LegalizeTest, TargetsOpset11ForAxesComputedAtRunTime) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+dynamic_axes (float[3,4] x, int64[1] s, int64[1] e, int64[1] a) => (float[?,?] y) {
+  y = DynamicSlice(x, s, e, a)
+}
+)");
+  onnx::ModelProto legalized = LegalizedCopy(model);
+  EXPECT_EQ(DefaultOpset(legalized), 11);
+  Tensor x = Iota({3, 4});
+  Tensor s = Tensor::FromInt64s({-3});
+  Tensor e = Tensor::FromInt64s({100});
+  Tensor a = Tensor::FromInt64s({-2});
+  ExpectSameOutputs(model, legalized, {{"x", &x}, {"s", &s}, {"e", &e}, {"a", &a}});
+}
+
+TEST(LegalizeTest, RewritesInsteadOfFoldingPastMaxFoldBytes) {
+  onnx::ModelProto model = ParseModel(kDocExample1);
+  Options options;
+  options.max_fold_bytes = 8;  // the result is 3 floats, 12 bytes
+  Report report;
+  onnx::ModelProto legalized = LegalizedCopy(model, options, &report);
+  ASSERT_EQ(report.nodes.size(), 1u);
+  EXPECT_EQ(report.nodes[0].action, Action::kRewritten);
+  EXPECT_THAT(report.nodes[0].detail, HasSubstr("max-fold-bytes"));
+  Tensor unused = Iota({1});
+  ExpectSameOutputs(model, legalized, {{"unused", &unused}});
+}
+
+TEST(LegalizeTest, ConvertsTheRestOfTheModelToTheRequestedOpset) {
+  onnx::ModelProto model = ParseModel(kPyTorchDynamicEnds);
+  Options options;
+  options.target_opset = 13;
+  Report report;
+  onnx::ModelProto legalized = LegalizedCopy(model, options, &report);
+  EXPECT_EQ(DefaultOpset(legalized), 13);
+  EXPECT_EQ(report.nodes[0].slice_version, 13);
+  for (const auto& node : legalized.graph().node()) {
+    if (node.op_type() == "Unsqueeze") {
+      EXPECT_EQ(node.attribute_size(), 0) << "Unsqueeze-13 takes axes as an input";
+      EXPECT_EQ(node.input_size(), 2);
+    }
+  }
+  Tensor x = Iota({3, 10});
+  ExpectSameOutputs(model, legalized, {{"x", &x}});
+}
+
+TEST(LegalizeTest, RejectsATargetBelowTheModelsOpset) {
+  onnx::ModelProto model = ParseModel(kPyTorchDynamicEnds);
+  model.mutable_opset_import(0)->set_version(12);
+  Options options;
+  options.target_opset = 11;
+  ExpectRejected(model, absl::StatusCode::kInvalidArgument, "below the model's opset 12", options);
+}
+
+TEST(LegalizeTest, RejectsATargetThatCannotExpressTheRewrite) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+dynamic_axes (float[3,4] x, int64[1] s, int64[1] e, int64[1] a) => (float[?,?] y) {
+  y = DynamicSlice(x, s, e, a)
+}
+)");
+  Options options;
+  options.target_opset = 10;
+  ExpectRejected(model, absl::StatusCode::kFailedPrecondition, "needs opset 11", options);
+}
+
+TEST(LegalizeTest, KeepOpsetWritesSlice1Attributes) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+keep (float[4,6] x) => (float[2,3] y) {
+  starts = Constant <value = int64[2] {1, 2}> ()
+  ends = Constant <value = int64[2] {3, 5}> ()
+  axes = Constant <value = int64[2] {0, -1}> ()
+  y = DynamicSlice(x, starts, ends, axes)
+}
+)");
+  Options options;
+  options.keep_opset = true;
+  Report report;
+  onnx::ModelProto legalized = LegalizedCopy(model, options, &report);
+  EXPECT_EQ(DefaultOpset(legalized), 9);
+  EXPECT_EQ(report.nodes[0].slice_version, 1);
+  ASSERT_EQ(legalized.graph().node_size(), 1) << "index constants only Slice-1's attributes need are gone";
+  const onnx::NodeProto& slice = legalized.graph().node(0);
+  EXPECT_EQ(slice.op_type(), "Slice");
+  EXPECT_EQ(slice.input_size(), 1);
+  ASSERT_EQ(slice.attribute_size(), 3);
+  EXPECT_THAT(slice.attribute(2).ints(), ::testing::ElementsAre(0, 1)) << "axes normalized for Slice-1";
+  Tensor x = Iota({4, 6});
+  ExpectSameOutputs(model, legalized, {{"x", &x}});
+}
+
+TEST(LegalizeTest, KeepOpsetRejectsIndicesComputedAtRunTime) {
+  onnx::ModelProto model = ParseModel(kPyTorchDynamicEnds);
+  Options options;
+  options.keep_opset = true;
+  ExpectRejected(model, absl::StatusCode::kFailedPrecondition, "ends 'ends' is computed at run time",
+                 options);
+}
+
+TEST(LegalizeTest, LeavesAModelWithoutDynamicSliceUnchanged) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+clean (float[2] x) => (float[2] y) { y = Relu(x) }
+)");
+  Report report;
+  onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_FALSE(report.changed);
+  EXPECT_TRUE(report.nodes.empty());
+  EXPECT_EQ(Serialize(legalized), Serialize(model));
+}
+
+TEST(LegalizeTest, IsIdempotent) {
+  onnx::ModelProto model = ParseModel(kPyTorchDynamicEnds);
+  onnx::ModelProto once = LegalizedCopy(model);
+  Report report;
+  onnx::ModelProto twice = LegalizedCopy(once, {}, &report);
+  EXPECT_FALSE(report.changed);
+  EXPECT_EQ(Serialize(twice), Serialize(once));
+}
+
+TEST(LegalizeTest, IsDeterministic) {
+  onnx::ModelProto model = ParseModel(kPyTorchDynamicEnds);
+  EXPECT_EQ(Serialize(LegalizedCopy(model)), Serialize(LegalizedCopy(model)));
+}
+
+TEST(LegalizeTest, PreservesWhatItDoesNotConcern) {
+  onnx::ModelProto model = ParseModel(kPyTorchDynamicEnds);
+  NameNodes(model);
+  model.set_doc_string("a legacy model");
+  model.set_producer_name("pytorch");
+  model.set_producer_version("1.0");
+  auto* prop = model.add_metadata_props();
+  prop->set_key("author");
+  prop->set_value("someone");
+  model.mutable_graph()->set_doc_string("graph doc");
+  model.mutable_graph()->mutable_node(0)->set_doc_string("shape of x");
+  onnx::ValueInfoProto* info = model.mutable_graph()->add_value_info();
+  info->set_name("shape");
+  info->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+
+  onnx::ModelProto legalized = LegalizedCopy(model);
+  EXPECT_EQ(legalized.doc_string(), "a legacy model");
+  EXPECT_EQ(legalized.producer_name(), "pytorch");
+  EXPECT_EQ(legalized.producer_version(), "1.0");
+  ASSERT_EQ(legalized.metadata_props_size(), 1);
+  EXPECT_EQ(legalized.metadata_props(0).value(), "someone");
+  EXPECT_EQ(legalized.graph().doc_string(), "graph doc");
+  EXPECT_EQ(legalized.graph().name(), "torch_jit_export");
+  EXPECT_EQ(legalized.graph().node(0).doc_string(), "shape of x");
+  std::vector<std::string> names;
+  for (const auto& node : legalized.graph().node()) names.push_back(node.name());
+  EXPECT_THAT(names, ::testing::ElementsAre("shape_node", "index_node", "n_node", "ends_node", "sliced_node",
+                                            "y_node"));
+  bool kept_value_info = false;
+  for (const auto& value : legalized.graph().value_info()) kept_value_info |= value.name() == "shape";
+  EXPECT_TRUE(kept_value_info);
+}
+
+TEST(LegalizeTest, AcceptsTheAiOnnxSpellingOfTheDefaultDomain) {
+  onnx::ModelProto model = ParseModel(kDocExample1);
+  for (auto& node : *model.mutable_graph()->mutable_node()) {
+    if (node.op_type() == "DynamicSlice") node.set_domain("ai.onnx");
+  }
+  onnx::ModelProto legalized = LegalizedCopy(model);
+  EXPECT_EQ(CountOps(legalized, "DynamicSlice"), 0);
+}
+
+TEST(LegalizeTest, FoldsEveryElementType) {
+  const std::vector<std::pair<const char*, const char*>> kTypes = {
+      {"float", "1.5, -2, 3, 4"}, {"double", "1.5, -2, 3, 4"}, {"int8", "1, -2, 3, 4"},
+      {"int16", "1, -2, 3, 4"},   {"int32", "1, -2, 3, 4"},    {"int64", "1, -2, 3, 4"},
+      {"uint8", "1, 2, 3, 4"},    {"uint16", "1, 2, 3, 4"},    {"uint32", "1, 2, 3, 4"},
+      {"uint64", "1, 2, 3, 4"},   {"bool", "1, 0, 1, 1"},      {"string", "\"a\", \"bc\", \"\", \"d\""}};
+  for (const auto& [type, values] : kTypes) {
+    SCOPED_TRACE(type);
+    std::string text = std::string(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+typed (float[1] unused) => ()" ) + type + R"([2] y) {
+  data = Constant <value = )" + type + "[2,2] {" + values + R"(}> ()
+  s = Constant <value = int32[1] {1}> ()
+  e = Constant <value = int32[1] {2}> ()
+  a = Constant <value = int32[1] {1}> ()
+  sliced = DynamicSlice(data, s, e, a)
+  y = Identity(sliced)
+}
+)";
+    onnx::ModelProto model = ParseModel(text.c_str());
+    onnx::ModelProto legalized = LegalizedCopy(model);
+    EXPECT_EQ(CountOps(legalized, "DynamicSlice"), 0);
+    Tensor unused = Iota({1});
+    ExpectSameOutputs(model, legalized, {{"unused", &unused}});
+  }
+}
+
+// --- Bad inputs: each is an error naming the node and the value, and the model stays as it was.
+
+TEST(LegalizeTest, RejectsTooFewInputs) {
+  ExpectRejected(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+bad (float[3] x, int64[1] s) => (float[?] y) { y = DynamicSlice(x, s) }
+)"),
+                 absl::StatusCode::kInvalidArgument, "has 2 inputs; DynamicSlice takes 3 or 4");
+}
+
+TEST(LegalizeTest, RejectsTooManyInputs) {
+  ExpectRejected(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+bad (float[3] x, int64[1] s) => (float[?] y) { y = DynamicSlice(x, s, s, s, s) }
+)"),
+                 absl::StatusCode::kInvalidArgument, "has 5 inputs");
+}
+
+TEST(LegalizeTest, RejectsSeveralOutputs) {
+  ExpectRejected(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+bad (float[3] x, int64[1] s) => (float[?] y) { y, z = DynamicSlice(x, s, s) }
+)"),
+                 absl::StatusCode::kInvalidArgument, "has 2 outputs");
+}
+
+TEST(LegalizeTest, RejectsAttributes) {
+  ExpectRejected(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+bad (float[3] x, int64[1] s) => (float[?] y) { y = DynamicSlice <axis = 0> (x, s, s) }
+)"),
+                 absl::StatusCode::kInvalidArgument, "has attribute 'axis'");
+}
+
+TEST(LegalizeTest, RejectsFloatIndices) {
+  ExpectRejected(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+bad (float[3] x, float[1] s, int64[1] e) => (float[?] y) { y = DynamicSlice(x, s, e) }
+)"),
+                 absl::StatusCode::kInvalidArgument, "starts 's' is float");
+}
+
+TEST(LegalizeTest, RejectsMixedIndexTypes) {
+  ExpectRejected(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+bad (float[3] x, int32[1] s, int64[1] e) => (float[?] y) { y = DynamicSlice(x, s, e) }
+)"),
+                 absl::StatusCode::kInvalidArgument, "index inputs mix int32 and int64");
+}
+
+TEST(LegalizeTest, RejectsIndicesThatAreNot1D) {
+  ExpectRejected(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+bad (float[3] x, int64[1,1] s, int64[1] e) => (float[?] y) { y = DynamicSlice(x, s, e) }
+)"),
+                 absl::StatusCode::kInvalidArgument, "has rank 2; index inputs are 1-D");
+}
+
+TEST(LegalizeTest, RejectsIndicesOfDifferentLengths) {
+  ExpectRejected(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+bad (float[3,3] x, int64[2] s, int64[1] e) => (float[?,?] y) { y = DynamicSlice(x, s, e) }
+)"),
+                 absl::StatusCode::kInvalidArgument, "ends has 1 values but starts has 2");
+}
+
+TEST(LegalizeTest, RejectsDuplicateAxes) {
+  ExpectRejected(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+bad (float[3,3,3] x, int64[2] s, int64[2] e) => (float[?,?,?] y) {
+  a = Constant <value = int64[2] {1, -2}> ()
+  y = DynamicSlice(x, s, e, a)
+}
+)"),
+                 absl::StatusCode::kInvalidArgument, "axes name axis -2 twice");
+}
+
+TEST(LegalizeTest, RejectsAxesOutOfRange) {
+  ExpectRejected(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+bad (float[3,3] x, int64[1] s, int64[1] e) => (float[?,?] y) {
+  a = Constant <value = int64[1] {2}> ()
+  y = DynamicSlice(x, s, e, a)
+}
+)"),
+                 absl::StatusCode::kInvalidArgument, "axis 2 is outside [-2, 1]");
+}
+
+TEST(LegalizeTest, RejectsScalarData) {
+  ExpectRejected(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+bad (float x, int64[1] s, int64[1] e) => (float y) { y = DynamicSlice(x, s, e) }
+)"),
+                 absl::StatusCode::kInvalidArgument, "is a scalar");
+}
+
+TEST(LegalizeTest, RejectsConstantIndicesTheOperatorRejects) {
+  ExpectRejected(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+bad (float[1] unused) => (float[?] y) {
+  data = Constant <value = float[3] {1, 2, 3}> ()
+  s = Constant <value = int64[2] {0, 0}> ()
+  e = Constant <value = int64[1] {1}> ()
+  y = DynamicSlice(data, s, e)
+}
+)"),
+                 absl::StatusCode::kInvalidArgument, "DynamicSlice producing 'y' (graph main)");
+}
+
+TEST(LegalizeTest, RejectsAnUndefinedInput) {
+  ExpectRejected(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+bad (float[3] x, int64[1] s) => (float[?] y) { y = DynamicSlice(x, s, nowhere) }
+)"),
+                 absl::StatusCode::kInvalidArgument, "input 'nowhere' is not defined");
+}
+
+TEST(LegalizeTest, RejectsAGraphOutputNoNodeProduces) {
+  ExpectRejected(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+bad (float[3] x, int64[1] s) => (float[?] y, float[?] ghost) { y = DynamicSlice(x, s, s) }
+)"),
+                 absl::StatusCode::kInvalidArgument, "output 'ghost' is produced by no node");
+}
+
+}  // namespace
+}  // namespace onnx_legalize

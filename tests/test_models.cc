@@ -1,0 +1,100 @@
+#include "test_models.h"
+
+#include <cstring>
+
+#include "gtest/gtest.h"
+#include "graph_runner.h"
+#include "graph_scope.h"
+#include "onnx/defs/parser.h"
+
+namespace onnx_legalize::testing {
+
+onnx::ModelProto ParseModel(const char* text) {
+  onnx::ModelProto model;
+  onnx::OnnxParser parser(text);
+  auto status = parser.Parse(model);
+  EXPECT_TRUE(status.IsOK()) << status.ErrorMessage() << "\n" << text;
+  return model;
+}
+
+void MakeInitializerConstant(onnx::ModelProto& model, const std::string& name) {
+  auto* inputs = model.mutable_graph()->mutable_input();
+  for (int i = 0; i < inputs->size(); ++i) {
+    if (inputs->Get(i).name() == name) {
+      inputs->erase(inputs->begin() + i);
+      return;
+    }
+  }
+  ADD_FAILURE() << "no graph input named " << name;
+}
+
+void NameNodes(onnx::ModelProto& model) {
+  for (auto& node : *model.mutable_graph()->mutable_node()) {
+    if (node.name().empty() && node.output_size() > 0) node.set_name(node.output(0) + "_node");
+  }
+}
+
+std::string Serialize(const onnx::ModelProto& model) {
+  std::string bytes;
+  google::protobuf::io::StringOutputStream stream(&bytes);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  model.SerializeToCodedStream(&coded);
+  coded.Trim();
+  return bytes;
+}
+
+namespace {
+int CountOpsIn(const onnx::GraphProto& graph, const std::string& op_type) {
+  int count = 0;
+  for (const auto& node : graph.node()) {
+    if (node.op_type() == op_type) ++count;
+    ForEachSubgraph(node, [&](const std::string&, const onnx::GraphProto& subgraph) {
+      count += CountOpsIn(subgraph, op_type);
+    });
+  }
+  return count;
+}
+}  // namespace
+
+int CountOps(const onnx::ModelProto& model, const std::string& op_type) {
+  return CountOpsIn(model.graph(), op_type);
+}
+
+int64_t DefaultOpset(const onnx::ModelProto& model) {
+  for (const auto& import : model.opset_import()) {
+    if (import.domain().empty() || import.domain() == "ai.onnx") return import.version();
+  }
+  return -1;
+}
+
+void ExpectSameOutputs(const onnx::ModelProto& original, const onnx::ModelProto& legalized,
+                       const std::map<std::string, const Tensor*>& inputs) {
+  std::map<std::string, Tensor> feed_original, feed_legalized;
+  for (const auto& [name, tensor] : inputs) {
+    feed_original.emplace(name, tensor->Clone());
+    feed_legalized.emplace(name, tensor->Clone());
+  }
+  auto before = RunModel(original, feed_original);
+  ASSERT_TRUE(before.ok()) << "original model: " << before.status();
+  auto after = RunModel(legalized, feed_legalized);
+  ASSERT_TRUE(after.ok()) << "legalized model: " << after.status();
+  for (const auto& output : original.graph().output()) {
+    auto expected = before->find(output.name());
+    auto actual = after->find(output.name());
+    ASSERT_NE(expected, before->end()) << output.name();
+    ASSERT_NE(actual, after->end()) << "legalized model lacks output " << output.name();
+    EXPECT_TRUE(expected->second.BitwiseEquals(actual->second)) << "output " << output.name() << " differs";
+  }
+}
+
+Tensor Iota(std::vector<int64_t> dims) {
+  Tensor tensor = *Tensor::Zeros(onnx::TensorProto::FLOAT, std::move(dims));
+  for (int64_t i = 0; i < tensor.element_count(); ++i) {
+    float value = static_cast<float>(i + 1);
+    std::memcpy(tensor.mutable_bytes().data() + i * sizeof(float), &value, sizeof(float));
+  }
+  return tensor;
+}
+
+}  // namespace onnx_legalize::testing

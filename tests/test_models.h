@@ -1,0 +1,42 @@
+// Helpers for tests that build models from ONNX text and compare the outputs of two models.
+#ifndef ONNX_LEGALIZE_TESTS_TEST_MODELS_H_
+#define ONNX_LEGALIZE_TESTS_TEST_MODELS_H_
+
+#include <map>
+#include <string>
+
+#include "onnx/onnx_pb.h"
+#include "tensor.h"
+
+namespace onnx_legalize::testing {
+
+// Parses a model written in ONNX's text syntax; fails the test on a syntax error. Inputs declared with a
+// value (`int64[2] s = {0, 1}`) become initializers that are also inputs, as the 1.12 parser writes them.
+onnx::ModelProto ParseModel(const char* text);
+
+// Makes initializer `name` a constant in IR >= 4 by removing it from the graph's inputs.
+void MakeInitializerConstant(onnx::ModelProto& model, const std::string& name);
+
+// Names every unnamed node of the main graph after its first output ("<output>_node"), as exporters do.
+void NameNodes(onnx::ModelProto& model);
+
+// Deterministic serialization, for byte-for-byte comparisons of whole models.
+std::string Serialize(const onnx::ModelProto& model);
+
+// Counts the nodes of `op_type` in every graph of the model.
+int CountOps(const onnx::ModelProto& model, const std::string& op_type);
+
+// The default-domain opset the model imports.
+int64_t DefaultOpset(const onnx::ModelProto& model);
+
+// Runs both models on the same inputs with the test graph runner and expects every graph output of
+// `original` to be produced by `legalized` with identical type, dims and bytes.
+void ExpectSameOutputs(const onnx::ModelProto& original, const onnx::ModelProto& legalized,
+                       const std::map<std::string, const Tensor*>& inputs);
+
+// A float tensor with values 1, 2, 3, ... of the given dims.
+Tensor Iota(std::vector<int64_t> dims);
+
+}  // namespace onnx_legalize::testing
+
+#endif  // ONNX_LEGALIZE_TESTS_TEST_MODELS_H_
