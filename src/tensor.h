@@ -83,9 +83,14 @@ class Tensor {
 // Decodes `proto` from raw_data or from the typed field ONNX stores its type in (float16 and bool in
 // int32_data, uint32 and uint64 in uint64_data, complex as pairs, ...). Validates before it allocates:
 // negative dims, an overflowing element count or byte size, a raw_data length or typed-field count that
-// does not match the dims, and external data (which this function does not resolve) are each an
-// InvalidArgument naming the tensor and the numbers. `what` describes where the tensor came from, e.g.
-// "initializer 'w' (graph main)"; when empty, the tensor's own name is used.
+// does not match the dims, a typed field of the wrong kind for the type, both raw_data and a typed field,
+// raw_data on a string tensor, a segment, an UNDEFINED or unknown data_type, and external data (which this
+// function does not resolve; model loading does) are each an InvalidArgument naming the tensor and the
+// numbers. A typed value that does not fit its type (int32_data 300 for uint8, 2 for bool, 70000 for a
+// float16 bit pattern) and a bool raw_data byte other than 0 or 1 are InvalidArgument naming the value and
+// its index: ONNX writers never produce them, and truncating would hide a broken model.
+// `what` describes where the tensor came from, e.g. "initializer 'w' (graph main)"; when empty, the
+// tensor's own name is used.
 absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto, absl::string_view what = "");
 
 // Encodes `tensor` as a TensorProto named `name`: raw_data for every type but STRING (string_data).
