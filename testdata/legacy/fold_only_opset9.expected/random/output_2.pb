@@ -1,0 +1,2 @@
+2two2three2fourB
+last_words

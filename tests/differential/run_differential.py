@@ -1,0 +1,267 @@
+#!/usr/bin/python3
+"""Differential test of the onnx-legalize CLI against ONNX Runtime, on the legacy models of testdata/legacy.
+
+Usage:
+    /usr/bin/python3 tests/differential/run_differential.py CLI LEGACY_DIR SCRATCH_DIR [--only NAME ...]
+
+For every model of LEGACY_DIR/manifest.json (written by testdata/make_legacy_models.py):
+  1. `CLI IN OUT` must exit 0 and write OUT.
+  2. OUT is checked without running it: no DynamicSlice left anywhere (graph, subgraphs, functions); a default
+     opset >= 10 unless every DynamicSlice of IN folds (and never below IN's); when the opset changed, an
+     ir_version that fits the new one;
+     onnx.checker passes; the same inputs (names, order, element types) and outputs (names, order, element types)
+     as IN; at IR >= 4, IN's overridable initializers (initializers listed in graph.input) are still graph inputs.
+  3. For each input case: ONNX Runtime (tests/ort/run_model.js, CPU, graph optimizations off) runs IN and OUT on the
+     same inputs and every output file must match byte for byte. Where the generator saved numpy's expected
+     outputs, ORT's outputs of IN and OUT must match those too. A model ORT must not run as written (a DynamicSlice
+     at opset >= 10) is checked to be refused, and OUT is compared with numpy's expectation only.
+One line per model, then `N passed, M failed`; the exit status is non-zero when anything failed.
+Python: Debian's /usr/bin/python3 with python3-onnx (1.12) and python3-numpy. Node: tests/ort/install.sh is run
+first (quick when ONNX Runtime is already installed).
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ORT_DIR = os.path.normpath(os.path.join(HERE, "..", "ort"))
+RUN_MODEL = os.path.join(ORT_DIR, "run_model.js")
+CLI_TIMEOUT = 300
+ORT_TIMEOUT = 300
+
+
+class Failure(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------------------------- static checks
+
+def default_opset(model):
+    versions = [o.version for o in model.opset_import if o.domain in ("", "ai.onnx")]
+    return max(versions) if versions else None
+
+
+def min_ir_for_opset(opset):
+    """Lowest IR version of an onnx release whose default-domain opset reaches `opset` (helper.VERSION_TABLE)."""
+    fits = [ir for (_, ir, ai_onnx, *_rest) in helper.VERSION_TABLE if ai_onnx >= opset]
+    return min(fits) if fits else None
+
+
+def graphs_of(model):
+    """Every graph of the model: the main graph, subgraphs at any depth, and function bodies' subgraphs."""
+    def walk_nodes(nodes, where):
+        for node in nodes:
+            yield node, where
+            for attr in node.attribute:
+                subs = list(attr.graphs) + ([attr.g] if attr.HasField("g") else [])
+                for sub in subs:
+                    yield from walk_nodes(sub.node, f"{where}/{node.name or node.op_type}.{attr.name}")
+    yield from walk_nodes(model.graph.node, "graph")
+    for fn in model.functions:
+        yield from walk_nodes(fn.node, f"function {fn.domain}:{fn.name}")
+
+
+def interface(graph):
+    inits = {t.name for t in graph.initializer}
+    def elem(v):
+        return v.type.tensor_type.elem_type if v.type.HasField("tensor_type") else None
+    real = [(v.name, elem(v)) for v in graph.input if v.name not in inits]
+    overridable = [v.name for v in graph.input if v.name in inits]
+    outputs = [(v.name, elem(v)) for v in graph.output]
+    return real, overridable, outputs
+
+
+def static_checks(entry, in_model, out_path):
+    problems = []
+    try:
+        out_model = onnx.load(out_path)
+    except Exception as e:  # noqa: BLE001 - any load error is the finding
+        raise Failure(f"OUT does not load as an ONNX model: {e}")
+    left = [where for node, where in graphs_of(out_model) if node.op_type == "DynamicSlice"]
+    if left:
+        problems.append(f"{len(left)} DynamicSlice left (in {', '.join(sorted(set(left)))})")
+    in_opset, out_opset = default_opset(in_model), default_opset(out_model)
+    if out_opset is None:
+        problems.append("OUT imports no default-domain opset")
+    else:
+        if out_opset < in_opset:
+            problems.append(f"default opset lowered from {in_opset} to {out_opset}")
+        if out_opset < 10 and not entry["all_dynamic_slices_fold"]:
+            problems.append(f"default opset {out_opset} < 10 although not every DynamicSlice folds")
+        need_ir = min_ir_for_opset(out_opset)  # onnx 1.4's own tests pair IR 3 with opset 9: judge a change only
+        if out_opset != in_opset and need_ir is not None and out_model.ir_version < need_ir:
+            problems.append(f"ir_version {out_model.ir_version} too low for opset {out_opset} (needs >= {need_ir})")
+    try:
+        onnx.checker.check_model(out_model)
+    except Exception as e:  # noqa: BLE001
+        problems.append(f"onnx.checker: {str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__}")
+    in_real, in_over, in_outs = interface(in_model.graph)
+    out_real, out_over, out_outs = interface(out_model.graph)
+    if out_real != in_real:
+        problems.append(f"graph inputs changed: {in_real} -> {out_real}")
+    if out_outs != in_outs:
+        problems.append(f"graph outputs changed: {in_outs} -> {out_outs}")
+    notes = []
+    if in_model.ir_version >= 4:
+        lost = [n for n in in_over if n not in out_over]
+        if lost:
+            problems.append(f"overridable initializers no longer graph inputs: {lost}")
+    elif out_model.ir_version >= 4:
+        # At IR 3 these were constants; left in graph.input at IR >= 4 they become overridable defaults. Not an
+        # error (the outputs are the same), but the interface grew: say so.
+        still = [n for n in in_over if n in out_over]
+        if still:
+            notes.append(f"IR-3 constants now overridable inputs: {', '.join(still)}")
+    return out_model, out_opset, problems, notes
+
+
+# ---------------------------------------------------------------------------------------------- running
+
+def run_ort(model_path, input_dir, output_dir):
+    """Runs run_model.js; returns (exit code, stderr)."""
+    if os.path.isdir(output_dir):
+        shutil.rmtree(output_dir)
+    try:
+        p = subprocess.run(["node", RUN_MODEL, model_path, input_dir, output_dir],
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=ORT_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return 124, f"timed out after {ORT_TIMEOUT}s"
+    return p.returncode, p.stderr.strip()
+
+
+def output_files(folder):
+    return sorted(f for f in os.listdir(folder) if f.startswith("output_") and f.endswith(".pb"))
+
+
+def describe_difference(a_path, b_path):
+    try:
+        a = numpy_helper.to_array(onnx.load_tensor(a_path))
+        b = numpy_helper.to_array(onnx.load_tensor(b_path))
+    except Exception as e:  # noqa: BLE001
+        return f"undecodable ({e})"
+    ta, tb = onnx.load_tensor(a_path), onnx.load_tensor(b_path)
+    if ta.name != tb.name:
+        return f"name {ta.name!r} vs {tb.name!r}"
+    if ta.data_type != tb.data_type:
+        return f"type {ta.data_type} vs {tb.data_type}"
+    if a.shape != b.shape:
+        return f"shape {a.shape} vs {b.shape}"
+    if a.dtype.kind in "fc":
+        diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
+        return f"values differ at {int(np.sum(~(a == b) & ~(np.isnan(a) & np.isnan(b))))} places, max |diff| {np.nanmax(diff)}"
+    return f"values differ at {int(np.sum(a != b))} places"
+
+
+def compare_dirs(got_dir, want_dir, what):
+    got, want = output_files(got_dir), output_files(want_dir)
+    if got != want:
+        return [f"{what}: output files {got} vs {want}"]
+    problems = []
+    for f in got:
+        with open(os.path.join(got_dir, f), "rb") as a, open(os.path.join(want_dir, f), "rb") as b:
+            if a.read() != b.read():
+                problems.append(f"{what}: {f} {describe_difference(os.path.join(got_dir, f), os.path.join(want_dir, f))}")
+    return problems
+
+
+def check_model(entry, cli, legacy, scratch):
+    name = entry["name"]
+    in_path = os.path.join(legacy, entry["file"])
+    work = os.path.join(scratch, name)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    out_path = os.path.join(work, "legalized.onnx")
+
+    try:
+        p = subprocess.run([cli, in_path, out_path], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=CLI_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise Failure(f"CLI timed out after {CLI_TIMEOUT}s")
+    except OSError as e:
+        raise Failure(f"CLI did not start: {e}")
+    with open(os.path.join(work, "cli.log"), "w") as log:
+        log.write(p.stdout + p.stderr)
+    if p.returncode != 0:
+        tail = (p.stderr.strip() or p.stdout.strip()).splitlines()[-1:] or [""]
+        raise Failure(f"CLI exited {p.returncode}: {tail[0]}")
+    if not os.path.isfile(out_path):
+        raise Failure("CLI exited 0 but wrote no output model")
+
+    in_model = onnx.load(in_path)
+    _, out_opset, problems, notes = static_checks(entry, in_model, out_path)
+
+    empty_inputs = os.path.join(work, "no_inputs")
+    os.makedirs(empty_inputs, exist_ok=True)
+    for case in entry["cases"]:
+        inputs = os.path.join(legacy, entry["inputs_dir"], case) if entry["inputs_dir"] else empty_inputs
+        expected = os.path.join(legacy, entry["expected_dir"], case) if entry["expected_dir"] else None
+        orig_dir, legal_dir = os.path.join(work, case, "original"), os.path.join(work, case, "legalized")
+        rc, err = run_ort(in_path, inputs, orig_dir)
+        if entry["ort_runs_original"]:
+            if rc != 0:
+                problems.append(f"{case}: ORT failed on the ORIGINAL model (test data broken?): {err}")
+                continue
+            if expected:
+                problems += compare_dirs(orig_dir, expected, f"{case}: original vs numpy")
+        elif rc == 0:
+            problems.append(f"{case}: ORT ran the original although the manifest says it must refuse it")
+        rc, err = run_ort(out_path, inputs, legal_dir)
+        if rc != 0:
+            problems.append(f"{case}: ORT failed on the legalized model: {err.splitlines()[0] if err else rc}")
+            continue
+        if entry["ort_runs_original"]:
+            problems += compare_dirs(legal_dir, orig_dir, f"{case}: legalized vs original")
+        if expected:
+            problems += compare_dirs(legal_dir, expected, f"{case}: legalized vs numpy")
+    if problems:
+        raise Failure("; ".join(problems))
+    detail = f"opset {default_opset(in_model)} -> {out_opset}, {len(entry['cases'])} case(s)"
+    return detail + "".join(f"; note: {n}" for n in notes)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
+    ap.add_argument("cli", help="the onnx-legalize binary (or any program taking IN OUT)")
+    ap.add_argument("legacy_dir", help="testdata/legacy")
+    ap.add_argument("scratch_dir", help="where legalized models and outputs go (created)")
+    ap.add_argument("--only", nargs="+", metavar="NAME", help="run only these models")
+    args = ap.parse_args()
+
+    cli = os.path.abspath(args.cli)
+    legacy = os.path.abspath(args.legacy_dir)
+    scratch = os.path.abspath(args.scratch_dir)
+    with open(os.path.join(legacy, "manifest.json")) as f:
+        entries = json.load(f)["models"]
+    if args.only:
+        unknown = set(args.only) - {e["name"] for e in entries}
+        if unknown:
+            sys.exit(f"unknown model(s): {sorted(unknown)}")
+        entries = [e for e in entries if e["name"] in args.only]
+    if shutil.which("node") is None:
+        sys.exit("run_differential: node not found")
+    subprocess.run(["bash", os.path.join(ORT_DIR, "install.sh")], check=True, stdin=subprocess.DEVNULL)
+    os.makedirs(scratch, exist_ok=True)
+
+    passed = failed = 0
+    for entry in entries:
+        try:
+            detail = check_model(entry, cli, legacy, scratch)
+            print(f"PASS {entry['name']} ({detail})", flush=True)
+            passed += 1
+        except Failure as e:
+            print(f"FAIL {entry['name']}: {e}", flush=True)
+            failed += 1
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed or not passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
