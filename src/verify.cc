@@ -82,7 +82,7 @@ class TrialGenerator {
     // Axes: constant as they are; dynamic ones a random subset of distinct axes, some written negative.
     std::vector<int64_t> axes;
     if (change_.axes.constant != nullptr) {
-      axes = *change_.axes.constant->ToInt64s("axes");
+      axes = change_.axes.constant->ToInt64s("axes").value();
     } else if (!change_.axes.name.empty()) {
       std::vector<int64_t> all(rank);
       for (int64_t i = 0; i < rank; ++i) all[i] = i;
@@ -132,7 +132,9 @@ class TrialGenerator {
       if (input->constant != nullptr) rank = std::max(rank, input->constant->element_count());
     }
     if (change_.axes.constant != nullptr) {
-      for (int64_t axis : *change_.axes.constant->ToInt64s("axes")) {
+      // The planner checked that constant axes are int32/int64, so value() cannot fail here.
+      const std::vector<int64_t> axes = change_.axes.constant->ToInt64s("axes").value();
+      for (int64_t axis : axes) {
         rank = std::max(rank, axis < 0 ? -axis : axis + 1);
       }
     }

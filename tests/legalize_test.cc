@@ -455,7 +455,7 @@ TEST(LegalizeTest, FoldsEveryElementType) {
     SCOPED_TRACE(type);
     std::string text = std::string(R"(
 <ir_version: 4, opset_import: ["" : 9]>
-typed (float[1] unused) => ()" ) + type + R"([2] y) {
+typed (float[1] unused) => ()" ) + type + R"([2,1] y) {
   data = Constant <value = )" + type + "[2,2] {" + values + R"(}> ()
   s = Constant <value = int32[1] {1}> ()
   e = Constant <value = int32[1] {2}> ()
