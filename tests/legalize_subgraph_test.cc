@@ -1,0 +1,170 @@
+// Legalize() on DynamicSlices inside If branches and Loop bodies, which see their outer scopes' names.
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "onnx_legalize/legalize.h"
+#include "test_models.h"
+
+namespace onnx_legalize {
+namespace {
+
+using ::onnx_legalize::testing::CountOps;
+using ::onnx_legalize::testing::DefaultOpset;
+using ::onnx_legalize::testing::ExpectSameOutputs;
+using ::onnx_legalize::testing::Iota;
+using ::onnx_legalize::testing::ParseModel;
+using ::onnx_legalize::testing::Serialize;
+using ::testing::HasSubstr;
+
+onnx::ModelProto LegalizedCopy(const onnx::ModelProto& model, Report* report = nullptr) {
+  onnx::ModelProto copy = model;
+  absl::StatusOr<Report> result = Legalize(copy, Options{});
+  EXPECT_TRUE(result.ok()) << result.status();
+  if (report != nullptr && result.ok()) *report = *result;
+  return copy;
+}
+
+// One branch slices a graph input with outer-scope constant indices (a rewrite); the other slices an
+// outer-scope constant (a fold inside the branch).
+constexpr char kIfModel[] = R"(
+<ir_version: 4, opset_import: ["" : 9]>
+branches (bool cond, float[4,6] x) => (float[?,?] y) {
+  s = Constant <value = int64[2] {1, 2}> ()
+  e = Constant <value = int64[2] {3, 5}> ()
+  table = Constant <value = float[2,3] {1, 2, 3, 4, 5, 6}> ()
+  y = If (cond) <
+    then_branch = then_body () => (float[?,?] then_y) {
+      then_y = DynamicSlice(x, s, e)
+    },
+    else_branch = else_body () => (float[?,?] else_y) {
+      es = Constant <value = int64[1] {1}> ()
+      ee = Constant <value = int64[1] {3}> ()
+      ea = Constant <value = int64[1] {1}> ()
+      else_y = DynamicSlice(table, es, ee, ea)
+    }
+  >
+}
+)";
+
+TEST(LegalizeSubgraphTest, RewritesAndFoldsInsideIfBranches) {
+  onnx::ModelProto model = ParseModel(kIfModel);
+  Report report;
+  onnx::ModelProto legalized = LegalizedCopy(model, &report);
+  EXPECT_EQ(CountOps(legalized, "DynamicSlice"), 0);
+  EXPECT_EQ(DefaultOpset(legalized), 10);
+  ASSERT_EQ(report.nodes.size(), 2u);
+  EXPECT_EQ(report.nodes[0].graph_path, "main/then_body");
+  EXPECT_EQ(report.nodes[0].action, Action::kRewritten);
+  EXPECT_EQ(report.nodes[1].graph_path, "main/else_body");
+  EXPECT_EQ(report.nodes[1].action, Action::kFolded);
+
+  Tensor x = Iota({4, 6});
+  for (bool branch : {true, false}) {
+    SCOPED_TRACE(branch);
+    Tensor cond = *Tensor::FromBytes(onnx::TensorProto::BOOL, {}, std::string(1, branch ? 1 : 0));
+    ExpectSameOutputs(model, legalized, {{"cond", &cond}, {"x", &x}});
+  }
+}
+
+TEST(LegalizeSubgraphTest, FoldsIntoAConstantNodeInIr3Subgraphs) {
+  // IR 3 wants every initializer listed as a graph input, and an If branch has no inputs. Every
+  // DynamicSlice here folds, so the model stays at IR 3.
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 9]>
+branches (bool cond) => (float[?,?] y) {
+  table = Constant <value = float[2,3] {1, 2, 3, 4, 5, 6}> ()
+  y = If (cond) <
+    then_branch = then_body () => (float[?,?] then_y) {
+      then_y = Constant <value = float[2,2] {7, 8, 9, 10}> ()
+    },
+    else_branch = else_body () => (float[?,?] else_y) {
+      es = Constant <value = int64[1] {1}> ()
+      ee = Constant <value = int64[1] {3}> ()
+      ea = Constant <value = int64[1] {1}> ()
+      else_y = DynamicSlice(table, es, ee, ea)
+    }
+  >
+}
+)");
+  onnx::ModelProto legalized = LegalizedCopy(model);
+  EXPECT_EQ(legalized.ir_version(), 3);
+  const onnx::GraphProto* else_body = nullptr;
+  for (const auto& node : legalized.graph().node()) {
+    for (const auto& attribute : node.attribute()) {
+      if (attribute.name() == "else_branch") else_body = &attribute.g();
+    }
+  }
+  ASSERT_NE(else_body, nullptr);
+  EXPECT_EQ(else_body->initializer_size(), 0);
+  EXPECT_EQ(else_body->input_size(), 0);
+  ASSERT_EQ(else_body->node_size(), 1);
+  EXPECT_EQ(else_body->node(0).op_type(), "Constant");
+  EXPECT_EQ(else_body->node(0).output(0), "else_y");
+  for (bool branch : {true, false}) {
+    Tensor cond = *Tensor::FromBytes(onnx::TensorProto::BOOL, {}, std::string(1, branch ? 1 : 0));
+    ExpectSameOutputs(model, legalized, {{"cond", &cond}});
+  }
+}
+
+// A Loop whose body slices a loop-carried tensor with indices computed from the iteration number.
+constexpr char kLoopModel[] = R"(
+<ir_version: 4, opset_import: ["" : 9]>
+looping (float[5,4] x) => (float[5,4] final, float[3,?,4] rows) {
+  trips = Constant <value = int64 {3}> ()
+  keep_going = Constant <value = bool {1}> ()
+  final, rows = Loop (trips, keep_going, x) <
+    body = loop_body (int64 i, bool cond_in, float[5,4] carried) => (bool cond_out, float[5,4] carried_out, float[?,4] row) {
+      cond_out = Identity(cond_in)
+      carried_out = Identity(carried)
+      one = Constant <value = int64[1] {1}> ()
+      start = Unsqueeze <axes = [0]> (i)
+      end = Add(start, one)
+      row = DynamicSlice(carried, start, end)
+    }
+  >
+}
+)";
+
+TEST(LegalizeSubgraphTest, RewritesInsideLoopBodies) {
+  onnx::ModelProto model = ParseModel(kLoopModel);
+  Report report;
+  onnx::ModelProto legalized = LegalizedCopy(model, &report);
+  EXPECT_EQ(CountOps(legalized, "DynamicSlice"), 0);
+  ASSERT_EQ(report.nodes.size(), 1u);
+  EXPECT_EQ(report.nodes[0].graph_path, "main/loop_body");
+  EXPECT_EQ(report.nodes[0].action, Action::kRewritten);
+  Tensor x = Iota({5, 4});
+  ExpectSameOutputs(model, legalized, {{"x", &x}});
+}
+
+TEST(LegalizeSubgraphTest, ConvertsTheOtherNodesOfABodyToTheTargetOpset) {
+  onnx::ModelProto model = ParseModel(kLoopModel);
+  onnx::ModelProto copy = model;
+  Options options;
+  options.target_opset = 13;
+  absl::StatusOr<Report> report = Legalize(copy, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(DefaultOpset(copy), 13);
+  EXPECT_EQ(CountOps(copy, "DynamicSlice"), 0);
+  Tensor x = Iota({5, 4});
+  ExpectSameOutputs(model, copy, {{"x", &x}});
+}
+
+TEST(LegalizeSubgraphTest, NamesTheSubgraphInErrors) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+bad (bool cond, float[4] x, float[1] s) => (float[?] y) {
+  y = If (cond) <
+    then_branch = then_body () => (float[?] a) { a = DynamicSlice(x, s, s) },
+    else_branch = else_body () => (float[?] b) { b = Identity(x) }
+  >
+}
+)");
+  onnx::ModelProto copy = model;
+  absl::StatusOr<Report> report = Legalize(copy, Options{});
+  ASSERT_FALSE(report.ok());
+  EXPECT_THAT(std::string(report.status().message()), HasSubstr("(graph main/then_body)"));
+  EXPECT_EQ(Serialize(copy), Serialize(model));
+}
+
+}  // namespace
+}  // namespace onnx_legalize
