@@ -277,6 +277,7 @@ struct Context {
   NameCodec codec;
   FreshNames fresh;
   std::vector<NodeRecord> records;
+  std::unordered_map<const GraphProto*, std::vector<int64_t>> records_by_owner;  // in node order
   // Element types of skeleton values (by skeleton name) as the skeleton (after shape inference) states them;
   // a name typed differently in two scopes is left out.
   std::unordered_map<std::string, int32_t> elem_types;
@@ -323,6 +324,7 @@ absl::Status BuildSkeletonNode(const NodeProto& node, const GraphProto& owner, c
                                GraphProto* out) {
   const size_t index = ctx.records.size();
   ctx.records.push_back(NodeRecord{&node, &owner, false, {}});
+  ctx.records_by_owner[&owner].push_back(static_cast<int64_t>(index));
   const std::string where = GraphLabel(path);
 
   bool opaque = !IsDefaultDomain(node.domain()) || node.op_type() == kDynamicSlice;
@@ -655,11 +657,13 @@ absl::Status SpliceGraph(const GraphProto& converted, const GraphProto& original
   std::vector<int64_t> record_of(converted.node_size(), -1);
   std::unordered_map<std::string, int64_t> record_by_output;  // original output name -> record
   std::set<int64_t> own_records;
-  for (size_t r = 0; r < ctx.records.size(); ++r) {
-    if (ctx.records[r].owner != &original) continue;
-    own_records.insert(static_cast<int64_t>(r));
-    for (const auto& o : ctx.records[r].original->output()) {
-      if (!o.empty()) record_by_output[o] = static_cast<int64_t>(r);
+  auto owned = ctx.records_by_owner.find(&original);
+  if (owned != ctx.records_by_owner.end()) {
+    for (int64_t r : owned->second) {
+      own_records.insert(r);
+      for (const auto& o : ctx.records[static_cast<size_t>(r)].original->output()) {
+        if (!o.empty()) record_by_output[o] = r;
+      }
     }
   }
   std::set<int64_t> seen;

@@ -910,6 +910,30 @@ g (bool c, float[1,4] x) => (float[4] y) {
   }
 }
 
+TEST(OpsetUpgradeTest, ConvertsWhenDeclaredTypesContradictShapeInference) {
+  // Shape inference throws on the wrong output type; conversion goes on without it where no adapter needs it.
+  ModelProto model = ParseModel(R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[1,3] x) => (int64[3] y) { y = Squeeze<axes=[0]>(x) }
+)ONNX");
+  ASSERT_TRUE(UpgradeDefaultOpset(model, 13).ok());
+  EXPECT_THAT(ConstInts(model.graph(), FindNode(model.graph(), "node_y")->input(1)), ElementsAre(0));
+}
+
+TEST(OpsetUpgradeTest, Resize10GetsResize10CoordinatesAtOpset11) {
+  ModelProto model = ParseModel(R"ONNX(
+<ir_version: 5, opset_import: ["" : 10]>
+g (float[1,1,2,2] x, float[4] s) => (float y) { y = Resize<mode="linear">(x, s) }
+)ONNX");
+  ASSERT_TRUE(UpgradeDefaultOpset(model, 11).ok());
+  const NodeProto* resize = FindNode(model.graph(), "node_y");
+  ASSERT_EQ(resize->input_size(), 3);
+  EXPECT_EQ(resize->input(2), "s");
+  EXPECT_THAT(ConstFloats(model.graph(), resize->input(1)), ElementsAre(0, 0, 0, 0, 1, 1, 1, 1));
+  EXPECT_EQ(FindAttr(*resize, "coordinate_transformation_mode")->s(), "asymmetric");
+  EXPECT_EQ(FindAttr(*resize, "nearest_mode"), nullptr);  // linear mode rounds nothing
+}
+
 TEST(OpsetUpgradeTest, LargeConstantNodesPassThroughUnchanged) {
   ModelProto model = ParseModel(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>
