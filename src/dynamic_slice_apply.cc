@@ -80,6 +80,9 @@ class ConstantWriter {
 
 void RewriteToSlice(const PlannedChange& change, onnx::NodeProto& node) {
   node.set_op_type(kSliceOp);
+  // A DynamicSlice may be written in domain "ai.onnx"; onnx's checker accepts that spelling only where
+  // the model imports it by that name too, so the new node uses the canonical "".
+  node.set_domain(kDefaultDomain);
   if (change.slice_version == 1) {
     // Slice-1: y = Slice<starts, ends[, axes]>(data)
     node.clear_input();

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "dynamic_slice_pass.h"
+#include "graph_scope.h"
 #include "graph_validation.h"
 #include "model_skeleton.h"
 #include "onnx/checker.h"
@@ -130,11 +131,31 @@ bool InputPassesChecker(const onnx::ModelProto& model) {
   return passes;
 }
 
+// Rewrites the domain of nodes written "ai.onnx" to "" in every graph. Both spell the default domain, but
+// onnx's checker accepts "ai.onnx" only when the model imports an opset under that very name, so a model
+// that does not is made valid this way whenever it is changed anyway.
+void CanonicalizeDefaultDomainSpelling(onnx::GraphProto& graph) {
+  for (auto& node : *graph.mutable_node()) {
+    if (node.domain() == kDefaultDomainAlias) node.set_domain(kDefaultDomain);
+    ForEachMutableSubgraph(node, [](const std::string&, onnx::GraphProto& subgraph) {
+      CanonicalizeDefaultDomainSpelling(subgraph);
+    });
+  }
+}
+
+bool ImportsDefaultDomainAlias(const onnx::ModelProto& model) {
+  for (const auto& import : model.opset_import()) {
+    if (import.domain() == kDefaultDomainAlias) return true;
+  }
+  return false;
+}
+
 // Moves the model to `target` and applies the plan. UpgradeDefaultOpset is transactional; ApplyPlan cannot
 // fail.
 absl::Status Transform(Plan& plan, int64_t current, int64_t target, onnx::ModelProto& model) {
   if (target > current) RETURN_IF_ERROR(UpgradeDefaultOpset(model, target));
   ApplyPlan(plan, model);
+  if (!ImportsDefaultDomainAlias(model)) CanonicalizeDefaultDomainSpelling(*model.mutable_graph());
   return absl::OkStatus();
 }
 

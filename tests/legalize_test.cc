@@ -445,6 +445,16 @@ TEST(LegalizeTest, AcceptsTheAiOnnxSpellingOfTheDefaultDomain) {
   EXPECT_EQ(CountOps(legalized, "DynamicSlice"), 0);
 }
 
+TEST(LegalizeTest, SpellsTheDefaultDomainAsEmptyInAModelItChanges) {
+  // onnx's checker accepts "ai.onnx" only when the model imports an opset under that name.
+  onnx::ModelProto model = ParseModel(kPyTorchDynamicEnds);
+  for (auto& node : *model.mutable_graph()->mutable_node()) node.set_domain("ai.onnx");
+  onnx::ModelProto legalized = LegalizedCopy(model);
+  for (const auto& node : legalized.graph().node()) EXPECT_EQ(node.domain(), "") << node.op_type();
+  Tensor x = Iota({3, 10});
+  ExpectSameOutputs(model, legalized, {{"x", &x}});
+}
+
 TEST(LegalizeTest, FoldsEveryElementType) {
   const std::vector<std::pair<const char*, const char*>> kTypes = {
       {"float", "1.5, -2, 3, 4"}, {"double", "1.5, -2, 3, 4"}, {"int8", "1, -2, 3, 4"},
