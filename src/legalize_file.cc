@@ -1,0 +1,47 @@
+// LegalizeFile: file -> ModelProto -> Legalize -> file, writing nothing unless every step succeeds.
+#include <filesystem>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "onnx_legalize/legalize.h"
+#include "status_macros.h"
+
+namespace onnx_legalize {
+namespace {
+
+// True when both paths exist and name the same file (hard links, symlinks and "./a" vs "a" included).
+// When the output does not exist yet it cannot be the input.
+bool SameExistingFile(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  const bool same = std::filesystem::equivalent(a, b, ec);
+  return !ec && same;
+}
+
+}  // namespace
+
+absl::StatusOr<Report> LegalizeFile(const std::string& input_path, const std::string& output_path,
+                                    const Options& options) {
+  // Writing over the input would lose the original if anything later went wrong in a way the atomic save
+  // cannot see (a wrong legalization is still a complete file). An explicit in-place mode may come later.
+  if (SameExistingFile(input_path, output_path)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("output '", output_path, "' is the input file '", input_path,
+                     "'; refusing to overwrite the input (write to a different file)"));
+  }
+  ASSIGN_OR_RETURN(onnx::ModelProto model, LoadModel(input_path));
+  absl::StatusOr<Report> report = Legalize(model, options);
+  if (!report.ok()) {
+    // Name the file too. Appended, not prepended: callers match messages by their start (the CLI maps
+    // "verification failed..." to its own exit code).
+    return absl::Status(report.status().code(),
+                        absl::StrCat(report.status().message(), " (model '", input_path, "')"));
+  }
+  RETURN_IF_ERROR(SaveModel(model, output_path));
+  return *std::move(report);
+}
+
+}  // namespace onnx_legalize

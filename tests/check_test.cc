@@ -1,0 +1,257 @@
+// CheckModel: which nodes have no schema at the opset their model imports.
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "onnx/defs/parser.h"
+#include "onnx_legalize/legalize.h"
+
+namespace onnx_legalize {
+
+// Readable failures: gmock would print the struct's bytes. (Beside CheckFinding, for gtest to find it.)
+void PrintTo(const CheckFinding& f, std::ostream* os) {
+  *os << "{" << f.graph_path << ", '" << f.node_name << "', " << f.op_type << ", " << f.domain << ", "
+      << f.opset << ", \"" << f.reason << "\"}";
+}
+
+namespace {
+
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::Field;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+onnx::ModelProto ParseModel(const char* text) {
+  onnx::ModelProto model;
+  const onnx::Status status = onnx::OnnxParser::Parse(model, text);
+  EXPECT_TRUE(status.IsOK()) << status.ErrorMessage();
+  return model;
+}
+
+std::vector<CheckFinding> Check(const onnx::ModelProto& model) {
+  absl::StatusOr<std::vector<CheckFinding>> findings = CheckModel(model);
+  EXPECT_TRUE(findings.ok()) << findings.status();
+  return findings.ok() ? *findings : std::vector<CheckFinding>{};
+}
+
+// Names every node after its first output, in every graph, as exporters do.
+void NameNodes(onnx::GraphProto& graph) {
+  for (onnx::NodeProto& node : *graph.mutable_node()) {
+    if (node.name().empty() && node.output_size() > 0) node.set_name(node.output(0) + "_node");
+    for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
+      if (attribute.has_g()) NameNodes(*attribute.mutable_g());
+    }
+  }
+}
+
+auto IsFinding(const std::string& graph_path, const std::string& node_name, const std::string& op_type,
+               const std::string& domain, int64_t opset, const std::string& reason_part) {
+  return AllOf(Field(&CheckFinding::graph_path, graph_path), Field(&CheckFinding::node_name, node_name),
+               Field(&CheckFinding::op_type, op_type), Field(&CheckFinding::domain, domain),
+               Field(&CheckFinding::opset, opset), Field(&CheckFinding::reason, HasSubstr(reason_part)));
+}
+
+// The shape of the models PyTorch's opset-9 exporter wrote.
+constexpr char kDynamicSliceAtOpset9[] = R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[20, 10, 5] x, int64[1] starts, int64[1] ends) => (float[M, 10, 5] y) {
+  y = DynamicSlice (x, starts, ends)
+}
+)ONNX";
+
+TEST(CheckModelTest, FindsDynamicSliceInTheMainGraph) {
+  onnx::ModelProto model = ParseModel(kDynamicSliceAtOpset9);
+  NameNodes(*model.mutable_graph());
+  EXPECT_THAT(Check(model),
+              ElementsAre(IsFinding("main", "y_node", "DynamicSlice", "ai.onnx", 9, "removed")));
+}
+
+TEST(CheckModelTest, FindsDynamicSliceInsideALoopBody) {
+  onnx::ModelProto model = ParseModel(R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+g (int64 trip, bool cond, float[8] x, int64[1] starts, int64[1] ends) => (float[N, 2] out) {
+  out = Loop (trip, cond) <body = loop_body (int64 i, bool c) => (bool c_out, float[2] s) {
+    c_out = Identity (c)
+    s = DynamicSlice (x, starts, ends)
+  }>
+}
+)ONNX");
+  NameNodes(*model.mutable_graph());
+  EXPECT_THAT(Check(model),
+              ElementsAre(IsFinding("main/loop_body", "s_node", "DynamicSlice", "ai.onnx", 9, "removed")));
+}
+
+TEST(CheckModelTest, NamesAnUnnamedSubgraphAfterItsNodeAndAttributeAtAnyDepth) {
+  onnx::ModelProto model = ParseModel(R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+g (bool c, int64 trip, float[8] x, int64[1] starts, int64[1] ends) => (float[2] y) {
+  y = If (c) <then_branch = then_graph () => (float[2] t) {
+    t = Loop (trip, c) <body = inner_body (int64 i, bool cc) => (bool c_out, float[2] s) {
+      c_out = Identity (cc)
+      s = DynamicSlice (x, starts, ends)
+    }>
+  }, else_branch = else_graph () => (float[2] e) {
+    e = DynamicSlice (x, starts, ends)
+  }>
+}
+)ONNX");
+  NameNodes(*model.mutable_graph());
+  model.mutable_graph()->mutable_node(0)->mutable_attribute(1)->mutable_g()->clear_name();  // else_branch
+  EXPECT_THAT(Check(model),
+              ElementsAre(IsFinding("main/then_graph/inner_body", "s_node", "DynamicSlice", "ai.onnx", 9, ""),
+                          IsFinding("main/y_node.else_branch", "e_node", "DynamicSlice", "ai.onnx", 9, "")));
+}
+
+TEST(CheckModelTest, FindsAnOpThatExistsOnlyAtALaterOpset) {
+  EXPECT_THAT(Check(ParseModel(R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[1, 1, 2, 2] x, float[4] scales) => (float[1, 1, 4, 4] y) {
+  y = Resize (x, scales)
+}
+)ONNX")),
+              ElementsAre(IsFinding("main", "", "Resize", "ai.onnx", 9, "exists only from opset 10")));
+}
+
+TEST(CheckModelTest, FindsAnOpDeprecatedAtTheImportedOpset) {
+  EXPECT_THAT(Check(ParseModel(R"ONNX(
+<ir_version: 5, opset_import: ["" : 10]>
+g (float[1, 1, 2, 2] x, float[4] scales) => (float[1, 1, 4, 4] y) {
+  y = Upsample (x, scales)
+}
+)ONNX")),
+              ElementsAre(IsFinding("main", "", "Upsample", "ai.onnx", 10, "deprecated since opset 10")));
+}
+
+TEST(CheckModelTest, FindsAnOpOnnxNeverDefined) {
+  EXPECT_THAT(Check(ParseModel(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] x) => (float[2] y) {
+  y = NoSuchOp (x)
+}
+)ONNX")),
+              ElementsAre(IsFinding("main", "", "NoSuchOp", "ai.onnx", 13, "no schema")));
+}
+
+TEST(CheckModelTest, CleanOpset13ModelHasNoFindings) {
+  EXPECT_THAT(Check(ParseModel(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[20, 10] x, int64[2] starts, int64[2] ends) => (float[N, M] y) {
+  s = Slice (x, starts, ends)
+  r = Relu (s)
+  y = Resize (r, roi, scales)
+}
+)ONNX")),
+              IsEmpty());
+}
+
+TEST(CheckModelTest, AcceptsAnAiOnnxMlOp) {
+  EXPECT_THAT(Check(ParseModel(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13, "ai.onnx.ml" : 1]>
+g (float[2, 3] x) => (float[2, 3] y) {
+  y = ai.onnx.ml.Normalizer <norm = "MAX"> (x)
+}
+)ONNX")),
+              IsEmpty());
+}
+
+TEST(CheckModelTest, TreatsAiOnnxAsTheDefaultDomain) {
+  onnx::ModelProto model = ParseModel(R"ONNX(
+<ir_version: 8, opset_import: ["ai.onnx" : 13]>
+g (float[2] x) => (float[2] y) {
+  r = Relu (x)
+  y = Relu (r)
+}
+)ONNX");
+  model.mutable_graph()->mutable_node(1)->set_domain("ai.onnx");
+  EXPECT_THAT(Check(model), IsEmpty());
+}
+
+TEST(CheckModelTest, DoesNotJudgeDomainsOnnxDoesNotKnow) {
+  EXPECT_THAT(Check(ParseModel(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13, "com.microsoft" : 1]>
+g (float[2, 3] x) => (float[2, 3] y) {
+  y = com.microsoft.FusedGemmWhatever (x)
+}
+)ONNX")),
+              IsEmpty());
+}
+
+TEST(CheckModelTest, FindsANodeWhoseDomainIsNotImported) {
+  EXPECT_THAT(Check(ParseModel(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2, 3] x) => (float[2, 3] y) {
+  y = com.microsoft.Gelu (x)
+}
+)ONNX")),
+              ElementsAre(IsFinding("main", "", "Gelu", "com.microsoft", 0, "imports no opset")));
+}
+
+TEST(CheckModelTest, FindsADefaultDomainNodeWithoutADefaultImport) {
+  EXPECT_THAT(Check(ParseModel(R"ONNX(
+<ir_version: 8, opset_import: ["ai.onnx.ml" : 1]>
+g (float[2] x) => (float[2] y) {
+  y = Relu (x)
+}
+)ONNX")),
+              ElementsAre(IsFinding("main", "", "Relu", "ai.onnx", 0, "imports no opset")));
+}
+
+TEST(CheckModelTest, RejectsOneDomainImportedAtTwoVersions) {
+  onnx::ModelProto model = ParseModel(kDynamicSliceAtOpset9);
+  onnx::OperatorSetIdProto* alias = model.add_opset_import();
+  alias->set_domain("ai.onnx");
+  alias->set_version(11);
+  absl::StatusOr<std::vector<CheckFinding>> findings = CheckModel(model);
+  EXPECT_EQ(findings.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(findings.status().message()), HasSubstr("twice"));
+}
+
+TEST(CheckModelTest, RejectsAnOpsetVersionBelowOne) {
+  onnx::ModelProto model = ParseModel(kDynamicSliceAtOpset9);
+  model.mutable_opset_import(0)->set_version(0);
+  EXPECT_EQ(CheckModel(model).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(CheckModelTest, ChecksModelLocalFunctionsAndAcceptsCallsToThem) {
+  onnx::ModelProto model = ParseModel(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13, "custom" : 1]>
+g (float[2] x) => (float[2] y) {
+  y = custom.MyOp (x)
+}
+)ONNX");
+  onnx::FunctionProto* function = model.add_functions();
+  function->set_name("MyOp");
+  function->set_domain("custom");
+  function->add_input("a");
+  function->add_output("b");
+  onnx::OperatorSetIdProto* import = function->add_opset_import();
+  import->set_domain("");
+  import->set_version(9);
+  onnx::NodeProto* node = function->add_node();
+  node->set_op_type("Resize");
+  node->set_name("inner");
+  node->add_input("a");
+  node->add_output("b");
+  EXPECT_THAT(Check(model), ElementsAre(IsFinding("function:custom.MyOp", "inner", "Resize", "ai.onnx", 9,
+                                                  "exists only from opset 10")));
+}
+
+TEST(CheckModelTest, TreatsAnIrVersion2ModelWithoutImportsAsDefaultOpset1) {
+  onnx::ModelProto model = ParseModel(R"ONNX(
+<ir_version: 3, opset_import: ["" : 1]>
+g (float[2] x) => (float[2] y) {
+  y = Relu (x)
+}
+)ONNX");
+  model.set_ir_version(2);
+  model.clear_opset_import();
+  EXPECT_THAT(Check(model), IsEmpty());
+}
+
+}  // namespace
+}  // namespace onnx_legalize

@@ -1,0 +1,478 @@
+// onnx-legalize: the command line. Flags -> Options -> LegalizeFile / CheckModel -> exit code.
+//
+// Flags are parsed by absl::ParseCommandLine. Two things sit in front of it, both here:
+//  - Spelling: users write hyphens (--target-opset, --no-verify); absl names flags with underscores and
+//    negates booleans as --noNAME. MapToAbslSpelling() rewrites each flag of ours to absl's canonical
+//    `--absl_name=value` form (which also joins "--report -" into "--report=-", a value absl would
+//    otherwise question). It leaves values and positionals alone.
+//  - Exit codes: absl exits with status 1 on an unknown flag or a bad value, but 1 here means "--check
+//    found something". So the mapping rejects unknown flags and malformed values itself, with absl's
+//    own value parser (absl::ParseFlag), and exits 2; a guard turns any exit during absl's parse into 2.
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <new>
+#include <optional>
+#include <set>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/marshalling.h"
+#include "absl/flags/parse.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/string_view.h"
+#include "google/protobuf/stubs/common.h"
+#include "onnx/common/version.h"
+#include "onnx_legalize/legalize.h"
+
+ABSL_FLAG(bool, check, false, "List nodes without a schema at the model's opset; write nothing.");
+ABSL_FLAG(std::string, o, "", "Output model file (instead of the second positional argument).");
+ABSL_FLAG(std::string, report, "", "Write the JSON report to this file ('-': stdout).");
+ABSL_FLAG(std::optional<int64_t>, target_opset, std::nullopt, "Default-domain opset to rewrite to.");
+ABSL_FLAG(bool, keep_opset, false, "Keep the model's opset; only constant-index DynamicSlice is legal.");
+ABSL_FLAG(bool, verify, true, "Execute both forms of every change and compare them.");
+ABSL_FLAG(int64_t, max_fold_bytes, onnx_legalize::Options{}.max_fold_bytes,
+          "Largest DynamicSlice result folded into an initializer, in bytes.");
+
+namespace {
+
+constexpr char kProgram[] = "onnx-legalize";
+
+// Exit codes, as --help documents them.
+constexpr int kExitOk = 0;
+constexpr int kExitFindings = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitModel = 3;
+constexpr int kExitVerification = 4;
+
+constexpr char kUsage[] = R"(Usage:
+  onnx-legalize IN.onnx OUT.onnx [flags]
+  onnx-legalize IN.onnx -o OUT.onnx [flags]
+  onnx-legalize --check IN.onnx [IN2.onnx ...]
+
+Rewrites every DynamicSlice (the experimental op onnx removed in 1.5) into a standard Slice, or folds it
+into a constant, moves the model to an opset that has Slice-10+, verifies each change by executing both
+forms, and writes OUT atomically. IN is never modified.
+
+Flags:
+  -o OUT.onnx           the output model (instead of a second positional argument)
+  --check               list every node whose op has no schema at the opset the model imports
+                        (DynamicSlice and other removed ops, ops newer than the imported opset,
+                        domains the model does not import), one line each, then a summary; writes
+                        nothing; takes no other flags
+  --report=FILE         write the report as JSON to FILE ('-' for stdout) instead of the summary
+  --target-opset=N      default-domain opset to rewrite to, 10..17 (default: the lowest that works,
+                        at least 10 and at least the model's)
+  --keep-opset          keep the model's opset: only DynamicSlice nodes with constant indices are
+                        legalized (as Slice-1); any other is an error
+  --no-verify           skip executing the original and legalized forms to compare them
+  --max-fold-bytes=N    largest result folded into a constant; bigger ones are rewritten
+                        (default {max_fold_bytes})
+  --help, -h            this text
+  --version             the version of onnx-legalize and its libraries
+Boolean flags also take --flag=true|false and --no-flag.
+
+Exit codes:
+  0  success (with --check: no findings)
+  1  --check found something
+  2  usage error: unknown flag, wrong number of arguments, bad flag value, OUT is IN
+  3  the input model is unreadable, malformed or cannot be legalized, or an output cannot be written
+     (with --check: a file could not be read or checked)
+  4  verification failed: a legalized node does not compute what the original did
+On every exit but 0 and 1, OUT is not created and an existing OUT is left untouched.
+Messages go to stderr as "onnx-legalize: <message>".
+)";
+
+void PrintError(absl::string_view message) { std::cerr << kProgram << ": " << message << "\n"; }
+
+int UsageError(absl::string_view message) {
+  PrintError(message);
+  std::cerr << "Try '" << kProgram << " --help' for more information.\n";
+  return kExitUsage;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Flag spelling
+
+enum class FlagKind { kBool, kInt, kString, kHelp, kVersion };
+
+struct FlagSpelling {
+  const char* name;       // as users write it, with hyphens
+  const char* absl_name;  // the ABSL_FLAG above it maps to
+  FlagKind kind;
+};
+
+constexpr FlagSpelling kFlagSpellings[] = {
+    {"check", "check", FlagKind::kBool},
+    {"o", "o", FlagKind::kString},
+    {"report", "report", FlagKind::kString},
+    {"target-opset", "target_opset", FlagKind::kInt},
+    {"keep-opset", "keep_opset", FlagKind::kBool},
+    {"verify", "verify", FlagKind::kBool},
+    {"max-fold-bytes", "max_fold_bytes", FlagKind::kInt},
+    {"help", "", FlagKind::kHelp},
+    {"h", "", FlagKind::kHelp},
+    {"version", "", FlagKind::kVersion},
+};
+
+// `name` with underscores read as hyphens, so absl's own spellings work too.
+const FlagSpelling* FindSpelling(absl::string_view name) {
+  const std::string hyphenated = absl::StrReplaceAll(name, {{"_", "-"}});
+  for (const FlagSpelling& spelling : kFlagSpellings) {
+    if (hyphenated == spelling.name) return &spelling;
+  }
+  return nullptr;
+}
+
+struct MappedCommandLine {
+  std::vector<std::string> args;  // argv for absl::ParseCommandLine, argv[0] included
+  std::set<std::string> given;    // hyphenated names of the flags that appeared
+  bool help = false;
+  bool version = false;
+  std::string error;  // the first usage error, "" when none
+};
+
+MappedCommandLine MapToAbslSpelling(int argc, char** argv) {
+  MappedCommandLine mapped;
+  mapped.args.emplace_back(argv[0]);
+  auto fail = [&mapped](std::string message) {
+    if (mapped.error.empty()) mapped.error = std::move(message);
+  };
+  for (int i = 1; i < argc; ++i) {
+    const absl::string_view arg = argv[i];
+    if (arg == "--") {  // Everything after it is positional, for absl too.
+      for (; i < argc; ++i) mapped.args.emplace_back(argv[i]);
+      break;
+    }
+    if (arg.size() < 2 || arg[0] != '-') {  // A positional ("-" included).
+      mapped.args.emplace_back(arg);
+      continue;
+    }
+    absl::string_view body = arg.substr(absl::StartsWith(arg, "--") ? 2 : 1);
+    std::optional<absl::string_view> value;
+    if (const size_t equals = body.find('='); equals != absl::string_view::npos) {
+      value = body.substr(equals + 1);
+      body = body.substr(0, equals);
+    }
+    bool negated = false;
+    const FlagSpelling* spelling = FindSpelling(body);
+    if (spelling == nullptr) {
+      // --no-verify, --no_verify and absl's --noverify all negate a boolean.
+      for (absl::string_view prefix : {"no-", "no_", "no"}) {
+        if (!absl::StartsWith(body, prefix)) continue;
+        const FlagSpelling* base = FindSpelling(body.substr(prefix.size()));
+        if (base != nullptr && base->kind == FlagKind::kBool) {
+          spelling = base;
+          negated = true;
+          break;
+        }
+      }
+    }
+    if (spelling == nullptr) {
+      fail(absl::StrCat("unknown flag '", arg, "'"));
+      continue;
+    }
+    const std::string display = absl::StrCat(spelling->name[1] == '\0' ? "-" : "--", spelling->name);
+    mapped.given.insert(spelling->name);
+    switch (spelling->kind) {
+      case FlagKind::kHelp:
+        mapped.help = true;
+        break;
+      case FlagKind::kVersion:
+        mapped.version = true;
+        break;
+      case FlagKind::kBool: {
+        if (negated) {
+          if (value.has_value()) {
+            fail(absl::StrCat("'", arg, "' takes no value"));
+            break;
+          }
+          mapped.args.push_back(absl::StrCat("--no", spelling->absl_name));
+          break;
+        }
+        std::string error;
+        bool parsed = false;
+        if (value.has_value() && !absl::ParseFlag(std::string(*value), &parsed, &error)) {
+          fail(absl::StrCat("bad value '", *value, "' for ", display, ": ", error));
+          break;
+        }
+        mapped.args.push_back(value.has_value() ? absl::StrCat("--", spelling->absl_name, "=", *value)
+                                                : absl::StrCat("--", spelling->absl_name));
+        break;
+      }
+      case FlagKind::kInt:
+      case FlagKind::kString: {
+        if (!value.has_value()) {
+          if (i + 1 >= argc) {
+            fail(absl::StrCat(display, " needs a value"));
+            break;
+          }
+          value = argv[++i];
+        }
+        if (value->empty()) {
+          fail(absl::StrCat(display, " needs a value"));
+          break;
+        }
+        std::string error;
+        int64_t parsed = 0;
+        if (spelling->kind == FlagKind::kInt && !absl::ParseFlag(std::string(*value), &parsed, &error)) {
+          fail(absl::StrCat("bad value '", *value, "' for ", display, ": ", error));
+          break;
+        }
+        mapped.args.push_back(absl::StrCat("--", spelling->absl_name, "=", *value));
+        break;
+      }
+    }
+  }
+  return mapped;
+}
+
+// absl::ParseCommandLine calls exit(1) on errors; the mapping should leave none, but should one slip
+// through, this keeps it from reading as "--check found something".
+std::atomic<bool> g_parsing_flags{false};
+void ExitAsUsageErrorDuringParse() {
+  if (g_parsing_flags.load()) std::_Exit(kExitUsage);
+}
+
+// Positional arguments after absl has consumed the flags.
+std::vector<std::string> ParseFlags(const MappedCommandLine& mapped) {
+  std::vector<char*> argv;
+  std::vector<std::string> storage = mapped.args;
+  for (std::string& arg : storage) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  std::atexit(ExitAsUsageErrorDuringParse);
+  g_parsing_flags = true;
+  std::vector<char*> rest = absl::ParseCommandLine(static_cast<int>(storage.size()), argv.data());
+  g_parsing_flags = false;
+  return std::vector<std::string>(rest.begin() + 1, rest.end());
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Modes
+
+bool SameExistingFile(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  const bool same = std::filesystem::equivalent(a, b, ec);
+  return !ec && same;
+}
+
+std::string Quoted(const std::string& name) {
+  return name.empty() ? "(unnamed)" : absl::StrCat("'", name, "'");
+}
+
+int RunCheck(const std::vector<std::string>& inputs) {
+  int findings_total = 0;
+  int files_with_findings = 0;
+  bool any_error = false;
+  for (const std::string& input : inputs) {
+    absl::StatusOr<onnx::ModelProto> model = onnx_legalize::LoadModel(input);
+    if (!model.ok()) {
+      PrintError(model.status().message());
+      any_error = true;
+      continue;
+    }
+    absl::StatusOr<std::vector<onnx_legalize::CheckFinding>> findings = onnx_legalize::CheckModel(*model);
+    if (!findings.ok()) {
+      PrintError(absl::StrCat(input, ": ", findings.status().message()));
+      any_error = true;
+      continue;
+    }
+    for (const onnx_legalize::CheckFinding& f : *findings) {
+      std::cout << input << ": " << f.graph_path << ": node " << Quoted(f.node_name) << " op " << f.op_type
+                << " (domain " << f.domain << ", opset " << f.opset << "): " << f.reason << "\n";
+    }
+    findings_total += static_cast<int>(findings->size());
+    if (!findings->empty()) ++files_with_findings;
+  }
+  const size_t files = inputs.size();
+  if (findings_total == 0) {
+    std::cout << "no findings in " << files << (files == 1 ? " file" : " files");
+  } else {
+    std::cout << findings_total << (findings_total == 1 ? " finding in " : " findings in ")
+              << files_with_findings << " of " << files << (files == 1 ? " file" : " files");
+  }
+  if (any_error) std::cout << " (some could not be checked)";
+  std::cout << "\n" << std::flush;
+  if (any_error) return kExitModel;
+  return findings_total > 0 ? kExitFindings : kExitOk;
+}
+
+// Refuses a report destination that cannot be written, before anything is written: the report comes last,
+// and OUT should not appear when the command fails.
+absl::Status CheckReportDestination(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    return absl::FailedPreconditionError(absl::StrCat("cannot write report '", path, "': it is a directory"));
+  }
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent, ec)) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot write report '", path, "': folder '", parent.string(), "' does not exist"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WriteReport(const std::string& path, const std::string& json) {
+  if (path == "-") {
+    std::cout << json << std::flush;
+    return std::cout ? absl::OkStatus() : absl::UnavailableError("cannot write the report to stdout");
+  }
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file << json;
+  file.close();
+  if (!file) return absl::UnavailableError(absl::StrCat("cannot write report '", path, "'"));
+  return absl::OkStatus();
+}
+
+void PrintSummary(const std::string& input, const std::string& output, const onnx_legalize::Report& report) {
+  std::cout << input << " -> " << output << ": ";
+  if (!report.changed) {
+    std::cout << "no DynamicSlice; model written unchanged (opset " << report.opset_after << ")\n";
+    return;
+  }
+  int folded = 0;
+  for (const onnx_legalize::NodeReport& node : report.nodes) {
+    folded += node.action == onnx_legalize::Action::kFolded ? 1 : 0;
+  }
+  std::cout << report.nodes.size() << " DynamicSlice legalized (" << folded << " folded, "
+            << report.nodes.size() - folded << " rewritten); opset " << report.opset_before << " -> "
+            << report.opset_after << ", IR version " << report.ir_version_before << " -> "
+            << report.ir_version_after << "\n";
+  for (const onnx_legalize::NodeReport& node : report.nodes) {
+    std::cout << "  " << node.graph_path << ": node " << Quoted(node.node_name) << " (output '" << node.output
+              << "'): ";
+    if (node.action == onnx_legalize::Action::kFolded) {
+      std::cout << "folded";
+    } else {
+      std::cout << "rewritten as Slice-" << node.slice_version;
+    }
+    if (!node.detail.empty()) std::cout << " (" << node.detail << ")";
+    std::cout << "; verification: " << node.verification << "\n";
+  }
+  if (!report.onnx_check.empty()) std::cout << "  onnx check: " << report.onnx_check << "\n";
+}
+
+int RunLegalize(const std::vector<std::string>& positionals, const std::set<std::string>& given) {
+  std::string output = absl::GetFlag(FLAGS_o);
+  if (positionals.empty()) return UsageError("missing the input model (IN.onnx)");
+  if (!output.empty() && positionals.size() != 1) {
+    return UsageError("with -o, give exactly one input model");
+  }
+  if (output.empty()) {
+    if (positionals.size() != 2) {
+      return UsageError(positionals.size() < 2 ? "missing the output model (OUT.onnx or -o OUT.onnx)"
+                                               : "too many arguments: give IN.onnx and OUT.onnx");
+    }
+    output = positionals[1];
+  }
+  const std::string& input = positionals[0];
+
+  onnx_legalize::Options options;
+  options.target_opset = absl::GetFlag(FLAGS_target_opset);
+  options.keep_opset = absl::GetFlag(FLAGS_keep_opset);
+  options.verify = absl::GetFlag(FLAGS_verify);
+  options.max_fold_bytes = absl::GetFlag(FLAGS_max_fold_bytes);
+  if (options.target_opset.has_value() && (*options.target_opset < onnx_legalize::kMinTargetOpset ||
+                                           *options.target_opset > onnx_legalize::kMaxTargetOpset)) {
+    return UsageError(
+        absl::StrCat("--target-opset=", *options.target_opset, " is outside ", onnx_legalize::kMinTargetOpset,
+                     "..", onnx_legalize::kMaxTargetOpset,
+                     " (Slice-10 is the first Slice with index inputs; onnx 1.12 knows up to 17)"));
+  }
+  if (options.keep_opset && options.target_opset.has_value()) {
+    return UsageError("--keep-opset and --target-opset contradict each other; give one");
+  }
+  if (options.max_fold_bytes < 0) {
+    return UsageError(absl::StrCat("--max-fold-bytes=", options.max_fold_bytes, " is negative"));
+  }
+  // LegalizeFile refuses this too; checking first makes it a usage error rather than a model error.
+  if (SameExistingFile(input, output)) {
+    return UsageError(absl::StrCat("OUT '", output, "' is the input file; write to a different file"));
+  }
+  const std::string report_path = given.count("report") ? absl::GetFlag(FLAGS_report) : "";
+  if (!report_path.empty() && report_path != "-") {
+    if (report_path == output || SameExistingFile(report_path, output) ||
+        SameExistingFile(report_path, input)) {
+      return UsageError(absl::StrCat("--report='", report_path, "' names the input or output model"));
+    }
+    if (absl::Status status = CheckReportDestination(report_path); !status.ok()) {
+      PrintError(status.message());
+      return kExitModel;
+    }
+  }
+
+  absl::StatusOr<onnx_legalize::Report> report = onnx_legalize::LegalizeFile(input, output, options);
+  if (!report.ok()) {
+    PrintError(report.status().message());
+    // The library's promise: a verification mismatch is kInternal and its message starts so.
+    const bool verification = report.status().code() == absl::StatusCode::kInternal &&
+                              absl::StartsWith(report.status().message(), "verification failed");
+    return verification ? kExitVerification : kExitModel;
+  }
+  if (report_path.empty()) {
+    PrintSummary(input, output, *report);
+    return kExitOk;
+  }
+  if (absl::Status status = WriteReport(report_path, onnx_legalize::ReportToJson(*report)); !status.ok()) {
+    PrintError(absl::StrCat(status.message(), " (the model itself was written to '", output, "')"));
+    return kExitModel;
+  }
+  return kExitOk;
+}
+
+int Run(int argc, char** argv) {
+  const MappedCommandLine mapped = MapToAbslSpelling(argc, argv);
+  if (mapped.help) {
+    std::cout << absl::StrReplaceAll(
+        kUsage, {{"{max_fold_bytes}", absl::StrCat(onnx_legalize::Options{}.max_fold_bytes)}});
+    return kExitOk;
+  }
+  if (mapped.version) {
+    std::cout << kProgram << " " << ONNX_LEGALIZE_VERSION << " (onnx " << onnx::LAST_RELEASE_VERSION
+              << ", protobuf " << google::protobuf::internal::VersionString(GOOGLE_PROTOBUF_VERSION) << ")\n";
+    return kExitOk;
+  }
+  if (!mapped.error.empty()) return UsageError(mapped.error);
+  const std::vector<std::string> positionals = ParseFlags(mapped);
+
+  if (absl::GetFlag(FLAGS_check)) {
+    std::vector<std::string> extra;
+    for (const char* flag : {"o", "report", "target-opset", "keep-opset", "verify", "max-fold-bytes"}) {
+      if (mapped.given.count(flag)) extra.push_back(absl::StrCat(flag[1] == '\0' ? "-" : "--", flag));
+    }
+    if (!extra.empty()) {
+      return UsageError(
+          absl::StrCat("--check writes nothing and takes no other flags; got ", absl::StrJoin(extra, ", ")));
+    }
+    if (positionals.empty()) return UsageError("--check needs at least one model file");
+    return RunCheck(positionals);
+  }
+  return RunLegalize(positionals, mapped.given);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // The library returns errors as values; this only catches what escapes that promise (out of memory).
+  try {
+    return Run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    PrintError("out of memory");
+  } catch (const std::exception& e) {
+    PrintError(absl::StrCat("internal error: ", e.what()));
+  }
+  return kExitModel;
+}
