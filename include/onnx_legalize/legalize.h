@@ -69,19 +69,24 @@ struct Report {
   int64_t ir_version_after = 0;
   std::vector<NodeReport> nodes;  // one per DynamicSlice found, in graph order (depth first)
   bool changed = false;           // false when the model held no DynamicSlice
+  std::string onnx_check;         // what onnx's checker and strict shape inference said of the result
 };
 
 // Legalizes `model` in place. Transactional: on any error `model` is left exactly as it was.
 absl::StatusOr<Report> Legalize(onnx::ModelProto& model, const Options& options);
 
-// Reads a model file; NotFound when it does not exist, InvalidArgument when it is not a valid ModelProto.
+// Reads a model file; NotFound when it does not exist, InvalidArgument naming the path when it is not a
+// valid ModelProto (empty, truncated, garbage, a directory, over protobuf's 2 GiB limit); other I/O errors
+// carry the code of their errno. Tensors stored as external data are not read: their entries are kept.
 absl::StatusOr<onnx::ModelProto> LoadModel(const std::string& path);
 
-// Writes `model` to `path` atomically: a temporary file beside it, flushed, then renamed over it. On
-// failure no file at `path` is created or changed.
+// Writes `model` to `path` atomically: a temporary file beside it, fsync'ed, then renamed over it, and the
+// folder fsync'ed. On failure the temporary is removed and no file at `path` is created or changed. The
+// bytes are deterministic (the same model gives the same file); a replaced file keeps its permissions.
 absl::Status SaveModel(const onnx::ModelProto& model, const std::string& path);
 
 // Loads `input_path`, legalizes, verifies and saves to `output_path`; writes nothing on failure.
+// FailedPrecondition when `output_path` is the input file itself (any spelling, link included).
 absl::StatusOr<Report> LegalizeFile(const std::string& input_path, const std::string& output_path,
                                     const Options& options);
 
@@ -89,13 +94,22 @@ absl::StatusOr<Report> LegalizeFile(const std::string& input_path, const std::st
 std::string ReportToJson(const Report& report);
 
 // Every node whose op has no schema at the opset its model imports for the op's domain (DynamicSlice and
-// the other removed experimental ops among them), for `--check`.
+// the other removed experimental ops among them), for `--check`. Nodes of the main graph, of If/Loop/Scan
+// bodies at any depth and of model-local functions are checked, in graph order (depth first).
+//  - "" and "ai.onnx" are one domain. A node whose domain the model does not import is a finding.
+//  - The op must have a schema at the imported opset: absent (removed or never existed), introduced only at
+//    a later opset (Resize at 9), or deprecated there (Upsample at 10+) are findings.
+//  - Domains onnx has no schemas for at all (com.microsoft, a vendor's) are not judged: their ops are not
+//    removed ONNX ops, and only the runtime that defines them can say. Calls to model-local functions too.
+// InvalidArgument when the opset imports themselves are malformed (a version < 1, one domain imported at
+// two versions).
 struct CheckFinding {
-  std::string graph_path;
+  std::string graph_path;  // as in NodeReport; "function:<domain>.<name>" for a model-local function body
   std::string node_name;
   std::string op_type;
   std::string domain;
-  int64_t opset = 0;  // the opset the model imports for the node's domain
+  int64_t opset = 0;   // the opset the model imports for the node's domain; 0 when it imports none
+  std::string reason;  // why the node has no schema, in a few words ("removed from onnx", ...)
 };
 absl::StatusOr<std::vector<CheckFinding>> CheckModel(const onnx::ModelProto& model);
 
