@@ -97,11 +97,27 @@ absl::StatusOr<int64_t> ChooseTargetOpset(const Plan& plan, int64_t current, con
   return std::max(current, needed);
 }
 
-// Runs onnx's checker and strict shape inference on a light copy of a model. The checker writes warnings
-// (about experimental ops) to std::cout, which belongs to the CLI's report: they are silenced.
+// onnx's checker writes warnings (about experimental ops) straight to the console, which belongs to the
+// caller (the CLI's report and messages): while one lives, std::cout and std::cerr go nowhere.
+class SilencedConsole {
+ public:
+  SilencedConsole() : cout_(std::cout.rdbuf(sink_.rdbuf())), cerr_(std::cerr.rdbuf(sink_.rdbuf())) {}
+  ~SilencedConsole() {
+    std::cout.rdbuf(cout_);
+    std::cerr.rdbuf(cerr_);
+  }
+  SilencedConsole(const SilencedConsole&) = delete;
+  SilencedConsole& operator=(const SilencedConsole&) = delete;
+
+ private:
+  std::ostringstream sink_;
+  std::streambuf* cout_;
+  std::streambuf* cerr_;
+};
+
+// Runs onnx's checker and strict shape inference on a light copy of a model.
 absl::Status CheckWithOnnx(const onnx::ModelProto& skeleton) {
-  std::ostringstream silenced;
-  std::streambuf* saved = std::cout.rdbuf(silenced.rdbuf());
+  SilencedConsole silenced;
   absl::Status status = absl::OkStatus();
   try {
     onnx::checker::check_model(skeleton);
@@ -111,7 +127,6 @@ absl::Status CheckWithOnnx(const onnx::ModelProto& skeleton) {
   } catch (const std::exception& e) {
     status = absl::FailedPreconditionError(e.what());
   }
-  std::cout.rdbuf(saved);
   return status;
 }
 
@@ -119,15 +134,13 @@ absl::Status CheckWithOnnx(const onnx::ModelProto& skeleton) {
 // must pass onnx's checker and strict shape inference whenever the input passes the checker; an input the
 // checker already rejects for reasons of its own cannot be held to that.
 bool InputPassesChecker(const onnx::ModelProto& model) {
-  std::ostringstream silenced;
-  std::streambuf* saved = std::cout.rdbuf(silenced.rdbuf());
+  SilencedConsole silenced;
   bool passes = true;
   try {
     onnx::checker::check_model(ModelSkeleton(model));
   } catch (const std::exception&) {
     passes = false;
   }
-  std::cout.rdbuf(saved);
   return passes;
 }
 
