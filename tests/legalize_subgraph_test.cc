@@ -11,17 +11,10 @@ using ::onnx_legalize::testing::CountOps;
 using ::onnx_legalize::testing::DefaultOpset;
 using ::onnx_legalize::testing::ExpectSameOutputs;
 using ::onnx_legalize::testing::Iota;
+using ::onnx_legalize::testing::LegalizedCopy;
 using ::onnx_legalize::testing::ParseModel;
 using ::onnx_legalize::testing::Serialize;
 using ::testing::HasSubstr;
-
-onnx::ModelProto LegalizedCopy(const onnx::ModelProto& model, Report* report = nullptr) {
-  onnx::ModelProto copy = model;
-  absl::StatusOr<Report> result = Legalize(copy, Options{});
-  EXPECT_TRUE(result.ok()) << result.status();
-  if (report != nullptr && result.ok()) *report = *result;
-  return copy;
-}
 
 // One branch slices a graph input with outer-scope constant indices (a rewrite); the other slices an
 // outer-scope constant (a fold inside the branch).
@@ -48,7 +41,7 @@ branches (bool cond, float[4,6] x) => (float[?,?] y) {
 TEST(LegalizeSubgraphTest, RewritesAndFoldsInsideIfBranches) {
   onnx::ModelProto model = ParseModel(kIfModel);
   Report report;
-  onnx::ModelProto legalized = LegalizedCopy(model, &report);
+  onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
   EXPECT_EQ(CountOps(legalized, "DynamicSlice"), 0);
   EXPECT_EQ(DefaultOpset(legalized), 10);
   ASSERT_EQ(report.nodes.size(), 2u);
@@ -127,7 +120,7 @@ looping (float[5,4] x) => (float[5,4] final, float[3,?,4] rows) {
 TEST(LegalizeSubgraphTest, RewritesInsideLoopBodies) {
   onnx::ModelProto model = ParseModel(kLoopModel);
   Report report;
-  onnx::ModelProto legalized = LegalizedCopy(model, &report);
+  onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
   EXPECT_EQ(CountOps(legalized, "DynamicSlice"), 0);
   ASSERT_EQ(report.nodes.size(), 1u);
   EXPECT_EQ(report.nodes[0].graph_path, "main/loop_body");
@@ -138,11 +131,9 @@ TEST(LegalizeSubgraphTest, RewritesInsideLoopBodies) {
 
 TEST(LegalizeSubgraphTest, ConvertsTheOtherNodesOfABodyToTheTargetOpset) {
   onnx::ModelProto model = ParseModel(kLoopModel);
-  onnx::ModelProto copy = model;
   Options options;
   options.target_opset = 13;
-  absl::StatusOr<Report> report = Legalize(copy, options);
-  ASSERT_TRUE(report.ok()) << report.status();
+  onnx::ModelProto copy = LegalizedCopy(model, options);
   EXPECT_EQ(DefaultOpset(copy), 13);
   EXPECT_EQ(CountOps(copy, "DynamicSlice"), 0);
   Tensor x = Iota({5, 4});

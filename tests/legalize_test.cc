@@ -12,21 +12,12 @@ using ::onnx_legalize::testing::CountOps;
 using ::onnx_legalize::testing::DefaultOpset;
 using ::onnx_legalize::testing::ExpectSameOutputs;
 using ::onnx_legalize::testing::Iota;
+using ::onnx_legalize::testing::LegalizedCopy;
 using ::onnx_legalize::testing::MakeInitializerConstant;
 using ::onnx_legalize::testing::NameNodes;
 using ::onnx_legalize::testing::ParseModel;
 using ::onnx_legalize::testing::Serialize;
 using ::testing::HasSubstr;
-
-// Legalizes a copy of `model`, expecting success.
-onnx::ModelProto LegalizedCopy(const onnx::ModelProto& model, const Options& options = {},
-                               Report* report = nullptr) {
-  onnx::ModelProto copy = model;
-  absl::StatusOr<Report> result = Legalize(copy, options);
-  EXPECT_TRUE(result.ok()) << result.status();
-  if (report != nullptr && result.ok()) *report = *result;
-  return copy;
-}
 
 // Expects Legalize to fail with `code` and a message containing `message`, leaving the model untouched.
 void ExpectRejected(const onnx::ModelProto& model, absl::StatusCode code, const std::string& message,

@@ -88,6 +88,14 @@ void ExpectSameOutputs(const onnx::ModelProto& original, const onnx::ModelProto&
   }
 }
 
+onnx::ModelProto LegalizedCopy(const onnx::ModelProto& model, const Options& options, Report* report) {
+  onnx::ModelProto copy = model;
+  absl::StatusOr<Report> result = Legalize(copy, options);
+  EXPECT_TRUE(result.ok()) << result.status();
+  if (report != nullptr && result.ok()) *report = *result;
+  return copy;
+}
+
 Tensor Iota(std::vector<int64_t> dims) {
   Tensor tensor = *Tensor::Zeros(onnx::TensorProto::FLOAT, std::move(dims));
   for (int64_t i = 0; i < tensor.element_count(); ++i) {

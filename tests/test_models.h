@@ -6,6 +6,7 @@
 #include <string>
 
 #include "onnx/onnx_pb.h"
+#include "onnx_legalize/legalize.h"
 #include "tensor.h"
 
 namespace onnx_legalize::testing {
@@ -33,6 +34,10 @@ int64_t DefaultOpset(const onnx::ModelProto& model);
 // `original` to be produced by `legalized` with identical type, dims and bytes.
 void ExpectSameOutputs(const onnx::ModelProto& original, const onnx::ModelProto& legalized,
                        const std::map<std::string, const Tensor*>& inputs);
+
+// Legalizes a copy of `model` with `options`, expecting success; fills `report` when given.
+onnx::ModelProto LegalizedCopy(const onnx::ModelProto& model, const Options& options = {},
+                               Report* report = nullptr);
 
 // A float tensor with values 1, 2, 3, ... of the given dims.
 Tensor Iota(std::vector<int64_t> dims);
