@@ -178,11 +178,27 @@ class Planner {
         return absl::OkStatus();
       }
     } else {
-      change.detail = "its inputs are computed at run time";
+      change.detail = RunTimeInputs(change);
     }
     RETURN_IF_ERROR(PlanRewrite(change, label));
     plan_.changes.push_back(std::move(change));
     return absl::OkStatus();
+  }
+
+  // "data 'x' and ends 'n' are computed at run time": why a DynamicSlice is rewritten, not folded.
+  static std::string RunTimeInputs(const PlannedChange& change) {
+    std::vector<std::string> dynamic;
+    if (change.data_constant == nullptr) dynamic.push_back(absl::StrCat("data '", change.data, "'"));
+    const IndexInput* indices[] = {&change.starts, &change.ends, &change.axes};
+    for (int i = 0; i < 3; ++i) {
+      if (!indices[i]->name.empty() && indices[i]->constant == nullptr) {
+        dynamic.push_back(absl::StrCat(kInputNames[i + 1], " '", indices[i]->name, "'"));
+      }
+    }
+    std::string last = dynamic.back();
+    dynamic.pop_back();
+    if (dynamic.empty()) return absl::StrCat(last, " is computed at run time");
+    return absl::StrCat(absl::StrJoin(dynamic, ", "), " and ", last, " are computed at run time");
   }
 
   // Index inputs are 1-D int32 or int64 tensors of one type and one length (DynamicSlice-1's Tind).
