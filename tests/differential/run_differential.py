@@ -3,6 +3,11 @@
 
 Usage:
     /usr/bin/python3 tests/differential/run_differential.py CLI LEGACY_DIR SCRATCH_DIR [--only NAME ...]
+        [--target-opset N]
+
+With --target-opset N the CLI is run as `CLI IN OUT --target-opset=N` and OUT's default opset must be N: the
+other ops of the legacy models then change semantics on the way (Upsample, Slice-1, TopK, Clip, Pad,
+Squeeze/Unsqueeze, Softmax, Split, ReduceSum ...), and ONNX Runtime must still give identical outputs.
 
 For every model of LEGACY_DIR/manifest.json (written by testdata/make_legacy_models.py):
   1. `CLI IN OUT` must exit 0 and write OUT.
@@ -79,7 +84,7 @@ def interface(graph):
     return real, overridable, outputs
 
 
-def static_checks(entry, in_model, out_path):
+def static_checks(entry, in_model, out_path, target_opset):
     problems = []
     try:
         out_model = onnx.load(out_path)
@@ -94,6 +99,8 @@ def static_checks(entry, in_model, out_path):
     else:
         if out_opset < in_opset:
             problems.append(f"default opset lowered from {in_opset} to {out_opset}")
+        if target_opset is not None and out_opset != target_opset:
+            problems.append(f"default opset {out_opset}, but --target-opset={target_opset} was asked for")
         if out_opset < 10 and not entry["all_dynamic_slices_fold"]:
             problems.append(f"default opset {out_opset} < 10 although not every DynamicSlice folds")
         need_ir = min_ir_for_opset(out_opset)  # onnx 1.4's own tests pair IR 3 with opset 9: judge a change only
@@ -172,7 +179,7 @@ def compare_dirs(got_dir, want_dir, what):
     return problems
 
 
-def check_model(entry, cli, legacy, scratch):
+def check_model(entry, cli, legacy, scratch, target_opset):
     name = entry["name"]
     in_path = os.path.join(legacy, entry["file"])
     work = os.path.join(scratch, name)
@@ -181,7 +188,8 @@ def check_model(entry, cli, legacy, scratch):
     out_path = os.path.join(work, "legalized.onnx")
 
     try:
-        p = subprocess.run([cli, in_path, out_path], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+        extra = [f"--target-opset={target_opset}"] if target_opset is not None else []
+        p = subprocess.run([cli, in_path, out_path] + extra, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                            timeout=CLI_TIMEOUT)
     except subprocess.TimeoutExpired:
         raise Failure(f"CLI timed out after {CLI_TIMEOUT}s")
@@ -196,7 +204,7 @@ def check_model(entry, cli, legacy, scratch):
         raise Failure("CLI exited 0 but wrote no output model")
 
     in_model = onnx.load(in_path)
-    _, out_opset, problems, notes = static_checks(entry, in_model, out_path)
+    _, out_opset, problems, notes = static_checks(entry, in_model, out_path, target_opset)
 
     empty_inputs = os.path.join(work, "no_inputs")
     os.makedirs(empty_inputs, exist_ok=True)
@@ -233,6 +241,7 @@ def main():
     ap.add_argument("legacy_dir", help="testdata/legacy")
     ap.add_argument("scratch_dir", help="where legalized models and outputs go (created)")
     ap.add_argument("--only", nargs="+", metavar="NAME", help="run only these models")
+    ap.add_argument("--target-opset", type=int, help="pass --target-opset=N to the CLI and expect opset N")
     args = ap.parse_args()
 
     cli = os.path.abspath(args.cli)
@@ -253,7 +262,7 @@ def main():
     passed = failed = 0
     for entry in entries:
         try:
-            detail = check_model(entry, cli, legacy, scratch)
+            detail = check_model(entry, cli, legacy, scratch, args.target_opset)
             print(f"PASS {entry['name']} ({detail})", flush=True)
             passed += 1
         except Failure as e:
