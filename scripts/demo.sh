@@ -3,7 +3,7 @@
 # computed at run time (Shape -> Gather -> Unsqueeze -> DynamicSlice).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/build.sh
+./scripts/build.sh onnx-legalize
 model=testdata/legacy/pytorch_dynamic_ends.onnx
 out=$(mktemp -d)/pytorch_dynamic_ends.legalized.onnx
 echo "== onnx-legalize --check $model"
