@@ -421,7 +421,8 @@ absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto, absl::string_vi
   if (proto.data_location() == TensorProto::EXTERNAL) {
     return absl::InvalidArgumentError(absl::StrCat(
         what,
-        ": data_location is EXTERNAL; external data must be loaded into raw_data (by model loading) first"));
+        ": data_location is EXTERNAL; its bytes must be loaded from its file and decoded with "
+        "TensorFromExternalData"));
   }
   std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
   ASSIGN_OR_RETURN(const int64_t count, CheckedElementCount(dims, what));
@@ -440,6 +441,55 @@ absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto, absl::string_vi
   } else {
     ASSIGN_OR_RETURN(bytes, DecodeTypedField(proto, what));
   }
+  return Tensor::FromBytes(type, std::move(dims), std::move(bytes));
+}
+
+absl::StatusOr<Tensor> TensorFromExternalData(const TensorProto& proto,
+                                              const std::function<absl::StatusOr<std::string>()>& read,
+                                              absl::string_view what_arg) {
+  const std::string what = DescribeTensor(proto, what_arg);
+  const DataType type = proto.data_type();
+  if (proto.data_location() != TensorProto::EXTERNAL) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": data_location is not EXTERNAL"));
+  }
+  if (!IsSupportedDataType(type)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": data_type ", type, " (", DataTypeName(type), ") is not a tensor element type"));
+  }
+  // External data holds what raw_data would, and onnx.proto: raw_data "MUST NOT be STRING".
+  if (type == TensorProto::STRING) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": a string tensor cannot be stored as external data (raw bytes)"));
+  }
+  if (proto.has_segment()) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": segment [", proto.segment().begin(), ", ",
+                                                   proto.segment().end(),
+                                                   ") is set; a tensor stored in segments is not supported"));
+  }
+  for (Field field :
+       {Field::kFloat, Field::kDouble, Field::kInt32, Field::kInt64, Field::kUint64, Field::kString}) {
+    if (FieldSize(proto, field) > 0) {
+      return absl::InvalidArgumentError(absl::StrCat(what, ": data_location is EXTERNAL but ",
+                                                     FieldName(field), " holds ", FieldSize(proto, field),
+                                                     " values too; exactly one may hold the data"));
+    }
+  }
+  if (proto.has_raw_data()) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": data_location is EXTERNAL but raw_data holds ",
+                                                   proto.raw_data().size(),
+                                                   " bytes too; exactly one may hold the data"));
+  }
+  std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
+  ASSIGN_OR_RETURN(const int64_t count, CheckedElementCount(dims, what));
+  ASSIGN_OR_RETURN(const int64_t byte_size, CheckedByteSize(type, dims, count, what));
+
+  ASSIGN_OR_RETURN(std::string bytes, read());
+  if (static_cast<int64_t>(bytes.size()) != byte_size) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": its external data has ", bytes.size(),
+                                                   " bytes, but ", TypeAndDims(type, dims), " needs ",
+                                                   byte_size));
+  }
+  if (type == TensorProto::BOOL) RETURN_IF_ERROR(CheckBoolBytes(bytes, what));
   return Tensor::FromBytes(type, std::move(dims), std::move(bytes));
 }
 

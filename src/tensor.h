@@ -7,6 +7,7 @@
 #define ONNX_LEGALIZE_SRC_TENSOR_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -85,13 +86,22 @@ class Tensor {
 // negative dims, an overflowing element count or byte size, a raw_data length or typed-field count that
 // does not match the dims, a typed field of the wrong kind for the type, both raw_data and a typed field,
 // raw_data on a string tensor, a segment, an UNDEFINED or unknown data_type, and external data (which this
-// function does not resolve; model loading does) are each an InvalidArgument naming the tensor and the
+// function does not read; TensorFromExternalData decodes it from bytes its caller reads) are each an InvalidArgument naming the tensor and the
 // numbers. A typed value that does not fit its type (int32_data 300 for uint8, 2 for bool, 70000 for a
 // float16 bit pattern) and a bool raw_data byte other than 0 or 1 are InvalidArgument naming the value and
 // its index: ONNX writers never produce them, and truncating would hide a broken model.
 // `what` describes where the tensor came from, e.g. "initializer 'w' (graph main)"; when empty, the
 // tensor's own name is used.
 absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto, absl::string_view what = "");
+
+// Decodes `proto`, whose data_location is EXTERNAL, from its external bytes. Validates the tensor first
+// (a fixed-size element type, dims and byte size as TensorFromProto does, no inline data beside the
+// reference), then calls `read` for the bytes, so nothing is read or allocated for a tensor that cannot be
+// decoded; the bytes must be exactly the tensor's size and move into the result. Errors are
+// InvalidArgument naming the tensor, except `read`'s own, which are returned as they are.
+absl::StatusOr<Tensor> TensorFromExternalData(const onnx::TensorProto& proto,
+                                              const std::function<absl::StatusOr<std::string>()>& read,
+                                              absl::string_view what = "");
 
 // Encodes `tensor` as a TensorProto named `name`: raw_data for every type but STRING (string_data).
 // Takes the tensor by value so its bytes move into the proto.

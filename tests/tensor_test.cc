@@ -312,6 +312,72 @@ TEST(TensorFromProtoTest, RejectsExternalData) {
   ExpectInvalidArgument(TensorFromProto(in).status(), {"'w'", "EXTERNAL", "loaded"});
 }
 
+// TensorFromExternalData: the bytes come from a reader, which is asked only for a tensor that can be
+// decoded.
+TensorProto ExternalProto(DataType type, std::vector<int64_t> dims) {
+  TensorProto proto = MakeProto(type, std::move(dims));
+  proto.set_data_location(TensorProto::EXTERNAL);
+  auto* entry = proto.add_external_data();
+  entry->set_key("location");
+  entry->set_value("weights.bin");
+  return proto;
+}
+
+TEST(TensorFromExternalDataTest, DecodesTheBytesTheReaderGives) {
+  int reads = 0;
+  absl::StatusOr<Tensor> tensor = TensorFromExternalData(ExternalProto(TensorProto::FLOAT, {2}), [&]() {
+    ++reads;
+    return absl::StatusOr<std::string>(LittleEndian<float>({1.5f, -2.f}));
+  });
+  ASSERT_TRUE(tensor.ok()) << tensor.status();
+  EXPECT_EQ(reads, 1);
+  EXPECT_THAT(tensor->dims(), ElementsAre(2));
+  EXPECT_EQ(tensor->bytes(), LittleEndian<float>({1.5f, -2.f}));
+}
+
+TEST(TensorFromExternalDataTest, RejectsWhatCannotBeDecodedBeforeReading) {
+  int reads = 0;
+  auto read = [&]() {
+    ++reads;
+    return absl::StatusOr<std::string>(std::string(8, '\0'));
+  };
+  ExpectInvalidArgument(TensorFromExternalData(ExternalProto(TensorProto::STRING, {1}), read).status(),
+                        {"'w'", "string tensor"});
+  ExpectInvalidArgument(TensorFromExternalData(ExternalProto(TensorProto::FLOAT, {-1}), read).status(), {"'w'"});
+  ExpectInvalidArgument(
+      TensorFromExternalData(ExternalProto(TensorProto::FLOAT, {int64_t{1} << 62, 8}), read).status(),
+      {"'w'", "overflow"});
+  TensorProto both = ExternalProto(TensorProto::FLOAT, {2});
+  both.set_raw_data(std::string(8, '\0'));
+  ExpectInvalidArgument(TensorFromExternalData(both, read).status(), {"'w'", "raw_data"});
+  TensorProto typed = ExternalProto(TensorProto::FLOAT, {1});
+  typed.add_float_data(1.f);
+  ExpectInvalidArgument(TensorFromExternalData(typed, read).status(), {"'w'", "float_data"});
+  ExpectInvalidArgument(TensorFromExternalData(MakeProto(TensorProto::FLOAT, {2}), read).status(),
+                        {"'w'", "not EXTERNAL"});
+  EXPECT_EQ(reads, 0);
+}
+
+TEST(TensorFromExternalDataTest, RejectsBytesOfTheWrongSize) {
+  ExpectInvalidArgument(TensorFromExternalData(ExternalProto(TensorProto::FLOAT, {3}),
+                                               [] { return absl::StatusOr<std::string>(std::string(8, 'x')); })
+                            .status(),
+                        {"'w'", "8 bytes", "needs 12"});
+}
+
+TEST(TensorFromExternalDataTest, RejectsBoolBytesOtherThanZeroOrOne) {
+  ExpectInvalidArgument(TensorFromExternalData(ExternalProto(TensorProto::BOOL, {2}),
+                                               [] { return absl::StatusOr<std::string>(std::string("\x01\x02", 2)); })
+                            .status(),
+                        {"'w'", "byte 2"});
+}
+
+TEST(TensorFromExternalDataTest, PassesTheReadersErrorThrough) {
+  absl::StatusOr<Tensor> tensor = TensorFromExternalData(
+      ExternalProto(TensorProto::FLOAT, {1}), [] { return absl::StatusOr<std::string>(absl::NotFoundError("gone")); });
+  EXPECT_EQ(tensor.status().code(), absl::StatusCode::kNotFound);
+}
+
 TEST(TensorFromProtoTest, RejectsUndefinedDataType) {
   ExpectInvalidArgument(TensorFromProto(MakeProto(TensorProto::UNDEFINED, {1})).status(),
                         {"'w'", "data_type 0", "undefined"});
