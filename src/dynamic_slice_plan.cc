@@ -57,8 +57,8 @@ class Planner {
   absl::Status PlanGraph(const onnx::GraphProto& graph, const onnx::GraphProto* inferred,
                          const std::string& path, const GraphLocator& locator,
                          const GraphScope* outer) {
-    plan_.scopes.push_back(
-        std::make_unique<GraphScope>(graph, path, outer, initializers_overridable_, inferred));
+    plan_.scopes.push_back(std::make_unique<GraphScope>(graph, path, outer, initializers_overridable_, inferred,
+                                                        options_.external_data));
     GraphScope& scope = *plan_.scopes.back();
     for (int i = 0; i < graph.node_size(); ++i) {
       const onnx::NodeProto& node = graph.node(i);
@@ -148,13 +148,22 @@ class Planner {
 
     auto lookup = [&](const std::string& name) -> absl::StatusOr<const Tensor*> {
       absl::StatusOr<const Tensor*> value = scope.FindConstant(name);
-      if (!value.ok()) return absl::InvalidArgumentError(absl::StrCat(label, ": ", value.status().message()));
+      if (!value.ok()) {
+        return absl::Status(value.status().code(), absl::StrCat(label, ": ", value.status().message()));
+      }
       return value;
     };
-    ASSIGN_OR_RETURN(change.data_constant, lookup(change.data));
+    // A weight stored as external data is read from its file only when the node folds (TryFold, after
+    // the size check); its type and dims come from its TensorProto.
+    const std::optional<std::vector<int64_t>> external_data_dims =
+        scope.IsExternalData(change.data) ? scope.ConstantDims(change.data) : std::nullopt;
+    if (!external_data_dims.has_value()) {
+      ASSIGN_OR_RETURN(change.data_constant, lookup(change.data));
+    }
     change.data_type = change.data_constant != nullptr
                            ? ValueType{change.data_constant->type(), change.data_constant->dims()}
                            : scope.FindType(change.data);
+    if (external_data_dims.has_value()) change.data_type.dims = external_data_dims;
     IndexInput* indices[] = {&change.starts, &change.ends, &change.axes};
     for (IndexInput* index : indices) {
       if (index->name.empty()) continue;
@@ -167,38 +176,54 @@ class Planner {
       return invalid("data '", change.data, "' is a scalar; DynamicSlice slices tensors of rank >= 1");
     }
 
-    const bool all_constant = change.data_constant != nullptr && change.starts.constant != nullptr &&
+    const bool data_is_constant = change.data_constant != nullptr || external_data_dims.has_value();
+    const bool all_constant = data_is_constant && change.starts.constant != nullptr &&
                               change.ends.constant != nullptr &&
                               (change.axes.name.empty() || change.axes.constant != nullptr);
     if (all_constant) {
-      ASSIGN_OR_RETURN(bool folded, TryFold(change, invalid));
+      ASSIGN_OR_RETURN(bool folded, TryFold(change, invalid, lookup));
       if (folded) {
         scope.AddConstant(change.output, change.folded);
         plan_.changes.push_back(std::move(change));
         return absl::OkStatus();
       }
     } else {
-      change.detail = RunTimeInputs(change);
+      change.detail = RunTimeInputs(change, data_is_constant, scope);
     }
     RETURN_IF_ERROR(PlanRewrite(change, label));
     plan_.changes.push_back(std::move(change));
     return absl::OkStatus();
   }
 
-  // "data 'x' and ends 'n' are computed at run time": why a DynamicSlice is rewritten, not folded.
-  static std::string RunTimeInputs(const PlannedChange& change) {
+  // "data 'x' and ends 'n' are computed at run time": why a DynamicSlice is rewritten, not folded. An
+  // input stored as external data that no reader can read is named apart, since it is no run-time value.
+  static std::string RunTimeInputs(const PlannedChange& change, bool data_is_constant,
+                                   const GraphScope& scope) {
     std::vector<std::string> dynamic;
-    if (change.data_constant == nullptr) dynamic.push_back(absl::StrCat("data '", change.data, "'"));
+    std::vector<std::string> unread;
+    auto add = [&](const char* kind, const std::string& name) {
+      (scope.IsExternalData(name) ? unread : dynamic).push_back(absl::StrCat(kind, " '", name, "'"));
+    };
+    if (!data_is_constant) add(kInputNames[0], change.data);
     const IndexInput* indices[] = {&change.starts, &change.ends, &change.axes};
     for (int i = 0; i < 3; ++i) {
-      if (!indices[i]->name.empty() && indices[i]->constant == nullptr) {
-        dynamic.push_back(absl::StrCat(kInputNames[i + 1], " '", indices[i]->name, "'"));
-      }
+      if (!indices[i]->name.empty() && indices[i]->constant == nullptr) add(kInputNames[i + 1], indices[i]->name);
     }
-    std::string last = dynamic.back();
-    dynamic.pop_back();
-    if (dynamic.empty()) return absl::StrCat(last, " is computed at run time");
-    return absl::StrCat(absl::StrJoin(dynamic, ", "), " and ", last, " are computed at run time");
+    auto sentence = [](std::vector<std::string> names, const char* one, const char* many) {
+      std::string last = names.back();
+      names.pop_back();
+      if (names.empty()) return absl::StrCat(last, one);
+      return absl::StrCat(absl::StrJoin(names, ", "), " and ", last, many);
+    };
+    std::vector<std::string> parts;
+    if (!dynamic.empty()) {
+      parts.push_back(sentence(dynamic, " is computed at run time", " are computed at run time"));
+    }
+    if (!unread.empty()) {
+      parts.push_back(sentence(unread, " is stored as external data, which was not read (no reader given)",
+                               " are stored as external data, which was not read (no reader given)"));
+    }
+    return absl::StrJoin(parts, "; ");
   }
 
   // Index inputs are 1-D int32 or int64 tensors of one type and one length (DynamicSlice-1's Tind).
@@ -242,23 +267,29 @@ class Planner {
     return absl::OkStatus();
   }
 
-  // Folds when the result is small enough; false means "rewrite instead".
-  template <typename Invalid>
-  absl::StatusOr<bool> TryFold(PlannedChange& change, Invalid& invalid) {
+  // Folds when the result is small enough; false means "rewrite instead". Data stored as external data
+  // is only read (with `lookup`) once the result is known to be small enough.
+  template <typename Invalid, typename Lookup>
+  absl::StatusOr<bool> TryFold(PlannedChange& change, Invalid& invalid, Lookup& lookup) {
     const Tensor* axes = change.axes.constant;
+    // data_type holds the constant's own type and dims (from its TensorProto when not decoded yet).
+    const DataType data_type = change.data_type.elem_type;
     absl::StatusOr<std::vector<int64_t>> dims = SliceOutputDims(
-        change.data_constant->dims(), *change.starts.constant, *change.ends.constant, axes, nullptr);
+        *change.data_type.dims, *change.starts.constant, *change.ends.constant, axes, nullptr);
     if (!dims.ok()) return invalid(dims.status().message());
     ASSIGN_OR_RETURN(int64_t count, CheckedElementCount(*dims, change.output));
     // Strings have no fixed size: bound them by what a std::string costs at least.
-    const int64_t element_bytes = std::max<int64_t>(ElementSize(change.data_constant->type()),
-                                                    change.data_constant->is_string() ? 32 : 1);
+    const int64_t element_bytes =
+        std::max<int64_t>(ElementSize(data_type), data_type == onnx::TensorProto::STRING ? 32 : 1);
     const bool too_big = count > options_.max_fold_bytes / element_bytes;
     if (too_big) {
-      change.detail = absl::StrCat("its constant result (", count, " elements of ",
-                                   DataTypeName(change.data_constant->type()), ") is over --max-fold-bytes (",
-                                   options_.max_fold_bytes, ")");
+      change.detail = absl::StrCat("its constant result (", count, " elements of ", DataTypeName(data_type),
+                                   ") is over --max-fold-bytes (", options_.max_fold_bytes, ")");
       return false;
+    }
+    if (change.data_constant == nullptr) {
+      ASSIGN_OR_RETURN(change.data_constant, lookup(change.data));
+      if (change.data_constant == nullptr) return invalid("data '", change.data, "' could not be read");
     }
     absl::StatusOr<Tensor> value =
         DynamicSliceReference(*change.data_constant, *change.starts.constant, *change.ends.constant, axes);

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "external_data.h"
 #include "op_names.h"
 #include "status_macros.h"
 
@@ -107,8 +108,9 @@ absl::StatusOr<Tensor> ConstantNodeValue(const onnx::NodeProto& node) {
 }
 
 GraphScope::GraphScope(const onnx::GraphProto& graph, std::string path, const GraphScope* outer,
-                       bool initializers_are_overridable, const onnx::GraphProto* inferred)
-    : graph_(graph), path_(std::move(path)), outer_(outer), inferred_(inferred) {
+                       bool initializers_are_overridable, const onnx::GraphProto* inferred,
+                       const ExternalDataReader* external_data)
+    : graph_(graph), path_(std::move(path)), outer_(outer), inferred_(inferred), external_data_(external_data) {
   std::unordered_map<std::string, bool> is_input;
   for (const auto& input : graph.input()) {
     is_input[input.name()] = true;
@@ -118,6 +120,11 @@ GraphScope::GraphScope(const onnx::GraphProto& graph, std::string path, const Gr
     all_initializers_.emplace(initializer.name(), &initializer);
     defined_here_[initializer.name()] = true;
     if (initializers_are_overridable && is_input.count(initializer.name())) continue;
+    // Without a reader the library reads no file: an external initializer is then no constant.
+    if (IsExternal(initializer) && external_data_ == nullptr) {
+      unreadable_external_[initializer.name()] = true;
+      continue;
+    }
     constant_initializers_.emplace(initializer.name(), &initializer);
   }
   for (const auto& node : graph.node()) {
@@ -125,7 +132,13 @@ GraphScope::GraphScope(const onnx::GraphProto& graph, std::string path, const Gr
       if (!output.empty()) defined_here_[output] = true;
     }
     if (node.op_type() == kConstantOp && IsDefaultDomain(node.domain()) && node.output_size() == 1) {
-      constant_nodes_.emplace(node.output(0), &node);
+      const bool external_value = node.attribute_size() == 1 && node.attribute(0).has_t() &&
+                                  IsExternal(node.attribute(0).t());
+      if (external_value && external_data_ == nullptr) {
+        unreadable_external_[node.output(0)] = true;
+      } else {
+        constant_nodes_.emplace(node.output(0), &node);
+      }
     }
   }
   IndexValueInfos(graph, declared_types_);
@@ -144,24 +157,36 @@ const onnx::TensorProto* GraphScope::FindConstantProtoHere(const std::string& na
   return it == constant_initializers_.end() ? nullptr : it->second;
 }
 
+absl::StatusOr<Tensor> GraphScope::DecodeExternal(const onnx::TensorProto& proto,
+                                                  const std::string& what) const {
+  return TensorFromExternalData(
+      proto, [&]() -> absl::StatusOr<std::string> { return external_data_->Read(proto); }, what);
+}
+
 absl::StatusOr<const Tensor*> GraphScope::FindConstant(const std::string& name) const {
   for (const GraphScope* scope = this; scope != nullptr; scope = scope->outer_) {
     auto cached = scope->decoded_.find(name);
     if (cached != scope->decoded_.end()) return cached->second.get();
     if (const onnx::TensorProto* proto = scope->FindConstantProtoHere(name)) {
+      const std::string what = absl::StrCat("initializer '", name, "' (graph ", scope->path_, ")");
       ASSIGN_OR_RETURN(Tensor value,
-                       TensorFromProto(*proto, absl::StrCat("initializer '", name, "' (graph ",
-                                                            scope->path_, ")")));
+                       IsExternal(*proto) ? scope->DecodeExternal(*proto, what) : TensorFromProto(*proto, what));
       auto& slot = scope->decoded_[name];
       slot = std::make_shared<const Tensor>(std::move(value));
       return slot.get();
     }
     auto node = scope->constant_nodes_.find(name);
     if (node != scope->constant_nodes_.end()) {
-      absl::StatusOr<Tensor> value = ConstantNodeValue(*node->second);
+      const onnx::NodeProto& constant = *node->second;
+      absl::StatusOr<Tensor> value =
+          constant.attribute_size() == 1 && constant.attribute(0).has_t() && IsExternal(constant.attribute(0).t())
+              ? scope->DecodeExternal(constant.attribute(0).t(),
+                                      absl::StrCat("Constant node '", constant.name(), "' value"))
+              : ConstantNodeValue(constant);
       if (!value.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(value.status().message(), " (graph ", scope->path_, ")"));
+        // The code stays: a missing external file is NotFound, a malformed value InvalidArgument.
+        return absl::Status(value.status().code(),
+                            absl::StrCat(value.status().message(), " (graph ", scope->path_, ")"));
       }
       auto& slot = scope->decoded_[name];
       slot = std::make_shared<const Tensor>(*std::move(value));
@@ -171,6 +196,22 @@ absl::StatusOr<const Tensor*> GraphScope::FindConstant(const std::string& name) 
     if (scope->defined_here_.count(name)) return nullptr;
   }
   return nullptr;
+}
+
+bool GraphScope::IsExternalData(const std::string& name) const {
+  for (const GraphScope* scope = this; scope != nullptr; scope = scope->outer_) {
+    if (scope->decoded_.count(name)) return false;
+    if (const onnx::TensorProto* proto = scope->FindConstantProtoHere(name)) return IsExternal(*proto);
+    auto node = scope->constant_nodes_.find(name);
+    if (node != scope->constant_nodes_.end()) {
+      const onnx::NodeProto& constant = *node->second;
+      return constant.attribute_size() == 1 && constant.attribute(0).has_t() &&
+             IsExternal(constant.attribute(0).t());
+    }
+    if (scope->unreadable_external_.count(name)) return true;
+    if (scope->defined_here_.count(name)) return false;
+  }
+  return false;
 }
 
 std::optional<std::vector<int64_t>> GraphScope::ConstantDims(const std::string& name) const {

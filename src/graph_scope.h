@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "onnx/onnx_pb.h"
+#include "onnx_legalize/legalize.h"
 #include "tensor.h"
 
 namespace onnx_legalize {
@@ -46,8 +47,11 @@ class GraphScope {
   // the caller may override, so it is no constant. In IR 3 every initializer is listed as an input by
   // rule, and all of them are constants.
   // `inferred` (optional) is the same graph after shape inference, consulted for types it adds.
+  // `external_data` (optional, not owned) reads constants stored as external data; without it they are
+  // not constants (their type and dims stay known).
   GraphScope(const onnx::GraphProto& graph, std::string path, const GraphScope* outer,
-             bool initializers_are_overridable, const onnx::GraphProto* inferred = nullptr);
+             bool initializers_are_overridable, const onnx::GraphProto* inferred = nullptr,
+             const ExternalDataReader* external_data = nullptr);
 
   const onnx::GraphProto& graph() const { return graph_; }
   const std::string& path() const { return path_; }
@@ -56,9 +60,15 @@ class GraphScope {
   // The constant value of `name` as seen from this graph: a non-overridable initializer, the output of a
   // Constant node, or a value recorded with AddConstant, here or in an outer scope. Null when `name` is
   // not a constant (a graph input, an overridable initializer, a computed value, unknown). Initializers
-  // are decoded on first use only, so weights no fold needs are never read. An error when a constant's
-  // TensorProto is malformed.
+  // are decoded on first use only, so weights no fold needs are never read; one stored as external data
+  // is read from its file then, through the scope's reader. An error when a constant's TensorProto is
+  // malformed or its external data cannot be read.
   absl::StatusOr<const Tensor*> FindConstant(const std::string& name) const;
+
+  // True when `name`, looked up as FindConstant looks it up, is an initializer or Constant value stored
+  // as external data and not decoded yet: with a reader, FindConstant would read it from its file; without
+  // one it is no constant, and this says why. Reads nothing.
+  bool IsExternalData(const std::string& name) const;
 
   // The dims of constant `name`, without decoding it (nullopt when not a constant). Lets a caller
   // bound work before it decodes a tensor.
@@ -77,12 +87,14 @@ class GraphScope {
 
  private:
   const onnx::TensorProto* FindConstantProtoHere(const std::string& name) const;
+  absl::StatusOr<Tensor> DecodeExternal(const onnx::TensorProto& proto, const std::string& what) const;
   std::optional<ValueType> FindTypeHere(const std::string& name) const;
 
   const onnx::GraphProto& graph_;
   std::string path_;
   const GraphScope* outer_;
   const onnx::GraphProto* inferred_;
+  const ExternalDataReader* external_data_;
 
   std::unordered_map<std::string, const onnx::TensorProto*> constant_initializers_;
   std::unordered_map<std::string, const onnx::NodeProto*> constant_nodes_;
@@ -90,6 +102,8 @@ class GraphScope {
   std::unordered_map<std::string, const onnx::ValueInfoProto*> inferred_types_;
   std::unordered_map<std::string, const onnx::TensorProto*> all_initializers_;
   std::unordered_map<std::string, bool> defined_here_;
+  // Initializers and Constant outputs stored as external data that no reader can read: not constants.
+  std::unordered_map<std::string, bool> unreadable_external_;
   // Decoded constants, filled lazily by FindConstant and by AddConstant.
   mutable std::unordered_map<std::string, std::shared_ptr<const Tensor>> decoded_;
 };

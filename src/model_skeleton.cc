@@ -35,7 +35,10 @@ void CopyGraphSkeleton(const onnx::GraphProto& source, onnx::GraphProto& target)
   std::unordered_set<std::string> inputs;
   for (const auto& input : source.input()) inputs.insert(input.name());
   for (const auto& initializer : source.initializer()) {
-    if (StoredBytes(initializer) <= kSkeletonKeepBytes) {
+    // External data is left out too: onnx's checker would look for its file relative to the working
+    // folder, and shape inference cannot read it.
+    if (StoredBytes(initializer) <= kSkeletonKeepBytes &&
+        initializer.data_location() != onnx::TensorProto::EXTERNAL) {
       *target.add_initializer() = initializer;
     } else if (!inputs.count(initializer.name())) {
       DeclareAsInput(initializer, target);

@@ -14,8 +14,8 @@ namespace onnx_legalize {
 // ...) are small, and shape inference reads them.
 inline constexpr int64_t kSkeletonKeepBytes = 64 * 1024;
 
-// `model` with every initializer (in every graph) whose data passes kSkeletonKeepBytes replaced by a graph
-// input of the same name, element type and shape.
+// `model` with every initializer (in every graph) whose data passes kSkeletonKeepBytes or is stored as
+// external data replaced by a graph input of the same name, element type and shape.
 onnx::ModelProto ModelSkeleton(const onnx::ModelProto& model);
 
 }  // namespace onnx_legalize

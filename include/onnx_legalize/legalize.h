@@ -23,6 +23,16 @@ namespace onnx_legalize {
 inline constexpr int64_t kMinTargetOpset = 10;
 inline constexpr int64_t kMaxTargetOpset = 17;
 
+// Reads the bytes of tensors stored as external data (data_location EXTERNAL; the external_data keys
+// location, offset and length say where). OpenExternalData gives one for a model file; tests and callers
+// with their own storage implement it.
+class ExternalDataReader {
+ public:
+  virtual ~ExternalDataReader() = default;
+  // `tensor`'s external bytes: exactly what its raw_data would hold. Errors name the tensor and the file.
+  virtual absl::StatusOr<std::string> Read(const onnx::TensorProto& tensor) const = 0;
+};
+
 struct Options {
   // Largest folded output, in bytes. A DynamicSlice whose constant result is bigger is rewritten instead,
   // so a hostile or huge model cannot make the folder allocate without bound. Checked before allocation.
@@ -44,6 +54,12 @@ struct Options {
 
   // Seed of the verification's random inputs: the same seed gives the same trials, run after run.
   uint64_t verify_seed = 0x5eed;
+
+  // Reads initializers (and Constant values) stored as external data, only when a fold needs their
+  // values; not owned, and must outlive the Legalize call. Null: the library reads no files, so such a
+  // tensor is not a constant (its DynamicSlice is rewritten, and the report's detail says why); its type
+  // and dims are still known. LegalizeFile sets it to the input's OpenExternalData.
+  const ExternalDataReader* external_data = nullptr;
 };
 
 // What was done to one DynamicSlice.
