@@ -1,5 +1,6 @@
 // LegalizeFile: file -> ModelProto -> Legalize -> file, writing nothing unless every step succeeds.
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -24,23 +25,36 @@ bool SameExistingFile(const std::string& a, const std::string& b) {
 }  // namespace
 
 absl::StatusOr<Report> LegalizeFile(const std::string& input_path, const std::string& output_path,
-                                    const Options& options) {
+                                    const Options& options, const SaveOptions& save_options) {
   // Writing over the input would lose the original if anything later went wrong in a way the atomic save
-  // cannot see (a wrong legalization is still a complete file). An explicit in-place mode may come later.
-  if (SameExistingFile(input_path, output_path)) {
+  // cannot see (a wrong legalization is still a complete file): only on explicit request.
+  if (!save_options.in_place && SameExistingFile(input_path, output_path)) {
     return absl::FailedPreconditionError(
         absl::StrCat("output '", output_path, "' is the input file '", input_path,
-                     "'; refusing to overwrite the input (write to a different file)"));
+                     "'; refusing to overwrite the input (write to a different file, or ask for in-place)"));
   }
   ASSIGN_OR_RETURN(onnx::ModelProto model, LoadModel(input_path));
-  absl::StatusOr<Report> report = Legalize(model, options);
+
+  // External data is read only where a fold needs it, from the input's folder.
+  std::unique_ptr<ExternalDataReader> reader;
+  Options legalize_options = options;
+  if (legalize_options.external_data == nullptr) {
+    ASSIGN_OR_RETURN(reader, OpenExternalData(input_path));
+    legalize_options.external_data = reader.get();
+  }
+  absl::StatusOr<Report> report = Legalize(model, legalize_options);
   if (!report.ok()) {
     // Name the file too. Appended, not prepended: callers match messages by their start (the CLI maps
     // "verification failed..." to its own exit code).
     return absl::Status(report.status().code(),
                         absl::StrCat(report.status().message(), " (model '", input_path, "')"));
   }
-  RETURN_IF_ERROR(SaveModel(model, output_path));
+  SaveOptions save = save_options;
+  if (save.external_data_folder.empty()) {
+    const std::filesystem::path folder = std::filesystem::path(input_path).parent_path();
+    save.external_data_folder = folder.empty() ? "." : folder.string();
+  }
+  RETURN_IF_ERROR(SaveModel(model, output_path, save));
   return *std::move(report);
 }
 

@@ -139,14 +139,16 @@ TEST_F(ModelIoTest, SaveKeepsTheReplacedFilesPermissions) {
             fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
 }
 
-TEST_F(ModelIoTest, LoadsAModelWithExternalDataAsIs) {
+// More on external data in model_io_external_data_test.cc.
+TEST_F(ModelIoTest, LoadsAModelWithExternalDataKeepingItsEntries) {
   onnx::ModelProto model = WeightedModel(4);
   onnx::TensorProto* w = model.mutable_graph()->mutable_initializer(0);
   w->clear_raw_data();
   w->set_data_location(onnx::TensorProto::EXTERNAL);
   onnx::StringStringEntryProto* location = w->add_external_data();
   location->set_key("location");
-  location->set_value("weights.bin");  // Does not exist: loading does not resolve it.
+  location->set_value("weights.bin");
+  WriteBytes(PathOf("weights.bin"), std::string(16, '\x3f'));
   ASSERT_TRUE(SaveModel(model, PathOf("m.onnx")).ok());
   absl::StatusOr<onnx::ModelProto> loaded = LoadModel(PathOf("m.onnx"));
   ASSERT_TRUE(loaded.ok()) << loaded.status();

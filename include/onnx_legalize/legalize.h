@@ -9,6 +9,7 @@
 #define ONNX_LEGALIZE_INCLUDE_ONNX_LEGALIZE_LEGALIZE_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -93,18 +94,68 @@ absl::StatusOr<Report> Legalize(onnx::ModelProto& model, const Options& options)
 
 // Reads a model file; NotFound when it does not exist, InvalidArgument naming the path when it is not a
 // valid ModelProto (empty, truncated, garbage, a directory, over protobuf's 2 GiB limit); other I/O errors
-// carry the code of their errno. Tensors stored as external data are not read: their entries are kept.
+// carry the code of their errno.
+// Tensors stored as external data keep their entries and are not read, but every reference is checked
+// (with stat only): its location resolves relative to the model's folder and must stay inside it. An
+// absolute location, one that leaves the folder ("..", a symbolic link pointing out), a file that is not
+// a regular file, a malformed offset or length, or a range past the end of the file is InvalidArgument;
+// a missing file is NotFound; each names the tensor and the path. Nothing outside the folder is read.
 absl::StatusOr<onnx::ModelProto> LoadModel(const std::string& path);
+
+// A reader for the external data of the model file at `model_path`: locations resolve against its folder,
+// under the rules LoadModel checks, which are checked again on every read (and the file opened must be
+// the one checked). Opens nothing until Read. NotFound when the model's folder does not exist.
+absl::StatusOr<std::unique_ptr<ExternalDataReader>> OpenExternalData(const std::string& model_path);
 
 // Writes `model` to `path` atomically: a temporary file beside it, fsync'ed, then renamed over it, and the
 // folder fsync'ed. On failure the temporary is removed and no file at `path` is created or changed. The
 // bytes are deterministic (the same model gives the same file); a replaced file keeps its permissions.
+// External data references are written as they are; a model past protobuf's 2 GiB limit is
+// ResourceExhausted (the overload below moves weights to a data file instead).
 absl::Status SaveModel(const onnx::ModelProto& model, const std::string& path);
 
+// Initializers of at least this many bytes go to the data file when one is written (onnx's own default).
+inline constexpr int64_t kDefaultExternalDataThreshold = 1024;
+
+struct SaveOptions {
+  // The folder the model's external data locations are relative to (the folder of the file it was
+  // loaded from). When it is not the output's folder, every file still referenced is made available in
+  // the output's folder under the same location: cloned (reflink) where the filesystem can, else
+  // hard-linked (the same file under a second name) where both are on one filesystem, else copied
+  // (streamed, never whole in memory); a file of that name there is replaced. In the output's own folder
+  // the files are left as they are. "": references are written as they are.
+  std::string external_data_folder;
+
+  // The data file, a file name in the output's folder. "" : written only when the model would otherwise
+  // pass protobuf's 2 GiB limit, as "<output file name>.data"; then it receives the inline initializers
+  // of at least `external_data_threshold` bytes and any tensor whose location already is that name.
+  // Set: always used, and it receives every tensor stored externally (existing references are repacked
+  // into it) besides those initializers. Offsets are aligned (64 KiB for tensors of 1 MiB or more, else
+  // 64 bytes). Written only when some tensor goes to it.
+  std::string external_data_name;
+
+  // Smallest initializer (raw bytes) that goes to the data file. Folded initializers count like any other;
+  // tensors stored in typed fields (float_data, ...) and strings stay inline.
+  int64_t external_data_threshold = kDefaultExternalDataThreshold;
+
+  // LegalizeFile only: permits `output_path` to be the input file itself. Without it that is refused, so a
+  // mistyped OUT cannot replace the original.
+  bool in_place = false;
+};
+
+// SaveModel with external data (see SaveOptions). Every file (data files, then the model last) is written
+// to a temporary beside its destination, fsync'ed, and renamed only once all are complete; on failure
+// every temporary is removed and no destination is created or changed. `model` is changed during the
+// call (weights moved out and back, in O(1)) and is exactly as it was on return.
+absl::Status SaveModel(onnx::ModelProto& model, const std::string& path, const SaveOptions& options);
+
 // Loads `input_path`, legalizes, verifies and saves to `output_path`; writes nothing on failure.
-// FailedPrecondition when `output_path` is the input file itself (any spelling, link included).
+// External data is read through OpenExternalData(input_path) when a fold needs it (unless
+// options.external_data is already set) and saved with `save_options`, whose external_data_folder
+// defaults to the input's folder. FailedPrecondition when `output_path` is the input file itself (any
+// spelling, link included) and save_options.in_place is not set.
 absl::StatusOr<Report> LegalizeFile(const std::string& input_path, const std::string& output_path,
-                                    const Options& options);
+                                    const Options& options, const SaveOptions& save_options = {});
 
 // The report as a JSON document (stable key order, for tools and CI logs).
 std::string ReportToJson(const Report& report);
