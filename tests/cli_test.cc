@@ -1,8 +1,12 @@
 // The onnx-legalize binary, run as a user runs it: arguments in, exit code, stdout, stderr and files out.
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -194,7 +198,7 @@ TEST_F(CliTest, BadFlagValuesAreUsageErrors) {
 }
 
 TEST_F(CliTest, OutputThatIsTheInputIsAUsageError) {
-  ExpectFailureWritingNothing({PathOf("clean.onnx"), PathOf("clean.onnx")}, 2, "is the input file");
+  ExpectFailureWritingNothing({PathOf("clean.onnx"), PathOf("clean.onnx")}, 2, "use --in-place");
   ExpectFailureWritingNothing({PathOf("clean.onnx"), (dir_ / "." / "clean.onnx").string()}, 2,
                               "is the input file");
 }
@@ -335,6 +339,186 @@ TEST_F(CliTest, ReportThatNamesAModelIsAUsageError) {
 
 TEST_F(CliTest, KeepOpsetWithRunTimeIndicesCannotBeLegalizedAndExits3) {
   ExpectFailureWritingNothing({"--keep-opset", PathOf("dirty.onnx"), PathOf("out.onnx")}, 3, "");
+}
+
+// --- --in-place ---------------------------------------------------------------------------------------------
+
+TEST_F(CliTest, InPlaceWritesOverTheInput) {
+  WriteModel(dir_ / "inplace.onnx", kDynamicSliceModel, "crop");
+  const CliRun run = Run({"--in-place", PathOf("inplace.onnx")});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, AllOf(HasSubstr(PathOf("inplace.onnx") + " -> " + PathOf("inplace.onnx")),
+                             HasSubstr("rewritten as Slice-10")));
+  onnx::ModelProto written;
+  ASSERT_TRUE(written.ParseFromString(ReadBytes(dir_ / "inplace.onnx")));
+  EXPECT_EQ(written.graph().node(0).op_type(), "Slice");
+  EXPECT_THAT(FileNames(dir_), UnorderedElementsAre("clean.onnx", "dirty.onnx", "garbage.onnx", "inplace.onnx"));
+  // Legalizing again changes nothing.
+  const std::string once = ReadBytes(dir_ / "inplace.onnx");
+  EXPECT_EQ(Run({"--in-place", PathOf("inplace.onnx")}).exit_code, 0);
+  EXPECT_EQ(ReadBytes(dir_ / "inplace.onnx"), once);
+  fs::remove(dir_ / "inplace.onnx");
+}
+
+TEST_F(CliTest, InPlaceTakesOneModelAndNoOutput) {
+  ExpectFailureWritingNothing({"--in-place", PathOf("dirty.onnx"), PathOf("out.onnx")}, 2, "--in-place");
+  ExpectFailureWritingNothing({"--in-place", PathOf("dirty.onnx"), "-o", PathOf("out.onnx")}, 2, "--in-place");
+  ExpectFailureWritingNothing({"--in-place", PathOf("dirty.onnx"), PathOf("dirty.onnx")}, 2, "--in-place");
+  ExpectFailureWritingNothing({"--check", "--in-place", PathOf("dirty.onnx")}, 2, "--in-place");
+}
+
+TEST_F(CliTest, InPlaceFailureLeavesTheInputUntouched) {
+  WriteModel(dir_ / "inplace.onnx", kDynamicSliceModel, "crop");
+  const std::string before = ReadBytes(dir_ / "inplace.onnx");
+  const CliRun run = Run({"--in-place", "--keep-opset", PathOf("inplace.onnx")});
+  EXPECT_EQ(run.exit_code, 3);
+  EXPECT_EQ(ReadBytes(dir_ / "inplace.onnx"), before);
+  fs::remove(dir_ / "inplace.onnx");
+}
+
+// --- external data -----------------------------------------------------------------------------------------
+
+// in/legacy.onnx: `w` (float[4, 3]) is cropped with constant indices, so it folds and is read; `big`
+// (float[big_count]) is cropped with indices computed at run time, so it is rewritten and never read.
+// Both live in in/weights.bin: w at 0, big at 64 (sparse when big, so a 2 GiB weight costs no disk).
+constexpr char kExternalLegacyModel[] = R"(
+<ir_version: 4, opset_import: ["" : 9]>
+legacy (int64[1] s, int64[1] e) => (float[2, 3] cropped, float[M] sliced) {
+  cropped = DynamicSlice (w, ws, we)
+  sliced = DynamicSlice (big, s, e)
+}
+)";
+
+void AddExternal(onnx::ModelProto& model, const std::string& name, int64_t count, const std::string& location,
+                 int64_t offset, std::vector<int64_t> dims) {
+  onnx::TensorProto* t = model.mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : dims) t->add_dims(d);
+  t->set_data_location(onnx::TensorProto::EXTERNAL);
+  const std::pair<const char*, std::string> entries[] = {
+      {"location", location}, {"offset", std::to_string(offset)}, {"length", std::to_string(count * 4)}};
+  for (const auto& [key, value] : entries) {
+    auto* entry = t->add_external_data();
+    entry->set_key(key);
+    entry->set_value(value);
+  }
+}
+
+void AddIndex(onnx::ModelProto& model, const std::string& name, int64_t value) {
+  onnx::TensorProto* t = model.mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::INT64);
+  t->add_dims(1);
+  t->add_int64_data(value);
+}
+
+void WriteExternalLegacyModel(const fs::path& folder, int64_t big_count, const std::string& location = "weights.bin") {
+  fs::create_directories(folder);
+  onnx::ModelProto model;
+  const onnx::Status status = onnx::OnnxParser::Parse(model, kExternalLegacyModel);
+  ASSERT_TRUE(status.IsOK()) << status.ErrorMessage();
+  AddExternal(model, "w", 12, location, 0, {4, 3});
+  AddExternal(model, "big", big_count, location, 64, {big_count});
+  AddIndex(model, "ws", 1);
+  AddIndex(model, "we", 3);
+  WriteBytes(folder / "legacy.onnx", model.SerializeAsString());
+  const int fd = ::open((folder / "weights.bin").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ASSERT_GE(fd, 0);
+  float w[12];
+  for (int i = 0; i < 12; ++i) w[i] = static_cast<float>(i + 1);
+  ASSERT_EQ(::pwrite(fd, w, sizeof(w), 0), static_cast<ssize_t>(sizeof(w)));
+  ASSERT_EQ(::ftruncate(fd, 64 + big_count * 4), 0);  // A hole, not data: no disk, no memory.
+  ::close(fd);
+}
+
+TEST_F(CliTest, LegalizesExternalDataIntoAnotherFolder) {
+  WriteExternalLegacyModel(root_ / "in", 256);
+  const std::string input = (root_ / "in" / "legacy.onnx").string();
+  const fs::path out = root_ / "out";
+  fs::create_directories(out);
+  const CliRun run = Run({input, (out / "legal.onnx").string()});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, AllOf(HasSubstr("'cropped'): folded"), HasSubstr("'sliced'): rewritten")));
+  EXPECT_THAT(FileNames(out), UnorderedElementsAre("legal.onnx", "weights.bin"));
+  const CliRun check = Run({"--check", (out / "legal.onnx").string()});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+}
+
+TEST_F(CliTest, ExternalDataFlagWritesTheNamedDataFile) {
+  WriteExternalLegacyModel(root_ / "in", 256);
+  const fs::path out = root_ / "out";
+  fs::create_directories(out);
+  const CliRun run = Run({(root_ / "in" / "legacy.onnx").string(), (out / "legal.onnx").string(),
+                          "--external-data=legal.bin", "--external-data-threshold=16"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  // big is repacked into legal.bin, and so is the folded `cropped` (24 bytes >= 16).
+  EXPECT_THAT(FileNames(out), UnorderedElementsAre("legal.onnx", "legal.bin"));
+  onnx::ModelProto written;
+  ASSERT_TRUE(written.ParseFromString(ReadBytes(out / "legal.onnx")));
+  for (const auto& t : written.graph().initializer()) {
+    if (t.name() == "big" || t.name() == "cropped") {
+      EXPECT_EQ(t.data_location(), onnx::TensorProto::EXTERNAL) << t.name();
+      EXPECT_EQ(t.external_data(0).value(), "legal.bin") << t.name();
+    }
+  }
+  EXPECT_EQ(Run({"--check", (out / "legal.onnx").string()}).exit_code, 0);
+}
+
+TEST_F(CliTest, BadExternalDataFlagsAreUsageErrors) {
+  ExpectFailureWritingNothing({"--external-data=sub/w.bin", PathOf("dirty.onnx"), PathOf("out.onnx")}, 2,
+                              "must be a file name");
+  ExpectFailureWritingNothing({"--external-data=out.onnx", PathOf("dirty.onnx"), PathOf("out.onnx")}, 2,
+                              "OUT's own file name");
+  ExpectFailureWritingNothing({"--external-data-threshold=-1", PathOf("dirty.onnx"), PathOf("out.onnx")}, 2,
+                              "negative");
+  ExpectFailureWritingNothing({"--external-data", PathOf("dirty.onnx"), PathOf("out.onnx")}, 2, "");
+}
+
+TEST_F(CliTest, BadExternalReferenceExits3NamingTensorAndPath) {
+  WriteExternalLegacyModel(root_ / "in", 256, "../weights.bin");
+  const fs::path out = root_ / "out";
+  fs::create_directories(out);
+  const CliRun run = Run({(root_ / "in" / "legacy.onnx").string(), (out / "legal.onnx").string()});
+  EXPECT_EQ(run.exit_code, 3);
+  EXPECT_THAT(run.err, AllOf(HasSubstr("initializer 'w'"), HasSubstr("'../weights.bin'"),
+                             HasSubstr("leaves the model's folder")));
+  EXPECT_THAT(FileNames(out), IsEmpty());
+  fs::remove(root_ / "in" / "weights.bin");
+  WriteExternalLegacyModel(root_ / "in", 256, "absent.bin");
+  const CliRun missing = Run({(root_ / "in" / "legacy.onnx").string(), (out / "legal.onnx").string()});
+  EXPECT_EQ(missing.exit_code, 3);
+  EXPECT_THAT(missing.err, AllOf(HasSubstr("initializer 'w'"), HasSubstr("absent.bin"), HasSubstr("does not exist")));
+  EXPECT_THAT(FileNames(out), IsEmpty());
+}
+
+// A weight past protobuf's 2 GiB limit (a sparse file: no disk, no memory), in a model legalized into
+// another folder: the weight stays external (inline, the output could not be written at all), is never
+// read, and the whole run stays small and quick.
+TEST_F(CliTest, LegalizesAModelWithA2GiBExternalWeightInLittleMemory) {
+  const int64_t big_count = (int64_t{21} << 30) / 10 / 4;  // 2.1 GiB of floats
+  WriteExternalLegacyModel(root_ / "in", big_count);
+  const fs::path out = root_ / "out";
+  fs::create_directories(out);
+  const auto start = std::chrono::steady_clock::now();
+  const CliRun run = Run({(root_ / "in" / "legacy.onnx").string(), (out / "legal.onnx").string()});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, AllOf(HasSubstr("'cropped'): folded"), HasSubstr("'sliced'): rewritten")));
+  struct rusage usage;
+  ASSERT_EQ(::getrusage(RUSAGE_CHILDREN, &usage), 0);
+  EXPECT_LT(usage.ru_maxrss, 200 * 1024) << "peak resident KiB of onnx-legalize";
+  EXPECT_LT(seconds, 20.0);
+  EXPECT_THAT(FileNames(out), UnorderedElementsAre("legal.onnx", "weights.bin"));
+  EXPECT_EQ(fs::file_size(out / "weights.bin"), static_cast<uintmax_t>(64 + big_count * 4));
+  EXPECT_LT(fs::file_size(out / "legal.onnx"), 4096u);
+  onnx::ModelProto written;
+  ASSERT_TRUE(written.ParseFromString(ReadBytes(out / "legal.onnx")));
+  bool big_is_external = false;
+  for (const auto& t : written.graph().initializer()) {
+    if (t.name() == "big") big_is_external = t.data_location() == onnx::TensorProto::EXTERNAL;
+  }
+  EXPECT_TRUE(big_is_external);
 }
 
 }  // namespace

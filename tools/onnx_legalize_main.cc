@@ -45,6 +45,10 @@ ABSL_FLAG(bool, keep_opset, false, "Keep the model's opset; only constant-index 
 ABSL_FLAG(bool, verify, true, "Execute both forms of every change and compare them.");
 ABSL_FLAG(int64_t, max_fold_bytes, onnx_legalize::Options{}.max_fold_bytes,
           "Largest DynamicSlice result folded into an initializer, in bytes.");
+ABSL_FLAG(bool, in_place, false, "Write the legalized model over IN.");
+ABSL_FLAG(std::string, external_data, "", "Write weights to this data file beside OUT.");
+ABSL_FLAG(int64_t, external_data_threshold, onnx_legalize::kDefaultExternalDataThreshold,
+          "Smallest initializer, in bytes, that goes to the data file.");
 
 namespace {
 
@@ -60,14 +64,16 @@ constexpr int kExitVerification = 4;
 constexpr char kUsage[] = R"(Usage:
   onnx-legalize IN.onnx OUT.onnx [flags]
   onnx-legalize IN.onnx -o OUT.onnx [flags]
+  onnx-legalize --in-place IN.onnx [flags]
   onnx-legalize --check IN.onnx [IN2.onnx ...]
 
 Rewrites every DynamicSlice (the experimental op onnx removed in 1.5) into a standard Slice, or folds it
 into a constant, moves the model to an opset that has Slice-10+, verifies each change by executing both
-forms, and writes OUT atomically. IN is never modified.
+forms, and writes OUT atomically. IN is never modified, unless --in-place asks for it.
 
 Flags:
   -o OUT.onnx           the output model (instead of a second positional argument)
+  --in-place            write the result over IN (atomically; its external data files too)
   --check               list every node whose op has no schema at the opset the model imports
                         (DynamicSlice and other removed ops, ops newer than the imported opset,
                         domains the model does not import), one line each, then a summary; writes
@@ -80,6 +86,13 @@ Flags:
   --no-verify           skip executing the original and legalized forms to compare them
   --max-fold-bytes=N    largest result folded into a constant; bigger ones are rewritten
                         (default {max_fold_bytes})
+  --external-data=NAME  store the weights in the data file NAME beside OUT: every initializer of at
+                        least --external-data-threshold bytes and every tensor already stored
+                        externally. Without it, a model that would pass protobuf's 2 GiB limit
+                        gets OUT.data automatically; external data files of IN stay as they are
+                        and, when OUT is in another folder, are linked or copied there
+  --external-data-threshold=BYTES
+                        smallest initializer that goes to the data file (default {threshold})
   --help, -h            this text
   --version             the version of onnx-legalize and its libraries
 Boolean flags also take --flag=true|false and --no-flag.
@@ -88,10 +101,12 @@ Exit codes:
   0  success (with --check: no findings)
   1  --check found something
   2  usage error: unknown flag, wrong number of arguments, bad flag value, OUT is IN
+     without --in-place
   3  the input model is unreadable, malformed or cannot be legalized, or an output cannot be written
      (with --check: a file could not be read or checked)
   4  verification failed: a legalized node does not compute what the original did
-On every exit but 0 and 1, OUT is not created and an existing OUT is left untouched.
+On every exit but 0 and 1, OUT (and its data file) is not created and an existing one is left
+untouched.
 Messages go to stderr as "onnx-legalize: <message>".
 )";
 
@@ -122,6 +137,9 @@ constexpr FlagSpelling kFlagSpellings[] = {
     {"keep-opset", "keep_opset", FlagKind::kBool},
     {"verify", "verify", FlagKind::kBool},
     {"max-fold-bytes", "max_fold_bytes", FlagKind::kInt},
+    {"in-place", "in_place", FlagKind::kBool},
+    {"external-data", "external_data", FlagKind::kString},
+    {"external-data-threshold", "external_data_threshold", FlagKind::kInt},
     {"help", "", FlagKind::kHelp},
     {"h", "", FlagKind::kHelp},
     {"version", "", FlagKind::kVersion},
@@ -367,8 +385,14 @@ void PrintSummary(const std::string& input, const std::string& output, const onn
 
 int RunLegalize(const std::vector<std::string>& positionals, const std::set<std::string>& given) {
   std::string output = absl::GetFlag(FLAGS_o);
+  const bool in_place = absl::GetFlag(FLAGS_in_place);
   if (positionals.empty()) return UsageError("missing the input model (IN.onnx)");
-  if (!output.empty() && positionals.size() != 1) {
+  if (in_place) {
+    if (positionals.size() != 1 || given.count("o")) {
+      return UsageError("--in-place writes over IN: give exactly one model and no OUT");
+    }
+    output = positionals[0];
+  } else if (!output.empty() && positionals.size() != 1) {
     return UsageError("with -o, give exactly one input model");
   }
   if (output.empty()) {
@@ -398,9 +422,26 @@ int RunLegalize(const std::vector<std::string>& positionals, const std::set<std:
   if (options.max_fold_bytes < 0) {
     return UsageError(absl::StrCat("--max-fold-bytes=", options.max_fold_bytes, " is negative"));
   }
+  onnx_legalize::SaveOptions save_options;
+  save_options.in_place = in_place;
+  save_options.external_data_name = absl::GetFlag(FLAGS_external_data);
+  save_options.external_data_threshold = absl::GetFlag(FLAGS_external_data_threshold);
+  if (save_options.external_data_threshold < 0) {
+    return UsageError(
+        absl::StrCat("--external-data-threshold=", save_options.external_data_threshold, " is negative"));
+  }
+  const std::string& data_name = save_options.external_data_name;
+  if (data_name.find('/') != std::string::npos || data_name == "." || data_name == "..") {
+    return UsageError(absl::StrCat("--external-data='", data_name,
+                                   "' must be a file name: the data file is written beside OUT"));
+  }
+  if (!data_name.empty() && data_name == std::filesystem::path(output).filename().string()) {
+    return UsageError(absl::StrCat("--external-data='", data_name, "' is OUT's own file name"));
+  }
   // LegalizeFile refuses this too; checking first makes it a usage error rather than a model error.
-  if (SameExistingFile(input, output)) {
-    return UsageError(absl::StrCat("OUT '", output, "' is the input file; write to a different file"));
+  if (!in_place && SameExistingFile(input, output)) {
+    return UsageError(absl::StrCat("OUT '", output,
+                                   "' is the input file; write to a different file, or use --in-place"));
   }
   const std::string report_path = given.count("report") ? absl::GetFlag(FLAGS_report) : "";
   if (!report_path.empty() && report_path != "-") {
@@ -414,7 +455,8 @@ int RunLegalize(const std::vector<std::string>& positionals, const std::set<std:
     }
   }
 
-  absl::StatusOr<onnx_legalize::Report> report = onnx_legalize::LegalizeFile(input, output, options);
+  absl::StatusOr<onnx_legalize::Report> report =
+      onnx_legalize::LegalizeFile(input, output, options, save_options);
   if (!report.ok()) {
     PrintError(report.status().message());
     // The library's promise: a verification mismatch is kInternal and its message starts so.
@@ -437,7 +479,8 @@ int Run(int argc, char** argv) {
   const MappedCommandLine mapped = MapToAbslSpelling(argc, argv);
   if (mapped.help) {
     std::cout << absl::StrReplaceAll(
-        kUsage, {{"{max_fold_bytes}", absl::StrCat(onnx_legalize::Options{}.max_fold_bytes)}});
+        kUsage, {{"{max_fold_bytes}", absl::StrCat(onnx_legalize::Options{}.max_fold_bytes)},
+                 {"{threshold}", absl::StrCat(onnx_legalize::kDefaultExternalDataThreshold)}});
     return kExitOk;
   }
   if (mapped.version) {
@@ -450,7 +493,8 @@ int Run(int argc, char** argv) {
 
   if (absl::GetFlag(FLAGS_check)) {
     std::vector<std::string> extra;
-    for (const char* flag : {"o", "report", "target-opset", "keep-opset", "verify", "max-fold-bytes"}) {
+    for (const char* flag : {"o", "report", "target-opset", "keep-opset", "verify", "max-fold-bytes", "in-place",
+                             "external-data", "external-data-threshold"}) {
       if (mapped.given.count(flag)) extra.push_back(absl::StrCat(flag[1] == '\0' ? "-" : "--", flag));
     }
     if (!extra.empty()) {
