@@ -62,6 +62,11 @@ class TensorWalker {
 
   void Node(const onnx::NodeProto& node, const std::string& path) {
     for (const auto& attribute : node.attribute()) {
+      // Most attributes hold no tensor: describe only those that do.
+      if (!attribute.has_t() && attribute.tensors_size() == 0 && !attribute.has_sparse_tensor() &&
+          attribute.sparse_tensors_size() == 0) {
+        continue;
+      }
       const std::string where =
           absl::StrCat("attribute '", attribute.name(), "' of ", NodeLabel(node), " (graph ", path, ")");
       if (attribute.has_t()) visit_(attribute.t(), {where, false});

@@ -155,6 +155,16 @@ TEST_F(ModelIoTest, LoadsAModelWithExternalDataKeepingItsEntries) {
   EXPECT_TRUE(Equal(*loaded, model));
 }
 
+// protobuf once refused messages past 64 MiB by default; LoadModel allows the format's own 2 GiB.
+TEST_F(ModelIoTest, LoadsAModelPastProtobufsOld64MiBDefault) {
+  const onnx::ModelProto model = WeightedModel(int64_t{24} << 20);  // 96 MiB of floats
+  ASSERT_TRUE(SaveModel(model, PathOf("m.onnx")).ok());
+  ASSERT_GT(fs::file_size(PathOf("m.onnx")), uintmax_t{64} << 20);
+  absl::StatusOr<onnx::ModelProto> loaded = LoadModel(PathOf("m.onnx"));
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->graph().initializer(0).raw_data().size(), size_t{96} << 20);
+}
+
 TEST_F(ModelIoTest, MissingFileIsNotFound) {
   absl::StatusOr<onnx::ModelProto> loaded = LoadModel(PathOf("absent.onnx"));
   EXPECT_EQ(loaded.status().code(), absl::StatusCode::kNotFound);
