@@ -1,0 +1,260 @@
+// The benchmark driver (issue 4): generates the scenario models, then runs onnx-legalize and the protobuf
+// baseline on each, side by side, each as its own process (fork/exec, wait4), and reports wall time, peak
+// resident memory (ru_maxrss) and their ratios against the targets. Then it runs the pass timer.
+//
+//   onnx-legalize-bench --cli=PATH --baseline=PATH --pass-timer=PATH [--work=DIR] [--repeat=R]
+//                       [--scenarios=1,2,3] [--pass-sizes=2000,20000]
+//
+// Models are generated into DIR (default /tmp/onnx-legalize-bench) once and reused while DIR/<n>/ holds
+// them. Each scenario runs baseline and tool alternately R times (default 3); medians are reported.
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench_models.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using onnx_legalize::bench::BuildConstantFolds;
+using onnx_legalize::bench::BuildDynamicChain;
+using onnx_legalize::bench::MoveWeightsToExternalFile;
+using onnx_legalize::bench::WriteModel;
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+struct Measurement {
+  double seconds = 0;
+  double max_rss_bytes = 0;
+  int exit_code = -1;
+};
+
+// Runs `argv` with stdout and stderr going to `log`, and measures it.
+Measurement Run(const std::vector<std::string>& argv, const std::string& log) {
+  std::vector<char*> args;
+  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+    }
+    ::execv(args[0], args.data());
+    std::perror("execv");
+    ::_exit(127);
+  }
+  Measurement m;
+  int status = 0;
+  struct rusage usage {};
+  if (pid < 0 || ::wait4(pid, &status, 0, &usage) != pid) {
+    std::perror("fork/wait4");
+    return m;
+  }
+  m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  m.max_rss_bytes = static_cast<double>(usage.ru_maxrss) * 1024.0;  // Linux: KiB
+  m.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return m;
+}
+
+std::string Tail(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string s = text.str();
+  return s.size() > 2000 ? s.substr(s.size() - 2000) : s;
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values.empty() ? 0 : values[values.size() / 2];
+}
+
+double FileBytes(const std::string& path) {
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  return ec ? 0 : static_cast<double>(size);
+}
+
+bool Generate(const std::string& work, int scenario) {
+  const std::string folder = work + "/" + std::to_string(scenario);
+  const std::string stamp = folder + "/.complete";
+  if (fs::exists(stamp)) return true;
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  std::printf("generating scenario %d in %s ...\n", scenario, folder.c_str());
+  std::fflush(stdout);
+  std::string error;
+  bool ok = false;
+  if (scenario == 1) {
+    ok = WriteModel(BuildDynamicChain(20000, 8), folder + "/model.onnx", &error);
+  } else if (scenario == 2) {
+    ok = WriteModel(BuildConstantFolds(8, 8), folder + "/model.onnx", &error);
+  } else {
+    // Scenario 1's graph with 2 GiB of weights (32 x 64 MiB) in weights.bin beside the model.
+    onnx::ModelProto model = BuildDynamicChain(20000, 32);
+    ok = MoveWeightsToExternalFile(model, folder, "weights.bin", &error) &&
+         WriteModel(model, folder + "/model.onnx", &error);
+  }
+  if (!ok) {
+    std::fprintf(stderr, "generation failed: %s\n", error.c_str());
+    return false;
+  }
+  std::ofstream(stamp) << "ok\n";
+  return true;
+}
+
+struct Config {
+  std::string cli, baseline, pass_timer;
+  std::string work = "/tmp/onnx-legalize-bench";
+  int repeat = 3;
+  std::vector<int> scenarios = {1, 2, 3};
+  std::vector<std::string> pass_sizes = {"2000", "20000"};
+};
+
+std::vector<std::string> SplitCommas(const std::string& s) {
+  std::vector<std::string> parts;
+  std::stringstream in(s);
+  for (std::string part; std::getline(in, part, ',');) {
+    if (!part.empty()) parts.push_back(part);
+  }
+  return parts;
+}
+
+// Runs one scenario; returns false when a program failed.
+bool Measure(const Config& config, int scenario) {
+  const std::string folder = config.work + "/" + std::to_string(scenario);
+  const std::string input = folder + "/model.onnx";
+  const std::string out_folder = config.work + "/out" + std::to_string(scenario);
+  fs::create_directories(out_folder);
+  const std::string tool_out = out_folder + "/legalized.onnx";
+  const std::string base_out = out_folder + "/roundtrip.onnx";
+  const std::string log = out_folder + "/log.txt";
+
+  std::vector<double> tool_s, tool_rss, base_s, base_rss;
+  double output_bytes = 0;
+  for (int r = 0; r < config.repeat; ++r) {
+    fs::remove(tool_out);
+    const Measurement tool = Run({config.cli, input, tool_out}, log);
+    if (tool.exit_code != 0) {
+      std::printf("scenario %d: onnx-legalize exited %d:\n%s\n", scenario, tool.exit_code, Tail(log).c_str());
+      return false;
+    }
+    output_bytes = FileBytes(tool_out);
+    fs::remove(tool_out);
+    std::vector<std::string> baseline = {config.baseline, input, base_out};
+    // Scenario 2's output is larger than its input: the baseline serializes a model of the output's size.
+    if (scenario == 2) baseline.push_back("--output-bytes=" + std::to_string(static_cast<int64_t>(output_bytes)));
+    const Measurement base = Run(baseline, log);
+    fs::remove(base_out);
+    if (base.exit_code != 0) {
+      std::printf("scenario %d: baseline exited %d:\n%s\n", scenario, base.exit_code, Tail(log).c_str());
+      return false;
+    }
+    tool_s.push_back(tool.seconds);
+    tool_rss.push_back(tool.max_rss_bytes);
+    base_s.push_back(base.seconds);
+    base_rss.push_back(base.max_rss_bytes);
+  }
+  const double model_bytes = FileBytes(input);
+  const double weights_bytes = FileBytes(folder + "/weights.bin");
+  const double ts = Median(tool_s), tr = Median(tool_rss), bs = Median(base_s), br = Median(base_rss);
+  std::printf("scenario %d: model %.1f MiB%s, output %.1f MiB, %d runs (medians)\n", scenario,
+              model_bytes / kMiB,
+              weights_bytes > 0 ? (" + " + std::to_string(static_cast<int64_t>(weights_bytes / kMiB)) +
+                                   " MiB external weights").c_str()
+                                : "",
+              output_bytes / kMiB, config.repeat);
+  std::printf("  baseline       %7.3f s  peak %8.1f MiB\n", bs, br / kMiB);
+  std::printf("  onnx-legalize  %7.3f s  peak %8.1f MiB\n", ts, tr / kMiB);
+  std::printf("  time x%.2f of baseline, peak memory x%.2f of the model file (x%.2f of baseline's)\n", ts / bs,
+              tr / model_bytes, tr / br);
+  if (scenario == 1) {
+    std::printf("  targets: time <= x1.30 %s, peak <= x1.25 of the file %s\n", ts / bs <= 1.3 ? "MET" : "MISSED",
+                tr / model_bytes <= 1.25 ? "MET" : "MISSED");
+  } else if (scenario == 2) {
+    std::printf("  target: time <= x1.50 %s\n", ts / bs <= 1.5 ? "MET" : "MISSED");
+  } else {
+    std::printf("  targets: time < 1 s %s, peak < 200 MiB %s\n", ts < 1.0 ? "MET" : "MISSED",
+                tr < 200 * kMiB ? "MET" : "MISSED");
+  }
+  std::fflush(stdout);
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Config config;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&](const char* name) -> const char* {
+      const size_t n = std::strlen(name);
+      return arg.compare(0, n, name) == 0 ? arg.c_str() + n : nullptr;
+    };
+    if (const char* v = value("--cli=")) {
+      config.cli = v;
+    } else if (const char* v = value("--baseline=")) {
+      config.baseline = v;
+    } else if (const char* v = value("--pass-timer=")) {
+      config.pass_timer = v;
+    } else if (const char* v = value("--work=")) {
+      config.work = v;
+    } else if (const char* v = value("--repeat=")) {
+      config.repeat = std::max(1, std::atoi(v));
+    } else if (const char* v = value("--scenarios=")) {
+      config.scenarios.clear();
+      for (const std::string& s : SplitCommas(v)) config.scenarios.push_back(std::atoi(s.c_str()));
+    } else if (const char* v = value("--pass-sizes=")) {
+      config.pass_sizes = SplitCommas(v);
+    } else {
+      std::fprintf(stderr, "unknown argument %s\n", arg.c_str());
+      return 2;
+    }
+  }
+  if (config.cli.empty() || config.baseline.empty() || config.pass_timer.empty()) {
+    std::fprintf(stderr, "usage: onnx-legalize-bench --cli=PATH --baseline=PATH --pass-timer=PATH [--work=DIR] "
+                         "[--repeat=R] [--scenarios=1,2,3] [--pass-sizes=2000,20000]\n");
+    return 2;
+  }
+  fs::create_directories(config.work);
+  bool ok = true;
+  for (int scenario : config.scenarios) {
+    if (scenario < 1 || scenario > 3) continue;
+    if (!Generate(config.work, scenario)) return 1;
+    ok = Measure(config, scenario) && ok;
+  }
+  if (!config.pass_sizes.empty()) {
+    std::printf("pass only (Legalize() on an in-memory scenario-1 model, no I/O):\n");
+    std::fflush(stdout);
+    std::vector<std::string> timer = {config.pass_timer};
+    for (const std::string& size : config.pass_sizes) timer.push_back(size);
+    std::vector<char*> args;
+    for (const std::string& arg : timer) args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::execv(args[0], args.data());
+      ::_exit(127);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ok = ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  }
+  return ok ? 0 : 1;
+}
