@@ -13,6 +13,9 @@
 namespace onnx_legalize {
 namespace {
 
+// Highest rank a trial gives data of unknown rank: enough for any real model's indices.
+constexpr int64_t kMaxTrialRank = 64;
+
 std::string Label(const PlannedChange& change) {
   return change.node_name.empty()
              ? absl::StrCat("DynamicSlice producing '", change.output, "' (graph ", change.graph_path, ")")
@@ -125,7 +128,9 @@ class TrialGenerator {
     return Uniform(1, rank);
   }
 
-  // The rank the constant indices need at least.
+  // The rank the constant indices need at least, up to kMaxTrialRank: the model's values are a stranger's
+  // (axis 2^60 on data of unknown rank), and data of a rank they need but no trial reaches is rejected by
+  // both forms alike.
   int64_t RequiredRank() const {
     int64_t rank = 1;
     for (const IndexInput* input : {&change_.starts, &change_.ends}) {
@@ -135,10 +140,10 @@ class TrialGenerator {
       // The planner checked that constant axes are int32/int64, so value() cannot fail here.
       const std::vector<int64_t> axes = change_.axes.constant->ToInt64s("axes").value();
       for (int64_t axis : axes) {
-        rank = std::max(rank, axis < 0 ? -axis : axis + 1);
+        if (axis >= -kMaxTrialRank && axis < kMaxTrialRank) rank = std::max(rank, axis < 0 ? -axis : axis + 1);
       }
     }
-    return rank;
+    return std::min(rank, kMaxTrialRank);
   }
 
   std::vector<int64_t> PickDims() {
@@ -154,8 +159,14 @@ class TrialGenerator {
     // Scale a large known shape down, dim by dim, keeping each dim's relation to the indices varied.
     int64_t count = 1;
     for (int64_t dim : dims) count = dim == 0 ? 0 : (count > kMaxTrialElements / dim ? kMaxTrialElements + 1 : count * dim);
-    if (count > kMaxTrialElements) {
-      for (int64_t& dim : dims) dim = std::min<int64_t>(dim, Uniform(1, 8));
+    // A declared shape is a stranger's too: any rank, and dims up to INT64_MAX beside a 0. Past the limit
+    // (or past int64 in DrawIndex's [-dim-2, dim+2]) dims shrink, and once the kept ones fill the budget
+    // the rest become 1.
+    int64_t kept = 1;
+    for (int64_t& dim : dims) {
+      if (count > kMaxTrialElements || dim > kMaxTrialElements) dim = std::min<int64_t>(dim, Uniform(1, 8));
+      if (dim > 0 && kept > kMaxTrialElements / dim) dim = 1;
+      kept *= std::max<int64_t>(dim, 1);
     }
     return dims;
   }
