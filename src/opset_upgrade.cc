@@ -50,6 +50,7 @@
 #include <memory>
 #include <new>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -62,6 +63,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "onnx/common/ir.h"
+#include "onnx/common/ir_pb_converter.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
 #include "onnx/version_converter/convert.h"
@@ -528,6 +531,432 @@ void CollectElemTypes(const GraphProto& graph, Context& ctx) {
       if (attr.has_g()) CollectElemTypes(attr.g(), ctx);
     }
   }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Conversion in chunks.
+//
+// onnx 1.12's IR names every value it creates (Value's constructor calls Graph::getNextUnique) and checks
+// each candidate name against every node of the graph (Graph::isNameUnique), so importing a graph of n
+// nodes costs O(n^2): a 6,000-node chain took ~19 s. The converter is therefore run on the main graph in
+// chunks of at most kChunkNodes nodes, each its own onnx::Graph, with the same result as one conversion of
+// the whole graph:
+//   - only nodes the converter would touch enter a chunk: nodes whose op has a schema change in
+//     (from, to] (convert_graph hands them to an adapter), nodes with subgraphs (it recurses into them),
+//     and, conservatively, nodes holding tensors (the IR rebuilds them). Every other node is left as it
+//     is, as the converter leaves it. A run of such nodes inside a chunk is marked by a fence, an inert
+//     stand-in without inputs or outputs, so that nodes an adapter inserts before or after its node
+//     land on the same side of them as in one conversion;
+//   - the steps run in the converter's order: version by version, and within a version node by node,
+//     chunk after chunk (DefaultVersionConverter::convert_graph, replayed by StepConverter below);
+//   - a value one chunk produces and another reads is a Value in each of their graphs: before a chunk
+//     converts, its boundary values take the element type and sizes the whole graph's IR would give them
+//     now, and after it converts they hand back what its adapters made of them (an adapter may change the
+//     sizes of its inputs, Scan 8->9 does);
+//   - no upward adapter of onnx 1.12 reads another node or a graph-wide property but through these
+//     values, and values adapters make never leave their chunk (they feed the adapted node); their names
+//     get a chunk prefix, since every chunk's IR counts from 1.
+
+// Nodes the converter touches per chunk. A chunk's import costs O(k^2) in its node count k, a chunk's
+// fixed cost (building, importing and exporting a small model) favours larger chunks; 64 balances the two
+// (measured in bench/, see README).
+constexpr int64_t kChunkNodes = 64;
+
+constexpr char kFencePrefix[] = "fence";
+
+// DefaultVersionConverter with its step loop exposed: convert_graph for one version step, unchanged in
+// effect (it is private in onnx 1.12), and the test it applies to decide whether a node meets an adapter.
+class StepConverter : public onnx::version_conversion::DefaultVersionConverter {
+ public:
+  // Whether convert_graph hands a node of `op_type` to an adapter at some step from `from` to `to`.
+  bool Adapts(const std::string& op_type, int64_t from, int64_t to) const {
+    if (op_type == "Undefined" || op_type == "Captured") return false;
+    auto op = all_schemas.find(op_type);
+    if (op == all_schemas.end()) return true;  // convert_graph would throw: let it, in a chunk
+    auto versions = op->second.find("");
+    if (versions == op->second.end()) return false;
+    for (int64_t v = from + 1; v <= to; ++v) {
+      if (versions->second.count(v) > 0) return true;
+    }
+    return false;
+  }
+
+  // convert_graph(g, curr, curr + 1).
+  void ConvertStep(const std::shared_ptr<onnx::Graph>& g, int64_t curr) const {
+    const onnx::OpSetID curr_id(curr);
+    const onnx::OpSetID next_id(curr + 1);
+    size_t domain_index = 0;
+    for (size_t i = 0; i < g->opset_versions_mutable().size(); ++i) {
+      if (g->opset_versions_mutable()[i].domain().empty()) domain_index = i;
+    }
+    onnx::graph_node_list_iterator it = g->begin();
+    while (it != g->end()) {
+      onnx::Node* node = *it;
+      const std::string op_name = node->kind().toString();
+      // (convert_graph spins forever on ConstantFill; such a node never reaches the converter here.)
+      if (op_name == "ConstantFill") throw std::runtime_error("ConstantFill reached the converter");
+      if (op_name != "Undefined" && op_name != "Captured") {
+        const auto& domains = all_schemas.at(op_name);
+        const auto versions = domains.find("");
+        if (versions != domains.end() && versions->second.count(curr + 1) > 0) {
+          node = adapter_lookup(node, curr_id, next_id).adapt(g, node);
+          it = onnx::graph_node_list_iterator(node, onnx::kNextDirection);
+        }
+        for (const auto& attr : node->attributeNames()) {
+          if (node->kindOf(attr) == onnx::AttributeKind::g) ConvertStep(node->g(attr), curr);
+        }
+      }
+      ++it;
+    }
+    g->opset_versions_mutable()[domain_index].incrementVersion(1);
+  }
+};
+
+// What onnx's IR knows of a value's type: an element type and, maybe, sizes.
+struct IrType {
+  int32_t elem_type = TensorProto::UNDEFINED;
+  bool has_sizes = false;
+  std::vector<onnx::Dimension> sizes;
+};
+
+// graphProtoToGraph's reading of a shape (dims pass through int, as there).
+std::vector<onnx::Dimension> IrSizes(const onnx::TensorShapeProto& shape) {
+  std::vector<onnx::Dimension> sizes;
+  for (const auto& dim : shape.dim()) {
+    if (dim.has_dim_value()) {
+      sizes.emplace_back(static_cast<int64_t>(static_cast<int>(dim.dim_value())));
+    } else if (dim.has_dim_param()) {
+      sizes.emplace_back(dim.dim_param());
+    } else {
+      sizes.emplace_back();
+    }
+  }
+  return sizes;
+}
+
+// graphProtoToGraph's reading of a value_info entry over what is known already.
+void Overlay(const ValueInfoProto& info, IrType& type) {
+  const auto& tensor_type = info.type().tensor_type();
+  if (tensor_type.has_elem_type()) type.elem_type = tensor_type.elem_type();
+  if (tensor_type.has_shape()) {
+    type.has_sizes = true;
+    type.sizes = IrSizes(tensor_type.shape());
+  }
+}
+
+IrType TypeOf(const onnx::Value* value) {
+  IrType type;
+  type.elem_type = value->elemType();
+  type.has_sizes = value->has_sizes();
+  if (type.has_sizes) type.sizes = value->sizes();
+  return type;
+}
+
+void SetType(onnx::Value* value, const IrType& type) {
+  value->setElemType(type.elem_type);
+  if (type.has_sizes) {
+    value->setSizes(type.sizes);
+  } else {
+    value->wipeSizes();
+  }
+}
+
+// Every name the subgraphs of `node` refer to (a superset of what they capture from outside).
+void CollectSubgraphReferences(const GraphProto& graph, std::unordered_set<std::string>& names) {
+  for (const auto& node : graph.node()) {
+    for (const auto& in : node.input()) names.insert(in);
+    for (const auto& attr : node.attribute()) {
+      if (attr.has_g()) CollectSubgraphReferences(attr.g(), names);
+      for (const auto& g : attr.graphs()) CollectSubgraphReferences(g, names);
+    }
+  }
+  for (const auto& out : graph.output()) names.insert(out.name());
+}
+
+// Whether a subgraph of the main graph reads the output of a Softmax or LogSoftmax (Hardmax shows as
+// Softmax) that the 12->13 adapter restructures. That adapter collects the output's uses, subgraph reads
+// included (Value::uses), and renames it (Value::setUniqueName renames captures in every subgraph): what it
+// does then depends on nodes anywhere in the graph, so such a graph is converted whole.
+bool SubgraphReadsARestructuredValue(const GraphProto& graph, const Context& ctx) {
+  if (!Crosses(ctx, 13)) return false;
+  std::unordered_set<std::string> restructured;
+  for (const auto& node : graph.node()) {
+    if (node.op_type() != kSoftmax && node.op_type() != kLogSoftmax) continue;
+    if (node.domain() == kStandInDomain) continue;
+    for (const auto& out : node.output()) restructured.insert(out);
+  }
+  if (restructured.empty()) return false;
+  std::unordered_set<std::string> read;
+  for (const auto& node : graph.node()) {
+    for (const auto& attr : node.attribute()) {
+      if (attr.has_g()) CollectSubgraphReferences(attr.g(), read);
+    }
+  }
+  for (const auto& name : read) {
+    if (restructured.count(name) > 0) return true;
+  }
+  return false;
+}
+
+// Whether the converter would leave every node as it is: no node of the main graph holds a subgraph,
+// meets an adapter between the two opsets (by op type, as convert_graph decides) or holds a tensor, so a
+// conversion in chunks would convert nothing and hand every node back unchanged. FailedPrecondition, as
+// BuildSkeletonNode says it, for a default-domain op onnx 1.12 does not know at the model's opset.
+absl::StatusOr<bool> NothingToConvert(const GraphProto& graph, const Context& ctx, const StepConverter& converter) {
+  std::unordered_map<std::string, bool> adapts;
+  for (const auto& node : graph.node()) {
+    for (const auto& attr : node.attribute()) {
+      if (attr.has_g() || attr.graphs_size() > 0) return false;
+    }
+    const TensorProto* constant = ConstantValue(node);
+    const bool opaque = !IsDefaultDomain(node.domain()) || node.op_type() == kDynamicSlice ||
+                        (constant != nullptr && !InlineConstant(*constant));
+    if (opaque) continue;  // a stand-in, which no adapter meets
+    auto [it, inserted] = adapts.emplace(node.op_type(), false);
+    if (inserted) {
+      if (onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(ctx.from), "") == nullptr) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "node ", NodeLabel(node), " (graph main): op '", node.op_type(), "' is not defined in default opset ",
+            ctx.from, " of onnx 1.12, so it cannot be moved to opset ", ctx.to));
+      }
+      it->second = converter.Adapts(node.op_type(), ctx.from, ctx.to);
+    }
+    if (it->second) return false;
+    for (const auto& attr : node.attribute()) {
+      if (attr.has_t() || attr.tensors_size() > 0) return false;
+    }
+  }
+  return true;
+}
+
+struct Chunk {
+  ModelProto model;                // what the converter imports
+  std::vector<std::string> inputs;   // boundary values read here, made elsewhere
+  std::vector<std::string> outputs;  // boundary values made here, read elsewhere (or graph outputs)
+  std::shared_ptr<onnx::Graph> graph;
+  // Fence name -> the skeleton nodes it stands for [first, last).
+  std::unordered_map<std::string, std::pair<int, int>> fences;
+};
+
+// The skeleton's main graph converted from ctx.from to ctx.to in chunks of at most `chunk_nodes` converted
+// nodes; returns a graph whose nodes, converter-made initializers and outputs are those one conversion of
+// the whole skeleton would give (up to the names of converter-made values).
+absl::StatusOr<GraphProto> ConvertMainGraphInChunks(const ModelProto& skeleton, const Context& ctx,
+                                                    const StepConverter& converter, int64_t chunk_nodes) {
+  const GraphProto& graph = skeleton.graph();
+  const int n = graph.node_size();
+
+  // Which nodes the converter touches, and their chunks.
+  std::vector<int> chunk_of(static_cast<size_t>(n), -1);
+  std::unordered_map<std::string, bool> adapts;
+  int chunks = 0;
+  int64_t in_chunk = 0;
+  for (int i = 0; i < n; ++i) {
+    const NodeProto& node = graph.node(i);
+    bool touched = false;
+    for (const auto& attr : node.attribute()) {
+      touched = touched || attr.has_g() || attr.graphs_size() > 0 || attr.has_t() || attr.tensors_size() > 0;
+    }
+    if (!touched) {
+      auto [it, inserted] = adapts.emplace(node.op_type(), false);
+      if (inserted) it->second = converter.Adapts(node.op_type(), ctx.from, ctx.to);
+      touched = it->second;
+    }
+    if (!touched) continue;
+    if (in_chunk == 0) ++chunks;
+    chunk_of[static_cast<size_t>(i)] = chunks - 1;
+    in_chunk = (in_chunk + 1) % chunk_nodes;
+  }
+
+  // Where each value is made and read: node index of its producer, and whether anything outside the
+  // producer's chunk reads it.
+  constexpr int kNotANode = -1;
+  std::unordered_map<std::string, int> producer;
+  for (int i = 0; i < n; ++i) {
+    for (const auto& out : graph.node(i).output()) {
+      if (!out.empty()) producer.emplace(out, i);
+    }
+  }
+  auto chunk_making = [&](const std::string& name) {
+    auto it = producer.find(name);
+    return it == producer.end() ? kNotANode : chunk_of[static_cast<size_t>(it->second)];
+  };
+  std::unordered_set<std::string> read_outside;  // read outside the chunk that makes it
+  for (const auto& out : graph.output()) read_outside.insert(out.name());
+  for (int i = 0; i < n; ++i) {
+    const NodeProto& node = graph.node(i);
+    const int here = chunk_of[static_cast<size_t>(i)];
+    std::unordered_set<std::string> captured;
+    for (const auto& attr : node.attribute()) {
+      if (attr.has_g()) CollectSubgraphReferences(attr.g(), captured);
+    }
+    auto note = [&](const std::string& name) {
+      if (name.empty()) return;
+      const int maker = chunk_making(name);
+      if (maker >= 0 && maker != here) read_outside.insert(name);
+    };
+    for (const auto& in : node.input()) note(in);
+    for (const auto& name : captured) note(name);
+  }
+
+  // The IR's view of every boundary value before conversion, as graphProtoToGraph would build it from the
+  // whole skeleton: inputs, initializers (IR >= 4), then graph outputs and value_info over them.
+  std::unordered_map<std::string, IrType> types;
+  std::unordered_set<std::string> graph_inputs;
+  for (const auto& v : graph.input()) {
+    graph_inputs.insert(v.name());
+    IrType type;
+    Overlay(v, type);
+    types[v.name()] = type;
+  }
+  for (const auto& t : graph.initializer()) {
+    if (graph_inputs.count(t.name()) > 0) continue;
+    IrType type;
+    type.elem_type = t.data_type();
+    type.has_sizes = true;
+    for (int64_t d : t.dims()) type.sizes.emplace_back(d);
+    types[t.name()] = type;
+  }
+  for (const auto& v : graph.output()) Overlay(v, types[v.name()]);
+  std::unordered_map<std::string, std::vector<const ValueInfoProto*>> value_info;
+  for (const auto& v : graph.value_info()) {
+    Overlay(v, types[v.name()]);
+    value_info[v.name()].push_back(&v);
+  }
+
+  // Build and import the chunks.
+  // Each chunk spans [first_of[c], last_of[c]]; the nodes between its own are untouched ones.
+  std::vector<int> first_of(static_cast<size_t>(chunks), -1), last_of(static_cast<size_t>(chunks), -1);
+  for (int i = 0; i < n; ++i) {
+    const int c = chunk_of[static_cast<size_t>(i)];
+    if (c < 0) continue;
+    if (first_of[static_cast<size_t>(c)] < 0) first_of[static_cast<size_t>(c)] = i;
+    last_of[static_cast<size_t>(c)] = i;
+  }
+  std::vector<Chunk> parts(static_cast<size_t>(chunks));
+  {
+    for (int c = 0; c < chunks; ++c) {
+      Chunk& part = parts[static_cast<size_t>(c)];
+      part.model.set_ir_version(skeleton.ir_version());
+      *part.model.mutable_opset_import() = skeleton.opset_import();
+      GraphProto* g = part.model.mutable_graph();
+      g->set_name(graph.name());
+      std::unordered_set<std::string> made, read;
+      std::vector<const std::string*> read_order;
+      const int last = last_of[static_cast<size_t>(c)];
+      for (int j = first_of[static_cast<size_t>(c)]; j <= last;) {
+        if (chunk_of[static_cast<size_t>(j)] != c) {
+          const int first = j;
+          while (chunk_of[static_cast<size_t>(j)] != c) ++j;
+          const std::string fence = absl::StrCat(kFencePrefix, first);
+          part.fences[fence] = {first, j};
+          NodeProto* f = g->add_node();
+          f->set_name(fence);
+          f->set_op_type(kStandInOp);
+          f->set_domain(kStandInDomain);
+          continue;
+        }
+        const NodeProto& node = graph.node(j);
+        for (const auto& in : node.input()) {
+          if (!in.empty() && made.count(in) == 0 && read.insert(in).second) read_order.push_back(&in);
+        }
+        for (const auto& out : node.output()) {
+          if (!out.empty()) made.insert(out);
+        }
+        *g->add_node() = node;
+        ++j;
+      }
+      // Everything read from outside, initializers included, comes in as a graph input whose type is set
+      // below: no upward adapter tells an initializer from an input (both are kParam values to the IR),
+      // and so every boundary value is one whose type can be kept in step with the other chunks.
+      for (const std::string* name : read_order) {
+        g->add_input()->set_name(*name);
+        part.inputs.push_back(*name);
+      }
+      for (const auto& node : g->node()) {
+        for (const auto& out : node.output()) {
+          if (out.empty()) continue;
+          if (read_outside.count(out) > 0) {
+            g->add_output()->set_name(out);
+            part.outputs.push_back(out);
+          }
+          auto vi = value_info.find(out);
+          if (vi == value_info.end()) continue;
+          for (const ValueInfoProto* v : vi->second) *g->add_value_info() = *v;
+        }
+      }
+      part.graph = std::shared_ptr<onnx::Graph>(onnx::ImportModelProto(part.model));
+      if (part.graph == nullptr) return absl::InternalError("onnx's IR did not import a chunk of the graph");
+      part.model.clear_graph();
+    }
+  }
+
+  // Step by step, chunk by chunk, as convert_graph goes through the whole graph. A node output nothing
+  // declares is UNDEFINED without sizes, as graphProtoToGraph leaves it.
+  const IrType unknown;
+  auto type_of = [&](const std::string& name) -> const IrType& {
+    auto it = types.find(name);
+    return it == types.end() ? unknown : it->second;
+  };
+  for (int64_t version = ctx.from; version < ctx.to; ++version) {
+    for (Chunk& part : parts) {
+      for (onnx::Value* v : part.graph->inputs()) SetType(v, type_of(v->uniqueName()));
+      for (onnx::Value* v : part.graph->outputs()) SetType(v, type_of(v->uniqueName()));
+      converter.ConvertStep(part.graph, version);
+      for (onnx::Value* v : part.graph->inputs()) types[v->uniqueName()] = TypeOf(v);
+      for (onnx::Value* v : part.graph->outputs()) types[v->uniqueName()] = TypeOf(v);
+    }
+  }
+
+  // Export and merge: untouched nodes as they are, each chunk's nodes where its first node stood, fences
+  // replaced by the nodes they stand for, converter-made names prefixed with the chunk.
+  GraphProto merged;
+  merged.set_name(graph.name());
+  *merged.mutable_output() = graph.output();
+  std::vector<GraphProto> exported(parts.size());
+  for (size_t c = 0; c < parts.size(); ++c) {
+    ModelProto out;
+    onnx::ExportModelProto(&out, parts[c].graph);
+    parts[c].graph.reset();
+    exported[c].Swap(out.mutable_graph());
+    const GraphProto& g = exported[c];
+    bool same = g.output_size() == static_cast<int>(parts[c].outputs.size()) &&
+                g.input_size() == static_cast<int>(parts[c].inputs.size());
+    for (int k = 0; same && k < g.output_size(); ++k) same = g.output(k).name() == parts[c].outputs[k];
+    for (int k = 0; same && k < g.input_size(); ++k) same = g.input(k).name() == parts[c].inputs[k];
+    if (!same) return absl::InternalError("the converter renamed a value that crosses chunks of the graph");
+  }
+  auto rename = [&](std::string* name, size_t c) {
+    if (!name->empty() && ctx.codec.Decode(*name) == nullptr) *name = absl::StrCat("c", c, "_", *name);
+  };
+  for (size_t c = 0; c < exported.size(); ++c) {
+    for (const auto& t : exported[c].initializer()) {
+      if (ctx.codec.Decode(t.name()) != nullptr) continue;
+      TensorProto* copy = merged.add_initializer();
+      *copy = t;
+      rename(copy->mutable_name(), c);
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    const int c = chunk_of[static_cast<size_t>(i)];
+    if (c < 0) {
+      *merged.add_node() = graph.node(i);
+      continue;
+    }
+    const Chunk& part = parts[static_cast<size_t>(c)];
+    for (auto& node : *exported[static_cast<size_t>(c)].mutable_node()) {
+      auto fence = part.fences.find(node.name());
+      if (fence != part.fences.end() && node.domain() == kStandInDomain) {
+        for (int j = fence->second.first; j < fence->second.second; ++j) *merged.add_node() = graph.node(j);
+        continue;
+      }
+      for (auto& in : *node.mutable_input()) rename(&in, static_cast<size_t>(c));
+      for (auto& out : *node.mutable_output()) rename(&out, static_cast<size_t>(c));
+      merged.add_node()->Swap(&node);
+    }
+    i = last_of[static_cast<size_t>(c)];  // the chunk's span is emitted
+  }
+  return merged;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -1028,7 +1457,7 @@ absl::StatusOr<int> DefaultOpsetIndex(const ModelProto& model) {
   return index;
 }
 
-absl::Status UpgradeImpl(ModelProto& model, int64_t target) {
+absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes) {
   if (target < 1 || target > kMaxConvertibleOpset) {
     return absl::InvalidArgumentError(absl::StrCat("target opset ", target, " is outside [1, ", kMaxConvertibleOpset,
                                                    "], what onnx 1.12's version converter knows"));
@@ -1055,6 +1484,16 @@ absl::Status UpgradeImpl(ModelProto& model, int64_t target) {
     const onnx::OpSchema* s = onnx::OpSchemaRegistry::Schema(kStandInOp, static_cast<int>(v), "");
     if (s == nullptr || s->since_version() > from) {
       return absl::InternalError(absl::StrCat("stand-in op ", kStandInOp, " changes at opset ", v));
+    }
+  }
+
+  static const StepConverter* const converter = new StepConverter();
+  if (chunk_nodes > 0) {
+    ASSIGN_OR_RETURN(const bool untouched, NothingToConvert(model.graph(), ctx, *converter));
+    if (untouched) {
+      model.mutable_opset_import(opset_index)->set_version(target);
+      model.set_ir_version(ir_version);
+      return absl::OkStatus();
     }
   }
 
@@ -1086,9 +1525,15 @@ absl::Status UpgradeImpl(ModelProto& model, int64_t target) {
   CollectElemTypes(skeleton.graph(), ctx);
   ExposeReplacedOutputs(ctx, skeleton.mutable_graph());
 
-  ModelProto converted;
+  GraphProto converted;
   try {
-    converted = onnx::version_conversion::ConvertVersion(skeleton, static_cast<int>(target));
+    if (chunk_nodes > 0 && !SubgraphReadsARestructuredValue(skeleton.graph(), ctx)) {
+      ASSIGN_OR_RETURN(converted, ConvertMainGraphInChunks(skeleton, ctx, *converter, chunk_nodes));
+    } else {
+      // What onnx::version_conversion::ConvertVersion does.
+      ModelProto whole = converter->convert_version(skeleton, onnx::OpSetID(from), onnx::OpSetID(target));
+      converted.Swap(whole.mutable_graph());
+    }
   } catch (const std::bad_alloc&) {
     throw;
   } catch (const std::exception& e) {
@@ -1101,7 +1546,7 @@ absl::Status UpgradeImpl(ModelProto& model, int64_t target) {
 
   ReserveGraphNames(model.graph(), ctx.fresh);
   google::protobuf::RepeatedPtrField<NodeProto> nodes;
-  RETURN_IF_ERROR(SpliceGraph(converted.graph(), model.graph(), "", nullptr, ctx, &nodes));
+  RETURN_IF_ERROR(SpliceGraph(converted, model.graph(), "", nullptr, ctx, &nodes));
 
   // Commit: nothing below can fail.
   model.mutable_graph()->mutable_node()->Swap(&nodes);
@@ -1126,8 +1571,12 @@ int64_t MinIrVersionForOpset(int64_t opset) {
 }
 
 absl::Status UpgradeDefaultOpset(ModelProto& model, int64_t target_opset) {
+  return UpgradeDefaultOpsetInChunks(model, target_opset, kChunkNodes);
+}
+
+absl::Status UpgradeDefaultOpsetInChunks(ModelProto& model, int64_t target_opset, int64_t chunk_nodes) {
   try {
-    return UpgradeImpl(model, target_opset);
+    return UpgradeImpl(model, target_opset, chunk_nodes);
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError("out of memory while moving the model to a new opset");
   } catch (const std::exception& e) {

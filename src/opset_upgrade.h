@@ -38,6 +38,12 @@ inline constexpr int64_t kMaxConvertibleOpset = 17;
 // ResourceExhausted when memory runs out; Internal for a broken invariant of this wrapper.
 absl::Status UpgradeDefaultOpset(onnx::ModelProto& model, int64_t target_opset);
 
+// UpgradeDefaultOpset with the main graph handed to the converter in chunks of at most `chunk_nodes` nodes
+// it converts (UpgradeDefaultOpset uses 64), or, for 0, whole, as onnx's ConvertVersion does. The result
+// is the same either way, byte for byte; whole, the conversion costs O(n^2) in the graph's node count n
+// (onnx 1.12's IR checks every new value's name against every node), in chunks O(n). For tests.
+absl::Status UpgradeDefaultOpsetInChunks(onnx::ModelProto& model, int64_t target_opset, int64_t chunk_nodes);
+
 // The lowest IR version that a model importing default opset `opset` needs
 // (3 for <=8, 4 for 9, 5 for 10, 6 for 11, 7 for 12-14, 8 for 15-17).
 int64_t MinIrVersionForOpset(int64_t opset);
