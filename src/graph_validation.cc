@@ -5,8 +5,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "graph_scope.h"
 #include "status_macros.h"
+#include "tensor.h"
 
 namespace onnx_legalize {
 namespace {
@@ -23,6 +25,60 @@ struct Names {
     return false;
   }
 };
+
+// The number of values a tensor of `type` holds per element in its typed field, and which field: complex
+// numbers are (real, imaginary) pairs; float16/bfloat16/bool/8- and 16-bit integers live in int32_data,
+// uint32 in uint64_data (onnx.proto).
+int64_t TypedFieldSize(const onnx::TensorProto& tensor) {
+  switch (tensor.data_type()) {
+    case onnx::TensorProto::FLOAT:
+    case onnx::TensorProto::COMPLEX64: return tensor.float_data_size();
+    case onnx::TensorProto::DOUBLE:
+    case onnx::TensorProto::COMPLEX128: return tensor.double_data_size();
+    case onnx::TensorProto::INT64: return tensor.int64_data_size();
+    case onnx::TensorProto::UINT32:
+    case onnx::TensorProto::UINT64: return tensor.uint64_data_size();
+    case onnx::TensorProto::STRING: return tensor.string_data_size();
+    default: return tensor.int32_data_size();
+  }
+}
+
+// A tensor's dims and the amount of data it holds agree: dims non-negative, their product and byte size
+// within int64, raw_data (or the typed field) exactly as long as the dims say. Checks sizes only, so it
+// costs nothing per byte of a large weight, and allocates nothing whatever the dims claim. The data
+// itself (bool bytes, typed values that do not fit) is decoded, and checked, only where it is read.
+// External data is checked where it is read (its length is in external_data, not here).
+absl::Status ValidateTensorSizes(const onnx::TensorProto& tensor, const std::string& what) {
+  const std::vector<int64_t> dims(tensor.dims().begin(), tensor.dims().end());
+  ASSIGN_OR_RETURN(const int64_t count, CheckedElementCount(dims, what));
+  const DataType type = tensor.data_type();
+  const bool is_string = type == onnx::TensorProto::STRING;
+  // Unknown element types (UNDEFINED, or newer than this onnx) are left to whoever reads them.
+  if (!is_string && ElementSize(type) == 0) return absl::OkStatus();
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(count, ElementSize(type), &bytes)) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": ", DataTypeName(type), " tensor of ", count,
+                                                   " elements: its byte size overflows int64"));
+  }
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL) return absl::OkStatus();
+  if (tensor.has_raw_data()) {
+    if (is_string || static_cast<int64_t>(tensor.raw_data().size()) != bytes) {
+      return absl::InvalidArgumentError(absl::StrCat(what, ": raw_data has ", tensor.raw_data().size(),
+                                                     " bytes, but ", DataTypeName(type), " [",
+                                                     absl::StrJoin(dims, ", "), "] needs ",
+                                                     is_string ? "string_data" : absl::StrCat(bytes)));
+    }
+    return absl::OkStatus();
+  }
+  const bool is_complex = type == onnx::TensorProto::COMPLEX64 || type == onnx::TensorProto::COMPLEX128;
+  const int64_t values = is_complex ? 2 * count : count;  // count * 2 fits: count * 16 bytes did
+  if (TypedFieldSize(tensor) != values) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": holds ", TypedFieldSize(tensor), " values, but ",
+                                                   DataTypeName(type), " [", absl::StrJoin(dims, ", "),
+                                                   "] needs ", values));
+  }
+  return absl::OkStatus();
+}
 
 std::string NodeLabel(const onnx::NodeProto& node, int index) {
   if (!node.name().empty()) return absl::StrCat(node.op_type(), " '", node.name(), "'");
@@ -47,7 +103,11 @@ absl::Status ValidateGraph(const onnx::GraphProto& graph, const std::string& pat
     return absl::OkStatus();
   };
   for (const auto& input : graph.input()) names.defined.insert(input.name());
-  for (const auto& initializer : graph.initializer()) names.defined.insert(initializer.name());
+  for (const auto& initializer : graph.initializer()) {
+    names.defined.insert(initializer.name());
+    RETURN_IF_ERROR(ValidateTensorSizes(
+        initializer, absl::StrCat("initializer '", initializer.name(), "' (graph ", path, ")")));
+  }
   for (const auto& sparse : graph.sparse_initializer()) names.defined.insert(sparse.values().name());
 
   for (int i = 0; i < graph.node_size(); ++i) {
@@ -58,6 +118,12 @@ absl::Status ValidateGraph(const onnx::GraphProto& graph, const std::string& pat
           NodeLabel(node, i), " (graph ", path, "): input '", input,
           "' is not defined by any graph input, initializer or earlier node (an undefined name, "
           "nodes out of topological order, or a cycle)"));
+    }
+    for (const auto& attribute : node.attribute()) {
+      if (attribute.has_t()) {
+        RETURN_IF_ERROR(ValidateTensorSizes(attribute.t(), absl::StrCat(NodeLabel(node, i), " (graph ", path,
+                                                                         "): attribute '", attribute.name(), "'")));
+      }
     }
     absl::Status subgraphs_ok = absl::OkStatus();
     ForEachSubgraph(node, [&](const std::string& attribute, const onnx::GraphProto& subgraph) {

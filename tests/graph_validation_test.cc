@@ -1,0 +1,236 @@
+// ValidateGraphs: the structural checks a model passes before onnx's converter, checker or shape inference
+// (or the planner) sees it. Every guard clause has a test; the CLI's view of the same cases is
+// hostile_input_test.cc.
+#include "graph_validation.h"
+
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "test_models.h"
+
+namespace onnx_legalize {
+namespace {
+
+using ::onnx_legalize::testing::ParseModel;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+void ExpectInvalid(const onnx::ModelProto& model, const std::string& message) {
+  const absl::Status status = ValidateGraphs(model);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr(message));
+}
+
+constexpr char kValid[] = R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (bool c, float[4,5] x, int64[1] s, int64[1] e) => (float[?,?] y, float[?,?] z) {
+  y = DynamicSlice(x, s, e)
+  z = If (c) <
+    then_branch = then_body () => (float[?,?] t) { t = DynamicSlice(y, s, e) },
+    else_branch = else_body () => (float[?,?] u) { u = Relu(x) }
+  >
+}
+)";
+
+TEST(GraphValidationTest, AcceptsAValidModelWithSubgraphsThatReadOuterNames) {
+  EXPECT_TRUE(ValidateGraphs(ParseModel(kValid)).ok());
+}
+
+TEST(GraphValidationTest, RejectsAModelWithoutAGraph) {
+  ExpectInvalid(onnx::ModelProto(), "the model has no graph");
+}
+
+TEST(GraphValidationTest, RejectsAnUndefinedInput) {
+  ExpectInvalid(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[4] x) => (float[4] y) { y = Add(x, nowhere) }
+)"),
+                "Add node #0 (graph main): input 'nowhere' is not defined");
+}
+
+TEST(GraphValidationTest, RejectsACycle) {
+  ExpectInvalid(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[4] x) => (float[4] y) {
+  a = Relu(y)
+  y = Relu(a)
+}
+)"),
+                "input 'y' is not defined");
+}
+
+TEST(GraphValidationTest, RejectsTwoDefinitionsOfOneName) {
+  ExpectInvalid(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[4] x) => (float[4] y) {
+  y = Relu(x)
+  y = Neg(x)
+}
+)"),
+                "graph main: 'y' is defined twice (again as an output of Neg node #1)");
+}
+
+TEST(GraphValidationTest, RejectsAGraphOutputNothingDefines) {
+  ExpectInvalid(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[4] x) => (float[4] y, float[4] ghost) { y = Relu(x) }
+)"),
+                "graph main: output 'ghost' is produced by no node, input or initializer");
+}
+
+// A chain of If nodes whose then-branches nest `depth` levels; each else-branch is one Identity.
+onnx::ModelProto NestedIfs(int depth) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (bool c, float[4] x) => (float[4] y) { y = Identity(x) }
+)");
+  onnx::GraphProto body;
+  body.set_name(absl::StrCat("level", depth));
+  *body.add_node() = model.graph().node(0);
+  body.mutable_node(0)->set_output(0, "inner");
+  body.add_output()->set_name("inner");
+  for (int level = depth - 1; level >= 0; --level) {
+    onnx::NodeProto node;
+    node.set_op_type("If");
+    node.add_input("c");
+    node.add_output(level == 0 ? "y" : absl::StrCat("y", level));
+    for (const char* branch : {"then_branch", "else_branch"}) {
+      onnx::AttributeProto* attribute = node.add_attribute();
+      attribute->set_name(branch);
+      attribute->set_type(onnx::AttributeProto::GRAPH);
+      if (attribute->name() == "then_branch") {
+        *attribute->mutable_g() = std::move(body);
+      } else {  // one level only: nesting both branches would double the model at every level
+        onnx::GraphProto* other = attribute->mutable_g();
+        other->set_name(absl::StrCat("else", level + 1));
+        *other->add_node() = model.graph().node(0);
+        other->mutable_node(0)->set_output(0, absl::StrCat("x", level + 1));
+        other->add_output()->set_name(absl::StrCat("x", level + 1));
+      }
+    }
+    body = onnx::GraphProto();
+    body.set_name(absl::StrCat("level", level));
+    *body.add_node() = std::move(node);
+    body.add_output()->set_name(body.node(0).output(0));
+  }
+  *model.mutable_graph()->mutable_node(0) = body.node(0);
+  return model;
+}
+
+TEST(GraphValidationTest, AcceptsSubgraphsNestedToTheDocumentedDepth) {
+  EXPECT_TRUE(ValidateGraphs(NestedIfs(kMaxSubgraphDepth)).ok());
+}
+
+TEST(GraphValidationTest, RejectsSubgraphsNestedPastTheDocumentedDepth) {
+  ExpectInvalid(NestedIfs(kMaxSubgraphDepth + 1),
+                absl::StrCat("is nested ", kMaxSubgraphDepth + 1, " levels deep; at most ", kMaxSubgraphDepth));
+}
+
+// --- tensor sizes ------------------------------------------------------------------------------------------
+
+onnx::ModelProto WithInitializer(const onnx::TensorProto& tensor) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[4] x) => (float[4] y) { y = Relu(x) }
+)");
+  *model.mutable_graph()->add_initializer() = tensor;
+  return model;
+}
+
+onnx::TensorProto MakeTensor(int32_t type, std::vector<int64_t> dims) {
+  onnx::TensorProto tensor;
+  tensor.set_name("w");
+  tensor.set_data_type(type);
+  for (int64_t dim : dims) tensor.add_dims(dim);
+  return tensor;
+}
+
+TEST(GraphValidationTest, AcceptsInitializersWhoseDataMatchesTheirDims) {
+  onnx::TensorProto raw = MakeTensor(onnx::TensorProto::FLOAT, {2, 3});
+  raw.set_raw_data(std::string(24, '\0'));
+  EXPECT_TRUE(ValidateGraphs(WithInitializer(raw)).ok());
+  onnx::TensorProto complex = MakeTensor(onnx::TensorProto::COMPLEX64, {2});
+  for (int i = 0; i < 4; ++i) complex.add_float_data(i);  // (real, imaginary) pairs
+  EXPECT_TRUE(ValidateGraphs(WithInitializer(complex)).ok());
+  onnx::TensorProto strings = MakeTensor(onnx::TensorProto::STRING, {2});
+  strings.add_string_data("a");
+  strings.add_string_data("");
+  EXPECT_TRUE(ValidateGraphs(WithInitializer(strings)).ok());
+  onnx::TensorProto float16 = MakeTensor(onnx::TensorProto::FLOAT16, {1});
+  float16.add_int32_data(0x3c00);
+  EXPECT_TRUE(ValidateGraphs(WithInitializer(float16)).ok());
+  onnx::TensorProto empty = MakeTensor(onnx::TensorProto::FLOAT, {0, int64_t{1} << 62});
+  EXPECT_TRUE(ValidateGraphs(WithInitializer(empty)).ok()) << "no element, whatever the other dims";
+}
+
+TEST(GraphValidationTest, RejectsAnInitializerWithANegativeDim) {
+  ExpectInvalid(WithInitializer(MakeTensor(onnx::TensorProto::FLOAT, {3, -1})),
+                "initializer 'w' (graph main): dim 1 of [3, -1] is negative (-1)");
+}
+
+TEST(GraphValidationTest, RejectsAnInitializerWhoseElementCountOverflows) {
+  ExpectInvalid(WithInitializer(MakeTensor(onnx::TensorProto::FLOAT, {int64_t{1} << 32, int64_t{1} << 32})),
+                "initializer 'w' (graph main): the element count of dims [4294967296, 4294967296] overflows");
+}
+
+TEST(GraphValidationTest, RejectsAnInitializerWhoseByteSizeOverflows) {
+  ExpectInvalid(WithInitializer(MakeTensor(onnx::TensorProto::DOUBLE, {int64_t{1} << 61})),
+                "initializer 'w' (graph main): double tensor of 2305843009213693952 elements: its byte size overflows");
+}
+
+TEST(GraphValidationTest, RejectsRawDataOfTheWrongLength) {
+  onnx::TensorProto tensor = MakeTensor(onnx::TensorProto::INT64, {2});
+  tensor.set_raw_data(std::string(15, '\0'));
+  ExpectInvalid(WithInitializer(tensor), "initializer 'w' (graph main): raw_data has 15 bytes, but int64 [2] needs 16");
+  tensor = MakeTensor(onnx::TensorProto::STRING, {1});
+  tensor.set_raw_data("a");
+  ExpectInvalid(WithInitializer(tensor), "raw_data has 1 bytes, but string [1] needs string_data");
+}
+
+TEST(GraphValidationTest, RejectsATypedFieldOfTheWrongLength) {
+  onnx::TensorProto tensor = MakeTensor(onnx::TensorProto::COMPLEX128, {2});
+  tensor.add_double_data(1.0);
+  ExpectInvalid(WithInitializer(tensor), "initializer 'w' (graph main): holds 1 values, but complex128 [2] needs 4");
+  ExpectInvalid(WithInitializer(MakeTensor(onnx::TensorProto::UINT8, {3})), "holds 0 values, but uint8 [3] needs 3");
+}
+
+TEST(GraphValidationTest, ChecksOnlyTheDimsOfExternalData) {
+  onnx::TensorProto tensor = MakeTensor(onnx::TensorProto::FLOAT, {1024});
+  tensor.set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* location = tensor.add_external_data();
+  location->set_key("location");
+  location->set_value("weights.bin");
+  EXPECT_TRUE(ValidateGraphs(WithInitializer(tensor)).ok());
+  tensor.set_dims(0, -1);
+  ExpectInvalid(WithInitializer(tensor), "dim 0 of [-1] is negative");
+}
+
+TEST(GraphValidationTest, ChecksTensorAttributesAndSubgraphInitializers) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (bool c, float[4] x) => (float[?] y) {
+  k = Constant <value = float[2] {1.0, 2.0}> ()
+  y = If (c) <
+    then_branch = then_body () => (float[2] t) { t = Identity(k) },
+    else_branch = else_body () => (float[2] u) { u = Identity(k) }
+  >
+}
+)");
+  onnx::ModelProto bad_attribute = model;
+  bad_attribute.mutable_graph()->mutable_node(0)->set_name("k_node");
+  bad_attribute.mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_t()->add_float_data(3.0f);
+  ExpectInvalid(bad_attribute, "Constant 'k_node' (graph main): attribute 'value': holds 3 values, but float [2] needs 2");
+
+  onnx::ModelProto bad_subgraph_initializer = model;
+  onnx::GraphProto* then_body =
+      bad_subgraph_initializer.mutable_graph()->mutable_node(1)->mutable_attribute(0)->mutable_g();
+  onnx::TensorProto* tensor = then_body->add_initializer();
+  *tensor = MakeTensor(onnx::TensorProto::FLOAT, {2});
+  ExpectInvalid(bad_subgraph_initializer, "initializer 'w' (graph main/then_body): holds 0 values");
+}
+
+}  // namespace
+}  // namespace onnx_legalize
