@@ -175,6 +175,11 @@ class Planner {
     if (data_dims.has_value() && data_dims->empty()) {
       return invalid("data '", change.data, "' is a scalar; DynamicSlice slices tensors of rank >= 1");
     }
+    // A declared element type onnx does not define (elem_type 40) is a broken model, not data to slice.
+    if (change.data_type.elem_type != 0 && !IsSupportedDataType(change.data_type.elem_type)) {
+      return invalid("data '", change.data, "' has element type ", DataTypeName(change.data_type.elem_type),
+                     ", which is not a tensor element type");
+    }
 
     const bool data_is_constant = change.data_constant != nullptr || external_data_dims.has_value();
     const bool all_constant = data_is_constant && change.starts.constant != nullptr &&

@@ -91,5 +91,20 @@ g (float[0,)", std::numeric_limits<int64_t>::max(), R"(] x, int64[1] s, int64[1]
 )"));
 }
 
+// legalize_fuzzer, second run: data declared with elem_type 40 (no such type) reached verification, whose
+// Tensor::Zeros refused it, and dereferencing that error aborted. The planner now refuses the model.
+TEST(FuzzRegressionTest, DataOfAnUndefinedElementTypeIsRejected) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[4] x, int64[1] s, int64[1] e) => (float[?] y) { y = DynamicSlice(x, s, e) }
+)");
+  model.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(40);
+  absl::StatusOr<Report> report = Legalize(model, Options{});
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(report.status().message()),
+              HasSubstr("DynamicSlice producing 'y' (graph main): data 'x' has element type data_type 40, which is "
+                        "not a tensor element type"));
+}
+
 }  // namespace
 }  // namespace onnx_legalize
