@@ -2,7 +2,9 @@
 // everything that can fail has succeeded, so a failure leaves it exactly as it was.
 #include <algorithm>
 #include <iostream>
+#include <memory>
 #include <sstream>
+#include <unordered_map>
 
 #include "absl/strings/str_cat.h"
 #include "dynamic_slice_pass.h"
@@ -115,15 +117,14 @@ class SilencedConsole {
   std::streambuf* cerr_;
 };
 
-// Runs onnx's checker and strict shape inference on a light copy of a model.
-absl::Status CheckWithOnnx(const onnx::ModelProto& skeleton) {
+// Runs onnx's checker and strict shape inference on a light copy of a model, which inference changes.
+absl::Status CheckWithOnnx(onnx::ModelProto skeleton) {
   SilencedConsole silenced;
   absl::Status status = absl::OkStatus();
   try {
     onnx::checker::check_model(skeleton);
-    onnx::ModelProto inferred = skeleton;
     onnx::ShapeInferenceOptions strict(/*check_type_val=*/true, /*strict_mode_val=*/1);
-    onnx::shape_inference::InferShapes(inferred, onnx::OpSchemaRegistry::Instance(), strict);
+    onnx::shape_inference::InferShapes(skeleton, onnx::OpSchemaRegistry::Instance(), strict);
   } catch (const std::exception& e) {
     status = absl::FailedPreconditionError(e.what());
   }
@@ -163,6 +164,45 @@ bool ImportsDefaultDomainAlias(const onnx::ModelProto& model) {
   return false;
 }
 
+// The large initializers of a model's main graph, set aside while the rest of it is transformed and
+// checked: each one's data moves out (nothing is copied) and a stub with its name, type and dims stays,
+// marked as external data so that the opset upgrade and ModelSkeleton treat it as the large initializer
+// it stands for. Restore() moves the data back into whichever model holds the stubs then; a stub that
+// the transformation removed (a constant nothing reads any more) takes its data with it.
+class LargeInitializersAside {
+ public:
+  explicit LargeInitializersAside(onnx::ModelProto& model) {
+    for (onnx::TensorProto& initializer : *model.mutable_graph()->mutable_initializer()) {
+      if (initializer.data_location() == onnx::TensorProto::EXTERNAL || !SkeletonLeavesOut(initializer)) continue;
+      auto data = std::make_unique<onnx::TensorProto>();
+      data->Swap(&initializer);
+      initializer.set_name(data->name());
+      initializer.set_data_type(data->data_type());
+      *initializer.mutable_dims() = data->dims();
+      initializer.set_data_location(onnx::TensorProto::EXTERNAL);
+      aside_.emplace(data->name(), std::move(data));
+    }
+  }
+  LargeInitializersAside(const LargeInitializersAside&) = delete;
+  LargeInitializersAside& operator=(const LargeInitializersAside&) = delete;
+
+  void Restore(onnx::ModelProto& model) {
+    for (onnx::TensorProto& initializer : *model.mutable_graph()->mutable_initializer()) {
+      auto data = aside_.find(initializer.name());
+      if (data == aside_.end() || initializer.data_location() != onnx::TensorProto::EXTERNAL ||
+          initializer.external_data_size() > 0) {
+        continue;
+      }
+      initializer.Swap(data->second.get());
+      aside_.erase(data);
+    }
+    aside_.clear();
+  }
+
+ private:
+  std::unordered_map<std::string, std::unique_ptr<onnx::TensorProto>> aside_;
+};
+
 // Moves the model to `target` and applies the plan. UpgradeDefaultOpset is transactional; ApplyPlan cannot
 // fail.
 absl::Status Transform(Plan& plan, int64_t current, int64_t target, onnx::ModelProto& model) {
@@ -196,12 +236,20 @@ absl::StatusOr<Report> Legalize(onnx::ModelProto& model, const Options& options)
     for (PlannedChange& change : plan.changes) change.verification = "skipped (--no-verify)";
   }
 
-  // Rehearse on a light copy, and check it, before the model itself is touched.
-  onnx::ModelProto rehearsal = ModelSkeleton(model);
-  RETURN_IF_ERROR(Transform(plan, current, target, rehearsal));
-  if (InputPassesChecker(model)) {
-    absl::Status accepted = CheckWithOnnx(rehearsal);
+  // Transform a copy of the model without its large initializers, check it, and only then let it replace
+  // the model: a failure leaves the model as it was, and the opset upgrade runs once.
+  const bool input_passes_checker = InputPassesChecker(model);
+  LargeInitializersAside aside(model);
+  onnx::ModelProto result = model;
+  absl::Status transformed = Transform(plan, current, target, result);
+  if (!transformed.ok()) {
+    aside.Restore(model);
+    return transformed;
+  }
+  if (input_passes_checker) {
+    absl::Status accepted = CheckWithOnnx(ModelSkeleton(result));
     if (!accepted.ok()) {
+      aside.Restore(model);
       return absl::FailedPreconditionError(absl::StrCat(
           "the legalized model would not pass onnx's checker and strict shape inference: ",
           accepted.message()));
@@ -210,7 +258,8 @@ absl::StatusOr<Report> Legalize(onnx::ModelProto& model, const Options& options)
   } else {
     report.onnx_check = "not run: onnx's checker rejects the input model itself";
   }
-  RETURN_IF_ERROR(Transform(plan, current, target, model));
+  model.Swap(&result);
+  aside.Restore(model);
 
   report.opset_after = target;
   report.ir_version_after = model.ir_version();

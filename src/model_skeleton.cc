@@ -37,8 +37,7 @@ void CopyGraphSkeleton(const onnx::GraphProto& source, onnx::GraphProto& target)
   for (const auto& initializer : source.initializer()) {
     // External data is left out too: onnx's checker would look for its file relative to the working
     // folder, and shape inference cannot read it.
-    if (StoredBytes(initializer) <= kSkeletonKeepBytes &&
-        initializer.data_location() != onnx::TensorProto::EXTERNAL) {
+    if (!SkeletonLeavesOut(initializer)) {
       *target.add_initializer() = initializer;
     } else if (!inputs.count(initializer.name())) {
       DeclareAsInput(initializer, target);
@@ -64,6 +63,10 @@ void CopyGraphSkeleton(const onnx::GraphProto& source, onnx::GraphProto& target)
 }
 
 }  // namespace
+
+bool SkeletonLeavesOut(const onnx::TensorProto& initializer) {
+  return StoredBytes(initializer) > kSkeletonKeepBytes || initializer.data_location() == onnx::TensorProto::EXTERNAL;
+}
 
 onnx::ModelProto ModelSkeleton(const onnx::ModelProto& model) {
   onnx::ModelProto skeleton;

@@ -14,6 +14,10 @@ namespace onnx_legalize {
 // ...) are small, and shape inference reads them.
 inline constexpr int64_t kSkeletonKeepBytes = 64 * 1024;
 
+// Whether ModelSkeleton leaves `initializer` out (declares it as a graph input instead): its data passes
+// kSkeletonKeepBytes or is stored as external data.
+bool SkeletonLeavesOut(const onnx::TensorProto& initializer);
+
 // `model` with every initializer (in every graph) whose data passes kSkeletonKeepBytes or is stored as
 // external data replaced by a graph input of the same name, element type and shape.
 onnx::ModelProto ModelSkeleton(const onnx::ModelProto& model);
