@@ -1,10 +1,14 @@
 // Legalize(): plan, verify, check the result on a light copy, then apply. The model is touched only after
 // everything that can fail has succeeded, so a failure leaves it exactly as it was.
 #include <algorithm>
+#include <atomic>
+#include <future>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "dynamic_slice_pass.h"
@@ -203,6 +207,46 @@ class LargeInitializersAside {
   std::unordered_map<std::string, std::unique_ptr<onnx::TensorProto>> aside_;
 };
 
+// Verifies a plan's changes on a helper thread while the caller goes on with other work, then with the
+// caller's help: both take changes one at a time from a shared counter. Every change is verified
+// independently (its own seeded trials, its own `verification` text), so the outcome is the sequential
+// one: Finish() returns the first failure in plan order. Verification is the largest part of the pass on
+// a model of many rewrites, and the rest of the pass (transform, check) does not depend on it.
+class ConcurrentVerification {
+ public:
+  ConcurrentVerification(Plan& plan, const Options& options)
+      : plan_(plan), options_(options), statuses_(plan.changes.size()) {
+    helper_ = std::async(std::launch::async, [this] { Work(); });
+  }
+  ConcurrentVerification(const ConcurrentVerification&) = delete;
+  ConcurrentVerification& operator=(const ConcurrentVerification&) = delete;
+  ~ConcurrentVerification() {
+    stop_ = true;
+    if (helper_.valid()) helper_.wait();
+  }
+
+  absl::Status Finish() {
+    Work();
+    helper_.get();
+    for (absl::Status& status : statuses_) RETURN_IF_ERROR(status);
+    return absl::OkStatus();
+  }
+
+ private:
+  void Work() {
+    for (size_t i = next_++; i < statuses_.size() && !stop_; i = next_++) {
+      statuses_[i] = VerifyChange(plan_.changes[i], options_);
+    }
+  }
+
+  Plan& plan_;
+  const Options& options_;
+  std::vector<absl::Status> statuses_;
+  std::atomic<size_t> next_{0};
+  std::atomic<bool> stop_{false};
+  std::future<void> helper_;
+};
+
 // Moves the model to `target` and applies the plan. UpgradeDefaultOpset is transactional; ApplyPlan cannot
 // fail.
 absl::Status Transform(Plan& plan, int64_t current, int64_t target, onnx::ModelProto& model) {
@@ -223,6 +267,9 @@ absl::StatusOr<Report> Legalize(onnx::ModelProto& model, const Options& options)
   report.opset_before = report.opset_after = current;
   report.ir_version_before = report.ir_version_after = model.ir_version();
 
+  // Whether onnx's checker accepts the input, found out while the plan is made: both only read the model.
+  std::future<bool> input_passes_checker =
+      std::async(std::launch::async, [&model] { return InputPassesChecker(model); });
   ASSIGN_OR_RETURN(Plan plan, PlanDynamicSlices(model, options));
   ASSIGN_OR_RETURN(const int64_t target, ChooseTargetOpset(plan, current, options));
   if (plan.changes.empty() && target == current) return report;
@@ -230,34 +277,33 @@ absl::StatusOr<Report> Legalize(onnx::ModelProto& model, const Options& options)
   for (PlannedChange& change : plan.changes) {
     if (change.action == Action::kRewritten) change.slice_version = SliceVersionAtOpset(target);
   }
+  std::optional<ConcurrentVerification> verification;
   if (options.verify) {
-    RETURN_IF_ERROR(VerifyPlan(plan, options));
+    verification.emplace(plan, options);
   } else {
     for (PlannedChange& change : plan.changes) change.verification = "skipped (--no-verify)";
   }
 
-  // Transform a copy of the model without its large initializers, check it, and only then let it replace
-  // the model: a failure leaves the model as it was, and the opset upgrade runs once.
-  const bool input_passes_checker = InputPassesChecker(model);
+  // Meanwhile, transform a copy of the model without its large initializers and check it; only then does
+  // it replace the model. A failure leaves the model as it was, and the opset upgrade runs once. The
+  // failures are reported in the order the steps would run one after the other: verification first.
+  const bool check_result = input_passes_checker.get();
   LargeInitializersAside aside(model);
   onnx::ModelProto result = model;
   absl::Status transformed = Transform(plan, current, target, result);
-  if (!transformed.ok()) {
+  absl::Status accepted = absl::OkStatus();
+  if (transformed.ok() && check_result) accepted = CheckWithOnnx(ModelSkeleton(result));
+  absl::Status verified = verification.has_value() ? verification->Finish() : absl::OkStatus();
+  if (!verified.ok() || !transformed.ok() || !accepted.ok()) {
     aside.Restore(model);
-    return transformed;
+    RETURN_IF_ERROR(verified);
+    RETURN_IF_ERROR(transformed);
+    return absl::FailedPreconditionError(
+        absl::StrCat("the legalized model would not pass onnx's checker and strict shape inference: ",
+                     accepted.message()));
   }
-  if (input_passes_checker) {
-    absl::Status accepted = CheckWithOnnx(ModelSkeleton(result));
-    if (!accepted.ok()) {
-      aside.Restore(model);
-      return absl::FailedPreconditionError(absl::StrCat(
-          "the legalized model would not pass onnx's checker and strict shape inference: ",
-          accepted.message()));
-    }
-    report.onnx_check = "onnx's checker and strict shape inference accept the result";
-  } else {
-    report.onnx_check = "not run: onnx's checker rejects the input model itself";
-  }
+  report.onnx_check = check_result ? "onnx's checker and strict shape inference accept the result"
+                                   : "not run: onnx's checker rejects the input model itself";
   model.Swap(&result);
   aside.Restore(model);
 
