@@ -1,5 +1,7 @@
 #include "graph_validation.h"
 
+#include <limits>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -7,6 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph_scope.h"
+#include "onnx/defs/schema.h"
+#include "op_names.h"
 #include "status_macros.h"
 #include "tensor.h"
 
@@ -85,8 +89,32 @@ std::string NodeLabel(const onnx::NodeProto& node, int index) {
   return absl::StrCat(node.op_type(), " node #", index);
 }
 
+// onnx's version converter indexes a node's inputs and outputs as its schema declares them, unchecked
+// (Upsample_9_10 reads inputs()[1]: a heap overflow on an Upsample with one input, found by the legalize
+// fuzzer), so a default-domain node outside its schema's input or output count must not reach it.
+// DynamicSlice's signature is the planner's to check (with its own messages); ops onnx does not define at
+// `opset` are left to the converter, which refuses them.
+absl::Status CheckArity(const onnx::NodeProto& node, const std::string& label, std::optional<int64_t> opset) {
+  if (!opset.has_value() || !IsDefaultDomain(node.domain()) || node.op_type() == kDynamicSliceOp) {
+    return absl::OkStatus();
+  }
+  const onnx::OpSchema* schema =
+      onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(*opset), kDefaultDomain);
+  if (schema == nullptr) return absl::OkStatus();
+  auto check = [&](int count, int min, int max, const char* what) -> absl::Status {
+    if (count >= min && count <= max) return absl::OkStatus();
+    const std::string takes = max == std::numeric_limits<int>::max() ? absl::StrCat("at least ", min)
+                              : min == max                           ? absl::StrCat(min)
+                                                                     : absl::StrCat(min, " to ", max);
+    return absl::InvalidArgumentError(absl::StrCat(label, ": has ", count, " ", what, "; ", node.op_type(), "-",
+                                                   schema->since_version(), " has ", takes));
+  };
+  RETURN_IF_ERROR(check(node.input_size(), schema->min_input(), schema->max_input(), "inputs"));
+  return check(node.output_size(), schema->min_output(), schema->max_output(), "outputs");
+}
+
 absl::Status ValidateGraph(const onnx::GraphProto& graph, const std::string& path, const Names* outer,
-                           int depth) {
+                           int depth, std::optional<int64_t> opset) {
   if (depth > kMaxSubgraphDepth) {
     return absl::InvalidArgumentError(absl::StrCat("graph ", path, " is nested ", depth,
                                                    " levels deep; at most ", kMaxSubgraphDepth,
@@ -119,6 +147,7 @@ absl::Status ValidateGraph(const onnx::GraphProto& graph, const std::string& pat
           "' is not defined by any graph input, initializer or earlier node (an undefined name, "
           "nodes out of topological order, or a cycle)"));
     }
+    RETURN_IF_ERROR(CheckArity(node, absl::StrCat(NodeLabel(node, i), " (graph ", path, ")"), opset));
     for (const auto& attribute : node.attribute()) {
       if (attribute.has_t()) {
         RETURN_IF_ERROR(ValidateTensorSizes(attribute.t(), absl::StrCat(NodeLabel(node, i), " (graph ", path,
@@ -130,7 +159,7 @@ absl::Status ValidateGraph(const onnx::GraphProto& graph, const std::string& pat
       if (!subgraphs_ok.ok()) return;
       subgraphs_ok = ValidateGraph(
           subgraph, absl::StrCat(path, "/", SubgraphPathSegment(node, attribute, subgraph)), &names,
-          depth + 1);
+          depth + 1, opset);
     });
     RETURN_IF_ERROR(subgraphs_ok);
     for (const auto& output : node.output()) {
@@ -150,7 +179,19 @@ absl::Status ValidateGraph(const onnx::GraphProto& graph, const std::string& pat
 
 absl::Status ValidateGraphs(const onnx::ModelProto& model) {
   if (!model.has_graph()) return absl::InvalidArgumentError("the model has no graph");
-  return ValidateGraph(model.graph(), kMainGraphPath, nullptr, 0);
+  // The default-domain opset the nodes' schemas are looked up at; none when the imports do not name one
+  // (Legalize refuses such a model on its own terms).
+  std::optional<int64_t> opset;
+  bool ambiguous = false;
+  for (const auto& import : model.opset_import()) {
+    if (!IsDefaultDomain(import.domain())) continue;
+    ambiguous = ambiguous || (opset.has_value() && *opset != import.version());
+    opset = import.version();
+  }
+  if (ambiguous || (opset.has_value() && (*opset < 1 || *opset > std::numeric_limits<int>::max()))) {
+    opset.reset();
+  }
+  return ValidateGraph(model.graph(), kMainGraphPath, nullptr, 0, opset);
 }
 
 }  // namespace onnx_legalize

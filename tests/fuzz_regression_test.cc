@@ -106,5 +106,22 @@ g (float[4] x, int64[1] s, int64[1] e) => (float[?] y) { y = DynamicSlice(x, s, 
                         "not a tensor element type"));
 }
 
+// legalize_fuzzer, third run: an Upsample with one input (Upsample-9 takes 2) beside a DynamicSlice that
+// needs opset 10 reached onnx 1.12's Upsample_9_10 adapter, which reads inputs()[1] unchecked
+// (heap-buffer-overflow). ValidateGraphs now refuses nodes outside their schema's input/output counts.
+TEST(FuzzRegressionTest, AnUpsampleWithOneInputIsRefusedBeforeTheVersionConverter) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[1,1,2,2] x, int64[1] s, int64[1] e) => (float[?,?,?,?] y, float[?,?,?,?] z) {
+  y = DynamicSlice(x, s, e)
+  z = Upsample(x)
+}
+)");
+  absl::StatusOr<Report> report = Legalize(model, Options{});
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(report.status().message()),
+              HasSubstr("Upsample node #1 (graph main): has 1 inputs; Upsample-9 has 2"));
+}
+
 }  // namespace
 }  // namespace onnx_legalize

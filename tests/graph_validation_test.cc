@@ -81,6 +81,50 @@ g (float[4] x) => (float[4] y, float[4] ghost) { y = Relu(x) }
                 "graph main: output 'ghost' is produced by no node, input or initializer");
 }
 
+// onnx's version converter reads an Upsample's inputs()[1] unchecked (heap overflow, legalize fuzzer).
+TEST(GraphValidationTest, RejectsANodeWithFewerInputsThanItsSchemaTakes) {
+  ExpectInvalid(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[1,1,2,2] x) => (float[?,?,?,?] y) { y = Upsample(x) }
+)"),
+                "Upsample node #0 (graph main): has 1 inputs; Upsample-9 has 2");
+}
+
+TEST(GraphValidationTest, RejectsNodesWithTooManyInputsOrOutputs) {
+  ExpectInvalid(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 13]>
+g (float[4] x) => (float[4] y) { y = Relu(x, x) }
+)"),
+                "Relu node #0 (graph main): has 2 inputs; Relu-13 has 1");
+  ExpectInvalid(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[4] x) => (float[4] y) { y, z = Relu(x) }
+)"),
+                "Relu node #0 (graph main): has 2 outputs; Relu-6 has 1");
+  ExpectInvalid(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (bool c, float[4] x) => (float[4] y) {
+  y = If (c) <
+    then_branch = then_body () => (float[4] t) { t = Concat <axis = 0> () },
+    else_branch = else_body () => (float[4] u) { u = Identity(x) }
+  >
+}
+)"),
+                "Concat node #0 (graph main/then_body): has 0 inputs; Concat-4 has at least 1");
+}
+
+TEST(GraphValidationTest, LeavesOpsWithoutASchemaAndOtherDomainsToTheirOwnChecks) {
+  EXPECT_TRUE(ValidateGraphs(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9, "com.vendor" : 1]>
+g (float[4] x, int64[1] s) => (float[?] y, float[4] z, float[4] w) {
+  y = DynamicSlice(x, s)
+  z = NoSuchOp(x, x, x)
+  w = com.vendor.Custom()
+}
+)"))
+                  .ok());
+}
+
 // A chain of If nodes whose then-branches nest `depth` levels; each else-branch is one Identity.
 onnx::ModelProto NestedIfs(int depth) {
   onnx::ModelProto model = ParseModel(R"(
