@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "dynamic_slice_pass.h"
+#include "model_skeleton.h"
 #include "op_names.h"
 
 namespace onnx_legalize {
@@ -94,8 +95,17 @@ class ConstantWriter {
     return constant;
   }
 
-  void DefineInitializer(onnx::GraphProto& graph, const std::string& name, const Tensor& value) const {
-    *graph.add_initializer() = TensorToProto(value.Clone(), name);
+  void DefineInitializer(onnx::GraphProto& graph, const std::string& name, const Tensor& value,
+                         bool stub = false) const {
+    if (stub) {
+      onnx::TensorProto* initializer = graph.add_initializer();
+      initializer->set_name(name);
+      initializer->set_data_type(value.type());
+      for (int64_t dim : value.dims()) initializer->add_dims(dim);
+      initializer->set_data_location(onnx::TensorProto::EXTERNAL);
+    } else {
+      *graph.add_initializer() = TensorToProto(value.Clone(), name);
+    }
     if (ir3_) {
       onnx::ValueInfoProto* input = graph.add_input();
       input->set_name(name);
@@ -173,9 +183,15 @@ void CollectReferences(const onnx::GraphProto& graph, std::unordered_set<std::st
   }
 }
 
+// Whether ApplyPlan(kDefer) leaves a stub for a folded value: what ModelSkeleton would leave out.
+bool DefersFold(const PlannedChange& change, bool is_main) {
+  return is_main && !change.folded->is_string() &&
+         static_cast<int64_t>(change.folded->bytes().size()) > kSkeletonKeepBytes;
+}
+
 }  // namespace
 
-void ApplyPlan(Plan& plan, onnx::ModelProto& model) {
+void ApplyPlan(Plan& plan, onnx::ModelProto& model, FoldedValues folded) {
   ConstantWriter writer(model.ir_version());
   // Constants that a change stops reading, with the graph it was read from (looked up outward).
   std::vector<std::pair<GraphLocator, std::string>> maybe_unused;
@@ -205,7 +221,8 @@ void ApplyPlan(Plan& plan, onnx::ModelProto& model) {
         if (writer.WritesConstantNode(is_main)) {
           graph_edits.before[index].push_back(writer.ConstantNode(change.output, *change.folded));
         } else {
-          writer.DefineInitializer(graph, change.output, *change.folded);
+          writer.DefineInitializer(graph, change.output, *change.folded,
+                                   folded == FoldedValues::kDefer && DefersFold(change, is_main));
         }
         continue;
       }
@@ -277,6 +294,32 @@ void ApplyPlan(Plan& plan, onnx::ModelProto& model) {
     EraseMarked(*graph->mutable_initializer(), r.initializers);
     EraseMarked(*graph->mutable_input(), r.inputs);
     EraseMarked(*graph->mutable_node(), r.nodes);
+  }
+}
+
+void FillDeferredFolds(Plan& plan, onnx::ModelProto& model) {
+  // A folded value another change reads (a DynamicSlice of a fold) is the plan's still: copy it then.
+  std::unordered_set<const Tensor*> read;
+  for (const PlannedChange& change : plan.changes) {
+    for (const Tensor* input :
+         {change.data_constant, change.starts.constant, change.ends.constant, change.axes.constant}) {
+      if (input != nullptr) read.insert(input);
+    }
+  }
+  std::unordered_map<std::string, onnx::TensorProto*> stubs;
+  for (onnx::TensorProto& initializer : *model.mutable_graph()->mutable_initializer()) {
+    if (initializer.data_location() == onnx::TensorProto::EXTERNAL && initializer.external_data_size() == 0) {
+      stubs.emplace(initializer.name(), &initializer);
+    }
+  }
+  for (PlannedChange& change : plan.changes) {
+    if (change.action != Action::kFolded || !change.graph.steps.empty() || change.folded == nullptr) continue;
+    auto stub = stubs.find(change.output);
+    if (stub == stubs.end()) continue;
+    onnx::TensorProto value = read.count(change.folded.get()) > 0
+                                  ? TensorToProto(change.folded->Clone(), change.output)
+                                  : TensorToProto(std::move(*change.folded), change.output);
+    stub->second->Swap(&value);
   }
 }
 

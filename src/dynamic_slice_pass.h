@@ -58,8 +58,9 @@ struct PlannedChange {
   IndexInput starts, ends, axes;
   DataType index_type = 0;  // int32 or int64 when known (from any constant or declared index input)
 
-  // kFolded: the value, computed with the DynamicSlice reference kernel.
-  std::shared_ptr<const Tensor> folded;
+  // kFolded: the value, computed with the DynamicSlice reference kernel. Not const: FillDeferredFolds
+  // may move it into the model once nothing reads it any more.
+  std::shared_ptr<Tensor> folded;
 
   // kRewritten: the Slice node's inputs; `new_axes` is set when the axes were normalized into a new
   // constant named new_axes_name.
@@ -89,9 +90,23 @@ struct Plan {
 // out-of-range axes, not 1-D), and FailedPrecondition for what keep_opset cannot express.
 absl::StatusOr<Plan> PlanDynamicSlices(const onnx::ModelProto& model, const Options& options);
 
+// How ApplyPlan writes a folded value into the main graph.
+enum class FoldedValues {
+  kWrite,  // the value itself (a copy; the plan keeps its own)
+  // For a value ModelSkeleton would leave out (more bytes than kSkeletonKeepBytes, not strings): a stub
+  // with its name, type and dims, marked as external data, which FillDeferredFolds fills later. The model
+  // can be checked (through ModelSkeleton) meanwhile, and the value is never copied.
+  kDefer,
+};
+
 // Applies `plan` to `model`, whose default opset is already `opset` (at least 10, or the original opset
 // when every change is a fold or keep_opset). Never fails for a plan made from this model.
-void ApplyPlan(Plan& plan, onnx::ModelProto& model);
+void ApplyPlan(Plan& plan, onnx::ModelProto& model, FoldedValues folded = FoldedValues::kWrite);
+
+// Fills the stubs ApplyPlan(kDefer) left in `model`'s main graph with the folded values, moved out of the
+// plan where no other change reads them (a fold that feeds another DynamicSlice is copied). Call it once
+// nothing reads the plan's folded values any more (after verification).
+void FillDeferredFolds(Plan& plan, onnx::ModelProto& model);
 
 // The Slice version a model at default opset `opset` runs: 1 below 10, 10, 11 (11-12) or 13 (13+).
 int64_t SliceVersionAtOpset(int64_t opset);

@@ -301,7 +301,7 @@ class Planner {
     if (!value.ok()) return invalid(value.status().message());
     change.action = Action::kFolded;
     change.detail = "all inputs are constants";
-    change.folded = std::make_shared<const Tensor>(*std::move(value));
+    change.folded = std::make_shared<Tensor>(*std::move(value));
     return true;
   }
 

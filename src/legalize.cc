@@ -251,7 +251,8 @@ class ConcurrentVerification {
 // fail.
 absl::Status Transform(Plan& plan, int64_t current, int64_t target, onnx::ModelProto& model) {
   if (target > current) RETURN_IF_ERROR(UpgradeDefaultOpset(model, target));
-  ApplyPlan(plan, model);
+  // Large folded values are filled in after verification, which reads them meanwhile.
+  ApplyPlan(plan, model, FoldedValues::kDefer);
   if (!ImportsDefaultDomainAlias(model)) CanonicalizeDefaultDomainSpelling(*model.mutable_graph());
   return absl::OkStatus();
 }
@@ -304,6 +305,7 @@ absl::StatusOr<Report> Legalize(onnx::ModelProto& model, const Options& options)
   }
   report.onnx_check = check_result ? "onnx's checker and strict shape inference accept the result"
                                    : "not run: onnx's checker rejects the input model itself";
+  FillDeferredFolds(plan, result);
   model.Swap(&result);
   aside.Restore(model);
 

@@ -90,7 +90,7 @@ TEST(VerifyTest, CatchesAFoldWhoseValueIsWrong) {
   PlannedChange& change = plan->changes[0];
   Tensor wrong = change.folded->Clone();
   wrong.mutable_bytes()[0] ^= 1;  // one bit of the first float
-  change.folded = std::make_shared<const Tensor>(std::move(wrong));
+  change.folded = std::make_shared<Tensor>(std::move(wrong));
   absl::Status status = VerifyChange(change, Options{});
   EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
   EXPECT_THAT(std::string(status.message()), StartsWith("verification failed"));
