@@ -89,12 +89,15 @@ std::string NodeLabel(const onnx::NodeProto& node, int index) {
   return absl::StrCat(node.op_type(), " node #", index);
 }
 
-// onnx's version converter indexes a node's inputs and outputs as its schema declares them, unchecked
-// (Upsample_9_10 reads inputs()[1]: a heap overflow on an Upsample with one input, found by the legalize
-// fuzzer), so a default-domain node outside its schema's input or output count must not reach it.
-// DynamicSlice's signature is the planner's to check (with its own messages); ops onnx does not define at
-// `opset` are left to the converter, which refuses them.
-absl::Status CheckArity(const onnx::NodeProto& node, const std::string& label, std::optional<int64_t> opset) {
+// onnx's version converter trusts a node to match its schema. It indexes inputs and outputs unchecked
+// (Upsample_9_10 reads inputs()[1]: a heap overflow on an Upsample with one input), and reads a known
+// attribute as the type the schema gives it (an Upsample 'mode' typed INTS is read as a string: a bad
+// downcast); both found by the legalize fuzzer. So a default-domain node outside its schema's input or
+// output count, or with a known attribute of another type, must not reach it. DynamicSlice's signature is
+// the planner's to check (with its own messages); ops onnx does not define at `opset` are left to the
+// converter, which refuses them; attributes the schema does not know are not read by it.
+absl::Status CheckAgainstSchema(const onnx::NodeProto& node, const std::string& label,
+                                std::optional<int64_t> opset) {
   if (!opset.has_value() || !IsDefaultDomain(node.domain()) || node.op_type() == kDynamicSliceOp) {
     return absl::OkStatus();
   }
@@ -110,7 +113,19 @@ absl::Status CheckArity(const onnx::NodeProto& node, const std::string& label, s
                                                    schema->since_version(), " has ", takes));
   };
   RETURN_IF_ERROR(check(node.input_size(), schema->min_input(), schema->max_input(), "inputs"));
-  return check(node.output_size(), schema->min_output(), schema->max_output(), "outputs");
+  RETURN_IF_ERROR(check(node.output_size(), schema->min_output(), schema->max_output(), "outputs"));
+  for (const auto& attribute : node.attribute()) {
+    const auto known = schema->attributes().find(attribute.name());
+    if (known == schema->attributes().end() || attribute.type() == onnx::AttributeProto::UNDEFINED ||
+        attribute.type() == known->second.type) {
+      continue;
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        label, ": attribute '", attribute.name(), "' is ", onnx::AttributeProto_AttributeType_Name(attribute.type()),
+        "; ", node.op_type(), "-", schema->since_version(), " takes ",
+        onnx::AttributeProto_AttributeType_Name(known->second.type)));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status ValidateGraph(const onnx::GraphProto& graph, const std::string& path, const Names* outer,
@@ -147,7 +162,7 @@ absl::Status ValidateGraph(const onnx::GraphProto& graph, const std::string& pat
           "' is not defined by any graph input, initializer or earlier node (an undefined name, "
           "nodes out of topological order, or a cycle)"));
     }
-    RETURN_IF_ERROR(CheckArity(node, absl::StrCat(NodeLabel(node, i), " (graph ", path, ")"), opset));
+    RETURN_IF_ERROR(CheckAgainstSchema(node, absl::StrCat(NodeLabel(node, i), " (graph ", path, ")"), opset));
     for (const auto& attribute : node.attribute()) {
       if (attribute.has_t()) {
         RETURN_IF_ERROR(ValidateTensorSizes(attribute.t(), absl::StrCat(NodeLabel(node, i), " (graph ", path,

@@ -123,5 +123,23 @@ g (float[1,1,2,2] x, int64[1] s, int64[1] e) => (float[?,?,?,?] y, float[?,?,?,?
               HasSubstr("Upsample node #1 (graph main): has 1 inputs; Upsample-9 has 2"));
 }
 
+// legalize_fuzzer, fourth run: an Upsample whose 'mode' attribute is typed INTS reached onnx 1.12's
+// Upsample_9_10 adapter, which reads it as a string (UBSan: downcast of an address that is no
+// ScalarAttributeValue<string>). ValidateGraphs now refuses known attributes of another type.
+TEST(FuzzRegressionTest, AnAttributeOfTheWrongTypeIsRefusedBeforeTheVersionConverter) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[1,1,2,2] x, int64[1] s, int64[1] e, float[4] scales) => (float[?,?,?,?] y, float[?,?,?,?] z) {
+  y = DynamicSlice(x, s, e)
+  z = Upsample <mode = "linear"> (x, scales)
+}
+)");
+  model.mutable_graph()->mutable_node(1)->mutable_attribute(0)->set_type(onnx::AttributeProto::INTS);
+  absl::StatusOr<Report> report = Legalize(model, Options{});
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(report.status().message()),
+              HasSubstr("Upsample node #1 (graph main): attribute 'mode' is INTS; Upsample-9 takes STRING"));
+}
+
 }  // namespace
 }  // namespace onnx_legalize

@@ -113,6 +113,23 @@ g (bool c, float[4] x) => (float[4] y) {
                 "Concat node #0 (graph main/then_body): has 0 inputs; Concat-4 has at least 1");
 }
 
+// onnx's version converter reads Upsample's 'mode' as a string whatever its type (a bad downcast on INTS;
+// legalize fuzzer).
+TEST(GraphValidationTest, RejectsAKnownAttributeOfAnotherTypeThanItsSchemaGives) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[1,1,2,2] x, float[4] scales) => (float[?,?,?,?] y) { y = Upsample <mode = "linear"> (x, scales) }
+)");
+  model.mutable_graph()->mutable_node(0)->mutable_attribute(0)->set_type(onnx::AttributeProto::INTS);
+  ExpectInvalid(model, "Upsample node #0 (graph main): attribute 'mode' is INTS; Upsample-9 takes STRING");
+  // Untyped (as some early writers left them) and unknown attributes are left alone.
+  model.mutable_graph()->mutable_node(0)->mutable_attribute(0)->set_type(onnx::AttributeProto::UNDEFINED);
+  onnx::AttributeProto* extra = model.mutable_graph()->mutable_node(0)->add_attribute();
+  extra->set_name("exporter_note");
+  extra->set_type(onnx::AttributeProto::INT);
+  EXPECT_TRUE(ValidateGraphs(model).ok());
+}
+
 TEST(GraphValidationTest, LeavesOpsWithoutASchemaAndOtherDomainsToTheirOwnChecks) {
   EXPECT_TRUE(ValidateGraphs(ParseModel(R"(
 <ir_version: 4, opset_import: ["" : 9, "com.vendor" : 1]>
