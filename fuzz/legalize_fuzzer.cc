@@ -1,0 +1,106 @@
+// libFuzzer target: bytes -> ModelProto -> Legalize (plan, verify, onnx's shape inference, version
+// converter and checker, apply) -> serialize -> parse -> Legalize again; CheckModel and the JSON report on
+// the way. Built and run by fuzz/run.sh.
+//
+// Beyond "no crash, no sanitizer report, no exception" it checks the library's promises:
+//  - a failed Legalize leaves the model byte for byte as it was (Legalize is transactional);
+//  - a legalized model holds no DynamicSlice in any graph, serializes, parses back to the same bytes, and
+//    legalizing it again succeeds and changes nothing (README: "legalizing a legalized model changes
+//    nothing").
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "graph_scope.h"
+#include "onnx/onnx_pb.h"
+#include "onnx_legalize/legalize.h"
+#include "op_names.h"
+
+namespace {
+
+using onnx_legalize::Options;
+
+void Require(bool condition, const char* what, const std::string& detail = "") {
+  if (condition) return;
+  std::fprintf(stderr, "legalize_fuzzer: broken promise: %s\n%s\n", what, detail.c_str());
+  std::abort();
+}
+
+// What SaveModel writes: deterministic bytes.
+std::string Serialize(const onnx::ModelProto& model) {
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    model.SerializeToCodedStream(&coded);
+  }
+  return bytes;
+}
+
+bool HoldsDynamicSlice(const onnx::GraphProto& graph) {
+  for (const onnx::NodeProto& node : graph.node()) {
+    if (node.op_type() == onnx_legalize::kDynamicSliceOp && onnx_legalize::IsDefaultDomain(node.domain())) {
+      return true;
+    }
+    bool inside = false;
+    onnx_legalize::ForEachSubgraph(node, [&](const std::string&, const onnx::GraphProto& subgraph) {
+      inside = inside || HoldsDynamicSlice(subgraph);
+    });
+    if (inside) return true;
+  }
+  return false;
+}
+
+// The options an input is legalized with: picked from its size, so every input keeps one meaning (a crash
+// reproduces from the file alone) while the corpus as a whole exercises the policies the CLI offers.
+Options OptionsFor(size_t size) {
+  Options options;
+  options.verify_trials = 4;
+  switch (size % 4) {
+    case 0: break;  // the CLI's defaults
+    case 1: options.keep_opset = true; break;
+    case 2:
+      options.target_opset = 13;
+      options.max_fold_bytes = 16;  // most folds become rewrites
+      break;
+    case 3: options.verify = false; break;
+  }
+  return options;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(data, static_cast<int>(size))) return 0;
+
+  // --check's path: must answer (or refuse) for anything that parses.
+  (void)onnx_legalize::CheckModel(model);
+
+  const Options options = OptionsFor(size);
+  const std::string before = Serialize(model);
+  absl::StatusOr<onnx_legalize::Report> report = onnx_legalize::Legalize(model, options);
+  if (!report.ok()) {
+    Require(!report.status().message().empty(), "an error without a message");
+    Require(Serialize(model) == before, "a failed Legalize changed the model",
+            std::string(report.status().message()));
+    return 0;
+  }
+  (void)onnx_legalize::ReportToJson(*report);
+  Require(!HoldsDynamicSlice(model.graph()), "a legalized model still holds a DynamicSlice");
+
+  const std::string legalized = Serialize(model);
+  onnx::ModelProto reparsed;
+  Require(reparsed.ParseFromString(legalized), "the legalized model does not parse back");
+  Require(Serialize(reparsed) == legalized, "the legalized model does not serialize back to its bytes");
+
+  absl::StatusOr<onnx_legalize::Report> again = onnx_legalize::Legalize(reparsed, options);
+  Require(again.ok(), "legalizing a legalized model failed",
+          again.ok() ? "" : std::string(again.status().message()));
+  Require(!again->changed && Serialize(reparsed) == legalized, "legalizing a legalized model changed it");
+  return 0;
+}
