@@ -78,10 +78,10 @@ struct PlannedChange {
 
 struct Plan {
   std::vector<PlannedChange> changes;
-  // The scopes the constants above point into; kept alive with the plan.
+  // The scopes the constants above point into; kept alive with the plan. Once planning is done they
+  // answer for constants only: the inferred types they consulted (a whole copy of the model's graph,
+  // with shape inference's value_info) are released as soon as the plan is made.
   std::vector<std::unique_ptr<GraphScope>> scopes;
-  // The model after shape inference, whose types the scopes consult; kept alive with the plan.
-  std::unique_ptr<onnx::ModelProto> inferred;
 };
 
 // Finds every DynamicSlice and decides what to do with it. Errors (InvalidArgument) name the node, its

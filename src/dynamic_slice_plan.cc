@@ -417,10 +417,11 @@ int64_t SliceVersionAtOpset(int64_t opset) {
 
 absl::StatusOr<Plan> PlanDynamicSlices(const onnx::ModelProto& model, const Options& options) {
   Plan plan;
-  plan.inferred = InferTypes(model);
+  // Only planning reads the inferred types; released on return, before the rest of Legalize copies the
+  // model again.
+  const std::unique_ptr<onnx::ModelProto> inferred = InferTypes(model);
   Planner planner(model, options, plan);
-  RETURN_IF_ERROR(planner.PlanGraph(model.graph(), &plan.inferred->graph(), kMainGraphPath, GraphLocator{},
-                                    nullptr));
+  RETURN_IF_ERROR(planner.PlanGraph(model.graph(), &inferred->graph(), kMainGraphPath, GraphLocator{}, nullptr));
   return plan;
 }
 
