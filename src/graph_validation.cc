@@ -1,5 +1,6 @@
 #include "graph_validation.h"
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 #include <string>
@@ -92,8 +93,10 @@ std::string NodeLabel(const onnx::NodeProto& node, int index) {
 // onnx's version converter trusts a node to match its schema. It indexes inputs and outputs unchecked
 // (Upsample_9_10 reads inputs()[1]: a heap overflow on an Upsample with one input), and reads a known
 // attribute as the type the schema gives it (an Upsample 'mode' typed INTS is read as a string: a bad
-// downcast); both found by the legalize fuzzer. So a default-domain node outside its schema's input or
-// output count, or with a known attribute of another type, must not reach it. DynamicSlice's signature is
+// downcast), and turns a required attribute it does not find into a node that is no longer valid (an
+// Unsqueeze-9 without 'axes' became an Unsqueeze-13 with one input); all found by the legalize fuzzer. So a
+// default-domain node outside its schema's input or output count, without a required attribute, or with a
+// known attribute of another type, must not reach it. DynamicSlice's signature is
 // the planner's to check (with its own messages); ops onnx does not define at `opset` are left to the
 // converter, which refuses them; attributes the schema does not know are not read by it.
 absl::Status CheckAgainstSchema(const onnx::NodeProto& node, const std::string& label,
@@ -114,6 +117,15 @@ absl::Status CheckAgainstSchema(const onnx::NodeProto& node, const std::string& 
   };
   RETURN_IF_ERROR(check(node.input_size(), schema->min_input(), schema->max_input(), "inputs"));
   RETURN_IF_ERROR(check(node.output_size(), schema->min_output(), schema->max_output(), "outputs"));
+  for (const auto& [name, declared] : schema->attributes()) {
+    if (!declared.required) continue;
+    const bool present = std::any_of(node.attribute().begin(), node.attribute().end(),
+                                     [&name = name](const onnx::AttributeProto& a) { return a.name() == name; });
+    if (!present) {
+      return absl::InvalidArgumentError(absl::StrCat(label, ": has no attribute '", name, "', which ",
+                                                     node.op_type(), "-", schema->since_version(), " requires"));
+    }
+  }
   for (const auto& attribute : node.attribute()) {
     const auto known = schema->attributes().find(attribute.name());
     if (known == schema->attributes().end() || attribute.type() == onnx::AttributeProto::UNDEFINED ||

@@ -22,7 +22,8 @@ inline constexpr int kMaxSubgraphDepth = 64;
 // - has a graph output that is not defined;
 // - nests subgraphs deeper than kMaxSubgraphDepth;
 // - has a default-domain node whose input or output count is outside what its schema at the model's
-//   opset allows, or an attribute its schema knows of another type (onnx's version converter trusts both);
+//   opset allows, no attribute its schema requires, or an attribute its schema knows of another type (onnx's
+//   version converter trusts all three);
 // - holds an initializer or a node's tensor attribute whose dims are negative or overflow int64 (count or
 //   bytes), or whose raw_data or typed field is not as long as its dims say (sizes only: no data is read
 //   or allocated; external data is checked where it is read);

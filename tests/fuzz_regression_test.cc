@@ -141,5 +141,26 @@ g (float[1,1,2,2] x, int64[1] s, int64[1] e, float[4] scales) => (float[?,?,?,?]
               HasSubstr("Upsample node #1 (graph main): attribute 'mode' is INTS; Upsample-9 takes STRING"));
 }
 
+// legalize_fuzzer, fifth run: an Unsqueeze-9 whose 'axes' attribute had lost its name was converted by
+// onnx's Unsqueeze_12_13 adapter into an Unsqueeze-13 with one input, and the legalized model failed the
+// validation of a second run (the fuzzer's idempotence promise). ValidateGraphs now requires the
+// attributes a node's schema requires.
+TEST(FuzzRegressionTest, ANodeWithoutARequiredAttributeIsRefusedBeforeTheVersionConverter) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[4] x, int64[1] s, int64[1] e) => (float[?] y, float[1,4] z) {
+  y = DynamicSlice(x, s, e)
+  z = Unsqueeze <axes = [0]> (x)
+}
+)");
+  model.mutable_graph()->mutable_node(1)->mutable_attribute(0)->set_name("");
+  Options options;
+  options.target_opset = 13;
+  absl::StatusOr<Report> report = Legalize(model, options);
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(report.status().message()),
+              HasSubstr("Unsqueeze node #1 (graph main): has no attribute 'axes', which Unsqueeze-1 requires"));
+}
+
 }  // namespace
 }  // namespace onnx_legalize

@@ -130,6 +130,24 @@ g (float[1,1,2,2] x, float[4] scales) => (float[?,?,?,?] y) { y = Upsample <mode
   EXPECT_TRUE(ValidateGraphs(model).ok());
 }
 
+// onnx's Unsqueeze_12_13 adapter turns an Unsqueeze-9 without 'axes' into an Unsqueeze-13 with one input
+// (legalize fuzzer: the legalized model then failed validation itself).
+TEST(GraphValidationTest, RejectsANodeWithoutARequiredAttribute) {
+  ExpectInvalid(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[4] x) => (float[1,4] y) { y = Unsqueeze(x) }
+)"),
+                "Unsqueeze node #0 (graph main): has no attribute 'axes', which Unsqueeze-1 requires");
+  ExpectInvalid(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[4] x) => (float[4] y) {
+  k = Constant <vaLue = float[4] {1, 2, 3, 4}> ()
+  y = Add(x, k)
+}
+)"),
+                "Constant node #0 (graph main): has no attribute 'value', which Constant-9 requires");
+}
+
 TEST(GraphValidationTest, LeavesOpsWithoutASchemaAndOtherDomainsToTheirOwnChecks) {
   EXPECT_TRUE(ValidateGraphs(ParseModel(R"(
 <ir_version: 4, opset_import: ["" : 9, "com.vendor" : 1]>
