@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "dynamic_slice_pass.h"
+#include "google/protobuf/arena.h"
 #include "model_skeleton.h"
 #include "onnx/shape_inference/implementation.h"
 #include "op_names.h"
@@ -37,12 +38,15 @@ void CollectNames(const onnx::GraphProto& graph, std::unordered_set<std::string>
 // Runs onnx's shape inference on a light copy of the model, only to learn ranks and types that the model
 // does not declare. Inference is a best effort here: a model it cannot handle is still legalized, with
 // fewer known ranks.
-std::unique_ptr<onnx::ModelProto> InferTypes(const onnx::ModelProto& model) {
-  auto inferred = std::make_unique<onnx::ModelProto>(ModelSkeleton(model));
+// The copy lives on `arena`, the planning's: it is dropped with it, at once.
+onnx::ModelProto* InferTypes(const onnx::ModelProto& model, google::protobuf::Arena& arena) {
+  auto* inferred = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+  BuildModelSkeleton(model, *inferred);
   try {
     onnx::shape_inference::InferShapes(*inferred);
   } catch (const std::exception&) {
-    inferred = std::make_unique<onnx::ModelProto>(ModelSkeleton(model));
+    inferred->Clear();
+    BuildModelSkeleton(model, *inferred);
   }
   return inferred;
 }
@@ -419,7 +423,8 @@ absl::StatusOr<Plan> PlanDynamicSlices(const onnx::ModelProto& model, const Opti
   Plan plan;
   // Only planning reads the inferred types; released on return, before the rest of Legalize copies the
   // model again.
-  const std::unique_ptr<onnx::ModelProto> inferred = InferTypes(model);
+  google::protobuf::Arena arena;
+  const onnx::ModelProto* inferred = InferTypes(model, arena);
   Planner planner(model, options, plan);
   RETURN_IF_ERROR(planner.PlanGraph(model.graph(), &inferred->graph(), kMainGraphPath, GraphLocator{}, nullptr));
   return plan;

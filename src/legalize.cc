@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "dynamic_slice_pass.h"
+#include "google/protobuf/arena.h"
 #include "graph_scope.h"
 #include "graph_validation.h"
 #include "model_skeleton.h"
@@ -122,7 +123,7 @@ class SilencedConsole {
 };
 
 // Runs onnx's checker and strict shape inference on a light copy of a model, which inference changes.
-absl::Status CheckWithOnnx(onnx::ModelProto skeleton) {
+absl::Status CheckWithOnnx(onnx::ModelProto& skeleton) {
   SilencedConsole silenced;
   absl::Status status = absl::OkStatus();
   try {
@@ -142,7 +143,10 @@ bool InputPassesChecker(const onnx::ModelProto& model) {
   SilencedConsole silenced;
   bool passes = true;
   try {
-    onnx::checker::check_model(ModelSkeleton(model));
+    google::protobuf::Arena arena;
+    onnx::ModelProto& skeleton = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+    BuildModelSkeleton(model, skeleton);
+    onnx::checker::check_model(skeleton);
   } catch (const std::exception&) {
     passes = false;
   }
@@ -293,7 +297,12 @@ absl::StatusOr<Report> Legalize(onnx::ModelProto& model, const Options& options)
   onnx::ModelProto result = model;
   absl::Status transformed = Transform(plan, current, target, result);
   absl::Status accepted = absl::OkStatus();
-  if (transformed.ok() && check_result) accepted = CheckWithOnnx(ModelSkeleton(result));
+  if (transformed.ok() && check_result) {
+    google::protobuf::Arena arena;
+    onnx::ModelProto& skeleton = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+    BuildModelSkeleton(result, skeleton);
+    accepted = CheckWithOnnx(skeleton);
+  }
   absl::Status verified = verification.has_value() ? verification->Finish() : absl::OkStatus();
   if (!verified.ok() || !transformed.ok() || !accepted.ok()) {
     aside.Restore(model);

@@ -70,6 +70,11 @@ bool SkeletonLeavesOut(const onnx::TensorProto& initializer) {
 
 onnx::ModelProto ModelSkeleton(const onnx::ModelProto& model) {
   onnx::ModelProto skeleton;
+  BuildModelSkeleton(model, skeleton);
+  return skeleton;
+}
+
+void BuildModelSkeleton(const onnx::ModelProto& model, onnx::ModelProto& skeleton) {
   skeleton.set_ir_version(model.ir_version());
   *skeleton.mutable_opset_import() = model.opset_import();
   skeleton.set_producer_name(model.producer_name());
@@ -80,7 +85,6 @@ onnx::ModelProto ModelSkeleton(const onnx::ModelProto& model) {
   *skeleton.mutable_metadata_props() = model.metadata_props();
   *skeleton.mutable_functions() = model.functions();
   CopyGraphSkeleton(model.graph(), *skeleton.mutable_graph());
-  return skeleton;
 }
 
 }  // namespace onnx_legalize

@@ -22,6 +22,10 @@ bool SkeletonLeavesOut(const onnx::TensorProto& initializer);
 // external data replaced by a graph input of the same name, element type and shape.
 onnx::ModelProto ModelSkeleton(const onnx::ModelProto& model);
 
+// The same, built into `skeleton` (empty), which may live on an arena: a copy made for one check or one
+// inference, then dropped, is built and freed much faster there than object by object.
+void BuildModelSkeleton(const onnx::ModelProto& model, onnx::ModelProto& skeleton);
+
 }  // namespace onnx_legalize
 
 #endif  // ONNX_LEGALIZE_SRC_MODEL_SKELETON_H_
