@@ -598,5 +598,70 @@ bad (float[3] x, int64[1] s) => (float[?] y, float[?] ghost) { y = DynamicSlice(
                  absl::StatusCode::kInvalidArgument, "output 'ghost' is produced by no node");
 }
 
+// Large values (past what the checked skeleton keeps, 64 KiB) take their own path through Legalize: the
+// model's large weights step aside while a light copy is transformed, and large folded values are written
+// after verification. The result is the same.
+onnx::TensorProto IotaInitializer(const std::string& name, std::vector<int64_t> dims) {
+  return TensorToProto(Iota(std::move(dims)), name);
+}
+
+TEST(LegalizeTest, FoldsLargeValuesKeepsLargeWeightsAndDropsThoseNothingReads) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+large (float[2,3] x, int64[1] xs, int64[1] xe) => (float[96,256] first, float[80,256] second, float[192,256] kept, float[?,?] dyn) {
+  s1 = Constant <value = int64[1] {8}> ()
+  e1 = Constant <value = int64[1] {104}> ()
+  first = DynamicSlice(w, s1, e1)
+  s2 = Constant <value = int64[1] {3}> ()
+  e2 = Constant <value = int64[1] {83}> ()
+  second = DynamicSlice(first, s2, e2)
+  kept = Relu(big)
+  dyn = DynamicSlice(x, xs, xe)
+}
+)");
+  // w (128 KiB) is read by the first fold only; big (192 KiB) by a node that stays.
+  *model.mutable_graph()->add_initializer() = IotaInitializer("w", {128, 256});
+  *model.mutable_graph()->add_initializer() = IotaInitializer("big", {192, 256});
+  NameNodes(model);
+
+  Report report;
+  onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  ASSERT_EQ(report.nodes.size(), 3u);
+  EXPECT_EQ(report.nodes[0].action, Action::kFolded);
+  EXPECT_EQ(report.nodes[1].action, Action::kFolded);
+  EXPECT_EQ(report.nodes[2].action, Action::kRewritten);
+  std::map<std::string, const onnx::TensorProto*> initializers;
+  for (const auto& initializer : legalized.graph().initializer()) initializers[initializer.name()] = &initializer;
+  EXPECT_EQ(initializers.count("w"), 0u) << "a weight nothing reads any more is removed";
+  ASSERT_EQ(initializers.count("big"), 1u);
+  EXPECT_EQ(initializers["big"]->raw_data(), model.graph().initializer(1).raw_data());
+  ASSERT_EQ(initializers.count("first"), 1u);
+  ASSERT_EQ(initializers.count("second"), 1u);
+  EXPECT_NE(initializers["first"]->data_location(), onnx::TensorProto::EXTERNAL);
+  EXPECT_EQ(initializers["first"]->raw_data().size(), 96u * 256 * 4);
+  EXPECT_EQ(initializers["second"]->raw_data().size(), 80u * 256 * 4);
+
+  Tensor x = Iota({2, 3});
+  Tensor xs = Tensor::FromInt64s({1});
+  Tensor xe = Tensor::FromInt64s({2});
+  ExpectSameOutputs(model, legalized, {{"x", &x}, {"xs", &xs}, {"xe", &xe}});
+}
+
+TEST(LegalizeTest, AFailedLegalizationLeavesLargeWeightsInPlace) {
+  // Softmax-1 at an inner axis becomes Flatten/Softmax/Reshape at opset 13, which needs its input's shape.
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+failing (float[?,?] x, int64[1] s, int64[1] e) => (float[?,?] y, float[192,256] kept) {
+  d = DynamicSlice(x, s, e)
+  y = Softmax <axis = 0> (d)
+  kept = Relu(big)
+}
+)");
+  *model.mutable_graph()->add_initializer() = IotaInitializer("big", {192, 256});
+  Options options;
+  options.target_opset = 13;
+  ExpectRejected(model, absl::StatusCode::kFailedPrecondition, "input shape is unknown", options);
+}
+
 }  // namespace
 }  // namespace onnx_legalize
