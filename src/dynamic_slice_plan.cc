@@ -35,6 +35,17 @@ void CollectNames(const onnx::GraphProto& graph, std::unordered_set<std::string>
   }
 }
 
+int64_t CountDynamicSlices(const onnx::GraphProto& graph) {
+  int64_t count = 0;
+  for (const auto& node : graph.node()) {
+    if (node.op_type() == kDynamicSliceOp && IsDefaultDomain(node.domain())) ++count;
+    ForEachSubgraph(node, [&](const std::string&, const onnx::GraphProto& subgraph) {
+      count += CountDynamicSlices(subgraph);
+    });
+  }
+  return count;
+}
+
 // Runs onnx's shape inference on a light copy of the model, only to learn ranks and types that the model
 // does not declare. Inference is a best effort here: a model it cannot handle is still legalized, with
 // fewer known ranks.
@@ -54,8 +65,9 @@ onnx::ModelProto* InferTypes(const onnx::ModelProto& model, google::protobuf::Ar
 class Planner {
  public:
   Planner(const onnx::ModelProto& model, const Options& options, Plan& plan)
-      : options_(options), plan_(plan), initializers_overridable_(model.ir_version() >= 4) {
-    CollectNames(model.graph(), used_names_);
+      : model_(model), options_(options), plan_(plan), initializers_overridable_(model.ir_version() >= 4) {
+    // One change per DynamicSlice: reserved, so that the changes are not moved again and again.
+    plan_.changes.reserve(static_cast<size_t>(CountDynamicSlices(model.graph())));
   }
 
   absl::Status PlanGraph(const onnx::GraphProto& graph, const onnx::GraphProto* inferred,
@@ -396,6 +408,11 @@ class Planner {
   }
 
   std::string UniqueName(const std::string& base) {
+    // Every name of the model, collected the first time a name is made (rarely: normalized axes).
+    if (!used_names_collected_) {
+      CollectNames(model_.graph(), used_names_);
+      used_names_collected_ = true;
+    }
     std::string name = base;
     for (int i = 1; used_names_.count(name); ++i) name = absl::StrCat(base, "_", i);
     used_names_.insert(name);
@@ -404,10 +421,12 @@ class Planner {
 
   static constexpr const char* kInputNames[] = {"data", "starts", "ends", "axes"};
 
+  const onnx::ModelProto& model_;
   const Options& options_;
   Plan& plan_;
   const bool initializers_overridable_;
   std::unordered_set<std::string> used_names_;
+  bool used_names_collected_ = false;
 };
 
 }  // namespace

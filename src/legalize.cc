@@ -321,15 +321,17 @@ absl::StatusOr<Report> Legalize(onnx::ModelProto& model, const Options& options)
   report.opset_after = target;
   report.ir_version_after = model.ir_version();
   report.changed = true;
-  for (const PlannedChange& change : plan.changes) {
+  // The plan is done with: its texts move into the report.
+  report.nodes.reserve(plan.changes.size());
+  for (PlannedChange& change : plan.changes) {
     NodeReport node;
-    node.graph_path = change.graph_path;
-    node.node_name = change.node_name;
-    node.output = change.output;
+    node.graph_path = std::move(change.graph_path);
+    node.node_name = std::move(change.node_name);
+    node.output = std::move(change.output);
     node.action = change.action;
     node.slice_version = change.action == Action::kRewritten ? change.slice_version : 0;
-    node.detail = change.detail;
-    node.verification = change.verification;
+    node.detail = std::move(change.detail);
+    node.verification = std::move(change.verification);
     report.nodes.push_back(std::move(node));
   }
   return report;
