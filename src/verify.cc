@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "mt19937_64.h"
 #include "slice_kernels.h"
 #include "status_macros.h"
 
@@ -218,7 +219,7 @@ class TrialGenerator {
   }
 
   const PlannedChange& change_;
-  std::mt19937_64 rng_;
+  Mt19937_64 rng_;
 };
 
 absl::Status VerifyRewrite(PlannedChange& change, const Options& options) {

@@ -1,10 +1,17 @@
 // Verification executes both forms of every change; a replacement that computes something else is caught.
 #include "verify.h"
 
+#include <algorithm>
 #include <deque>
+#include <functional>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "mt19937_64.h"
 #include "test_models.h"
 
 namespace onnx_legalize {
@@ -109,6 +116,24 @@ TEST(VerifyTest, TrialsAreTheSameForTheSameSeed) {
   absl::Status b = VerifyChange(second->changes[0], Options{});
   ASSERT_FALSE(a.ok());
   EXPECT_EQ(a.message(), b.message());
+}
+
+// Trials are drawn from Mt19937_64, which must give std::mt19937_64's numbers (the same seed, the same
+// trials as ever), and shuffle as it does.
+TEST(VerifyTest, TrialEngineGivesStdMt19937_64sNumbers) {
+  for (uint64_t seed : {uint64_t{0}, uint64_t{0x5eed}, uint64_t{0x5eed} ^ std::hash<std::string>()("main/y"),
+                        ~uint64_t{0}}) {
+    std::mt19937_64 expected(seed);
+    Mt19937_64 actual(seed);
+    for (int i = 0; i < 2000; ++i) ASSERT_EQ(actual(), expected()) << "seed " << seed << ", number " << i;
+    std::vector<int> a(100), b(100);
+    std::iota(a.begin(), a.end(), 0);
+    std::iota(b.begin(), b.end(), 0);
+    std::shuffle(a.begin(), a.end(), expected);
+    std::shuffle(b.begin(), b.end(), actual);
+    EXPECT_EQ(a, b);
+    EXPECT_EQ(actual(), expected());
+  }
 }
 
 }  // namespace
