@@ -249,6 +249,7 @@ void ApplyPlan(Plan& plan, onnx::ModelProto& model, FoldedValues folded) {
 
   // Constants nothing reads any more: an initializer (with its IR 3 graph input) or a Constant node, in
   // the reading graph or an enclosing one (looked up outward).
+  if (maybe_unused.empty()) return;  // rewrites to Slice-10+ with their own inputs: nothing to look up
   std::unordered_set<std::string> referenced;
   CollectReferences(model.graph(), referenced);
   struct Removals {
