@@ -20,9 +20,10 @@
 //   - adapter bugs that change meaning: Pad 10->11 throws when the optional `value` attribute is absent;
 //     Clip 10->11 and Pad 10->11 always make float min/max/constant_value inputs, invalid for double and
 //     float16 data; Resize 10->11 keeps Resize-11's defaults (half_pixel, round_prefer_floor) where Resize-10
-//     meant asymmetric coordinates and floor; Softmax 12->13 writes unknown and symbolic dims as -1 into a
-//     Reshape constant (wrong as soon as two are unknown); Hardmax 12->13 is registered as compatible though
-//     its axis semantics changed exactly like Softmax's.
+//     meant asymmetric coordinates and floor; Softmax 12->13 writes symbolic dims as -1 and unknown ones as
+//     uninitialized memory (Dimension() leaves `dim` unset) into a Reshape constant, and that Reshape (no
+//     allowzero at 13) copies a 0-sized dim from its 2-D input; Hardmax 12->13 is registered as compatible
+//     though its axis semantics changed exactly like Softmax's.
 //   - no upward adapter reads the values of constant inputs (only the downward AxesInputToAttribute and
 //     Split_13_12 do), so the converter never needs initializer data; shape inference can use small ones.
 //
@@ -285,6 +286,11 @@ struct Context {
   // a name typed differently in two scopes is left out.
   std::unordered_map<std::string, int32_t> elem_types;
   std::unordered_set<std::string> ambiguous_types;
+  // Sizes of skeleton values as the skeleton (after shape inference) declares them, per dim its dim_value or
+  // -1 (unknown, symbolic or negative); a name declared with two ranks or two values for a dim, or defined in
+  // two graphs (sibling branches), is left out.
+  std::unordered_map<std::string, std::vector<int64_t>> known_dims;
+  std::unordered_set<std::string> ambiguous_dims;
 };
 
 bool Crosses(const Context& ctx, int64_t version) { return ctx.from < version && ctx.to >= version; }
@@ -533,6 +539,78 @@ void CollectElemTypes(const GraphProto& graph, Context& ctx) {
   }
 }
 
+// The inputs of the Softmax and LogSoftmax nodes of the skeleton (Hardmax shows as Softmax), which the
+// 12->13 adapter restructures.
+void CollectSoftmaxInputs(const GraphProto& graph, std::unordered_set<std::string>& names) {
+  for (const auto& node : graph.node()) {
+    if ((node.op_type() == kSoftmax || node.op_type() == kLogSoftmax) && node.domain() != kStandInDomain &&
+        node.input_size() > 0) {
+      names.insert(node.input(0));
+    }
+    for (const auto& attr : node.attribute()) {
+      if (attr.has_g()) CollectSoftmaxInputs(attr.g(), names);
+    }
+  }
+}
+
+// Fills ctx.known_dims for the `wanted` names from the skeleton's declarations; `defined` gathers which of
+// them the graphs seen so far define (inputs, initializers, node outputs). An initializer's dims count only
+// where it is no graph input (there it is a default the caller may override with another shape).
+void CollectKnownDims(const GraphProto& graph, const std::unordered_set<std::string>& wanted, Context& ctx,
+                      std::unordered_set<std::string>& defined) {
+  auto forget = [&](const std::string& name) {
+    ctx.known_dims.erase(name);
+    ctx.ambiguous_dims.insert(name);
+  };
+  auto define = [&](const std::string& name) {
+    if (wanted.count(name) > 0 && !defined.insert(name).second) forget(name);
+  };
+  auto note = [&](const std::string& name, std::vector<int64_t> dims) {
+    if (wanted.count(name) == 0 || ctx.ambiguous_dims.count(name) > 0) return;
+    auto [it, inserted] = ctx.known_dims.emplace(name, dims);
+    if (inserted) return;
+    if (it->second.size() != dims.size()) return forget(name);
+    for (size_t k = 0; k < dims.size(); ++k) {
+      if (dims[k] < 0) continue;
+      if (it->second[k] >= 0 && it->second[k] != dims[k]) return forget(name);
+      it->second[k] = dims[k];
+    }
+  };
+  auto note_vi = [&](const ValueInfoProto& vi) {
+    if (wanted.count(vi.name()) == 0) return;
+    if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape()) return;
+    std::vector<int64_t> dims;
+    for (const auto& d : vi.type().tensor_type().shape().dim()) {
+      dims.push_back(d.has_dim_value() && d.dim_value() >= 0 ? d.dim_value() : -1);
+    }
+    note(vi.name(), std::move(dims));
+  };
+  std::unordered_set<std::string> wanted_inputs;
+  for (const auto& v : graph.input()) {
+    if (wanted.count(v.name()) > 0) wanted_inputs.insert(v.name());
+    define(v.name());
+  }
+  for (const auto& t : graph.initializer()) {
+    if (wanted_inputs.count(t.name()) == 0) define(t.name());
+  }
+  for (const auto& node : graph.node()) {
+    for (const auto& o : node.output()) define(o);
+  }
+  for (const auto& v : graph.input()) note_vi(v);
+  for (const auto& v : graph.output()) note_vi(v);
+  for (const auto& v : graph.value_info()) note_vi(v);
+  for (const auto& t : graph.initializer()) {
+    if (wanted.count(t.name()) > 0 && wanted_inputs.count(t.name()) == 0) {
+      note(t.name(), std::vector<int64_t>(t.dims().begin(), t.dims().end()));
+    }
+  }
+  for (const auto& node : graph.node()) {
+    for (const auto& attr : node.attribute()) {
+      if (attr.has_g()) CollectKnownDims(attr.g(), wanted, ctx, defined);
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Conversion in chunks.
 //
@@ -619,7 +697,11 @@ struct IrType {
   std::vector<onnx::Dimension> sizes;
 };
 
-// graphProtoToGraph's reading of a shape (dims pass through int, as there).
+// graphProtoToGraph's reading of a shape (dims pass through int, as there). An unknown dim is onnx 1.12's
+// Dimension(), which sets only is_unknown and leaves `dim` and `is_int` uninitialized, and the Softmax 12->13
+// adapter copies `dim` into its Reshape constant whatever the dim is: set them here as a symbolic dim has
+// them, so that a chunk's adapter reads -1 rather than leftover memory (graphProtoToGraph's own import, used
+// for whole-graph conversion, still leaves them uninitialized).
 std::vector<onnx::Dimension> IrSizes(const onnx::TensorShapeProto& shape) {
   std::vector<onnx::Dimension> sizes;
   for (const auto& dim : shape.dim()) {
@@ -629,6 +711,8 @@ std::vector<onnx::Dimension> IrSizes(const onnx::TensorShapeProto& shape) {
       sizes.emplace_back(dim.dim_param());
     } else {
       sizes.emplace_back();
+      sizes.back().is_int = false;
+      sizes.back().dim = -1;
     }
   }
   return sizes;
@@ -1333,13 +1417,24 @@ absl::Status SpliceGraph(const GraphProto& converted, const GraphProto& original
     if (it == producer.end() || emitted_record[static_cast<size_t>(it->second)] >= 0) return -1;
     return out_nodes->Get(it->second).op_type() == op_type ? it->second : -1;
   };
+  // Nodes the fixes add, by the index of the node they go before; inserted after the loop, in one pass.
+  std::map<int, std::vector<NodeProto>> insert_before;
   for (int i = 0; i < out_nodes->size(); ++i) {
     if (emitted_record[static_cast<size_t>(i)] < 0) continue;
     const NodeProto& orig = *ctx.records[static_cast<size_t>(emitted_record[static_cast<size_t>(i)])].original;
     const NodeProto& node = out_nodes->Get(i);
-    // Softmax 12->13 rebuilds the 2-D coercion as Flatten -> Softmax -> Reshape(constant shape), writing
-    // unknown and symbolic dims as -1 (and 0-sized ones as 0, which Reshape copies): take the shape at run
-    // time from the Flatten's input instead whenever the constant is not exact.
+    // Softmax 12->13 rebuilds the 2-D coercion as Flatten -> Softmax -> Reshape(constant shape), the constant
+    // being the IR's Dimension::dim of each dim of the input: -1 for a symbolic dim, and for an unknown one
+    // (no dim_value, no dim_param) whatever its uninitialized `dim` holds (see IrSizes), often a plausible
+    // positive size ([1,2,?,?] became [1,2,2,2]); dims above 2^31 are truncated. So the constant is kept only
+    // where the skeleton declares every dim of the input with a positive size equal to it; otherwise the
+    // Reshape takes the Flatten input's shape at run time.
+    // A 0 in that shape: Reshape (allowzero=0, the only kind at 13) copies the dim at that index from its
+    // data, the 2-D [A, B] = [d0*..*d(a-1), da*..] of Flatten at axis a, which is right only for dim 0 when
+    // a >= 1 (A is 0 then) and dim 1 when a <= 1 (B is 0 then); any other zero-sized dim fails the Reshape or
+    // makes a wrong shape. From opset 14 allowzero=1 takes the shape as it is; at 13, unless every other dim
+    // is declared non-zero, the Reshape is guarded: y = If(Cast<to=BOOL>(Size(x))) { Reshape(..) } else
+    // { Identity(x) } (an empty input is its own Softmax/LogSoftmax/Hardmax: same type, same shape).
     if ((orig.op_type() == kSoftmax || orig.op_type() == kLogSoftmax || orig.op_type() == kHardmax) &&
         Crosses(ctx, 13) && node.input_size() == 1 && node.output_size() == 1) {
       const int flatten = made_producer(node.input(0), kFlatten);
@@ -1355,13 +1450,79 @@ absl::Status SpliceGraph(const GraphProto& converted, const GraphProto& original
       if (flatten >= 0 && reshape >= 0) {
         const int shape = made_producer(out_nodes->Get(reshape).input(1), kConstant);
         const TensorProto* value = shape >= 0 ? ConstantValue(out_nodes->Get(shape)) : nullptr;
-        bool exact = value != nullptr && value->int64_data_size() > 0;
-        for (int k = 0; exact && k < value->int64_data_size(); ++k) exact = value->int64_data(k) > 0;
+        // The input's rank as the adapter saw it, and what the skeleton declares of its dims.
+        const int64_t rank = value != nullptr && value->dims_size() == 1 ? value->dims(0) : -1;
+        const std::string& input = conv_input0[static_cast<size_t>(flatten)];
+        auto known_it = ctx.known_dims.find(input);
+        const bool have_known = known_it != ctx.known_dims.end() && rank > 0 &&
+                                static_cast<int64_t>(known_it->second.size()) == rank;
+        auto known_positive = [&](int64_t k) { return have_known && known_it->second[static_cast<size_t>(k)] > 0; };
+        bool exact = have_known && value->raw_data().empty() && value->int64_data_size() == rank;
+        for (int k = 0; exact && k < rank; ++k) {
+          exact = known_positive(k) && value->int64_data(k) == known_it->second[static_cast<size_t>(k)];
+        }
         if (shape >= 0 && !exact) {
+          const std::string x = out_nodes->Get(flatten).input(0);
           NodeProto* s = out_nodes->Mutable(shape);
           s->clear_attribute();
           s->set_op_type(kShape);
-          s->add_input(out_nodes->Get(flatten).input(0));
+          s->add_input(x);
+          NodeProto* r = out_nodes->Mutable(reshape);
+          int64_t axis = 1;
+          for (const auto& a : out_nodes->Get(flatten).attribute()) {
+            if (a.name() == "axis") axis = a.i();
+          }
+          bool guard = rank < 0;
+          for (int64_t k = 0; !guard && k < rank; ++k) {
+            guard = !known_positive(k) && !(k == 0 && axis >= 1) && !(k == 1 && axis <= 1);
+          }
+          if (ctx.to >= 14) {
+            AttributeProto* a = r->add_attribute();
+            a->set_name("allowzero");
+            a->set_type(AttributeProto::INT);
+            a->set_i(1);
+          } else if (guard) {
+            const std::string y = r->output(0);
+            auto type_it = ctx.elem_types.find(input);
+            auto branch = [&](const std::string& name, const char* op_type, const std::vector<std::string>& ins) {
+              AttributeProto a;
+              a.set_name(name);
+              a.set_type(AttributeProto::GRAPH);
+              GraphProto* g = a.mutable_g();
+              g->set_name(absl::StrCat(y, "_", name));
+              NodeProto* n = g->add_node();
+              n->set_op_type(op_type);
+              for (const auto& in : ins) n->add_input(in);
+              n->add_output(ctx.fresh.Make(absl::StrCat(y, name == "then_branch" ? "_reshaped" : "_empty")));
+              ValueInfoProto* o = g->add_output();
+              o->set_name(n->output(0));
+              if (type_it != ctx.elem_types.end()) o->mutable_type()->mutable_tensor_type()->set_elem_type(type_it->second);
+              return a;
+            };
+            AttributeProto then_branch = branch("then_branch", kReshape, {r->input(0), r->input(1)});
+            AttributeProto else_branch = branch("else_branch", "Identity", {x});
+            std::vector<NodeProto>& before = insert_before[reshape];
+            NodeProto size;
+            size.set_op_type("Size");
+            size.add_input(x);
+            size.add_output(ctx.fresh.Make(y + "_size"));
+            NodeProto cast;
+            cast.set_op_type("Cast");
+            cast.add_input(size.output(0));
+            cast.add_output(ctx.fresh.Make(y + "_nonempty"));
+            AttributeProto* to = cast.add_attribute();
+            to->set_name("to");
+            to->set_type(AttributeProto::INT);
+            to->set_i(TensorProto::BOOL);
+            r->set_op_type("If");
+            r->clear_input();
+            r->add_input(cast.output(0));
+            r->clear_attribute();
+            *r->add_attribute() = std::move(then_branch);
+            *r->add_attribute() = std::move(else_branch);
+            before.push_back(std::move(size));
+            before.push_back(std::move(cast));
+          }
         }
       }
     }
@@ -1425,6 +1586,17 @@ absl::Status SpliceGraph(const GraphProto& converted, const GraphProto& original
         }
       }
     }
+  }
+  if (!insert_before.empty()) {
+    google::protobuf::RepeatedPtrField<NodeProto> merged;
+    for (int i = 0; i < out_nodes->size(); ++i) {
+      auto it = insert_before.find(i);
+      if (it != insert_before.end()) {
+        for (NodeProto& n : it->second) merged.Add()->Swap(&n);
+      }
+      merged.Add()->Swap(out_nodes->Mutable(i));
+    }
+    out_nodes->Swap(&merged);
   }
 
   // Sanity: the converted graph still ends in the caller's outputs.
@@ -1523,6 +1695,11 @@ absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes)
   }
   AddCaptureTypes(skeleton.mutable_graph(), {});
   CollectElemTypes(skeleton.graph(), ctx);
+  if (Crosses(ctx, 13)) {
+    std::unordered_set<std::string> softmax_inputs, defined;
+    CollectSoftmaxInputs(skeleton.graph(), softmax_inputs);
+    if (!softmax_inputs.empty()) CollectKnownDims(skeleton.graph(), softmax_inputs, ctx, defined);
+  }
   ExposeReplacedOutputs(ctx, skeleton.mutable_graph());
 
   GraphProto converted;

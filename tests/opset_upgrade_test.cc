@@ -18,6 +18,7 @@
 #include "onnx/checker.h"
 #include "onnx/defs/parser.h"
 #include "onnx/onnx_pb.h"
+#include "onnx/shape_inference/implementation.h"
 
 namespace onnx_legalize {
 namespace {
@@ -813,6 +814,146 @@ g (float[N,C,4] x) => (float[N,C,4] y) { y = LogSoftmax<axis=1>(x) }
   EXPECT_NO_THROW(onnx::checker::check_model(model));
 }
 
+// d is declared [1,2,?,?]. onnx 1.12's Softmax 12->13 adapter writes each dim's Dimension::dim into its
+// Reshape constant, and an unknown dim's is uninitialized memory: this model once got [1,2,2,2], which
+// ONNX Runtime cannot reshape a [2,8] Softmax output to. The shape has to come from d at run time.
+constexpr char kSoftmaxOverUnknownDims[] = R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[1,2,4,5] x, int64[2] s, int64[2] e) => (float[1,2,?,?] y) <float[1,2,?,?] d> {
+  d = DynamicSlice(x, s, e)
+  y = Softmax<axis=2>(d)
+}
+)ONNX";
+
+void ExpectStrictShapeInferenceAccepts(ModelProto model) {
+  const onnx::ShapeInferenceOptions strict{/*check_type=*/true, /*error_mode=*/1, /*enable_data_propagation=*/false};
+  EXPECT_NO_THROW(onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), strict));
+}
+
+TEST(OpsetUpgradeTest, SoftmaxOverUnknownDimsReshapesToTheRuntimeShapeAllowingZerosFrom14) {
+  for (int64_t target : {14, 17}) {
+    ModelProto model = ParseModel(kSoftmaxOverUnknownDims);
+    ASSERT_TRUE(UpgradeDefaultOpset(model, target).ok()) << target;
+    const GraphProto& g = model.graph();
+    EXPECT_THAT(OpTypes(g), ElementsAre("DynamicSlice", "Flatten", "Shape", "Softmax", "Reshape"));
+    const NodeProto* softmax = FindNode(g, "node_y");
+    ASSERT_NE(softmax, nullptr);
+    const NodeProto* flatten = Producer(g, softmax->input(0));
+    ASSERT_NE(flatten, nullptr);
+    EXPECT_THAT(flatten->input(), ElementsAre("d"));
+    EXPECT_EQ(FindAttr(*flatten, "axis")->i(), 2);
+    const NodeProto* reshape = Producer(g, "y");
+    ASSERT_NE(reshape, nullptr);
+    ASSERT_EQ(reshape->op_type(), "Reshape");
+    EXPECT_EQ(reshape->input(0), softmax->output(0));
+    const NodeProto* shape = Producer(g, reshape->input(1));
+    ASSERT_NE(shape, nullptr);
+    EXPECT_EQ(shape->op_type(), "Shape");
+    EXPECT_THAT(shape->input(), ElementsAre("d"));
+    // An empty d ([1,2,0,5]) has a 0 that is a size, not "copy dim 2 of the 2-D Softmax output".
+    const AttributeProto* allowzero = FindAttr(*reshape, "allowzero");
+    ASSERT_NE(allowzero, nullptr);
+    EXPECT_EQ(allowzero->i(), 1);
+    EXPECT_NO_THROW(onnx::checker::check_model(model));
+    ExpectStrictShapeInferenceAccepts(model);
+  }
+}
+
+TEST(OpsetUpgradeTest, SoftmaxOverUnknownDimsAtOpset13PassesAnEmptyInputThrough) {
+  // Reshape-13 has no allowzero: for an empty d ([1,2,0,5]) the 0 at index 2 would be copied from the 2-D
+  // Softmax output, which has no dim 2 (ONNX Runtime fails). The Reshape runs only when d has elements;
+  // an empty d is its own Softmax.
+  ModelProto model = ParseModel(kSoftmaxOverUnknownDims);
+  ASSERT_TRUE(UpgradeDefaultOpset(model, 13).ok());
+  const GraphProto& g = model.graph();
+  EXPECT_THAT(OpTypes(g), ElementsAre("DynamicSlice", "Flatten", "Shape", "Softmax", "Size", "Cast", "If"));
+  const NodeProto* softmax = FindNode(g, "node_y");
+  ASSERT_NE(softmax, nullptr);
+  EXPECT_EQ(FindAttr(*softmax, "axis")->i(), -1);
+  const NodeProto* guard = Producer(g, "y");
+  ASSERT_NE(guard, nullptr);
+  ASSERT_EQ(guard->op_type(), "If");
+  const NodeProto* cast = Producer(g, guard->input(0));
+  ASSERT_NE(cast, nullptr);
+  EXPECT_EQ(cast->op_type(), "Cast");
+  EXPECT_EQ(FindAttr(*cast, "to")->i(), TensorProto::BOOL);
+  const NodeProto* size = Producer(g, cast->input(0));
+  ASSERT_NE(size, nullptr);
+  EXPECT_EQ(size->op_type(), "Size");
+  EXPECT_THAT(size->input(), ElementsAre("d"));
+
+  const AttributeProto* then_branch = FindAttr(*guard, "then_branch");
+  ASSERT_NE(then_branch, nullptr);
+  const GraphProto& then_g = then_branch->g();
+  ASSERT_EQ(then_g.node_size(), 1);
+  const NodeProto& reshape = then_g.node(0);
+  EXPECT_EQ(reshape.op_type(), "Reshape");
+  EXPECT_EQ(FindAttr(reshape, "allowzero"), nullptr);
+  ASSERT_EQ(reshape.input_size(), 2);
+  EXPECT_EQ(reshape.input(0), softmax->output(0));
+  const NodeProto* shape = Producer(g, reshape.input(1));
+  ASSERT_NE(shape, nullptr);
+  EXPECT_EQ(shape->op_type(), "Shape");
+  EXPECT_THAT(shape->input(), ElementsAre("d"));
+  ASSERT_EQ(then_g.output_size(), 1);
+  EXPECT_EQ(then_g.output(0).name(), reshape.output(0));
+  EXPECT_EQ(then_g.output(0).type().tensor_type().elem_type(), TensorProto::FLOAT);
+
+  const AttributeProto* else_branch = FindAttr(*guard, "else_branch");
+  ASSERT_NE(else_branch, nullptr);
+  const GraphProto& else_g = else_branch->g();
+  ASSERT_EQ(else_g.node_size(), 1);
+  EXPECT_EQ(else_g.node(0).op_type(), "Identity");
+  EXPECT_THAT(else_g.node(0).input(), ElementsAre("d"));
+  ASSERT_EQ(else_g.output_size(), 1);
+  EXPECT_EQ(else_g.output(0).name(), else_g.node(0).output(0));
+
+  ExpectWellFormed(model);
+  EXPECT_NO_THROW(onnx::checker::check_model(model));
+  ExpectStrictShapeInferenceAccepts(model);
+}
+
+TEST(OpsetUpgradeTest, SoftmaxAtOpset13NeedsNoGuardWhereReshapeCopiesAZeroRightly) {
+  // Flatten at axis 1 gives [n, c*4]: a 0 in n or c is copied from there rightly, and 4 is no 0.
+  ModelProto model = ParseModel(R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[?,?,4] x) => (float[?,?,4] y) { y = Softmax<axis=1>(x) }
+)ONNX");
+  ASSERT_TRUE(UpgradeDefaultOpset(model, 13).ok());
+  const GraphProto& g = model.graph();
+  EXPECT_THAT(OpTypes(g), ElementsAre("Flatten", "Shape", "Softmax", "Reshape"));
+  const NodeProto* shape = Producer(g, Producer(g, "y")->input(1));
+  ASSERT_NE(shape, nullptr);
+  EXPECT_EQ(shape->op_type(), "Shape");
+  EXPECT_THAT(shape->input(), ElementsAre("x"));
+}
+
+TEST(OpsetUpgradeTest, SoftmaxTrustsNoShapeOfANameTwoBranchesDefine) {
+  // Both branches define t, [2,3] in one and [?,3] in the other: what one branch declares of its t says
+  // nothing of the other's.
+  ModelProto model = ParseModel(R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+g (bool b, float[2,3] x, float[4,3] w, int64[1] s, int64[1] e) => (float[?,3] y) {
+  y = If (b) <
+    then_branch = g1 () => (float[2,3] yt) <float[2,3] t> { t = Relu(x)  yt = Softmax<axis=0>(t) },
+    else_branch = g2 () => (float[?,3] ye) <float[?,3] t> { t = DynamicSlice(w, s, e)  ye = Softmax<axis=0>(t) }
+  >
+}
+)ONNX");
+  ASSERT_TRUE(UpgradeDefaultOpset(model, 17).ok());
+  const NodeProto* guard = FindNode(model.graph(), "node_y");
+  ASSERT_NE(guard, nullptr);
+  const GraphProto& else_g = FindAttr(*guard, "else_branch")->g();
+  const NodeProto* reshape = Producer(else_g, "ye");
+  ASSERT_NE(reshape, nullptr);
+  ASSERT_EQ(reshape->op_type(), "Reshape");
+  const NodeProto* shape = Producer(else_g, reshape->input(1));
+  ASSERT_NE(shape, nullptr);
+  EXPECT_EQ(shape->op_type(), "Shape");
+  EXPECT_THAT(shape->input(), ElementsAre("t"));
+  EXPECT_NO_THROW(onnx::checker::check_model(model));
+}
+
 TEST(OpsetUpgradeTest, HardmaxKeepsItsTwoDimensionalMeaningAtOpset13) {
   // onnx 1.12 registers Hardmax 12->13 as compatible although its axis semantics changed like Softmax's.
   ModelProto model = ParseModel(R"ONNX(
@@ -1027,6 +1168,10 @@ TEST_P(ChunkedConversionTest, EqualsWholeGraphConversionOfTheLegacyModels) {
   ExpectChunksConvertLikeTheWhole(ParseModel(kLoopModel), GetParam());
   ExpectChunksConvertLikeTheWhole(ParseModel(kIfModel), GetParam());
   ExpectChunksConvertLikeTheWhole(RichModel(), GetParam());
+}
+
+TEST_P(ChunkedConversionTest, EqualsWholeGraphConversionOverUnknownDims) {
+  ExpectChunksConvertLikeTheWhole(ParseModel(kSoftmaxOverUnknownDims), GetParam());
 }
 
 TEST_P(ChunkedConversionTest, EqualsWholeGraphConversionWhenABranchCapturesARestructuredValue) {
