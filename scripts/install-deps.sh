@@ -8,6 +8,9 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler libabsl-dev
   libgtest-dev libgmock-dev
   libonnx-testdata python3-onnx python3-numpy
+  # The sanitizer build and the fuzzers (scripts/test-sanitizers.sh, fuzz/run.sh): clang, its ASan/UBSan
+  # and libFuzzer runtimes, and llvm-symbolizer for readable stack traces.
+  clang libclang-rt-14-dev llvm
 )
 # Node.js runs ONNX Runtime, the independent oracle of the differential tests. The machine image ships its
 # own Node.js and npm; Debian's are installed only where there are none.

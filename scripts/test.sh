@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Installs what is missing (Debian packages, and ONNX Runtime for Node from npm), builds, and runs the
-# whole test suite with ctest.
+# whole test suite with ctest; then the same suite built with AddressSanitizer + UndefinedBehaviorSanitizer
+# (build-asan/), then both fuzzers for a bounded time each (fuzz/run.sh, 60 s). Stops at the first failure.
+# SKIP_SANITIZERS=1 runs the plain suite only (a quick local check; CI runs everything).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/build.sh
 ./tests/ort/install.sh
-cd build
-ctest --output-on-failure -j"$(nproc)"
+(cd build && ctest --output-on-failure -j"$(nproc)")
+[ "${SKIP_SANITIZERS:-0}" = 1 ] && exit 0
+./scripts/test-sanitizers.sh
+FUZZ_BUILD_DIR=build-asan ./fuzz/run.sh
