@@ -44,6 +44,7 @@
 #include "external_data.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
+#include "graph_validation.h"
 #include "model_io_internal.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
@@ -51,6 +52,10 @@
 #include "tensor.h"
 
 namespace onnx_legalize {
+
+// Deep enough for a model nested kMaxSubgraphDepth levels (three messages a level, and a few more for the
+// tensors and types inside the deepest graph), shallow enough that parsing cannot exhaust the stack.
+constexpr int kParseRecursionLimit = 3 * kMaxSubgraphDepth + 32;
 namespace {
 
 namespace fs = std::filesystem;
@@ -818,6 +823,10 @@ absl::StatusOr<onnx::ModelProto> LoadModel(const std::string& path) {
     google::protobuf::io::CodedInputStream coded(&file_stream);
     // protobuf's own ceiling: a single message cannot be larger than INT_MAX bytes.
     coded.SetTotalBytesLimit(static_cast<int>(kMaxProtoBytes));
+    // Each level of subgraph nesting is three messages deep (Graph -> Node -> Attribute -> Graph):
+    // protobuf's default limit of 100 would stop at about 32 levels, before ValidateGraphs can name a
+    // model nested past kMaxSubgraphDepth.
+    coded.SetRecursionLimit(kParseRecursionLimit);
     parsed = model.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
   }
   if (file_stream.GetErrno() != 0) {
@@ -826,7 +835,8 @@ absl::StatusOr<onnx::ModelProto> LoadModel(const std::string& path) {
   if (!parsed) {
     return absl::InvalidArgumentError(
         absl::StrCat("model file '", path,
-                     "' is not a valid ONNX model (protobuf parse failed: truncated or not a ModelProto)"));
+                     "' is not a valid ONNX model (protobuf parse failed: truncated, not a ModelProto, or "
+                     "subgraphs nested far deeper than the ", kMaxSubgraphDepth, " levels supported)"));
   }
   // Protobuf accepts many byte strings as a message made only of unknown fields; a real model has at
   // least an IR version and a graph.

@@ -498,18 +498,14 @@ TEST_F(HostileInputTest, SubgraphsNestedPastTheDocumentedDepthExit3) {
   ExpectRejected(WriteModel("deeper.onnx", NestedIfs(4 * kMaxSubgraphDepth)), {});
 }
 
-// The message should say what is wrong. Today LoadModel parses with protobuf's default recursion limit
-// (100 nested messages, about 32 levels of If), below kMaxSubgraphDepth, so the file fails to parse and
-// the message reads "truncated or not a ModelProto"; ValidateGraphs' "nested N levels deep" is never
-// reached. For src/model_io.cc's owner: raise the limit to cover kMaxSubgraphDepth and name nesting as a
-// possible cause when parsing fails.
-TEST_F(HostileInputTest, DISABLED_SubgraphsNestedPastTheDocumentedDepthAreNamedAsSuch) {
+// The message says what is wrong: LoadModel parses deep enough for ValidateGraphs to name the nesting.
+TEST_F(HostileInputTest, SubgraphsNestedPastTheDocumentedDepthAreNamedAsSuch) {
   ExpectRejected(WriteModel("deep.onnx", NestedIfs(kMaxSubgraphDepth + 1)), {"nested"});
 }
 
-// Up to the documented depth a model is legalized (here: as deep as LoadModel can parse today).
-TEST_F(HostileInputTest, SubgraphsNestedWithinTheParsableDepthAreLegalized) {
-  const CliRun run = Run({WriteModel("deep.onnx", NestedIfs(30)), PathOf("out.onnx")});
+// Up to the documented depth a model is legalized.
+TEST_F(HostileInputTest, SubgraphsNestedWithinTheDocumentedDepthAreLegalized) {
+  const CliRun run = Run({WriteModel("deep.onnx", NestedIfs(kMaxSubgraphDepth)), PathOf("out.onnx")});
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, HasSubstr("main/level1/level2/"));
 }
