@@ -308,6 +308,13 @@ class Planner {
                                    ") is over --max-fold-bytes (", options_.max_fold_bytes, ")");
       return false;
     }
+    const int64_t bytes = count * element_bytes;  // no overflow: count <= max_fold_bytes / element_bytes
+    if (bytes > options_.max_total_fold_bytes - folded_bytes_) {
+      change.detail = absl::StrCat("its constant result (", bytes, " bytes) would take the folded total past ",
+                                   "--max-total-fold-bytes (", options_.max_total_fold_bytes, ")");
+      return false;
+    }
+    folded_bytes_ += bytes;
     if (change.data_constant == nullptr) {
       ASSIGN_OR_RETURN(change.data_constant, lookup(change.data));
       if (change.data_constant == nullptr) return invalid("data '", change.data, "' could not be read");
@@ -425,6 +432,7 @@ class Planner {
   const Options& options_;
   Plan& plan_;
   const bool initializers_overridable_;
+  int64_t folded_bytes_ = 0;  // what the folds planned so far will allocate, against max_total_fold_bytes
   std::unordered_set<std::string> used_names_;
   bool used_names_collected_ = false;
 };

@@ -28,6 +28,10 @@ namespace onnx_legalize {
 namespace {
 
 absl::Status ValidateOptions(const Options& options) {
+  if (options.max_total_fold_bytes < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_total_fold_bytes is ", options.max_total_fold_bytes, "; it must be >= 0"));
+  }
   if (options.max_fold_bytes < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("max_fold_bytes is ", options.max_fold_bytes, "; it must be >= 0"));

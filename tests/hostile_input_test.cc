@@ -584,12 +584,10 @@ TEST_F(HostileInputTest, AZeroElementConstantOfHugeDimsFoldsWithoutAllocating) {
   EXPECT_THAT(run.out, HasSubstr("node 'crop' (output 'y'): folded"));
 }
 
-// Each fold below passes the limit on its own, but together they allocate the data once per node: 64
-// DynamicSlices of one 4 MiB constant make 256 MiB of folded constants (and a 256 MiB output) from a 4 MiB
-// model, so the node count multiplies the memory without bound (1000 nodes: 4 GiB).
-// For src/dynamic_slice_plan.cc's owner: bound the total of folded bytes (e.g. by max_fold_bytes over
-// the whole model), rewriting the folds past it; then enable this test.
-TEST_F(HostileInputTest, DISABLED_ManyFoldsOfOneConstantStayWithinTheSizeLimitTogether) {
+// Each fold below passes the limit on its own, but together they would allocate the data once per node: 64
+// DynamicSlices of one 4 MiB constant would make 256 MiB of folded constants from a 4 MiB model, so the
+// node count would multiply the memory. --max-total-fold-bytes bounds the total; the rest are rewritten.
+TEST_F(HostileInputTest, ManyFoldsOfOneConstantStayWithinTheSizeLimitTogether) {
   onnx::ModelProto model = ParseModel(R"(
 <ir_version: 3, opset_import: ["" : 9]>
 g (int64[1] s = {0}, int64[1] e = {1024}) => (float[?,?] y) { y = Identity(w) }
@@ -604,7 +602,7 @@ g (int64[1] s = {0}, int64[1] e = {1024}) => (float[?,?] y) { y = Identity(w) }
     model.mutable_graph()->add_output()->set_name(absl::StrCat("y", i));
   }
   const std::string input = WriteModel("many.onnx", model);
-  const CliRun run = Run({"--max-fold-bytes=16777216", input, PathOf("out.onnx")});
+  const CliRun run = Run({"--max-total-fold-bytes=16777216", input, PathOf("out.onnx")});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_LT(fs::file_size(dir_ / "out.onnx"), fs::file_size(input) + (16u << 20) + (1u << 20));
 }

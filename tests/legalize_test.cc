@@ -296,6 +296,29 @@ TEST(LegalizeTest, RewritesInsteadOfFoldingPastMaxFoldBytes) {
   ExpectSameOutputs(model, legalized, {{"unused", &unused}});
 }
 
+TEST(LegalizeTest, RewritesTheFoldsPastMaxTotalFoldBytes) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+two_folds (float[1] unused) => (float[1,3] y1, float[1,3] y2) {
+  data = Constant <value = float[2,4] {1, 2, 3, 4, 5, 6, 7, 8}> ()
+  starts = Constant <value = int64[2] {1, 0}> ()
+  ends = Constant <value = int64[2] {2, 3}> ()
+  y1 = DynamicSlice(data, starts, ends)
+  y2 = DynamicSlice(data, starts, ends)
+}
+)");
+  Options options;
+  options.max_total_fold_bytes = 16;  // each result is 12 bytes: one fits, two do not
+  Report report;
+  onnx::ModelProto legalized = LegalizedCopy(model, options, &report);
+  ASSERT_EQ(report.nodes.size(), 2u);
+  EXPECT_EQ(report.nodes[0].action, Action::kFolded);
+  EXPECT_EQ(report.nodes[1].action, Action::kRewritten);
+  EXPECT_THAT(report.nodes[1].detail, HasSubstr("--max-total-fold-bytes (16)"));
+  Tensor unused = Iota({1});
+  ExpectSameOutputs(model, legalized, {{"unused", &unused}});
+}
+
 TEST(LegalizeTest, ConvertsTheRestOfTheModelToTheRequestedOpset) {
   onnx::ModelProto model = ParseModel(kPyTorchDynamicEnds);
   Options options;

@@ -43,6 +43,8 @@ ABSL_FLAG(std::string, report, "", "Write the JSON report to this file ('-': std
 ABSL_FLAG(std::optional<int64_t>, target_opset, std::nullopt, "Default-domain opset to rewrite to.");
 ABSL_FLAG(bool, keep_opset, false, "Keep the model's opset; only constant-index DynamicSlice is legal.");
 ABSL_FLAG(bool, verify, true, "Execute both forms of every change and compare them.");
+ABSL_FLAG(int64_t, max_total_fold_bytes, onnx_legalize::Options{}.max_total_fold_bytes,
+          "Largest total of all folded results, in bytes.");
 ABSL_FLAG(int64_t, max_fold_bytes, onnx_legalize::Options{}.max_fold_bytes,
           "Largest DynamicSlice result folded into an initializer, in bytes.");
 ABSL_FLAG(bool, in_place, false, "Write the legalized model over IN.");
@@ -86,6 +88,9 @@ Flags:
   --no-verify           skip executing the original and legalized forms to compare them
   --max-fold-bytes=N    largest result folded into a constant; bigger ones are rewritten
                         (default {max_fold_bytes})
+  --max-total-fold-bytes=N
+                        largest total of all folded results; past it, the remaining ones are
+                        rewritten (default {max_total_fold_bytes})
   --external-data=NAME  store the weights in the data file NAME beside OUT: every initializer of at
                         least --external-data-threshold bytes and every tensor already stored
                         externally. Without it, a model that would pass protobuf's 2 GiB limit
@@ -137,6 +142,7 @@ constexpr FlagSpelling kFlagSpellings[] = {
     {"keep-opset", "keep_opset", FlagKind::kBool},
     {"verify", "verify", FlagKind::kBool},
     {"max-fold-bytes", "max_fold_bytes", FlagKind::kInt},
+    {"max-total-fold-bytes", "max_total_fold_bytes", FlagKind::kInt},
     {"in-place", "in_place", FlagKind::kBool},
     {"external-data", "external_data", FlagKind::kString},
     {"external-data-threshold", "external_data_threshold", FlagKind::kInt},
@@ -409,6 +415,7 @@ int RunLegalize(const std::vector<std::string>& positionals, const std::set<std:
   options.keep_opset = absl::GetFlag(FLAGS_keep_opset);
   options.verify = absl::GetFlag(FLAGS_verify);
   options.max_fold_bytes = absl::GetFlag(FLAGS_max_fold_bytes);
+  options.max_total_fold_bytes = absl::GetFlag(FLAGS_max_total_fold_bytes);
   if (options.target_opset.has_value() && (*options.target_opset < onnx_legalize::kMinTargetOpset ||
                                            *options.target_opset > onnx_legalize::kMaxTargetOpset)) {
     return UsageError(
@@ -421,6 +428,9 @@ int RunLegalize(const std::vector<std::string>& positionals, const std::set<std:
   }
   if (options.max_fold_bytes < 0) {
     return UsageError(absl::StrCat("--max-fold-bytes=", options.max_fold_bytes, " is negative"));
+  }
+  if (options.max_total_fold_bytes < 0) {
+    return UsageError(absl::StrCat("--max-total-fold-bytes=", options.max_total_fold_bytes, " is negative"));
   }
   onnx_legalize::SaveOptions save_options;
   save_options.in_place = in_place;
@@ -480,6 +490,7 @@ int Run(int argc, char** argv) {
   if (mapped.help) {
     std::cout << absl::StrReplaceAll(
         kUsage, {{"{max_fold_bytes}", absl::StrCat(onnx_legalize::Options{}.max_fold_bytes)},
+                 {"{max_total_fold_bytes}", absl::StrCat(onnx_legalize::Options{}.max_total_fold_bytes)},
                  {"{threshold}", absl::StrCat(onnx_legalize::kDefaultExternalDataThreshold)}});
     return kExitOk;
   }
@@ -493,7 +504,7 @@ int Run(int argc, char** argv) {
 
   if (absl::GetFlag(FLAGS_check)) {
     std::vector<std::string> extra;
-    for (const char* flag : {"o", "report", "target-opset", "keep-opset", "verify", "max-fold-bytes", "in-place",
+    for (const char* flag : {"o", "report", "target-opset", "keep-opset", "verify", "max-fold-bytes", "max-total-fold-bytes", "in-place",
                              "external-data", "external-data-threshold"}) {
       if (mapped.given.count(flag)) extra.push_back(absl::StrCat(flag[1] == '\0' ? "-" : "--", flag));
     }
