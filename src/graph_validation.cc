@@ -174,13 +174,30 @@ absl::Status ValidateGraph(const onnx::GraphProto& graph, const std::string& pat
           "' is not defined by any graph input, initializer or earlier node (an undefined name, "
           "nodes out of topological order, or a cycle)"));
     }
-    RETURN_IF_ERROR(CheckAgainstSchema(node, absl::StrCat(NodeLabel(node, i), " (graph ", path, ")"), opset));
+    // ApplyPlan finds a subgraph again by its owner's first output, the attribute's name and the graph's
+    // index (dynamic_slice_pass.h's GraphLocator), so each of the three must name one thing.
+    std::unordered_set<std::string> attribute_names;
+    bool holds_subgraph = false;
     for (const auto& attribute : node.attribute()) {
+      if (!attribute_names.insert(attribute.name()).second) {
+        return absl::InvalidArgumentError(absl::StrCat(NodeLabel(node, i), " (graph ", path, "): attribute '",
+                                                       attribute.name(), "' appears twice"));
+      }
+      if (attribute.has_g() && attribute.graphs_size() > 0) {
+        return absl::InvalidArgumentError(absl::StrCat(NodeLabel(node, i), " (graph ", path, "): attribute '",
+                                                       attribute.name(), "' holds both g and graphs"));
+      }
+      holds_subgraph = holds_subgraph || attribute.has_g() || attribute.graphs_size() > 0;
       if (attribute.has_t()) {
         RETURN_IF_ERROR(ValidateTensorSizes(attribute.t(), absl::StrCat(NodeLabel(node, i), " (graph ", path,
                                                                          "): attribute '", attribute.name(), "'")));
       }
     }
+    if (holds_subgraph && (node.output_size() == 0 || node.output(0).empty())) {
+      return absl::InvalidArgumentError(absl::StrCat(NodeLabel(node, i), " (graph ", path,
+                                                     "): holds a subgraph but has no output to name it by"));
+    }
+    RETURN_IF_ERROR(CheckAgainstSchema(node, absl::StrCat(NodeLabel(node, i), " (graph ", path, ")"), opset));
     absl::Status subgraphs_ok = absl::OkStatus();
     ForEachSubgraph(node, [&](const std::string& attribute, const onnx::GraphProto& subgraph) {
       if (!subgraphs_ok.ok()) return;

@@ -20,7 +20,9 @@ inline constexpr int kMaxSubgraphDepth = 64;
 // - has two definitions of one name (two node outputs, or a node output that is also an input or
 //   initializer);
 // - has a graph output that is not defined;
-// - nests subgraphs deeper than kMaxSubgraphDepth;
+// - nests subgraphs deeper than kMaxSubgraphDepth, or holds one where it cannot be found again: in a node
+//   without a first output, in an attribute holding both g and graphs, or beside another attribute of the
+//   same name;
 // - has a default-domain node whose input or output count is outside what its schema at the model's
 //   opset allows, no attribute its schema requires, or an attribute its schema knows of another type (onnx's
 //   version converter trusts all three);

@@ -162,5 +162,53 @@ g (float[4] x, int64[1] s, int64[1] e) => (float[?] y, float[1,4] z) {
               HasSubstr("Unsqueeze node #1 (graph main): has no attribute 'axes', which Unsqueeze-1 requires"));
 }
 
+// ApplyPlan finds a subgraph again by its owner node's first output, the attribute's name and the graph's
+// index. legalize_fuzzer, sixth run: an If with two attributes named 'else_branch' sent it to the wrong
+// graph, where the DynamicSlice's node was not found, and it indexed the node list at -1 (UBSan). Two
+// more ways to the same place, found by reading the code: a subgraph owner without an output, and an
+// attribute holding both a graph and a list of graphs. ValidateGraphs now refuses all three.
+onnx::ModelProto IfWithDynamicSlicesInBothBranches() {
+  return ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (bool c, float[4,5] x, int64[1] s, int64[1] e) => (float[?,?] y) {
+  y = If (c) <
+    then_branch = then_body () => (float[?,?] t) { t = DynamicSlice(x, s, e) },
+    else_branch = else_body () => (float[?,?] u) { u = DynamicSlice(x, e, s) }
+  >
+}
+)");
+}
+
+void ExpectRefused(onnx::ModelProto model, const std::string& message) {
+  absl::StatusOr<Report> report = Legalize(model, Options{});
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kInvalidArgument) << report.status();
+  EXPECT_THAT(std::string(report.status().message()), HasSubstr(message));
+}
+
+TEST(FuzzRegressionTest, TwoAttributesOfOneNameAreRefused) {
+  onnx::ModelProto model = IfWithDynamicSlicesInBothBranches();
+  model.mutable_graph()->mutable_node(0)->mutable_attribute(0)->set_name("else_branch");
+  ExpectRefused(model, "If node #0 (graph main): attribute 'else_branch' appears twice");
+}
+
+TEST(FuzzRegressionTest, ASubgraphOwnerWithoutAnOutputIsRefused) {
+  onnx::ModelProto model = IfWithDynamicSlicesInBothBranches();
+  onnx::NodeProto* owner = model.mutable_graph()->mutable_node(0);
+  owner->set_domain("com.vendor");
+  owner->clear_output();
+  model.mutable_graph()->clear_output();
+  model.add_opset_import()->set_domain("com.vendor");
+  model.mutable_opset_import(1)->set_version(1);
+  *model.mutable_graph()->add_node() = *owner;  // a second one, so the two cannot be told apart
+  ExpectRefused(model, "If node #0 (graph main): holds a subgraph but has no output to name it by");
+}
+
+TEST(FuzzRegressionTest, AnAttributeHoldingBothAGraphAndGraphsIsRefused) {
+  onnx::ModelProto model = IfWithDynamicSlicesInBothBranches();
+  onnx::AttributeProto* then_branch = model.mutable_graph()->mutable_node(0)->mutable_attribute(0);
+  *then_branch->add_graphs() = model.graph().node(0).attribute(1).g();
+  ExpectRefused(model, "If node #0 (graph main): attribute 'then_branch' holds both g and graphs");
+}
+
 }  // namespace
 }  // namespace onnx_legalize

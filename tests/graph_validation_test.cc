@@ -160,6 +160,23 @@ g (float[4] x, int64[1] s) => (float[?] y, float[4] z, float[4] w) {
                   .ok());
 }
 
+TEST(GraphValidationTest, RejectsSubgraphsThatCannotBeFoundAgain) {
+  const onnx::ModelProto model = ParseModel(kValid);
+  onnx::ModelProto twice = model;
+  twice.mutable_graph()->mutable_node(1)->mutable_attribute(0)->set_name("else_branch");
+  ExpectInvalid(twice, "If node #1 (graph main): attribute 'else_branch' appears twice");
+
+  onnx::ModelProto both = model;
+  onnx::AttributeProto* then_branch = both.mutable_graph()->mutable_node(1)->mutable_attribute(0);
+  *then_branch->add_graphs() = then_branch->g();
+  ExpectInvalid(both, "If node #1 (graph main): attribute 'then_branch' holds both g and graphs");
+
+  onnx::ModelProto nameless = model;
+  nameless.mutable_graph()->mutable_node(1)->set_output(0, "");
+  nameless.mutable_graph()->mutable_output(1)->set_name("y");
+  ExpectInvalid(nameless, "If node #1 (graph main): holds a subgraph but has no output to name it by");
+}
+
 // A chain of If nodes whose then-branches nest `depth` levels; each else-branch is one Identity.
 onnx::ModelProto NestedIfs(int depth) {
   onnx::ModelProto model = ParseModel(R"(
