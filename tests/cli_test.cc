@@ -1,15 +1,11 @@
 // The onnx-legalize binary, run as a user runs it: arguments in, exit code, stdout, stderr and files out.
 #include <fcntl.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -17,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "onnx/defs/parser.h"
 #include "onnx/onnx_pb.h"
+#include "test_files.h"
 
 #ifndef ONNX_LEGALIZE_CLI
 #error "ONNX_LEGALIZE_CLI must name the onnx-legalize binary"
@@ -25,6 +22,12 @@
 namespace {
 
 namespace fs = std::filesystem;
+using ::onnx_legalize::testing::CliRun;
+using ::onnx_legalize::testing::FileNames;
+using ::onnx_legalize::testing::MakeTestDir;
+using ::onnx_legalize::testing::ReadBytes;
+using ::onnx_legalize::testing::RunCli;
+using ::onnx_legalize::testing::WriteBytes;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -47,35 +50,6 @@ dirty (float[20, 10, 5] x, int64[1] starts, int64[1] ends) => (float[M, 10, 5] y
 }
 )ONNX";
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string ShellQuote(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) {
-    if (c == '\'') {
-      quoted += "'\\''";
-    } else {
-      quoted += c;
-    }
-  }
-  return quoted + "'";
-}
-
-std::string ReadBytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void WriteBytes(const fs::path& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << bytes;
-  ASSERT_TRUE(out.good()) << path;
-}
-
 void WriteModel(const fs::path& path, const char* text, const std::string& node_name = "") {
   onnx::ModelProto model;
   const onnx::Status status = onnx::OnnxParser::Parse(model, text);
@@ -84,19 +58,10 @@ void WriteModel(const fs::path& path, const char* text, const std::string& node_
   WriteBytes(path, model.SerializeAsString());
 }
 
-std::vector<std::string> FileNames(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename().string());
-  return names;
-}
-
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    root_ = fs::temp_directory_path() /
-            ("cli_test_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::remove_all(root_);
+    root_ = MakeTestDir("cli_test");
     dir_ = root_ / "work";
     fs::create_directories(dir_);
     WriteModel(dir_ / "clean.onnx", kCleanModel);
@@ -117,19 +82,7 @@ class CliTest : public ::testing::Test {
   std::string PathOf(const std::string& name) const { return (dir_ / name).string(); }
 
   // Runs the binary with `args`; stdout and stderr are captured outside the work folder.
-  CliRun Run(const std::vector<std::string>& args) const {
-    std::string command = ShellQuote(ONNX_LEGALIZE_CLI);
-    for (const std::string& arg : args) command += " " + ShellQuote(arg);
-    const fs::path out = root_ / "stdout.txt";
-    const fs::path err = root_ / "stderr.txt";
-    command += " >" + ShellQuote(out.string()) + " 2>" + ShellQuote(err.string());
-    const int status = std::system(command.c_str());
-    CliRun run;
-    run.exit_code = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
-    run.out = ReadBytes(out);
-    run.err = ReadBytes(err);
-    return run;
-  }
+  CliRun Run(const std::vector<std::string>& args) const { return RunCli(ONNX_LEGALIZE_CLI, args, root_); }
 
   // Expects a failure with `exit_code` that wrote nothing: a message on stderr, no OUT, no stray file.
   void ExpectFailureWritingNothing(const std::vector<std::string>& args, int exit_code,

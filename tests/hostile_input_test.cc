@@ -3,15 +3,10 @@
 // is written: no OUT, no temporary beside it, an existing OUT untouched, the input unchanged. Never a
 // crash, never another exit code. (Issue 5; external data and failed writes are model_io's tests.)
 #include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <optional>
 #include <string>
@@ -22,6 +17,7 @@
 #include "graph_validation.h"
 #include "gtest/gtest.h"
 #include "onnx/onnx_pb.h"
+#include "test_files.h"
 #include "test_models.h"
 
 #ifndef ONNX_LEGALIZE_CLI
@@ -42,36 +38,18 @@ namespace onnx_legalize {
 namespace {
 
 namespace fs = std::filesystem;
+using ::onnx_legalize::testing::CliRun;
+using ::onnx_legalize::testing::FileNames;
+using ::onnx_legalize::testing::MakeTestDir;
 using ::onnx_legalize::testing::ParseModel;
+using ::onnx_legalize::testing::ReadBytes;
+using ::onnx_legalize::testing::RunCli;
+using ::onnx_legalize::testing::WriteBytes;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 constexpr int kExitModel = 3;
-
-struct CliRun {
-  int exit_code = -1;  // -1: killed by a signal (a crash)
-  int signal = 0;
-  std::string out;
-  std::string err;
-};
-
-std::string ShellQuote(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
-std::string ReadBytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void WriteBytes(const fs::path& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << bytes;
-  ASSERT_TRUE(out.good()) << path;
-}
 
 // Names every DynamicSlice of the main graph "crop", so messages can be checked for the node's name.
 onnx::ModelProto Named(onnx::ModelProto model) {
@@ -84,10 +62,7 @@ onnx::ModelProto Named(onnx::ModelProto model) {
 class HostileInputTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    root_ = fs::temp_directory_path() /
-            ("hostile_input_test_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::remove_all(root_);
+    root_ = MakeTestDir("hostile_input_test");
     dir_ = root_ / "work";
     fs::create_directories(dir_);
   }
@@ -105,30 +80,12 @@ class HostileInputTest : public ::testing::Test {
 
   // Runs the binary; `data_limit_kib` caps its heap (RLIMIT_DATA) when given.
   CliRun Run(const std::vector<std::string>& args, std::optional<int64_t> data_limit_kib = std::nullopt) const {
-    std::string command;
-    if (data_limit_kib.has_value()) command = absl::StrCat("ulimit -d ", *data_limit_kib, " && exec ");
-    command += ShellQuote(ONNX_LEGALIZE_CLI);
-    for (const std::string& arg : args) command += " " + ShellQuote(arg);
-    const fs::path out = root_ / "stdout.txt";
-    const fs::path err = root_ / "stderr.txt";
-    command += " >" + ShellQuote(out.string()) + " 2>" + ShellQuote(err.string());
-    const int status = std::system(command.c_str());
-    CliRun run;
-    if (status != -1 && WIFEXITED(status)) {
-      run.exit_code = WEXITSTATUS(status);
-      // sh reports a child killed by signal N as exit status 128 + N.
-      if (run.exit_code > 128) run.signal = run.exit_code - 128;
-    } else if (status != -1 && WIFSIGNALED(status)) {
-      run.signal = WTERMSIG(status);
-    }
-    run.out = ReadBytes(out);
-    run.err = ReadBytes(err);
-    return run;
+    return RunCli(ONNX_LEGALIZE_CLI, args, root_, data_limit_kib);
   }
 
+  // The work folder's file names, sorted.
   std::vector<std::string> Listing() const {
-    std::vector<std::string> names;
-    for (const auto& entry : fs::directory_iterator(dir_)) names.push_back(entry.path().filename().string());
+    std::vector<std::string> names = FileNames(dir_);
     std::sort(names.begin(), names.end());
     return names;
   }
