@@ -15,8 +15,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,34 +29,22 @@
 #include "model_io_internal.h"
 #include "onnx/defs/parser.h"
 #include "onnx_legalize/legalize.h"
+#include "test_files.h"
 #include "test_models.h"
 
 namespace onnx_legalize {
 namespace {
 
 namespace fs = std::filesystem;
+using ::onnx_legalize::testing::FileNames;
+using ::onnx_legalize::testing::MakeTestDir;
 using ::onnx_legalize::testing::ParseModel;
+using ::onnx_legalize::testing::ReadBytes;
+using ::onnx_legalize::testing::WriteBytes;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAre;
-
-std::string ReadBytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void WriteBytes(const fs::path& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << bytes;
-  ASSERT_TRUE(out.good()) << path;
-}
-
-std::vector<std::string> FileNames(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename().string());
-  return names;
-}
 
 bool Equal(const onnx::ModelProto& a, const onnx::ModelProto& b) {
   return google::protobuf::util::MessageDifferencer::Equals(a, b);
@@ -145,10 +131,7 @@ class TmpfsMount {
 class ExternalDataTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    root_ = fs::temp_directory_path() /
-            ("model_io_external_data_test_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::remove_all(root_);
+    root_ = MakeTestDir("model_io_external_data_test");
     in_ = root_ / "in";
     out_ = root_ / "out";
     fs::create_directories(in_);

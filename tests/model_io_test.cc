@@ -1,11 +1,8 @@
 // LoadModel, SaveModel and LegalizeFile against real files in a fresh folder per test.
 #include <sys/resource.h>
-#include <unistd.h>
 
 #include <csignal>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -16,11 +13,16 @@
 #include "gtest/gtest.h"
 #include "onnx/defs/parser.h"
 #include "onnx_legalize/legalize.h"
+#include "test_files.h"
 
 namespace onnx_legalize {
 namespace {
 
 namespace fs = std::filesystem;
+using ::onnx_legalize::testing::FileNames;
+using ::onnx_legalize::testing::MakeTestDir;
+using ::onnx_legalize::testing::ReadBytes;
+using ::onnx_legalize::testing::WriteBytes;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAre;
@@ -57,23 +59,6 @@ onnx::ModelProto WeightedModel(int64_t weight_count) {
   return model;
 }
 
-std::string ReadBytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void WriteBytes(const fs::path& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << bytes;
-  ASSERT_TRUE(out.good()) << path;
-}
-
-std::vector<std::string> FileNames(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename().string());
-  return names;
-}
-
 bool Equal(const onnx::ModelProto& a, const onnx::ModelProto& b) {
   return google::protobuf::util::MessageDifferencer::Equals(a, b);
 }
@@ -81,11 +66,7 @@ bool Equal(const onnx::ModelProto& a, const onnx::ModelProto& b) {
 class ModelIoTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("model_io_test_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = MakeTestDir("model_io_test");
   }
   void TearDown() override { fs::remove_all(dir_); }
 
