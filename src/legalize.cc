@@ -1,5 +1,6 @@
 // Legalize(): plan, verify, check the result on a light copy, then apply. The model is touched only after
-// everything that can fail has succeeded, so a failure leaves it exactly as it was.
+// everything that can fail has succeeded, so a failure leaves it exactly as it was. LegalizeFile uses the
+// same steps in another order (legalize_internal.h): it writes the result while the proofs still run.
 #include <algorithm>
 #include <atomic>
 #include <future>
@@ -15,6 +16,7 @@
 #include "google/protobuf/arena.h"
 #include "graph_scope.h"
 #include "graph_validation.h"
+#include "legalize_internal.h"
 #include "model_skeleton.h"
 #include "onnx/checker.h"
 #include "onnx/shape_inference/implementation.h"
@@ -265,9 +267,54 @@ absl::Status Transform(Plan& plan, int64_t current, int64_t target, onnx::ModelP
   return absl::OkStatus();
 }
 
-}  // namespace
+bool HasFolds(const Plan& plan) {
+  return std::any_of(plan.changes.begin(), plan.changes.end(),
+                     [](const PlannedChange& change) { return change.action == Action::kFolded; });
+}
 
-absl::StatusOr<Report> Legalize(onnx::ModelProto& model, const Options& options) {
+// The proofs that a transformed model is right, under way: verification of every change, and (when the
+// input passes it) onnx's checker with strict shape inference on a skeleton of the result, on a thread of
+// its own. Await() returns the first failure in the order the steps would run one after the other.
+class Proofs {
+ public:
+  Proofs(std::optional<ConcurrentVerification>& verification, std::unique_ptr<google::protobuf::Arena> arena,
+         onnx::ModelProto* skeleton)
+      : verification_(verification), arena_(std::move(arena)) {
+    if (skeleton != nullptr) {
+      onnx_check_ = std::async(std::launch::async, [skeleton] { return CheckWithOnnx(*skeleton); });
+    }
+  }
+
+  absl::Status AwaitVerification() {
+    if (!verified_.has_value()) {
+      verified_ = verification_.has_value() ? verification_->Finish() : absl::OkStatus();
+    }
+    return *verified_;
+  }
+
+  absl::Status Await() {
+    RETURN_IF_ERROR(AwaitVerification());
+    if (onnx_check_.valid()) accepted_ = onnx_check_.get();
+    if (!accepted_.ok()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("the legalized model would not pass onnx's checker and strict shape inference: ",
+                       accepted_.message()));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  std::optional<ConcurrentVerification>& verification_;
+  std::unique_ptr<google::protobuf::Arena> arena_;  // holds the skeleton the check reads
+  std::optional<absl::Status> verified_;
+  std::future<absl::Status> onnx_check_;
+  absl::Status accepted_ = absl::OkStatus();
+};
+
+// Legalize, in either of two orders. Without `use`, the proofs complete before the model changes, and a
+// failure leaves it as it was. With `use`, the legalized model goes to `use` while they still run.
+absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& options,
+                                    const internal::UseLegalized* use) {
   RETURN_IF_ERROR(ValidateOptions(options));
   RETURN_IF_ERROR(ValidateGraphs(model));
   ASSIGN_OR_RETURN(const int64_t current, DefaultOpset(model));
@@ -281,7 +328,10 @@ absl::StatusOr<Report> Legalize(onnx::ModelProto& model, const Options& options)
       std::async(std::launch::async, [&model] { return InputPassesChecker(model); });
   ASSIGN_OR_RETURN(Plan plan, PlanDynamicSlices(model, options));
   ASSIGN_OR_RETURN(const int64_t target, ChooseTargetOpset(plan, current, options));
-  if (plan.changes.empty() && target == current) return report;
+  if (plan.changes.empty() && target == current) {
+    if (use != nullptr) RETURN_IF_ERROR((*use)(model, [] { return absl::OkStatus(); }));
+    return report;
+  }
 
   for (PlannedChange& change : plan.changes) {
     if (change.action == Action::kRewritten) change.slice_version = SliceVersionAtOpset(target);
@@ -293,35 +343,43 @@ absl::StatusOr<Report> Legalize(onnx::ModelProto& model, const Options& options)
     for (PlannedChange& change : plan.changes) change.verification = "skipped (--no-verify)";
   }
 
-  // Meanwhile, transform a copy of the model without its large initializers and check it; only then does
-  // it replace the model. A failure leaves the model as it was, and the opset upgrade runs once. The
-  // failures are reported in the order the steps would run one after the other: verification first.
+  // Meanwhile, transform a copy of the model without its large initializers; only then does it replace
+  // the model. A failure leaves the model as it was, and the opset upgrade runs once.
   const bool check_result = input_passes_checker.get();
   LargeInitializersAside aside(model);
   onnx::ModelProto result = model;
-  absl::Status transformed = Transform(plan, current, target, result);
-  absl::Status accepted = absl::OkStatus();
-  if (transformed.ok() && check_result) {
-    google::protobuf::Arena arena;
-    onnx::ModelProto& skeleton = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
-    BuildModelSkeleton(result, skeleton);
-    accepted = CheckWithOnnx(skeleton);
-  }
-  absl::Status verified = verification.has_value() ? verification->Finish() : absl::OkStatus();
-  if (!verified.ok() || !transformed.ok() || !accepted.ok()) {
+  if (absl::Status transformed = Transform(plan, current, target, result); !transformed.ok()) {
+    absl::Status verified = verification.has_value() ? verification->Finish() : absl::OkStatus();
     aside.Restore(model);
-    RETURN_IF_ERROR(verified);
-    RETURN_IF_ERROR(transformed);
-    return absl::FailedPreconditionError(
-        absl::StrCat("the legalized model would not pass onnx's checker and strict shape inference: ",
-                     accepted.message()));
+    RETURN_IF_ERROR(verified);  // verification runs first when the steps run one after the other
+    return transformed;
   }
-  report.onnx_check = check_result ? "onnx's checker and strict shape inference accept the result"
-                                   : "not run: onnx's checker rejects the input model itself";
-  FillDeferredFolds(plan, result);
+  onnx::ModelProto* skeleton = nullptr;
+  auto arena = std::make_unique<google::protobuf::Arena>();
+  if (check_result) {
+    skeleton = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(arena.get());
+    BuildModelSkeleton(result, *skeleton);
+  }
+  Proofs proofs(verification, std::move(arena), skeleton);
+
+  if (use == nullptr || HasFolds(plan)) {
+    // Verification reads the folded values that FillDeferredFolds moves into the model.
+    absl::Status proven = use == nullptr ? proofs.Await() : proofs.AwaitVerification();
+    if (!proven.ok()) {
+      aside.Restore(model);
+      return proven;
+    }
+    FillDeferredFolds(plan, result);
+  }
   model.Swap(&result);
   aside.Restore(model);
+  if (use != nullptr) {
+    RETURN_IF_ERROR((*use)(model, [&proofs] { return proofs.Await(); }));
+    RETURN_IF_ERROR(proofs.Await());  // in case `use` did not wait
+  }
 
+  report.onnx_check = check_result ? "onnx's checker and strict shape inference accept the result"
+                                   : "not run: onnx's checker rejects the input model itself";
   report.opset_after = target;
   report.ir_version_after = model.ir_version();
   report.changed = true;
@@ -341,4 +399,17 @@ absl::StatusOr<Report> Legalize(onnx::ModelProto& model, const Options& options)
   return report;
 }
 
+}  // namespace
+
+absl::StatusOr<Report> Legalize(onnx::ModelProto& model, const Options& options) {
+  return LegalizeImpl(model, options, nullptr);
+}
+
+namespace internal {
+
+absl::StatusOr<Report> LegalizeAndUse(onnx::ModelProto& model, const Options& options, const UseLegalized& use) {
+  return LegalizeImpl(model, options, &use);
+}
+
+}  // namespace internal
 }  // namespace onnx_legalize

@@ -8,6 +8,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "legalize_internal.h"
+#include "model_io_internal.h"
 #include "onnx_legalize/legalize.h"
 #include "status_macros.h"
 
@@ -42,20 +44,33 @@ absl::StatusOr<Report> LegalizeFile(const std::string& input_path, const std::st
     ASSIGN_OR_RETURN(reader, OpenExternalData(input_path));
     legalize_options.external_data = reader.get();
   }
-  absl::StatusOr<Report> report = Legalize(model, legalize_options);
+  SaveOptions save = save_options;
+  if (save.external_data_folder.empty()) {
+    const std::filesystem::path folder = std::filesystem::path(input_path).parent_path();
+    save.external_data_folder = folder.empty() ? "." : folder.string();
+  }
+  // The output is written while the legalization is still being proven (a model of many rewrites spends
+  // about as long on each), and renamed into place only once the proofs hold. Failures are reported in
+  // the order the steps would run one after the other: the proofs' first.
+  absl::Status save_failure;
+  absl::StatusOr<Report> report = internal::LegalizeAndUse(
+      model, legalize_options, [&](onnx::ModelProto& legalized, const internal::AwaitProofs& await_proofs) {
+        absl::Status saved =
+            internal::SaveModelIf(legalized, output_path, save, internal::kMaxProtoBytes, await_proofs);
+        if (!saved.ok()) {
+          RETURN_IF_ERROR(await_proofs());
+          save_failure = saved;
+        }
+        return saved;
+      });
+  if (!save_failure.ok()) return save_failure;
   if (!report.ok()) {
     // Name the file too. Appended, not prepended: callers match messages by their start (the CLI maps
     // "verification failed..." to its own exit code).
     return absl::Status(report.status().code(),
                         absl::StrCat(report.status().message(), " (model '", input_path, "')"));
   }
-  SaveOptions save = save_options;
-  if (save.external_data_folder.empty()) {
-    const std::filesystem::path folder = std::filesystem::path(input_path).parent_path();
-    save.external_data_folder = folder.empty() ? "." : folder.string();
-  }
-  RETURN_IF_ERROR(SaveModel(model, output_path, save));
-  return *std::move(report);
+  return report;
 }
 
 }  // namespace onnx_legalize

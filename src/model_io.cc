@@ -1,7 +1,7 @@
 // LoadModel / SaveModel / OpenExternalData: the only library code that touches files.
 //
-// Loading parses straight from the file descriptor through a protobuf stream (no whole-file string copy)
-// with the total-bytes limit raised to the format's own ceiling. Saving is atomic: the bytes go to a
+// Loading parses straight from the file descriptor (no whole-file string copy), reading large weights
+// directly into place (model_file_streams.h), with protobuf's limits raised to the format's own ceiling. Saving is atomic: the bytes go to a
 // temporary file beside the destination, are fsync'ed, and the temporary is renamed over the destination;
 // a failure at any step removes the temporary and leaves an existing destination untouched.
 //
@@ -45,6 +45,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "graph_validation.h"
+#include "model_file_streams.h"
 #include "model_io_internal.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
@@ -60,9 +61,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// protobuf addresses a message with int offsets, so one serialized message cannot exceed INT_MAX bytes
-// (2 GiB - 1). Bigger models must keep their weights as external data.
-constexpr int64_t kMaxProtoBytes = INT_MAX;
+using internal::kMaxProtoBytes;
 
 // Offsets in a data file we write: tensors of kLargeTensorBytes or more start on a multiple of
 // kLargeAlignment (64 KiB: a multiple of every common page size and of Windows' mapping granularity, so
@@ -116,25 +115,10 @@ std::string TemporaryNameBeside(const fs::path& target) {
   return (target.parent_path() / name).string();
 }
 
-// Writes `model` deterministically to the open descriptor `fd`, then fsyncs it.
+// Writes `model` (sizes cached) deterministically to the open descriptor `fd`, then fsyncs it.
 absl::Status WriteAndSync(const onnx::ModelProto& model, int fd, const std::string& path) {
-  {
-    google::protobuf::io::FileOutputStream file_stream(fd);
-    {
-      google::protobuf::io::CodedOutputStream coded(&file_stream);
-      // Deterministic: map fields (none in onnx.proto today) and unknown fields come out in a fixed order,
-      // so the same model gives byte-identical files run after run.
-      coded.SetSerializationDeterministic(true);
-      model.SerializeWithCachedSizes(&coded);
-      if (coded.HadError()) {
-        return ErrnoStatus(file_stream.GetErrno() != 0 ? file_stream.GetErrno() : EIO,
-                           absl::StrCat("cannot write '", path, "'"));
-      }
-    }  // The coded stream hands its unused buffer back to file_stream here.
-    if (!file_stream.Flush()) {
-      return ErrnoStatus(file_stream.GetErrno() != 0 ? file_stream.GetErrno() : EIO,
-                         absl::StrCat("cannot write '", path, "'"));
-    }
+  if (const int write_errno = SerializeModelToFile(model, fd); write_errno != 0) {
+    return ErrnoStatus(write_errno, absl::StrCat("cannot write '", path, "'"));
   }
   if (::fsync(fd) != 0) {
     return ErrnoStatus(errno, absl::StrCat("cannot flush '", path, "' to disk"));
@@ -781,6 +765,19 @@ absl::Status CheckModelTarget(const std::string& path) {
   return absl::OkStatus();
 }
 
+// What a parsed model must have beyond protobuf's well-formedness.
+absl::StatusOr<onnx::ModelProto> CheckParsedModel(onnx::ModelProto model, const std::string& path) {
+  // Protobuf accepts many byte strings as a message made only of unknown fields; a real model has at
+  // least an IR version and a graph.
+  if (model.ir_version() <= 0 || !model.has_graph()) {
+    return absl::InvalidArgumentError(absl::StrCat("model file '", path, "' is not a valid ONNX model (",
+                                                   model.ir_version() <= 0 ? "no ir_version" : "no graph",
+                                                   ")"));
+  }
+  RETURN_IF_ERROR(CheckExternalReferences(model, path));
+  return model;
+}
+
 }  // namespace
 
 absl::StatusOr<onnx::ModelProto> LoadModel(const std::string& path) {
@@ -817,6 +814,18 @@ absl::StatusOr<onnx::ModelProto> LoadModel(const std::string& path) {
   }
 
   onnx::ModelProto model;
+  if (S_ISREG(st.st_mode)) {
+    int read_errno = 0;
+    if (ParseModelFromFile(fd, st.st_size, kParseRecursionLimit, model, &read_errno)) {
+      return CheckParsedModel(std::move(model), path);
+    }
+    if (read_errno != 0) return ErrnoStatus(read_errno, absl::StrCat("cannot read model file '", path, "'"));
+    // Not a well-formed model: protobuf's own parse below gives the verdict.
+    model.Clear();
+    if (::lseek(fd, 0, SEEK_SET) != 0) {
+      return ErrnoStatus(errno, absl::StrCat("cannot read model file '", path, "'"));
+    }
+  }
   google::protobuf::io::FileInputStream file_stream(fd);
   bool parsed = false;
   {
@@ -838,15 +847,7 @@ absl::StatusOr<onnx::ModelProto> LoadModel(const std::string& path) {
                      "' is not a valid ONNX model (protobuf parse failed: truncated, not a ModelProto, or "
                      "subgraphs nested far deeper than the ", kMaxSubgraphDepth, " levels supported)"));
   }
-  // Protobuf accepts many byte strings as a message made only of unknown fields; a real model has at
-  // least an IR version and a graph.
-  if (model.ir_version() <= 0 || !model.has_graph()) {
-    return absl::InvalidArgumentError(absl::StrCat("model file '", path, "' is not a valid ONNX model (",
-                                                   model.ir_version() <= 0 ? "no ir_version" : "no graph",
-                                                   ")"));
-  }
-  RETURN_IF_ERROR(CheckExternalReferences(model, path));
-  return model;
+  return CheckParsedModel(std::move(model), path);
 }
 
 absl::StatusOr<std::unique_ptr<ExternalDataReader>> OpenExternalData(const std::string& model_path) {
@@ -869,6 +870,11 @@ namespace internal {
 
 absl::Status SaveModelWithLimit(onnx::ModelProto& model, const std::string& path, const SaveOptions& options,
                                 int64_t max_model_bytes) {
+  return SaveModelIf(model, path, options, max_model_bytes, [] { return absl::OkStatus(); });
+}
+
+absl::Status SaveModelIf(onnx::ModelProto& model, const std::string& path, const SaveOptions& options,
+                         int64_t max_model_bytes, const std::function<absl::Status()>& before_commit) {
   RETURN_IF_ERROR(CheckModelTarget(path));
   const fs::path target(path);
   if (options.external_data_threshold < 0) {
@@ -905,6 +911,7 @@ absl::Status SaveModelWithLimit(onnx::ModelProto& model, const std::string& path
   TensorRestorer restorer;
   if (data_name.empty() && !source.has_value()) {
     RETURN_IF_ERROR(StageModel(model, target, max_model_bytes, staging));
+    RETURN_IF_ERROR(before_commit());
     return staging.Commit();
   }
   const fs::path parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
@@ -929,6 +936,7 @@ absl::Status SaveModelWithLimit(onnx::ModelProto& model, const std::string& path
     RETURN_IF_ERROR(StageReferencedFiles(externals, rehomed, *source, *out_folder, target, staging));
   }
   RETURN_IF_ERROR(StageModel(model, target, max_model_bytes, staging));
+  RETURN_IF_ERROR(before_commit());
   return staging.Commit();
 }
 

@@ -1,0 +1,246 @@
+// model_file_streams reads and writes models its own way for speed; these tests hold it to protobuf's:
+// whatever bytes a file holds, ParseModelFromFile either gives exactly the message protobuf's parse gives,
+// or declines (and LoadModel then asks protobuf); and SerializeModelToFile writes protobuf's deterministic
+// bytes.
+#include "model_file_streams.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "gtest/gtest.h"
+#include "onnx/onnx_pb.h"
+#include "test_files.h"
+
+namespace onnx_legalize {
+namespace {
+
+using testing::MakeTestDir;
+using testing::ReadBytes;
+using testing::WriteBytes;
+
+constexpr int kRecursionLimit = 100;
+
+class ModelFileStreamsTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = MakeTestDir("model_file_streams"); }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // Parses `bytes` from a file with ParseModelFromFile; nullopt when it declines.
+  std::optional<onnx::ModelProto> ParseFile(const std::string& bytes, int* read_errno = nullptr) {
+    const std::filesystem::path path = dir_ / "model.onnx";
+    WriteBytes(path, bytes);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    EXPECT_GE(fd, 0);
+    onnx::ModelProto model;
+    int error = -1;
+    const bool parsed = ParseModelFromFile(fd, static_cast<int64_t>(bytes.size()), kRecursionLimit, model, &error);
+    ::close(fd);
+    if (read_errno != nullptr) *read_errno = error;
+    if (!parsed) return std::nullopt;
+    return model;
+  }
+
+  // The bytes SerializeModelToFile writes for `model`.
+  std::string SerializeToFile(const onnx::ModelProto& model) {
+    const std::filesystem::path path = dir_ / "out.onnx";
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    EXPECT_GE(fd, 0);
+    model.ByteSizeLong();
+    EXPECT_EQ(SerializeModelToFile(model, fd), 0);
+    ::close(fd);
+    return ReadBytes(path);
+  }
+
+  std::filesystem::path dir_;
+};
+
+std::string Deterministic(const onnx::ModelProto& model) {
+  std::string bytes;
+  google::protobuf::io::StringOutputStream stream(&bytes);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  model.SerializeToCodedStream(&coded);
+  coded.Trim();
+  return bytes;
+}
+
+// Bytes of `size` that differ from position to position, so a misplaced byte shows.
+std::string Pattern(size_t size, char seed) {
+  std::string bytes(size, '\0');
+  for (size_t i = 0; i < size; ++i) bytes[i] = static_cast<char>(seed + i * 31 + (i >> 12));
+  return bytes;
+}
+
+// A model with what the reader handles itself (initializers of 1 MiB and more) between what it leaves to
+// protobuf: small initializers, nodes with a tensor attribute, inputs, outputs, doc strings, metadata.
+onnx::ModelProto MixedModel() {
+  onnx::ModelProto model;
+  model.set_ir_version(4);
+  model.set_producer_name("model_file_streams_test");
+  model.add_opset_import()->set_version(9);
+  onnx::GraphProto& graph = *model.mutable_graph();
+  graph.set_name("g");
+  graph.set_doc_string("graph doc");
+  for (int i = 0; i < 3; ++i) {
+    onnx::NodeProto& node = *graph.add_node();
+    node.set_op_type("Identity");
+    node.add_input(i == 0 ? "x" : "y" + std::to_string(i - 1));
+    node.add_output("y" + std::to_string(i));
+    onnx::AttributeProto& attribute = *node.add_attribute();
+    attribute.set_name("unused");
+    attribute.set_type(onnx::AttributeProto::TENSOR);
+    attribute.mutable_t()->set_data_type(onnx::TensorProto::UINT8);
+    attribute.mutable_t()->add_dims(100);
+    attribute.mutable_t()->set_raw_data(Pattern(100, static_cast<char>(i)));
+  }
+  const size_t sizes[] = {16, (size_t{1} << 20) - 64, size_t{1} << 20, (size_t{3} << 20) + 5, 7};
+  int index = 0;
+  for (size_t size : sizes) {
+    onnx::TensorProto& tensor = *graph.add_initializer();
+    tensor.set_name("w" + std::to_string(index));
+    tensor.set_data_type(onnx::TensorProto::UINT8);
+    tensor.add_dims(static_cast<int64_t>(size));
+    tensor.set_raw_data(Pattern(size, static_cast<char>(index)));
+    tensor.set_doc_string("tensor doc " + std::to_string(index++));
+  }
+  graph.add_input()->set_name("x");
+  graph.add_output()->set_name("y2");
+  onnx::StringStringEntryProto& metadata = *model.add_metadata_props();
+  metadata.set_key("k");
+  metadata.set_value("v");
+  return model;
+}
+
+TEST_F(ModelFileStreamsTest, ParsesAModelAsProtobufDoes) {
+  const onnx::ModelProto model = MixedModel();
+  const std::string bytes = Deterministic(model);
+  std::optional<onnx::ModelProto> parsed = ParseFile(bytes);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(Deterministic(*parsed), bytes);
+}
+
+// One length-delimited record: `field`'s tag, the length, the bytes.
+std::string Record(uint32_t field, const std::string& bytes) {
+  std::string record;
+  google::protobuf::io::StringOutputStream stream(&record);
+  {
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.WriteTag((field << 3) | 2);
+    coded.WriteVarint32(static_cast<uint32_t>(bytes.size()));
+  }
+  return record + bytes;
+}
+
+TEST_F(ModelFileStreamsTest, KeepsProtobufsMergeSemanticsForFieldsInAnyOrderAndGivenTwice) {
+  // A second graph record (merged into the first: its node and initializer append), holding a large
+  // initializer whose raw_data comes twice (the last wins) around its name; then a model field again.
+  onnx::TensorProto early;
+  early.set_raw_data(Pattern(size_t{2} << 20, 'a'));
+  onnx::TensorProto late;
+  late.set_name("late");
+  late.set_raw_data(Pattern(size_t{1} << 20, 'b'));
+  onnx::GraphProto second_graph;
+  second_graph.add_node()->set_op_type("Relu");
+  const std::string graph_bytes =
+      second_graph.SerializeAsString() + Record(5, early.SerializeAsString() + late.SerializeAsString());
+  const std::string bytes = Deterministic(MixedModel()) + Record(7, graph_bytes) + MixedModel().SerializeAsString();
+
+  onnx::ModelProto expected;
+  ASSERT_TRUE(expected.ParseFromString(bytes));
+  ASSERT_EQ(expected.graph().initializer_size(), 11);
+  ASSERT_EQ(expected.graph().initializer(5).raw_data(), late.raw_data());
+  std::optional<onnx::ModelProto> parsed = ParseFile(bytes);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(Deterministic(*parsed), Deterministic(expected));
+}
+
+TEST_F(ModelFileStreamsTest, EveryTruncationIsDeclinedOrParsedAsProtobufParsesIt) {
+  const std::string bytes = Deterministic(MixedModel());
+  const std::filesystem::path path = dir_ / "model.onnx";
+  WriteBytes(path, bytes);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  // A file of `length` bytes is the first `length` bytes of this one. Every length near the start and the
+  // end (where the small records are), and a stride through the large payloads between.
+  for (size_t length = 1; length < bytes.size();
+       length += (length < 4096 || bytes.size() - length < 512) ? 1 : 4093) {
+    onnx::ModelProto expected;
+    const bool protobuf_parses = expected.ParseFromArray(bytes.data(), static_cast<int>(length));
+    ASSERT_EQ(::lseek(fd, 0, SEEK_SET), 0);
+    onnx::ModelProto parsed;
+    int read_errno = -1;
+    if (ParseModelFromFile(fd, static_cast<int64_t>(length), kRecursionLimit, parsed, &read_errno)) {
+      ASSERT_TRUE(protobuf_parses) << "length " << length;
+      ASSERT_EQ(Deterministic(parsed), Deterministic(expected)) << "length " << length;
+    } else {
+      ASSERT_EQ(read_errno, 0) << "length " << length;
+    }
+  }
+  ::close(fd);
+}
+
+TEST_F(ModelFileStreamsTest, DeclinesMalformedRecordsInsideTheWalkedMessages) {
+  const std::string valid = Deterministic(MixedModel());
+  const std::string graph_past_end = std::string("\x3a\xff\xff\xff\x07", 5) + "abc";
+  const std::string field_zero = std::string("\x02\x01x", 3);
+  const std::string group = std::string("\x0b\x0c", 2);  // protobuf keeps it as an unknown field
+  const std::string tensor_past_graph = Record(7, Record(5, std::string(size_t{1} << 20, 'x')).substr(0, 100));
+  for (const std::string& bad : {graph_past_end, field_zero, group, valid + "\x3a", tensor_past_graph}) {
+    int read_errno = -1;
+    EXPECT_FALSE(ParseFile(bad, &read_errno).has_value());
+    EXPECT_EQ(read_errno, 0);
+  }
+}
+
+TEST_F(ModelFileStreamsTest, StopsAtTheSameNestingDepthAsProtobuf) {
+  // Graph -> Node -> Attribute -> Graph ...: three messages a level, and 0 to 2 more at the bottom (a node,
+  // an attribute of it), so that the depths around the limit are all tried. There the reader and protobuf
+  // (given the same limit) accept and refuse the same models.
+  for (int levels = 30; levels <= 34; ++levels) {
+    for (int extra = 0; extra <= 2; ++extra) {
+      onnx::ModelProto model;
+      model.set_ir_version(4);
+      onnx::GraphProto* graph = model.mutable_graph();
+      for (int level = 0; level < levels; ++level) {
+        onnx::AttributeProto& attribute = *graph->add_node()->add_attribute();
+        attribute.set_name("then_branch");
+        graph = attribute.mutable_g();
+      }
+      graph->set_name("deepest");
+      if (extra >= 1) graph->add_node()->set_op_type("Relu");
+      if (extra >= 2) graph->mutable_node(0)->add_attribute()->set_name("a");
+      const std::string bytes = Deterministic(model);
+      google::protobuf::io::CodedInputStream coded(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                                   static_cast<int>(bytes.size()));
+      coded.SetRecursionLimit(kRecursionLimit);
+      onnx::ModelProto expected;
+      const bool protobuf_parses = expected.ParseFromCodedStream(&coded);
+      EXPECT_EQ(ParseFile(bytes).has_value(), protobuf_parses) << levels << " levels and " << extra;
+    }
+  }
+}
+
+TEST_F(ModelFileStreamsTest, WritesProtobufsDeterministicBytes) {
+  const onnx::ModelProto model = MixedModel();
+  EXPECT_EQ(SerializeToFile(model), Deterministic(model));
+}
+
+TEST_F(ModelFileStreamsTest, ReportsTheErrnoOfAFailedWrite) {
+  const onnx::ModelProto model = MixedModel();
+  model.ByteSizeLong();
+  const int fd = ::open((dir_ / "read_only").c_str(), O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(SerializeModelToFile(model, fd), EBADF);
+  ::close(fd);
+}
+
+}  // namespace
+}  // namespace onnx_legalize
