@@ -12,8 +12,10 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "onnx/defs/parser.h"
+#include "model_io_internal.h"
 #include "onnx_legalize/legalize.h"
 #include "test_files.h"
+#include "test_models.h"
 
 namespace onnx_legalize {
 namespace {
@@ -23,6 +25,7 @@ using ::onnx_legalize::testing::FileNames;
 using ::onnx_legalize::testing::MakeTestDir;
 using ::onnx_legalize::testing::ReadBytes;
 using ::onnx_legalize::testing::WriteBytes;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAre;
@@ -282,6 +285,55 @@ TEST_F(ModelIoTest, LegalizeFileWritesNothingWhenTheInputIsBad) {
   EXPECT_FALSE(report.ok());
   EXPECT_EQ(ReadBytes(PathOf("out.onnx")), "previous");
   EXPECT_EQ(ReadBytes(PathOf("in.onnx")), "garbage");
+}
+
+TEST_F(ModelIoTest, SaveModelIfWritesEverythingBeforeTheGoAheadAndCommitsNothingWithoutIt) {
+  WriteBytes(PathOf("out.onnx"), "previous model");
+  onnx::ModelProto model = WeightedModel(4096);
+  std::vector<std::string> names_at_go_ahead;
+  std::string staged_bytes;
+  absl::Status saved = internal::SaveModelIf(model, PathOf("out.onnx"), SaveOptions{}, internal::kMaxProtoBytes, [&] {
+    names_at_go_ahead = FileNames(dir_);
+    for (const std::string& name : names_at_go_ahead) {
+      if (name != "out.onnx") staged_bytes = ReadBytes(PathOf(name));
+    }
+    return absl::AbortedError("proofs failed");
+  });
+  EXPECT_EQ(saved, absl::AbortedError("proofs failed"));
+  // When asked, the model was complete in a temporary beside OUT; after the refusal only OUT is left, as
+  // it was.
+  EXPECT_EQ(names_at_go_ahead.size(), 2u);
+  EXPECT_EQ(staged_bytes, testing::Serialize(model));
+  EXPECT_EQ(ReadBytes(PathOf("out.onnx")), "previous model");
+  EXPECT_THAT(FileNames(dir_), UnorderedElementsAre("out.onnx"));
+
+  ASSERT_TRUE(internal::SaveModelIf(model, PathOf("out.onnx"), SaveOptions{}, internal::kMaxProtoBytes,
+                                    [] { return absl::OkStatus(); })
+                  .ok());
+  EXPECT_EQ(ReadBytes(PathOf("out.onnx")), testing::Serialize(model));
+}
+
+// Strict shape inference computes y as float[2] from the rewritten Slice, and the model says float[3]:
+// the result fails onnx's checks (the input passes onnx's checker, which does not infer shapes).
+constexpr char kWrongOutputShapeModel[] = R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+wrong_shape (float[4] x, int64[1] s = {1}, int64[1] e = {3}) => (float[3] y) {
+  y = DynamicSlice (x, s, e)
+}
+)ONNX";
+
+TEST_F(ModelIoTest, LegalizeFileWritesNothingWhenTheResultFailsOnnxsChecks) {
+  onnx::ModelProto model = testing::ParseModel(kWrongOutputShapeModel);
+  testing::MakeInitializerConstant(model, "s");
+  testing::MakeInitializerConstant(model, "e");
+  ASSERT_TRUE(SaveModel(model, PathOf("in.onnx")).ok());
+  const std::string input_bytes = ReadBytes(PathOf("in.onnx"));
+  absl::StatusOr<Report> report = LegalizeFile(PathOf("in.onnx"), PathOf("out.onnx"), Options{});
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(report.status().message()),
+              AllOf(HasSubstr("would not pass onnx's checker"), HasSubstr(PathOf("in.onnx"))));
+  EXPECT_THAT(FileNames(dir_), UnorderedElementsAre("in.onnx"));
+  EXPECT_EQ(ReadBytes(PathOf("in.onnx")), input_bytes);
 }
 
 }  // namespace
