@@ -12,6 +12,7 @@
 #include "graph_scope.h"
 #include "onnx/defs/schema.h"
 #include "op_names.h"
+#include "opset_upgrade_labels.h"
 #include "status_macros.h"
 #include "tensor.h"
 
@@ -81,6 +82,17 @@ absl::Status ValidateTensorSizes(const onnx::TensorProto& tensor, const std::str
     return absl::InvalidArgumentError(absl::StrCat(what, ": holds ", TypedFieldSize(tensor), " values, but ",
                                                    DataTypeName(type), " [", absl::StrJoin(dims, ", "),
                                                    "] needs ", values));
+  }
+  return absl::OkStatus();
+}
+
+// InvalidArgument for an output of `graph` (shown as graph `where`) that no name `names` sees defines.
+absl::Status CheckOutputsDefined(const onnx::GraphProto& graph, const std::string& where, const Names& names) {
+  for (const auto& output : graph.output()) {
+    if (!names.Visible(output.name())) {
+      return absl::InvalidArgumentError(absl::StrCat("graph ", where, ": output '", output.name(),
+                                                     "' is produced by no node, input or initializer"));
+    }
   }
   return absl::OkStatus();
 }
@@ -210,13 +222,64 @@ absl::Status ValidateGraph(const onnx::GraphProto& graph, const std::string& pat
       RETURN_IF_ERROR(define(output, absl::StrCat("an output of ", NodeLabel(node, i))));
     }
   }
-  for (const auto& output : graph.output()) {
-    if (!names.Visible(output.name())) {
-      return absl::InvalidArgumentError(absl::StrCat("graph ", path, ": output '", output.name(),
-                                                     "' is produced by no node, input or initializer"));
+  return CheckOutputsDefined(graph, path, names);
+}
+
+// ValidateGraphsForConverter's walk: names are defined graph by graph (every node output of a graph before
+// any input is looked up), and messages name nodes and graphs as the opset upgrade does.
+absl::Status ValidateGraphForConverter(const onnx::GraphProto& graph, const std::string& path,
+                                       const Names* outer) {
+  Names names;
+  names.outer = outer;
+  const std::string where = opset_upgrade::GraphLabel(path);
+  for (const auto& v : graph.input()) {
+    if (v.name().empty()) return absl::InvalidArgumentError(absl::StrCat("graph ", where, ": an input has no name"));
+    if (!names.defined.insert(v.name()).second) {
+      return absl::InvalidArgumentError(absl::StrCat("graph ", where, ": input '", v.name(), "' is listed twice"));
     }
   }
-  return absl::OkStatus();
+  std::unordered_set<std::string> initializers;
+  auto add_initializer = [&](const std::string& name) -> absl::Status {
+    if (name.empty()) return absl::InvalidArgumentError(absl::StrCat("graph ", where, ": an initializer has no name"));
+    if (!initializers.insert(name).second) {
+      return absl::InvalidArgumentError(absl::StrCat("graph ", where, ": initializer '", name, "' is defined twice"));
+    }
+    names.defined.insert(name);  // an initializer may also be a graph input (a default the caller overrides)
+    return absl::OkStatus();
+  };
+  for (const auto& t : graph.initializer()) RETURN_IF_ERROR(add_initializer(t.name()));
+  for (const auto& t : graph.sparse_initializer()) RETURN_IF_ERROR(add_initializer(t.values().name()));
+  for (const auto& node : graph.node()) {
+    for (const auto& out : node.output()) {
+      if (out.empty()) continue;
+      if (!names.defined.insert(out).second) {
+        return absl::InvalidArgumentError(absl::StrCat("node ", opset_upgrade::NodeLabel(node), " (graph ", where,
+                                                       "): output '", out, "' is already defined in this graph"));
+      }
+    }
+  }
+  for (const auto& node : graph.node()) {
+    for (const auto& in : node.input()) {
+      if (!in.empty() && !names.Visible(in)) {
+        return absl::InvalidArgumentError(absl::StrCat("node ", opset_upgrade::NodeLabel(node), " (graph ", where,
+                                                       "): input '", in, "' is produced by nothing"));
+      }
+    }
+    for (const auto& attr : node.attribute()) {
+      if (attr.type() == onnx::AttributeProto::UNDEFINED) {
+        return absl::InvalidArgumentError(absl::StrCat("node ", opset_upgrade::NodeLabel(node), " (graph ", where,
+                                                       "): attribute '", attr.name(), "' has no type"));
+      }
+      const std::string sub = opset_upgrade::SubgraphPath(path, node, attr.name());
+      if (attr.type() == onnx::AttributeProto::GRAPH) RETURN_IF_ERROR(ValidateGraphForConverter(attr.g(), sub, &names));
+      for (int i = 0; i < attr.graphs_size(); ++i) {
+        RETURN_IF_ERROR(ValidateGraphForConverter(attr.graphs(i), absl::StrCat(sub, "[", i, "]"), &names));
+      }
+    }
+  }
+  // The converter dereferences a null value (SIGSEGV) for a main-graph output that nothing produces. The
+  // checks above keep "" out of every scope, so an output without a name is one.
+  return CheckOutputsDefined(graph, where, names);
 }
 
 }  // namespace
@@ -236,6 +299,10 @@ absl::Status ValidateGraphs(const onnx::ModelProto& model) {
     opset.reset();
   }
   return ValidateGraph(model.graph(), kMainGraphPath, nullptr, 0, opset);
+}
+
+absl::Status ValidateGraphsForConverter(const onnx::GraphProto& graph) {
+  return ValidateGraphForConverter(graph, "", nullptr);
 }
 
 }  // namespace onnx_legalize

@@ -32,6 +32,18 @@ inline constexpr int kMaxSubgraphDepth = 64;
 // or when the model has no graph.
 absl::Status ValidateGraphs(const onnx::ModelProto& model);
 
+// The check UpgradeDefaultOpset (opset_upgrade.h) makes of its input on its own, since it may be called
+// without ValidateGraphs: what would crash onnx 1.12's version converter or be silently corrupted by it.
+// InvalidArgument, naming nodes and graphs as the opset upgrade does (opset_upgrade_labels.h), when the
+// main graph `graph` or a subgraph at any depth:
+// - has a graph input or initializer without a name, or listed twice (an initializer may also be an input);
+// - has a node output that is already defined in its graph (input, initializer or another node's output);
+// - has a node input that nothing in its graph or an enclosing graph defines (in any order: node order is
+//   not checked here);
+// - has an attribute without a type;
+// - has a graph output that nothing defines (the converter dies with SIGSEGV on such a main-graph output).
+absl::Status ValidateGraphsForConverter(const onnx::GraphProto& graph);
+
 }  // namespace onnx_legalize
 
 #endif  // ONNX_LEGALIZE_SRC_GRAPH_VALIDATION_H_

@@ -64,11 +64,13 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "graph_validation.h"
 #include "onnx/common/ir.h"
 #include "onnx/common/ir_pb_converter.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
 #include "onnx/version_converter/convert.h"
+#include "opset_upgrade_labels.h"
 #include "status_macros.h"
 
 namespace onnx_legalize {
@@ -112,13 +114,9 @@ constexpr int64_t kMaxInlineConstantBytes = 4096;
 
 bool IsDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
-std::string NodeLabel(const NodeProto& node) {
-  if (!node.name().empty()) return absl::StrCat("'", node.name(), "'");
-  if (node.output_size() > 0 && !node.output(0).empty()) return absl::StrCat("producing '", node.output(0), "'");
-  return "(unnamed)";
-}
-
-std::string GraphLabel(const std::string& path) { return path.empty() ? "main" : path; }
+using opset_upgrade::GraphLabel;
+using opset_upgrade::NodeLabel;
+using opset_upgrade::SubgraphPath;
 
 // ---------------------------------------------------------------------------------------------------------
 // Names.
@@ -189,80 +187,6 @@ void ReserveGraphNames(const GraphProto& graph, FreshNames& names) {
       for (const auto& g : attr.graphs()) ReserveGraphNames(g, names);
     }
   }
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Validation: what would crash or silently corrupt the converter is rejected before it runs.
-
-struct ValidationScope {
-  const ValidationScope* parent = nullptr;
-  std::unordered_set<std::string> defined;
-  bool Defines(const std::string& name) const {
-    for (const ValidationScope* s = this; s != nullptr; s = s->parent) {
-      if (s->defined.count(name) > 0) return true;
-    }
-    return false;
-  }
-};
-
-absl::Status ValidateGraph(const GraphProto& graph, const std::string& path, const ValidationScope* parent) {
-  ValidationScope scope;
-  scope.parent = parent;
-  const std::string where = GraphLabel(path);
-  for (const auto& v : graph.input()) {
-    if (v.name().empty()) return absl::InvalidArgumentError(absl::StrCat("graph ", where, ": an input has no name"));
-    if (!scope.defined.insert(v.name()).second) {
-      return absl::InvalidArgumentError(absl::StrCat("graph ", where, ": input '", v.name(), "' is listed twice"));
-    }
-  }
-  std::unordered_set<std::string> initializers;
-  auto add_initializer = [&](const std::string& name) -> absl::Status {
-    if (name.empty()) return absl::InvalidArgumentError(absl::StrCat("graph ", where, ": an initializer has no name"));
-    if (!initializers.insert(name).second) {
-      return absl::InvalidArgumentError(absl::StrCat("graph ", where, ": initializer '", name, "' is defined twice"));
-    }
-    scope.defined.insert(name);  // an initializer may also be a graph input (a default the caller overrides)
-    return absl::OkStatus();
-  };
-  for (const auto& t : graph.initializer()) RETURN_IF_ERROR(add_initializer(t.name()));
-  for (const auto& t : graph.sparse_initializer()) RETURN_IF_ERROR(add_initializer(t.values().name()));
-  for (const auto& node : graph.node()) {
-    for (const auto& out : node.output()) {
-      if (out.empty()) continue;
-      if (!scope.defined.insert(out).second) {
-        return absl::InvalidArgumentError(absl::StrCat("node ", NodeLabel(node), " (graph ", where, "): output '", out,
-                                                       "' is already defined in this graph"));
-      }
-    }
-  }
-  for (const auto& node : graph.node()) {
-    for (const auto& in : node.input()) {
-      if (!in.empty() && !scope.Defines(in)) {
-        return absl::InvalidArgumentError(absl::StrCat("node ", NodeLabel(node), " (graph ", where, "): input '", in,
-                                                       "' is produced by nothing"));
-      }
-    }
-    for (const auto& attr : node.attribute()) {
-      if (attr.type() == AttributeProto::UNDEFINED) {
-        return absl::InvalidArgumentError(absl::StrCat("node ", NodeLabel(node), " (graph ", where, "): attribute '",
-                                                       attr.name(), "' has no type"));
-      }
-      const std::string sub = absl::StrCat(path.empty() ? "" : path + "/", node.name().empty() ? node.op_type() : node.name(),
-                                           ".", attr.name());
-      if (attr.type() == AttributeProto::GRAPH) RETURN_IF_ERROR(ValidateGraph(attr.g(), sub, &scope));
-      for (int i = 0; i < attr.graphs_size(); ++i) {
-        RETURN_IF_ERROR(ValidateGraph(attr.graphs(i), absl::StrCat(sub, "[", i, "]"), &scope));
-      }
-    }
-  }
-  // The converter dereferences a null value (SIGSEGV) for a main-graph output that nothing produces.
-  for (const auto& v : graph.output()) {
-    if (v.name().empty() || !scope.Defines(v.name())) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("graph ", where, ": output '", v.name(), "' is produced by no node, input or initializer"));
-    }
-  }
-  return absl::OkStatus();
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -366,9 +290,7 @@ absl::Status BuildSkeletonNode(const NodeProto& node, const GraphProto& owner, c
       AttributeProto* a = s->add_attribute();
       a->set_name(attr.name());
       a->set_type(AttributeProto::GRAPH);
-      const std::string sub = absl::StrCat(path.empty() ? "" : path + "/", node.name().empty() ? node.op_type() : node.name(),
-                                           ".", attr.name());
-      RETURN_IF_ERROR(BuildSkeletonGraph(attr.g(), sub, false, ctx, a->mutable_g()));
+      RETURN_IF_ERROR(BuildSkeletonGraph(attr.g(), SubgraphPath(path, node, attr.name()), false, ctx, a->mutable_g()));
       continue;
     }
     if (attr.type() == AttributeProto::GRAPHS && attr.graphs_size() > 0) {
@@ -1291,7 +1213,6 @@ absl::Status SpliceGraph(const GraphProto& converted, const GraphProto& original
       ASSIGN_OR_RETURN(std::string name, DecodeName(o, scope, ctx));
       outputs.push_back(std::move(name));
     }
-    const std::string sub_prefix = path.empty() ? "" : path + "/";
     NodeProto* node = out_nodes->Add();
     emitted_record.push_back(record_of[i]);
     conv_input0.push_back(conv.input_size() > 0 ? conv.input(0) : std::string());
@@ -1312,7 +1233,6 @@ absl::Status SpliceGraph(const GraphProto& converted, const GraphProto& original
     const NodeRecord& record = ctx.records[static_cast<size_t>(record_of[i])];
     const NodeProto& orig = *record.original;
     *node = orig;
-    const std::string sub_base = sub_prefix + (orig.name().empty() ? orig.op_type() : orig.name());
     if (record.opaque) {
       // Stand-in: the original node, only its subgraphs converted.
       if (!std::equal(inputs.begin(), inputs.end(), orig.input().begin(), orig.input().end()) ||
@@ -1332,7 +1252,7 @@ absl::Status SpliceGraph(const GraphProto& converted, const GraphProto& original
           return absl::InternalError(absl::StrCat("node ", NodeLabel(orig), " (graph ", where, "): subgraph '",
                                                   attr.name(), "' went missing in the converter"));
         }
-        RETURN_IF_ERROR(SpliceGraphAttribute(attr, *conv_attr, sub_base + "." + attr.name(), scope, ctx,
+        RETURN_IF_ERROR(SpliceGraphAttribute(attr, *conv_attr, SubgraphPath(path, orig, attr.name()), scope, ctx,
                                              node->mutable_attribute(k)));
       }
       continue;
@@ -1360,7 +1280,7 @@ absl::Status SpliceGraph(const GraphProto& converted, const GraphProto& original
       if (it == conv_attrs.end()) continue;  // an adapter removed it (turned it into an input)
       kept.insert(attr.name());
       if (attr.type() == AttributeProto::GRAPH) {
-        RETURN_IF_ERROR(SpliceGraphAttribute(attr, *it->second, sub_base + "." + attr.name(), scope, ctx,
+        RETURN_IF_ERROR(SpliceGraphAttribute(attr, *it->second, SubgraphPath(path, orig, attr.name()), scope, ctx,
                                              node->add_attribute()));
       } else if (SameAttributeValue(attr, *it->second)) {
         *node->add_attribute() = attr;
@@ -1646,7 +1566,7 @@ absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes)
     model.set_ir_version(ir_version);
     return absl::OkStatus();
   }
-  RETURN_IF_ERROR(ValidateGraph(model.graph(), "", nullptr));
+  RETURN_IF_ERROR(ValidateGraphsForConverter(model.graph()));
 
   Context ctx;
   ctx.from = from;

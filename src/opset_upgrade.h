@@ -2,7 +2,8 @@
 // converter only ever sees what it can handle and everything it would lose survives.
 //
 // How (the long form is at the top of opset_upgrade.cc):
-//   1. validate the model (the converter crashes or throws on malformed graphs);
+//   1. validate the model (the converter crashes or throws on malformed graphs; ValidateGraphsForConverter in
+//      graph_validation.h);
 //   2. build a small "skeleton" copy: every value renamed to a private name, every node tagged, large
 //      constants replaced by typed placeholders, and every node the converter must not touch (DynamicSlice,
 //      nodes of other domains) replaced by an inert stand-in that keeps its inputs, outputs and subgraphs;

@@ -328,5 +328,93 @@ g (bool c, float[4] x) => (float[?] y) {
   ExpectInvalid(bad_subgraph_initializer, "initializer 'w' (graph main/then_body): holds 0 values");
 }
 
+// --- ValidateGraphsForConverter: UpgradeDefaultOpset's own check ------------------------------------------
+
+void ExpectInvalidForConverter(const onnx::ModelProto& model, const std::string& message) {
+  const absl::Status status = ValidateGraphsForConverter(model.graph());
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr(message));
+}
+
+TEST(GraphValidationForConverterTest, AcceptsAValidModelWithSubgraphsThatReadOuterNames) {
+  EXPECT_TRUE(ValidateGraphsForConverter(ParseModel(kValid).graph()).ok());
+}
+
+// Unlike ValidateGraphs, it does not need nodes in topological order: only that every name is defined.
+TEST(GraphValidationForConverterTest, AcceptsNodesOutOfOrder) {
+  EXPECT_TRUE(ValidateGraphsForConverter(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[4] x) => (float[4] y) {
+  y = Relu(a)
+  a = Neg(x)
+}
+)").graph())
+                  .ok());
+}
+
+TEST(GraphValidationForConverterTest, RejectsAnInputWithoutANameOrListedTwice) {
+  onnx::ModelProto nameless = ParseModel(kValid);
+  nameless.mutable_graph()->mutable_input(0)->set_name("");
+  ExpectInvalidForConverter(nameless, "graph main: an input has no name");
+  onnx::ModelProto twice = ParseModel(kValid);
+  *twice.mutable_graph()->add_input() = twice.graph().input(1);
+  ExpectInvalidForConverter(twice, "graph main: input 'x' is listed twice");
+}
+
+TEST(GraphValidationForConverterTest, RejectsAnInitializerWithoutANameOrDefinedTwice) {
+  onnx::ModelProto nameless = WithInitializer(MakeTensor(onnx::TensorProto::FLOAT, {}));
+  nameless.mutable_graph()->mutable_initializer(0)->set_name("");
+  ExpectInvalidForConverter(nameless, "graph main: an initializer has no name");
+  onnx::ModelProto twice = WithInitializer(MakeTensor(onnx::TensorProto::FLOAT, {}));
+  twice.mutable_graph()->add_sparse_initializer()->mutable_values()->set_name("w");
+  ExpectInvalidForConverter(twice, "graph main: initializer 'w' is defined twice");
+}
+
+TEST(GraphValidationForConverterTest, AcceptsAnInitializerThatIsAlsoAnInput) {
+  onnx::ModelProto model = WithInitializer(MakeTensor(onnx::TensorProto::FLOAT, {}));
+  model.mutable_graph()->mutable_initializer(0)->set_name("x");
+  EXPECT_TRUE(ValidateGraphsForConverter(model.graph()).ok());
+}
+
+TEST(GraphValidationForConverterTest, RejectsANodeOutputDefinedAlready) {
+  onnx::ModelProto model = ParseModel(kValid);
+  model.mutable_graph()->mutable_node(0)->set_output(0, "x");
+  ExpectInvalidForConverter(model, "node producing 'x' (graph main): output 'x' is already defined in this graph");
+}
+
+TEST(GraphValidationForConverterTest, RejectsAnUndefinedInputNamingTheSubgraph) {
+  onnx::ModelProto model = ParseModel(kValid);
+  model.mutable_graph()->mutable_node(1)->mutable_attribute(1)->mutable_g()->mutable_node(0)->set_input(0, "nowhere");
+  ExpectInvalidForConverter(model, "node producing 'u' (graph If.else_branch): input 'nowhere' is produced by nothing");
+  model.mutable_graph()->mutable_node(1)->set_name("choose");
+  ExpectInvalidForConverter(model, "node producing 'u' (graph choose.else_branch)");
+
+  onnx::ModelProto in_a_list = ParseModel(kValid);
+  onnx::AttributeProto* branches = in_a_list.mutable_graph()->mutable_node(1)->add_attribute();
+  branches->set_name("branches");
+  branches->set_type(onnx::AttributeProto::GRAPHS);
+  *branches->add_graphs() = in_a_list.graph().node(1).attribute(1).g();
+  *branches->add_graphs() = in_a_list.graph().node(1).attribute(1).g();
+  branches->mutable_graphs(1)->mutable_node(0)->set_name("last");
+  branches->mutable_graphs(1)->mutable_node(0)->set_input(0, "nowhere");
+  ExpectInvalidForConverter(in_a_list, "node 'last' (graph If.branches[1]): input 'nowhere' is produced by nothing");
+}
+
+TEST(GraphValidationForConverterTest, RejectsAnAttributeWithoutAType) {
+  onnx::ModelProto model = ParseModel(kValid);
+  model.mutable_graph()->mutable_node(0)->add_attribute()->set_name("note");
+  ExpectInvalidForConverter(model, "node producing 'y' (graph main): attribute 'note' has no type");
+}
+
+// onnx 1.12's converter dies with SIGSEGV on a main-graph output that nothing produces.
+TEST(GraphValidationForConverterTest, RejectsAGraphOutputNothingDefines) {
+  onnx::ModelProto model = ParseModel(kValid);
+  model.mutable_graph()->add_output()->set_name("ghost");
+  ExpectInvalidForConverter(model, "graph main: output 'ghost' is produced by no node, input or initializer");
+  onnx::ModelProto unnamed = ParseModel(kValid);
+  unnamed.mutable_graph()->mutable_node(1)->mutable_attribute(0)->mutable_g()->add_output();
+  ExpectInvalidForConverter(unnamed, "graph If.then_branch: output '' is produced by no node, input or initializer");
+}
+
 }  // namespace
 }  // namespace onnx_legalize
