@@ -1,7 +1,7 @@
 // Moves a model's default-domain opset forward with onnx 1.12's version converter, wrapped so that the
 // converter only ever sees what it can handle and everything it would lose survives.
 //
-// How (the long form is at the top of opset_upgrade.cc):
+// How (the long form is at the top of opset_upgrade.cc and of each part opset_upgrade_internal.h lists):
 //   1. validate the model (the converter crashes or throws on malformed graphs; ValidateGraphsForConverter in
 //      graph_validation.h);
 //   2. build a small "skeleton" copy: every value renamed to a private name, every node tagged, large
