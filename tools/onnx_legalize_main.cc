@@ -1,13 +1,8 @@
 // onnx-legalize: the command line. Flags -> Options -> LegalizeFile / CheckModel -> exit code.
 //
-// Flags are parsed by absl::ParseCommandLine. Two things sit in front of it, both here:
-//  - Spelling: users write hyphens (--target-opset, --no-verify); absl names flags with underscores and
-//    negates booleans as --noNAME. MapToAbslSpelling() rewrites each flag of ours to absl's canonical
-//    `--absl_name=value` form (which also joins "--report -" into "--report=-", a value absl would
-//    otherwise question). It leaves values and positionals alone.
-//  - Exit codes: absl exits with status 1 on an unknown flag or a bad value, but 1 here means "--check
-//    found something". So the mapping rejects unknown flags and malformed values itself, with absl's
-//    own value parser (absl::ParseFlag), and exits 2; a guard turns any exit during absl's parse into 2.
+// Flags are parsed by absl::ParseCommandLine, after flag_spelling.h has mapped our hyphenated spellings
+// to absl's and rejected unknown flags and malformed values (absl would exit 1, which here means "--check
+// found something"); a guard turns any exit during absl's parse into 2.
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -33,6 +28,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "flag_spelling.h"
 #include "google/protobuf/stubs/common.h"
 #include "onnx/common/version.h"
 #include "onnx_legalize/legalize.h"
@@ -53,6 +50,29 @@ ABSL_FLAG(int64_t, external_data_threshold, onnx_legalize::kDefaultExternalDataT
           "Smallest initializer, in bytes, that goes to the data file.");
 
 namespace {
+
+using onnx_legalize::cli::FlagKind;
+using onnx_legalize::cli::FlagSpelling;
+using onnx_legalize::cli::MappedCommandLine;
+using onnx_legalize::cli::MapToAbslSpelling;
+
+// The flags above as users write them, for MapToAbslSpelling; a flag missing here is an unknown flag.
+constexpr FlagSpelling kFlagSpellings[] = {
+    {"check", "check", FlagKind::kBool},
+    {"o", "o", FlagKind::kString},
+    {"report", "report", FlagKind::kString},
+    {"target-opset", "target_opset", FlagKind::kInt},
+    {"keep-opset", "keep_opset", FlagKind::kBool},
+    {"verify", "verify", FlagKind::kBool},
+    {"max-fold-bytes", "max_fold_bytes", FlagKind::kInt},
+    {"max-total-fold-bytes", "max_total_fold_bytes", FlagKind::kInt},
+    {"in-place", "in_place", FlagKind::kBool},
+    {"external-data", "external_data", FlagKind::kString},
+    {"external-data-threshold", "external_data_threshold", FlagKind::kInt},
+    {"help", "", FlagKind::kHelp},
+    {"h", "", FlagKind::kHelp},
+    {"version", "", FlagKind::kVersion},
+};
 
 constexpr char kProgram[] = "onnx-legalize";
 
@@ -124,144 +144,7 @@ int UsageError(absl::string_view message) {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Flag spelling
-
-enum class FlagKind { kBool, kInt, kString, kHelp, kVersion };
-
-struct FlagSpelling {
-  const char* name;       // as users write it, with hyphens
-  const char* absl_name;  // the ABSL_FLAG above it maps to
-  FlagKind kind;
-};
-
-constexpr FlagSpelling kFlagSpellings[] = {
-    {"check", "check", FlagKind::kBool},
-    {"o", "o", FlagKind::kString},
-    {"report", "report", FlagKind::kString},
-    {"target-opset", "target_opset", FlagKind::kInt},
-    {"keep-opset", "keep_opset", FlagKind::kBool},
-    {"verify", "verify", FlagKind::kBool},
-    {"max-fold-bytes", "max_fold_bytes", FlagKind::kInt},
-    {"max-total-fold-bytes", "max_total_fold_bytes", FlagKind::kInt},
-    {"in-place", "in_place", FlagKind::kBool},
-    {"external-data", "external_data", FlagKind::kString},
-    {"external-data-threshold", "external_data_threshold", FlagKind::kInt},
-    {"help", "", FlagKind::kHelp},
-    {"h", "", FlagKind::kHelp},
-    {"version", "", FlagKind::kVersion},
-};
-
-// `name` with underscores read as hyphens, so absl's own spellings work too.
-const FlagSpelling* FindSpelling(absl::string_view name) {
-  const std::string hyphenated = absl::StrReplaceAll(name, {{"_", "-"}});
-  for (const FlagSpelling& spelling : kFlagSpellings) {
-    if (hyphenated == spelling.name) return &spelling;
-  }
-  return nullptr;
-}
-
-struct MappedCommandLine {
-  std::vector<std::string> args;  // argv for absl::ParseCommandLine, argv[0] included
-  std::set<std::string> given;    // hyphenated names of the flags that appeared
-  bool help = false;
-  bool version = false;
-  std::string error;  // the first usage error, "" when none
-};
-
-MappedCommandLine MapToAbslSpelling(int argc, char** argv) {
-  MappedCommandLine mapped;
-  mapped.args.emplace_back(argv[0]);
-  auto fail = [&mapped](std::string message) {
-    if (mapped.error.empty()) mapped.error = std::move(message);
-  };
-  for (int i = 1; i < argc; ++i) {
-    const absl::string_view arg = argv[i];
-    if (arg == "--") {  // Everything after it is positional, for absl too.
-      for (; i < argc; ++i) mapped.args.emplace_back(argv[i]);
-      break;
-    }
-    if (arg.size() < 2 || arg[0] != '-') {  // A positional ("-" included).
-      mapped.args.emplace_back(arg);
-      continue;
-    }
-    absl::string_view body = arg.substr(absl::StartsWith(arg, "--") ? 2 : 1);
-    std::optional<absl::string_view> value;
-    if (const size_t equals = body.find('='); equals != absl::string_view::npos) {
-      value = body.substr(equals + 1);
-      body = body.substr(0, equals);
-    }
-    bool negated = false;
-    const FlagSpelling* spelling = FindSpelling(body);
-    if (spelling == nullptr) {
-      // --no-verify, --no_verify and absl's --noverify all negate a boolean.
-      for (absl::string_view prefix : {"no-", "no_", "no"}) {
-        if (!absl::StartsWith(body, prefix)) continue;
-        const FlagSpelling* base = FindSpelling(body.substr(prefix.size()));
-        if (base != nullptr && base->kind == FlagKind::kBool) {
-          spelling = base;
-          negated = true;
-          break;
-        }
-      }
-    }
-    if (spelling == nullptr) {
-      fail(absl::StrCat("unknown flag '", arg, "'"));
-      continue;
-    }
-    const std::string display = absl::StrCat(spelling->name[1] == '\0' ? "-" : "--", spelling->name);
-    mapped.given.insert(spelling->name);
-    switch (spelling->kind) {
-      case FlagKind::kHelp:
-        mapped.help = true;
-        break;
-      case FlagKind::kVersion:
-        mapped.version = true;
-        break;
-      case FlagKind::kBool: {
-        if (negated) {
-          if (value.has_value()) {
-            fail(absl::StrCat("'", arg, "' takes no value"));
-            break;
-          }
-          mapped.args.push_back(absl::StrCat("--no", spelling->absl_name));
-          break;
-        }
-        std::string error;
-        bool parsed = false;
-        if (value.has_value() && !absl::ParseFlag(std::string(*value), &parsed, &error)) {
-          fail(absl::StrCat("bad value '", *value, "' for ", display, ": ", error));
-          break;
-        }
-        mapped.args.push_back(value.has_value() ? absl::StrCat("--", spelling->absl_name, "=", *value)
-                                                : absl::StrCat("--", spelling->absl_name));
-        break;
-      }
-      case FlagKind::kInt:
-      case FlagKind::kString: {
-        if (!value.has_value()) {
-          if (i + 1 >= argc) {
-            fail(absl::StrCat(display, " needs a value"));
-            break;
-          }
-          value = argv[++i];
-        }
-        if (value->empty()) {
-          fail(absl::StrCat(display, " needs a value"));
-          break;
-        }
-        std::string error;
-        int64_t parsed = 0;
-        if (spelling->kind == FlagKind::kInt && !absl::ParseFlag(std::string(*value), &parsed, &error)) {
-          fail(absl::StrCat("bad value '", *value, "' for ", display, ": ", error));
-          break;
-        }
-        mapped.args.push_back(absl::StrCat("--", spelling->absl_name, "=", *value));
-        break;
-      }
-    }
-  }
-  return mapped;
-}
+// Flag parsing
 
 // absl::ParseCommandLine calls exit(1) on errors; the mapping should leave none, but should one slip
 // through, this keeps it from reading as "--check found something".
@@ -486,7 +369,8 @@ int RunLegalize(const std::vector<std::string>& positionals, const std::set<std:
 }
 
 int Run(int argc, char** argv) {
-  const MappedCommandLine mapped = MapToAbslSpelling(argc, argv);
+  const MappedCommandLine mapped =
+      MapToAbslSpelling(kFlagSpellings, absl::Span<const char* const>(argv, static_cast<size_t>(argc)));
   if (mapped.help) {
     std::cout << absl::StrReplaceAll(
         kUsage, {{"{max_fold_bytes}", absl::StrCat(onnx_legalize::Options{}.max_fold_bytes)},
