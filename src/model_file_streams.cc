@@ -19,6 +19,9 @@
 namespace onnx_legalize {
 namespace {
 
+// The buffer size, and the most one read or write system call moves. Payloads still go straight between
+// the file and their string, a MiB a call: a single write of a whole 64 MiB payload sometimes stalled the
+// process in the kernel's dirty-page throttling for a second (bench/, scenario 1).
 constexpr size_t kIoBufferBytes = size_t{1} << 20;
 
 // Initializers this large are walked field by field so their raw_data is read directly; smaller ones,
@@ -70,7 +73,7 @@ class FileCursor {
  private:
   bool ReadDirect(char* out, size_t size) {
     while (size > 0) {
-      const ssize_t got = ::read(fd_, out, std::min(size, size_t{INT_MAX}));
+      const ssize_t got = ::read(fd_, out, std::min(size, kIoBufferBytes));
       if (got < 0 && errno == EINTR) continue;
       if (got <= 0) return Failed(got);
       out += got;
@@ -239,7 +242,7 @@ class FdOutputStream : public google::protobuf::io::ZeroCopyOutputStream {
  private:
   bool WriteAll(const char* data, size_t size) {
     while (size > 0) {
-      const ssize_t written = ::write(fd_, data, std::min(size, size_t{INT_MAX}));
+      const ssize_t written = ::write(fd_, data, std::min(size, kIoBufferBytes));
       if (written < 0 && errno == EINTR) continue;
       if (written <= 0) {
         write_errno_ = written < 0 ? errno : EIO;
