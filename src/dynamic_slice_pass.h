@@ -78,9 +78,10 @@ struct PlannedChange {
 
 struct Plan {
   std::vector<PlannedChange> changes;
-  // The scopes the constants above point into; kept alive with the plan. Once planning is done they
-  // answer for constants only: the inferred types they consulted (a whole copy of the model's graph,
-  // with shape inference's value_info) are released as soon as the plan is made.
+  // The scopes the constants above point into; kept alive with the plan, and never queried once planning
+  // is done: the inferred types they consulted (a whole copy of the model's graph, with shape inference's
+  // value_info) are released as soon as the plan is made, and their name tables view strings of graphs
+  // that Legalize then changes.
   std::vector<std::unique_ptr<GraphScope>> scopes;
 };
 

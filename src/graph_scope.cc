@@ -27,7 +27,7 @@ ValueType ValueTypeOf(const onnx::ValueInfoProto& info) {
 }
 
 void IndexValueInfos(const onnx::GraphProto& graph,
-                     std::unordered_map<std::string, const onnx::ValueInfoProto*>& index) {
+                     absl::flat_hash_map<absl::string_view, const onnx::ValueInfoProto*>& index) {
   for (const auto& info : graph.input()) index.emplace(info.name(), &info);
   for (const auto& info : graph.output()) index.emplace(info.name(), &info);
   for (const auto& info : graph.value_info()) index.emplace(info.name(), &info);
@@ -111,31 +111,31 @@ GraphScope::GraphScope(const onnx::GraphProto& graph, std::string path, const Gr
                        bool initializers_are_overridable, const onnx::GraphProto* inferred,
                        const ExternalDataReader* external_data)
     : graph_(graph), path_(std::move(path)), outer_(outer), inferred_(inferred), external_data_(external_data) {
-  std::unordered_map<std::string, bool> is_input;
+  absl::flat_hash_set<absl::string_view> is_input;
   for (const auto& input : graph.input()) {
-    is_input[input.name()] = true;
-    defined_here_[input.name()] = true;
+    is_input.insert(input.name());
+    defined_here_.insert(input.name());
   }
   for (const auto& initializer : graph.initializer()) {
     all_initializers_.emplace(initializer.name(), &initializer);
-    defined_here_[initializer.name()] = true;
+    defined_here_.insert(initializer.name());
     if (initializers_are_overridable && is_input.count(initializer.name())) continue;
     // Without a reader the library reads no file: an external initializer is then no constant.
     if (IsExternal(initializer) && external_data_ == nullptr) {
-      unreadable_external_[initializer.name()] = true;
+      unreadable_external_.insert(initializer.name());
       continue;
     }
     constant_initializers_.emplace(initializer.name(), &initializer);
   }
   for (const auto& node : graph.node()) {
     for (const auto& output : node.output()) {
-      if (!output.empty()) defined_here_[output] = true;
+      if (!output.empty()) defined_here_.insert(output);
     }
     if (node.op_type() == kConstantOp && IsDefaultDomain(node.domain()) && node.output_size() == 1) {
       const bool external_value = node.attribute_size() == 1 && node.attribute(0).has_t() &&
                                   IsExternal(node.attribute(0).t());
       if (external_value && external_data_ == nullptr) {
-        unreadable_external_[node.output(0)] = true;
+        unreadable_external_.insert(node.output(0));
       } else {
         constant_nodes_.emplace(node.output(0), &node);
       }

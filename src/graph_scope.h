@@ -13,7 +13,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
 #include "tensor.h"
@@ -42,7 +45,8 @@ inline constexpr char kMainGraphPath[] = "main";
 
 class GraphScope {
  public:
-  // `outer` is the enclosing graph's scope (null for the main graph) and must outlive this one.
+  // `graph` (and `inferred`) must outlive the scope and not change while it is queried. `outer` is the
+  // enclosing graph's scope (null for the main graph) and must outlive this one.
   // `initializers_are_overridable`: from IR 4 on, an initializer that is also a graph input is a default
   // the caller may override, so it is no constant. In IR 3 every initializer is listed as an input by
   // rule, and all of them are constants.
@@ -96,14 +100,17 @@ class GraphScope {
   const onnx::GraphProto* inferred_;
   const ExternalDataReader* external_data_;
 
-  std::unordered_map<std::string, const onnx::TensorProto*> constant_initializers_;
-  std::unordered_map<std::string, const onnx::NodeProto*> constant_nodes_;
-  std::unordered_map<std::string, const onnx::ValueInfoProto*> declared_types_;
-  std::unordered_map<std::string, const onnx::ValueInfoProto*> inferred_types_;
-  std::unordered_map<std::string, const onnx::TensorProto*> all_initializers_;
-  std::unordered_map<std::string, bool> defined_here_;
+  // Keyed by views of the graph's (and the inferred graph's) own strings: the tables cost no copy of a
+  // name, which on a graph of tens of thousands of nodes is most of building them. Hence the graphs must
+  // not change while the scope is queried (planning only reads them).
+  absl::flat_hash_map<absl::string_view, const onnx::TensorProto*> constant_initializers_;
+  absl::flat_hash_map<absl::string_view, const onnx::NodeProto*> constant_nodes_;
+  absl::flat_hash_map<absl::string_view, const onnx::ValueInfoProto*> declared_types_;
+  absl::flat_hash_map<absl::string_view, const onnx::ValueInfoProto*> inferred_types_;
+  absl::flat_hash_map<absl::string_view, const onnx::TensorProto*> all_initializers_;
+  absl::flat_hash_set<absl::string_view> defined_here_;
   // Initializers and Constant outputs stored as external data that no reader can read: not constants.
-  std::unordered_map<std::string, bool> unreadable_external_;
+  absl::flat_hash_set<absl::string_view> unreadable_external_;
   // Decoded constants, filled lazily by FindConstant and by AddConstant.
   mutable std::unordered_map<std::string, std::shared_ptr<const Tensor>> decoded_;
 };
