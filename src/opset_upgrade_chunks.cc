@@ -199,7 +199,7 @@ absl::StatusOr<bool> NothingToConvert(const GraphProto& graph, const Context& ct
       if (attr.has_g() || attr.graphs_size() > 0) return false;
     }
     if (ShownAsStandIn(node)) continue;  // a stand-in, which no adapter meets
-    auto [it, inserted] = adapts.emplace(node.op_type(), false);
+    auto [it, inserted] = adapts.try_emplace(node.op_type(), false);
     if (inserted) {
       RETURN_IF_ERROR(CheckOpKnownAtSourceOpset(node, GraphLabel(/*path=*/""), ctx));
       it->second = converter.Adapts(node.op_type(), ctx.from, ctx.to);
@@ -232,7 +232,7 @@ absl::StatusOr<GraphProto> ConvertMainGraphInChunks(const ModelProto& skeleton, 
       touched = touched || attr.has_g() || attr.graphs_size() > 0 || attr.has_t() || attr.tensors_size() > 0;
     }
     if (!touched) {
-      auto [it, inserted] = adapts.emplace(node.op_type(), false);
+      auto [it, inserted] = adapts.try_emplace(node.op_type(), false);
       if (inserted) it->second = converter.Adapts(node.op_type(), ctx.from, ctx.to);
       touched = it->second;
     }
