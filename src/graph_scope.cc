@@ -67,7 +67,7 @@ absl::StatusOr<Tensor> ConstantAttributeValue(const onnx::AttributeProto& attrib
 }  // namespace
 
 void ForEachSubgraph(const onnx::NodeProto& node,
-                     const std::function<void(const std::string&, const onnx::GraphProto&)>& visit) {
+                     absl::FunctionRef<void(const std::string&, const onnx::GraphProto&)> visit) {
   for (const auto& attribute : node.attribute()) {
     if (attribute.has_g()) visit(attribute.name(), attribute.g());
     for (const auto& graph : attribute.graphs()) visit(attribute.name(), graph);
@@ -75,7 +75,7 @@ void ForEachSubgraph(const onnx::NodeProto& node,
 }
 
 void ForEachMutableSubgraph(onnx::NodeProto& node,
-                            const std::function<void(const std::string&, onnx::GraphProto&)>& visit) {
+                            absl::FunctionRef<void(const std::string&, onnx::GraphProto&)> visit) {
   for (auto& attribute : *node.mutable_attribute()) {
     if (attribute.has_g()) visit(attribute.name(), *attribute.mutable_g());
     for (auto& graph : *attribute.mutable_graphs()) visit(attribute.name(), graph);

@@ -15,6 +15,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "onnx/onnx_pb.h"
@@ -31,10 +32,11 @@ struct ValueType {
 };
 
 // Calls `visit(attribute_name, subgraph)` for every subgraph attribute of `node` (GRAPH and GRAPHS).
+// Called for every node of every walk: a FunctionRef, unlike a std::function, costs no allocation.
 void ForEachSubgraph(const onnx::NodeProto& node,
-                     const std::function<void(const std::string&, const onnx::GraphProto&)>& visit);
+                     absl::FunctionRef<void(const std::string&, const onnx::GraphProto&)> visit);
 void ForEachMutableSubgraph(onnx::NodeProto& node,
-                            const std::function<void(const std::string&, onnx::GraphProto&)>& visit);
+                            absl::FunctionRef<void(const std::string&, onnx::GraphProto&)> visit);
 
 // The path segment a subgraph adds: the graph's own name when it has one, else "<node>.<attribute>".
 std::string SubgraphPathSegment(const onnx::NodeProto& node, const std::string& attribute,
