@@ -15,6 +15,8 @@
 
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 
 namespace onnx_legalize {
 namespace {
@@ -53,6 +55,17 @@ class FileCursor {
     }
     return false;  // more than ten bytes: not a varint
   }
+
+  // Hands out the buffered bytes (refilled if none are left) as they are; false at the end of the file.
+  bool NextChunk(const void** data, int* size) {
+    if (next_ == end_ && !Refill()) return false;
+    *data = buffer_.data() + next_;
+    *size = static_cast<int>(end_ - next_);
+    next_ = end_;
+    return true;
+  }
+  // Gives back the last `count` bytes NextChunk handed out.
+  void Unread(int count) { next_ -= static_cast<size_t>(count); }
 
   // Reads exactly `size` bytes into `out`; false at the end of the file or on a read error.
   bool Read(char* out, size_t size) {
@@ -110,6 +123,37 @@ class FileCursor {
   int read_errno_ = 0;
 };
 
+// A FileCursor as protobuf's ZeroCopyInputStream.
+class FileCursorStream : public google::protobuf::io::ZeroCopyInputStream {
+ public:
+  explicit FileCursorStream(FileCursor& cursor) : cursor_(cursor) {}
+
+  bool Next(const void** data, int* size) override {
+    if (!cursor_.NextChunk(data, size)) return false;
+    byte_count_ += *size;
+    return true;
+  }
+  void BackUp(int count) override {
+    cursor_.Unread(count);
+    byte_count_ -= count;
+  }
+  bool Skip(int count) override {
+    while (count > 0) {
+      const void* data;
+      int size;
+      if (!Next(&data, &size)) return false;
+      if (size > count) BackUp(size - count);
+      count -= std::min(size, count);
+    }
+    return true;
+  }
+  int64_t ByteCount() const override { return byte_count_; }
+
+ private:
+  FileCursor& cursor_;
+  int64_t byte_count_ = 0;
+};
+
 void AppendVarint(uint64_t value, std::string& out) {
   while (value >= 0x80) {
     out.push_back(static_cast<char>((value & 0x7f) | 0x80));
@@ -145,6 +189,10 @@ class RecordWalker {
           if (!Flush() || !read(field, static_cast<int64_t>(length))) return false;
           continue;
         }
+        if (length >= kBatchBytes) {
+          if (!Flush() || !MergeFromFile(tag, length)) return false;
+          continue;
+        }
         AppendVarint(tag, batch_);
         AppendVarint(length, batch_);
         if (!AppendBytes(length)) return false;
@@ -170,6 +218,29 @@ class RecordWalker {
     const size_t old_size = batch_.size();
     batch_.resize(old_size + count);
     return in_.Read(&batch_[old_size], count);
+  }
+
+  // A record too large for the batch (a big tensor in a Constant node, say): protobuf parses it from the
+  // file itself, as it would the whole model, rather than from a copy of it in memory.
+  bool MergeFromFile(uint64_t tag, uint64_t length) {
+    const int64_t end = in_.Position() + static_cast<int64_t>(length);
+    std::string head_bytes;
+    AppendVarint(tag, head_bytes);
+    AppendVarint(length, head_bytes);
+    bool merged;
+    {
+      google::protobuf::io::ArrayInputStream head(head_bytes.data(), static_cast<int>(head_bytes.size()));
+      FileCursorStream file(in_);
+      // Gives back, when it goes, whatever the parse read past the record.
+      google::protobuf::io::LimitingInputStream body(&file, static_cast<int64_t>(length));
+      google::protobuf::io::ZeroCopyInputStream* parts[] = {&head, &body};
+      google::protobuf::io::ConcatenatingInputStream record(parts, 2);
+      google::protobuf::io::CodedInputStream coded(&record);
+      coded.SetTotalBytesLimit(INT_MAX);
+      coded.SetRecursionLimit(recursion_limit_);
+      merged = message_.MergeFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+    }  // The streams hand back what they read ahead, in reverse order.
+    return merged && in_.Position() == end;
   }
 
   bool Flush() {

@@ -187,6 +187,46 @@ TEST_F(ModelFileStreamsTest, EveryTruncationIsDeclinedOrParsedAsProtobufParsesIt
   ::close(fd);
 }
 
+TEST_F(ModelFileStreamsTest, ParsesRecordsTooLargeForABatchFromTheFile) {
+  // A Constant node holding 5 MiB (more than one batch) between two ordinary nodes, in the main graph and
+  // as a model-level record: protobuf parses each from the file, and the walk resumes right after it.
+  onnx::ModelProto model = MixedModel();
+  onnx::NodeProto constant;
+  constant.set_op_type("Constant");
+  constant.add_output("big");
+  onnx::AttributeProto& value = *constant.add_attribute();
+  value.set_name("value");
+  value.set_type(onnx::AttributeProto::TENSOR);
+  value.mutable_t()->set_data_type(onnx::TensorProto::UINT8);
+  value.mutable_t()->add_dims(int64_t{5} << 20);
+  value.mutable_t()->set_raw_data(Pattern(size_t{5} << 20, 'c'));
+  *model.mutable_graph()->mutable_node()->Add() = constant;
+  model.mutable_graph()->mutable_node()->SwapElements(1, 3);
+  model.set_doc_string(Pattern(size_t{5} << 20, 'd'));
+  const std::string bytes = Deterministic(model);
+  std::optional<onnx::ModelProto> parsed = ParseFile(bytes);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(Deterministic(*parsed), bytes);
+
+  // Cut inside and around those records: declined, or protobuf's parse.
+  const std::filesystem::path path = dir_ / "cut.onnx";
+  WriteBytes(path, bytes);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  for (size_t length = 1; length < bytes.size(); length += length < 2048 ? 1 : 65521) {
+    onnx::ModelProto expected;
+    const bool protobuf_parses = expected.ParseFromArray(bytes.data(), static_cast<int>(length));
+    ASSERT_EQ(::lseek(fd, 0, SEEK_SET), 0);
+    onnx::ModelProto cut;
+    int read_errno = -1;
+    if (ParseModelFromFile(fd, static_cast<int64_t>(length), kRecursionLimit, cut, &read_errno)) {
+      ASSERT_TRUE(protobuf_parses) << "length " << length;
+      ASSERT_EQ(Deterministic(cut), Deterministic(expected)) << "length " << length;
+    }
+  }
+  ::close(fd);
+}
+
 TEST_F(ModelFileStreamsTest, DeclinesMalformedRecordsInsideTheWalkedMessages) {
   const std::string valid = Deterministic(MixedModel());
   const std::string graph_past_end = std::string("\x3a\xff\xff\xff\x07", 5) + "abc";
