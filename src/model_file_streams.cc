@@ -21,15 +21,10 @@
 namespace onnx_legalize {
 namespace {
 
-// The buffer size, and the most one read or write system call moves. Payloads still go straight between
-// the file and their string, a MiB a call: a single write of a whole 64 MiB payload sometimes stalled the
-// process in the kernel's dirty-page throttling for a second (bench/, scenario 1).
-constexpr size_t kIoBufferBytes = size_t{1} << 20;
-
-// Initializers this large are walked field by field so their raw_data is read directly; smaller ones,
-// and everything that is not an initializer, go to protobuf in batches of about kBatchBytes.
-constexpr uint64_t kDirectInitializerBytes = uint64_t{1} << 20;
-constexpr size_t kBatchBytes = size_t{4} << 20;
+// The write buffer's size, and the most one write system call moves (reads: FileParseSizes). Payloads
+// still go straight from their string, a MiB a call: a single write of a whole 64 MiB payload sometimes
+// stalled the process in the kernel's dirty-page throttling for a second (bench/, scenario 1).
+constexpr size_t kWriteBufferBytes = size_t{1} << 20;
 
 // Field numbers and wire types of onnx.proto that the reader walks through.
 constexpr uint32_t kModelGraphField = 7;
@@ -40,7 +35,8 @@ enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFix
 // Sequential reads from a file through a buffer, with reads of long runs going straight to the caller.
 class FileCursor {
  public:
-  FileCursor(int fd, int64_t file_size) : fd_(fd), file_size_(file_size), buffer_(kIoBufferBytes) {}
+  FileCursor(int fd, int64_t file_size, size_t buffer_bytes)
+      : fd_(fd), file_size_(file_size), buffer_(std::max<size_t>(buffer_bytes, 16)) {}
 
   int64_t Position() const { return file_offset_ - static_cast<int64_t>(end_ - next_); }
   int read_errno() const { return read_errno_; }
@@ -86,7 +82,7 @@ class FileCursor {
  private:
   bool ReadDirect(char* out, size_t size) {
     while (size > 0) {
-      const ssize_t got = ::read(fd_, out, std::min(size, kIoBufferBytes));
+      const ssize_t got = ::read(fd_, out, std::min(size, buffer_.size()));
       if (got < 0 && errno == EINTR) continue;
       if (got <= 0) return Failed(got);
       out += got;
@@ -167,8 +163,9 @@ void AppendVarint(uint64_t value, std::string& out) {
 // itself, after the batch before it is merged (so the fields keep their order).
 class RecordWalker {
  public:
-  RecordWalker(FileCursor& in, int64_t end, google::protobuf::MessageLite& message, int recursion_limit)
-      : in_(in), end_(end), message_(message), recursion_limit_(recursion_limit) {}
+  RecordWalker(FileCursor& in, int64_t end, google::protobuf::MessageLite& message, int recursion_limit,
+               size_t batch_bytes)
+      : in_(in), end_(end), message_(message), recursion_limit_(recursion_limit), batch_bytes_(batch_bytes) {}
 
   // For each length-delimited record, `claims(field, length)` says whether the caller reads its value;
   // if so, `read(field, length)` does, returning false on failure.
@@ -189,7 +186,7 @@ class RecordWalker {
           if (!Flush() || !read(field, static_cast<int64_t>(length))) return false;
           continue;
         }
-        if (length >= kBatchBytes) {
+        if (length >= batch_bytes_) {
           if (!Flush() || !MergeFromFile(tag, length)) return false;
           continue;
         }
@@ -208,7 +205,7 @@ class RecordWalker {
           return false;  // groups: onnx.proto has none; protobuf's own parse decides
         }
       }
-      if (batch_.size() >= kBatchBytes && !Flush()) return false;
+      if (batch_.size() >= batch_bytes_ && !Flush()) return false;
     }
     return in_.Position() == end_ && Flush();
   }
@@ -257,11 +254,13 @@ class RecordWalker {
   int64_t end_;
   google::protobuf::MessageLite& message_;
   int recursion_limit_;
+  size_t batch_bytes_;
   std::string batch_;
 };
 
-bool ParseLargeInitializer(FileCursor& in, int64_t end, onnx::TensorProto& tensor, int recursion_limit) {
-  RecordWalker walker(in, end, tensor, recursion_limit);
+bool ParseLargeInitializer(FileCursor& in, int64_t end, onnx::TensorProto& tensor, int recursion_limit,
+                           const FileParseSizes& sizes) {
+  RecordWalker walker(in, end, tensor, recursion_limit, sizes.batch_bytes);
   return walker.Walk([](uint32_t field, int64_t) { return field == kTensorRawDataField; },
                      [&](uint32_t, int64_t length) {
                        // A field given twice keeps its last value, as in protobuf's parse.
@@ -271,14 +270,16 @@ bool ParseLargeInitializer(FileCursor& in, int64_t end, onnx::TensorProto& tenso
                      });
 }
 
-bool ParseGraph(FileCursor& in, int64_t end, onnx::GraphProto& graph, int recursion_limit) {
-  RecordWalker walker(in, end, graph, recursion_limit);
+bool ParseGraph(FileCursor& in, int64_t end, onnx::GraphProto& graph, int recursion_limit,
+                const FileParseSizes& sizes) {
+  RecordWalker walker(in, end, graph, recursion_limit, sizes.batch_bytes);
   return walker.Walk(
-      [](uint32_t field, int64_t length) {
-        return field == kGraphInitializerField && static_cast<uint64_t>(length) >= kDirectInitializerBytes;
+      [&](uint32_t field, int64_t length) {
+        return field == kGraphInitializerField && static_cast<uint64_t>(length) >= sizes.direct_initializer_bytes;
       },
       [&](uint32_t, int64_t length) {
-        return ParseLargeInitializer(in, in.Position() + length, *graph.add_initializer(), recursion_limit - 1);
+        return ParseLargeInitializer(in, in.Position() + length, *graph.add_initializer(), recursion_limit - 1,
+                                     sizes);
       });
 }
 
@@ -286,7 +287,7 @@ bool ParseGraph(FileCursor& in, int64_t end, onnx::GraphProto& graph, int recurs
 // aliasing enabled) with their own write calls instead of copying them through its buffer.
 class FdOutputStream : public google::protobuf::io::ZeroCopyOutputStream {
  public:
-  explicit FdOutputStream(int fd) : fd_(fd), buffer_(kIoBufferBytes) {}
+  explicit FdOutputStream(int fd) : fd_(fd), buffer_(kWriteBufferBytes) {}
 
   bool Next(void** data, int* size) override {
     if (used_ == buffer_.size() && !Flush()) return false;
@@ -313,7 +314,7 @@ class FdOutputStream : public google::protobuf::io::ZeroCopyOutputStream {
  private:
   bool WriteAll(const char* data, size_t size) {
     while (size > 0) {
-      const ssize_t written = ::write(fd_, data, std::min(size, kIoBufferBytes));
+      const ssize_t written = ::write(fd_, data, std::min(size, kWriteBufferBytes));
       if (written < 0 && errno == EINTR) continue;
       if (written <= 0) {
         write_errno_ = written < 0 ? errno : EIO;
@@ -336,13 +337,13 @@ class FdOutputStream : public google::protobuf::io::ZeroCopyOutputStream {
 }  // namespace
 
 bool ParseModelFromFile(int fd, int64_t file_size, int recursion_limit, onnx::ModelProto& model,
-                        int* read_errno) {
-  FileCursor in(fd, file_size);
-  RecordWalker walker(in, file_size, model, recursion_limit);
+                        int* read_errno, const FileParseSizes& sizes) {
+  FileCursor in(fd, file_size, sizes.buffer_bytes);
+  RecordWalker walker(in, file_size, model, recursion_limit, sizes.batch_bytes);
   const bool parsed = walker.Walk([](uint32_t field, int64_t) { return field == kModelGraphField; },
                                   [&](uint32_t, int64_t length) {
                                     return ParseGraph(in, in.Position() + length, *model.mutable_graph(),
-                                                      recursion_limit - 1);
+                                                      recursion_limit - 1, sizes);
                                   });
   *read_errno = in.read_errno();
   return parsed;

@@ -7,11 +7,22 @@
 #ifndef ONNX_LEGALIZE_SRC_MODEL_FILE_STREAMS_H_
 #define ONNX_LEGALIZE_SRC_MODEL_FILE_STREAMS_H_
 
+#include <cstddef>
 #include <cstdint>
 
 #include "onnx/onnx_pb.h"
 
 namespace onnx_legalize {
+
+// The sizes that steer ParseModelFromFile. The defaults suit real models; tests and the fuzzer pass tiny
+// ones, so that small inputs take every path.
+struct FileParseSizes {
+  size_t buffer_bytes = size_t{1} << 20;  // the read buffer, and the most one read() moves
+  // Main-graph initializers this large are walked field by field, their raw_data read directly.
+  uint64_t direct_initializer_bytes = uint64_t{1} << 20;
+  // Other records go to protobuf in batches of about this size; a record this large alone, from the file.
+  size_t batch_bytes = size_t{4} << 20;
+};
 
 // Parses the regular file open at `fd` (at offset 0, `file_size` bytes) into `model`, which must be empty.
 // Every field goes through protobuf except the raw_data of large main-graph initializers, which is read
@@ -22,7 +33,7 @@ namespace onnx_legalize {
 // are not a well-formed ModelProto (`*read_errno` 0); the caller then parses again with protobuf's own
 // stream for its diagnosis, so malformed input is judged exactly as protobuf judges it.
 bool ParseModelFromFile(int fd, int64_t file_size, int recursion_limit, onnx::ModelProto& model,
-                        int* read_errno);
+                        int* read_errno, const FileParseSizes& sizes = {});
 
 // Serializes `model` deterministically to `fd` (at its current position). Large strings go from the
 // model to the kernel without passing through a buffer. Returns 0, or the errno of the failed write.

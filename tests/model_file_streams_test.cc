@@ -227,6 +227,50 @@ TEST_F(ModelFileStreamsTest, ParsesRecordsTooLargeForABatchFromTheFile) {
   ::close(fd);
 }
 
+TEST_F(ModelFileStreamsTest, TakesEveryPathWithTinySizesAndStillParsesAsProtobuf) {
+  // A buffer of 16 bytes, initializers of 24 bytes read directly, records of 64 bytes parsed from the
+  // file: a model of a few hundred bytes crosses every boundary, and every cut of it is tried.
+  FileParseSizes tiny;
+  tiny.buffer_bytes = 16;
+  tiny.direct_initializer_bytes = 24;
+  tiny.batch_bytes = 64;
+  onnx::ModelProto model;
+  model.set_ir_version(4);
+  model.set_doc_string(Pattern(100, 'm'));
+  onnx::GraphProto& graph = *model.mutable_graph();
+  for (size_t size : {4, 20, 40, 90}) {
+    onnx::TensorProto& tensor = *graph.add_initializer();
+    tensor.set_name("w" + std::to_string(size));
+    tensor.add_dims(static_cast<int64_t>(size));
+    tensor.set_data_type(onnx::TensorProto::UINT8);
+    tensor.set_raw_data(Pattern(size, static_cast<char>(size)));
+    onnx::NodeProto& node = *graph.add_node();
+    node.set_op_type("Identity");
+    node.add_input(tensor.name());
+    node.add_output("y" + std::to_string(size));
+    node.set_doc_string(Pattern(size, 'n'));
+  }
+  const std::string bytes = Deterministic(model);
+  const std::filesystem::path path = dir_ / "tiny.onnx";
+  WriteBytes(path, bytes);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  for (size_t length = 1; length <= bytes.size(); ++length) {
+    onnx::ModelProto expected;
+    const bool protobuf_parses = expected.ParseFromArray(bytes.data(), static_cast<int>(length));
+    ASSERT_EQ(::lseek(fd, 0, SEEK_SET), 0);
+    onnx::ModelProto parsed;
+    int read_errno = -1;
+    const bool ours = ParseModelFromFile(fd, static_cast<int64_t>(length), kRecursionLimit, parsed, &read_errno, tiny);
+    if (length == bytes.size()) ASSERT_TRUE(ours);
+    if (ours) {
+      ASSERT_TRUE(protobuf_parses) << "length " << length;
+      ASSERT_EQ(Deterministic(parsed), Deterministic(expected)) << "length " << length;
+    }
+  }
+  ::close(fd);
+}
+
 TEST_F(ModelFileStreamsTest, DeclinesMalformedRecordsInsideTheWalkedMessages) {
   const std::string valid = Deterministic(MixedModel());
   const std::string graph_past_end = std::string("\x3a\xff\xff\xff\x07", 5) + "abc";
