@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Writes the fuzzers' seed corpora: make_seeds.py OUT_DIR -> OUT_DIR/legalize/*.onnx, OUT_DIR/kernel/*.
+"""Writes the fuzzers' seed corpora: make_seeds.py OUT_DIR -> OUT_DIR/legalize/*.onnx, OUT_DIR/kernel/*,
+OUT_DIR/model_file/*.
 
 legalize: every testdata/legacy model, plus small models written here, most of them broken on purpose
 (each a case tests/hostile_input_test.cc also covers), so mutation starts next to every guard clause.
 kernel: every TensorProto in testdata/legacy/*.inputs and *.expected, framed as kernel_fuzzer.cc reads its
-input ([2-byte length][TensorProto][choices]). Run with Debian's python3-onnx (/usr/bin/python3).
+input ([2-byte length][TensorProto][choices]).
+model_file: the small models of legalize, each behind a few of the size-choosing first bytes that
+model_file_fuzzer.cc reads. Run with Debian's python3-onnx (/usr/bin/python3).
 """
 import glob
 import os
@@ -105,7 +108,7 @@ def kernel_seeds():
 
 def main():
     out = sys.argv[1]
-    for sub in ("legalize", "kernel"):
+    for sub in ("legalize", "kernel", "model_file"):
         shutil.rmtree(os.path.join(out, sub), ignore_errors=True)
         os.makedirs(os.path.join(out, sub))
     for path in sorted(glob.glob(os.path.join(ROOT, "testdata", "legacy", "*.onnx"))):
@@ -113,6 +116,9 @@ def main():
     for name, m in small_models():
         with open(os.path.join(out, "legalize", name + ".onnx"), "wb") as f:
             f.write(m.SerializeToString())
+        for knobs in (0x00, 0x55, 0xAA, 0xFF):
+            with open(os.path.join(out, "model_file", "%s_%02x" % (name, knobs)), "wb") as f:
+                f.write(bytes([knobs]) + m.SerializeToString())
     for name, data in kernel_seeds():
         with open(os.path.join(out, "kernel", name), "wb") as f:
             f.write(data)

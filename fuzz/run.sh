@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (ASan + UBSan, every project source instrumented) in build-fuzz/
-# and runs each for a bounded time, both at once (one per core). Prints each fuzzer's executions; fails,
+# and runs each for a bounded time, all at once (legalize and kernel the full time, one per core;
+# model_file, a small target, a third of it beside them). Prints each fuzzer's executions; fails,
 # naming the reproducer, when a fuzzer finds a crash, a leak, undefined behaviour, a broken promise (see the
 # targets' headers), a single allocation over the malloc limit or an input slower than the timeout.
 #
@@ -22,32 +23,36 @@ if [ -z "${FUZZ_BUILD_DIR:-}" ]; then
     -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_CXX_FLAGS="$sanitize" \
     -DONNX_LEGALIZE_BUILD_TESTS=OFF -DONNX_LEGALIZE_BUILD_FUZZERS=ON >/dev/null
 fi
-cmake --build "$build" -j"$(nproc)" --target legalize_fuzzer kernel_fuzzer
+cmake --build "$build" -j"$(nproc)" --target legalize_fuzzer kernel_fuzzer model_file_fuzzer
 
 /usr/bin/python3 fuzz/make_seeds.py "$build/seeds"
-mkdir -p "$build/corpus/legalize" "$build/corpus/kernel" "$build/artifacts"
+mkdir -p "$build/corpus/legalize" "$build/corpus/kernel" "$build/corpus/model_file" "$build/artifacts"
 
 # -malloc_limit_mb: no legitimate allocation comes near it (folds are capped at 64 MiB, trials at 2^16
 # elements, inputs at a few KiB), so any bigger one is an unbounded allocation. -timeout: per input.
 run() {
-  local name=$1
-  "$build/bin/${name}_fuzzer" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 -malloc_limit_mb=256 \
+  local name=$1 time=$2
+  "$build/bin/${name}_fuzzer" -max_total_time="$time" -timeout=30 -rss_limit_mb=2048 -malloc_limit_mb=256 \
     -print_final_stats=1 -artifact_prefix="$build/artifacts/${name}-" \
     "$build/corpus/$name" "$build/seeds/$name" >"$build/$name.log" 2>&1
 }
 status=0
-run legalize & legalize_pid=$!
-run kernel & kernel_pid=$!
+small=$(( (seconds + 2) / 3 ))
+run legalize "$seconds" & legalize_pid=$!
+run kernel "$seconds" & kernel_pid=$!
+run model_file "$small" & model_file_pid=$!
 wait "$legalize_pid" || status=1
 wait "$kernel_pid" || status=1
+wait "$model_file_pid" || status=1
 
-for name in legalize kernel; do
+for name in legalize kernel model_file; do
   executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$build/$name.log" | tail -1)
   corpus=$(find "$build/corpus/$name" -type f | wc -l)
-  echo "fuzz: ${name}_fuzzer: ${executions:-?} executions in ${seconds} s, corpus ${corpus} inputs"
+  time=$([ "$name" = model_file ] && echo "$small" || echo "$seconds")
+  echo "fuzz: ${name}_fuzzer: ${executions:-?} executions in ${time} s, corpus ${corpus} inputs"
 done
 if [ "$status" -ne 0 ]; then
-  for name in legalize kernel; do
+  for name in legalize kernel model_file; do
     if grep -qE '^(==[0-9]+==ERROR|SUMMARY|.*broken promise)' "$build/$name.log"; then
       echo "fuzz: ${name}_fuzzer found a problem; its log ($build/$name.log) ends:"
       tail -40 "$build/$name.log"

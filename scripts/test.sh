@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing (Debian packages, and ONNX Runtime for Node from npm), builds, and runs the
 # whole test suite with ctest; then the same suite built with AddressSanitizer + UndefinedBehaviorSanitizer
-# (build-asan/), then both fuzzers for a bounded time each (fuzz/run.sh, 60 s). Stops at the first failure.
+# (build-asan/), then the fuzzers for a bounded time each (fuzz/run.sh, 60 s). Stops at the first failure.
 # SKIP_SANITIZERS=1 runs the plain suite only (a quick local check; CI runs everything).
 set -euo pipefail
 cd "$(dirname "$0")/.."

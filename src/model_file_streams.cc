@@ -32,6 +32,13 @@ constexpr uint32_t kGraphInitializerField = 5;
 constexpr uint32_t kTensorRawDataField = 9;
 enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5 };
 
+// What protobuf's parser accepts, so that nothing it refuses is accepted here (a zero-padded, longer
+// encoding of a valid tag or length included): varints of up to 10 bytes, tags and lengths of up to 5,
+// lengths up to INT_MAX less the 16 bytes its parser reads ahead.
+constexpr int kMaxVarintBytes = 10;
+constexpr int kMaxTagOrLengthBytes = 5;
+constexpr uint64_t kMaxLength = INT_MAX - 16;
+
 // Sequential reads from a file through a buffer, with reads of long runs going straight to the caller.
 class FileCursor {
  public:
@@ -41,15 +48,17 @@ class FileCursor {
   int64_t Position() const { return file_offset_ - static_cast<int64_t>(end_ - next_); }
   int read_errno() const { return read_errno_; }
 
-  bool ReadVarint(uint64_t& value) {
+  // A varint of at most `max_bytes` bytes (protobuf reads values in up to 10, tags and lengths in up to 5,
+  // whatever value a longer, zero-padded encoding would have).
+  bool ReadVarint(uint64_t& value, int max_bytes = kMaxVarintBytes) {
     value = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
+    for (int i = 0; i < max_bytes; ++i) {
       char byte;
       if (!Read(&byte, 1)) return false;
-      value |= static_cast<uint64_t>(static_cast<unsigned char>(byte) & 0x7f) << shift;
+      value |= static_cast<uint64_t>(static_cast<unsigned char>(byte) & 0x7f) << (7 * i);
       if ((byte & 0x80) == 0) return true;
     }
-    return false;  // more than ten bytes: not a varint
+    return false;
   }
 
   // Hands out the buffered bytes (refilled if none are left) as they are; false at the end of the file.
@@ -173,12 +182,12 @@ class RecordWalker {
   bool Walk(Claims claims, Read read) {
     while (in_.Position() < end_) {
       uint64_t tag;
-      if (!in_.ReadVarint(tag) || tag > UINT32_MAX || (tag >> 3) == 0) return false;
+      if (!in_.ReadVarint(tag, kMaxTagOrLengthBytes) || tag > UINT32_MAX || (tag >> 3) == 0) return false;
       const uint32_t field = static_cast<uint32_t>(tag >> 3);
       const uint32_t wire_type = static_cast<uint32_t>(tag & 7);
       if (wire_type == kLengthDelimited) {
         uint64_t length;
-        if (!in_.ReadVarint(length) || length > INT_MAX ||
+        if (!in_.ReadVarint(length, kMaxTagOrLengthBytes) || length > kMaxLength ||
             static_cast<int64_t>(length) > end_ - in_.Position()) {
           return false;
         }

@@ -284,6 +284,37 @@ TEST_F(ModelFileStreamsTest, DeclinesMalformedRecordsInsideTheWalkedMessages) {
   }
 }
 
+TEST_F(ModelFileStreamsTest, RefusesZeroPaddedTagsAndLengthsAsProtobufDoes) {
+  // Protobuf reads a tag or a length in at most 5 bytes and a value in at most 10, whatever a longer,
+  // zero-padded encoding would mean. Found by model_file_fuzzer: a 6-byte tag.
+  const std::string six_byte_tag = std::string("\x08\x04", 2) + std::string("\xd8\xd4\xd8\xbd\x80\x00", 6) +
+                                   std::string("\x01", 1);
+  const std::string six_byte_length = std::string("\x08\x04\x3a", 3) + std::string("\x80\x80\x80\x80\x80\x00", 6);
+  const std::string eleven_byte_value = std::string("\x08", 1) + std::string(10, '\x80') + std::string("\x00", 1);
+  const std::string fuzzer_finding("\xd8\xd4\xd8\xc7\x00\xbd\x00\xd8\xd4\xd8\xbd\x80\x00\xbd\x00\x98\x20\x20\x20\x20"
+                                   "\x20\x20\x20\x20",
+                                   24);
+  FileParseSizes tiny;
+  tiny.buffer_bytes = 16;
+  tiny.direct_initializer_bytes = 1;
+  tiny.batch_bytes = 4;
+  for (const std::string& bytes : {six_byte_tag, six_byte_length, eleven_byte_value, fuzzer_finding}) {
+    onnx::ModelProto expected;
+    ASSERT_FALSE(expected.ParseFromString(bytes));
+    for (const FileParseSizes& sizes : {FileParseSizes{}, tiny}) {
+      const std::filesystem::path path = dir_ / "padded.onnx";
+      WriteBytes(path, bytes);
+      const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      ASSERT_GE(fd, 0);
+      onnx::ModelProto parsed;
+      int read_errno = -1;
+      EXPECT_FALSE(ParseModelFromFile(fd, static_cast<int64_t>(bytes.size()), kRecursionLimit, parsed, &read_errno, sizes));
+      EXPECT_EQ(read_errno, 0);
+      ::close(fd);
+    }
+  }
+}
+
 TEST_F(ModelFileStreamsTest, StopsAtTheSameNestingDepthAsProtobuf) {
   // Graph -> Node -> Attribute -> Graph ...: three messages a level, and 0 to 2 more at the bottom (a node,
   // an attribute of it), so that the depths around the limit are all tried. There the reader and protobuf
