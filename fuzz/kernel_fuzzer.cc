@@ -28,6 +28,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "fuzz_support.h"
 #include "onnx/onnx_pb.h"
 #include "slice_kernels.h"
 #include "tensor.h"
@@ -38,11 +39,7 @@ using onnx::TensorProto;
 using onnx_legalize::DataType;
 using onnx_legalize::Tensor;
 
-void Require(bool condition, const char* what, const std::string& detail = "") {
-  if (condition) return;
-  std::fprintf(stderr, "kernel_fuzzer: broken promise: %s\n%s\n", what, detail.c_str());
-  std::abort();
-}
+using onnx_legalize::fuzz::Require;
 
 std::string Describe(const Tensor& tensor) {
   return absl::StrCat(onnx_legalize::DataTypeName(tensor.type()), "[", absl::StrJoin(tensor.dims(), ","), "]");

@@ -12,8 +12,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "fuzz_support.h"
 #include "graph_scope.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
@@ -23,23 +22,8 @@ namespace {
 
 using onnx_legalize::Options;
 
-void Require(bool condition, const char* what, const std::string& detail = "") {
-  if (condition) return;
-  std::fprintf(stderr, "legalize_fuzzer: broken promise: %s\n%s\n", what, detail.c_str());
-  std::abort();
-}
-
-// What SaveModel writes: deterministic bytes.
-std::string Serialize(const onnx::ModelProto& model) {
-  std::string bytes;
-  {
-    google::protobuf::io::StringOutputStream stream(&bytes);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    model.SerializeToCodedStream(&coded);
-  }
-  return bytes;
-}
+using onnx_legalize::fuzz::Require;
+using onnx_legalize::fuzz::Serialize;
 
 bool HoldsDynamicSlice(const onnx::GraphProto& graph) {
   for (const onnx::NodeProto& node : graph.node()) {

@@ -15,8 +15,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "fuzz_support.h"
 #include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "model_file_streams.h"
 #include "onnx/onnx_pb.h"
 
@@ -24,22 +24,8 @@ namespace {
 
 constexpr int kRecursionLimit = 100;
 
-void Require(bool condition, const char* what) {
-  if (condition) return;
-  std::fprintf(stderr, "model_file_fuzzer: broken promise: %s\n", what);
-  std::abort();
-}
-
-std::string Deterministic(const onnx::ModelProto& model) {
-  std::string bytes;
-  {
-    google::protobuf::io::StringOutputStream stream(&bytes);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    model.SerializeToCodedStream(&coded);
-  }
-  return bytes;
-}
+using onnx_legalize::fuzz::Require;
+using onnx_legalize::fuzz::Serialize;
 
 }  // namespace
 
@@ -70,6 +56,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   onnx::ModelProto theirs;
   Require(theirs.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage(),
           "ParseModelFromFile accepted bytes protobuf rejects");
-  Require(Deterministic(ours) == Deterministic(theirs), "ParseModelFromFile parsed another message than protobuf");
+  Require(Serialize(ours) == Serialize(theirs), "ParseModelFromFile parsed another message than protobuf");
   return 0;
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -18,11 +19,13 @@
 #include "gtest/gtest.h"
 #include "onnx/onnx_pb.h"
 #include "test_files.h"
+#include "test_models.h"
 
 namespace onnx_legalize {
 namespace {
 
 using testing::MakeTestDir;
+using testing::Serialize;
 using testing::ReadBytes;
 using testing::WriteBytes;
 
@@ -48,6 +51,33 @@ class ModelFileStreamsTest : public ::testing::Test {
     return model;
   }
 
+  // Writes `bytes` to a file, then parses its first `length` bytes for every `length` that `next` steps
+  // through (from 1, while below the size; the whole file last), expecting each to be declined (without a
+  // read error) or parsed exactly as protobuf parses those bytes. The whole file must parse.
+  template <typename Next>
+  void ExpectEveryCutDeclinedOrAsProtobuf(const std::string& bytes, Next next, const FileParseSizes& sizes = {}) {
+    const std::filesystem::path path = dir_ / "cut.onnx";
+    WriteBytes(path, bytes);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    for (size_t length = 1;; length = std::min(next(length), bytes.size())) {
+      onnx::ModelProto expected;
+      const bool protobuf_parses = expected.ParseFromArray(bytes.data(), static_cast<int>(length));
+      ASSERT_EQ(::lseek(fd, 0, SEEK_SET), 0);
+      onnx::ModelProto parsed;
+      int read_errno = -1;
+      if (ParseModelFromFile(fd, static_cast<int64_t>(length), kRecursionLimit, parsed, &read_errno, sizes)) {
+        ASSERT_TRUE(protobuf_parses) << "length " << length;
+        ASSERT_EQ(Serialize(parsed), Serialize(expected)) << "length " << length;
+      } else {
+        ASSERT_EQ(read_errno, 0) << "length " << length;
+        ASSERT_LT(length, bytes.size()) << "the whole file was declined";
+      }
+      if (length == bytes.size()) break;
+    }
+    ::close(fd);
+  }
+
   // The bytes SerializeModelToFile writes for `model`.
   std::string SerializeToFile(const onnx::ModelProto& model) {
     const std::filesystem::path path = dir_ / "out.onnx";
@@ -61,16 +91,6 @@ class ModelFileStreamsTest : public ::testing::Test {
 
   std::filesystem::path dir_;
 };
-
-std::string Deterministic(const onnx::ModelProto& model) {
-  std::string bytes;
-  google::protobuf::io::StringOutputStream stream(&bytes);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.SetSerializationDeterministic(true);
-  model.SerializeToCodedStream(&coded);
-  coded.Trim();
-  return bytes;
-}
 
 // Bytes of `size` that differ from position to position, so a misplaced byte shows.
 std::string Pattern(size_t size, char seed) {
@@ -121,10 +141,10 @@ onnx::ModelProto MixedModel() {
 
 TEST_F(ModelFileStreamsTest, ParsesAModelAsProtobufDoes) {
   const onnx::ModelProto model = MixedModel();
-  const std::string bytes = Deterministic(model);
+  const std::string bytes = Serialize(model);
   std::optional<onnx::ModelProto> parsed = ParseFile(bytes);
   ASSERT_TRUE(parsed.has_value());
-  EXPECT_EQ(Deterministic(*parsed), bytes);
+  EXPECT_EQ(Serialize(*parsed), bytes);
 }
 
 // One length-delimited record: `field`'s tag, the length, the bytes.
@@ -151,7 +171,7 @@ TEST_F(ModelFileStreamsTest, KeepsProtobufsMergeSemanticsForFieldsInAnyOrderAndG
   second_graph.add_node()->set_op_type("Relu");
   const std::string graph_bytes =
       second_graph.SerializeAsString() + Record(5, early.SerializeAsString() + late.SerializeAsString());
-  const std::string bytes = Deterministic(MixedModel()) + Record(7, graph_bytes) + MixedModel().SerializeAsString();
+  const std::string bytes = Serialize(MixedModel()) + Record(7, graph_bytes) + MixedModel().SerializeAsString();
 
   onnx::ModelProto expected;
   ASSERT_TRUE(expected.ParseFromString(bytes));
@@ -159,32 +179,16 @@ TEST_F(ModelFileStreamsTest, KeepsProtobufsMergeSemanticsForFieldsInAnyOrderAndG
   ASSERT_EQ(expected.graph().initializer(5).raw_data(), late.raw_data());
   std::optional<onnx::ModelProto> parsed = ParseFile(bytes);
   ASSERT_TRUE(parsed.has_value());
-  EXPECT_EQ(Deterministic(*parsed), Deterministic(expected));
+  EXPECT_EQ(Serialize(*parsed), Serialize(expected));
 }
 
 TEST_F(ModelFileStreamsTest, EveryTruncationIsDeclinedOrParsedAsProtobufParsesIt) {
-  const std::string bytes = Deterministic(MixedModel());
-  const std::filesystem::path path = dir_ / "model.onnx";
-  WriteBytes(path, bytes);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  ASSERT_GE(fd, 0);
-  // A file of `length` bytes is the first `length` bytes of this one. Every length near the start and the
-  // end (where the small records are), and a stride through the large payloads between.
-  for (size_t length = 1; length < bytes.size();
-       length += (length < 4096 || bytes.size() - length < 512) ? 1 : 4093) {
-    onnx::ModelProto expected;
-    const bool protobuf_parses = expected.ParseFromArray(bytes.data(), static_cast<int>(length));
-    ASSERT_EQ(::lseek(fd, 0, SEEK_SET), 0);
-    onnx::ModelProto parsed;
-    int read_errno = -1;
-    if (ParseModelFromFile(fd, static_cast<int64_t>(length), kRecursionLimit, parsed, &read_errno)) {
-      ASSERT_TRUE(protobuf_parses) << "length " << length;
-      ASSERT_EQ(Deterministic(parsed), Deterministic(expected)) << "length " << length;
-    } else {
-      ASSERT_EQ(read_errno, 0) << "length " << length;
-    }
-  }
-  ::close(fd);
+  const std::string bytes = Serialize(MixedModel());
+  // Every length near the start and the end (where the small records are), and a stride through the
+  // large payloads between.
+  ExpectEveryCutDeclinedOrAsProtobuf(bytes, [&](size_t length) {
+    return length + ((length < 4096 || bytes.size() - length < 512) ? 1 : 4093);
+  });
 }
 
 TEST_F(ModelFileStreamsTest, ParsesRecordsTooLargeForABatchFromTheFile) {
@@ -203,28 +207,13 @@ TEST_F(ModelFileStreamsTest, ParsesRecordsTooLargeForABatchFromTheFile) {
   *model.mutable_graph()->mutable_node()->Add() = constant;
   model.mutable_graph()->mutable_node()->SwapElements(1, 3);
   model.set_doc_string(Pattern(size_t{5} << 20, 'd'));
-  const std::string bytes = Deterministic(model);
+  const std::string bytes = Serialize(model);
   std::optional<onnx::ModelProto> parsed = ParseFile(bytes);
   ASSERT_TRUE(parsed.has_value());
-  EXPECT_EQ(Deterministic(*parsed), bytes);
+  EXPECT_EQ(Serialize(*parsed), bytes);
 
   // Cut inside and around those records: declined, or protobuf's parse.
-  const std::filesystem::path path = dir_ / "cut.onnx";
-  WriteBytes(path, bytes);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  ASSERT_GE(fd, 0);
-  for (size_t length = 1; length < bytes.size(); length += length < 2048 ? 1 : 65521) {
-    onnx::ModelProto expected;
-    const bool protobuf_parses = expected.ParseFromArray(bytes.data(), static_cast<int>(length));
-    ASSERT_EQ(::lseek(fd, 0, SEEK_SET), 0);
-    onnx::ModelProto cut;
-    int read_errno = -1;
-    if (ParseModelFromFile(fd, static_cast<int64_t>(length), kRecursionLimit, cut, &read_errno)) {
-      ASSERT_TRUE(protobuf_parses) << "length " << length;
-      ASSERT_EQ(Deterministic(cut), Deterministic(expected)) << "length " << length;
-    }
-  }
-  ::close(fd);
+  ExpectEveryCutDeclinedOrAsProtobuf(bytes, [](size_t length) { return length + (length < 2048 ? 1 : 65521); });
 }
 
 TEST_F(ModelFileStreamsTest, TakesEveryPathWithTinySizesAndStillParsesAsProtobuf) {
@@ -250,29 +239,11 @@ TEST_F(ModelFileStreamsTest, TakesEveryPathWithTinySizesAndStillParsesAsProtobuf
     node.add_output("y" + std::to_string(size));
     node.set_doc_string(Pattern(size, 'n'));
   }
-  const std::string bytes = Deterministic(model);
-  const std::filesystem::path path = dir_ / "tiny.onnx";
-  WriteBytes(path, bytes);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  ASSERT_GE(fd, 0);
-  for (size_t length = 1; length <= bytes.size(); ++length) {
-    onnx::ModelProto expected;
-    const bool protobuf_parses = expected.ParseFromArray(bytes.data(), static_cast<int>(length));
-    ASSERT_EQ(::lseek(fd, 0, SEEK_SET), 0);
-    onnx::ModelProto parsed;
-    int read_errno = -1;
-    const bool ours = ParseModelFromFile(fd, static_cast<int64_t>(length), kRecursionLimit, parsed, &read_errno, tiny);
-    if (length == bytes.size()) ASSERT_TRUE(ours);
-    if (ours) {
-      ASSERT_TRUE(protobuf_parses) << "length " << length;
-      ASSERT_EQ(Deterministic(parsed), Deterministic(expected)) << "length " << length;
-    }
-  }
-  ::close(fd);
+  ExpectEveryCutDeclinedOrAsProtobuf(Serialize(model), [](size_t length) { return length + 1; }, tiny);
 }
 
 TEST_F(ModelFileStreamsTest, DeclinesMalformedRecordsInsideTheWalkedMessages) {
-  const std::string valid = Deterministic(MixedModel());
+  const std::string valid = Serialize(MixedModel());
   const std::string graph_past_end = std::string("\x3a\xff\xff\xff\x07", 5) + "abc";
   const std::string field_zero = std::string("\x02\x01x", 3);
   const std::string group = std::string("\x0b\x0c", 2);  // protobuf keeps it as an unknown field
@@ -332,7 +303,7 @@ TEST_F(ModelFileStreamsTest, StopsAtTheSameNestingDepthAsProtobuf) {
       graph->set_name("deepest");
       if (extra >= 1) graph->add_node()->set_op_type("Relu");
       if (extra >= 2) graph->mutable_node(0)->add_attribute()->set_name("a");
-      const std::string bytes = Deterministic(model);
+      const std::string bytes = Serialize(model);
       google::protobuf::io::CodedInputStream coded(reinterpret_cast<const uint8_t*>(bytes.data()),
                                                    static_cast<int>(bytes.size()));
       coded.SetRecursionLimit(kRecursionLimit);
@@ -345,7 +316,7 @@ TEST_F(ModelFileStreamsTest, StopsAtTheSameNestingDepthAsProtobuf) {
 
 TEST_F(ModelFileStreamsTest, WritesProtobufsDeterministicBytes) {
   const onnx::ModelProto model = MixedModel();
-  EXPECT_EQ(SerializeToFile(model), Deterministic(model));
+  EXPECT_EQ(SerializeToFile(model), Serialize(model));
 }
 
 TEST_F(ModelFileStreamsTest, ReportsTheErrnoOfAFailedWrite) {
