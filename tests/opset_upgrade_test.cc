@@ -19,6 +19,7 @@
 #include "onnx/defs/parser.h"
 #include "onnx/onnx_pb.h"
 #include "onnx/shape_inference/implementation.h"
+#include "test_models.h"
 
 namespace onnx_legalize {
 namespace {
@@ -1099,15 +1100,6 @@ g (float[1,2048] x) => (float[2048] y) {
 
 // ---- conversion in chunks -------------------------------------------------------------------------------
 
-std::string DeterministicBytes(const ModelProto& model) {
-  std::string bytes;
-  google::protobuf::io::StringOutputStream stream(&bytes);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.SetSerializationDeterministic(true);
-  model.SerializeToCodedStream(&coded);
-  return bytes;
-}
-
 // Converting the main graph in chunks of any size gives, byte for byte, what converting it whole gives:
 // the same model, or the same error.
 void ExpectChunksConvertLikeTheWhole(const ModelProto& model, int64_t target) {
@@ -1117,7 +1109,7 @@ void ExpectChunksConvertLikeTheWhole(const ModelProto& model, int64_t target) {
     ModelProto chunked = model;
     const absl::Status status = UpgradeDefaultOpsetInChunks(chunked, target, chunk_nodes);
     EXPECT_EQ(status, whole_status) << "target " << target << ", chunks of " << chunk_nodes;
-    EXPECT_TRUE(DeterministicBytes(chunked) == DeterministicBytes(whole))
+    EXPECT_TRUE(testing::Serialize(chunked) == testing::Serialize(whole))
         << "target " << target << ", chunks of " << chunk_nodes << ":\n"
         << chunked.graph().DebugString() << "\nwhole:\n" << whole.graph().DebugString();
   }
