@@ -1,9 +1,10 @@
 // LoadModel / SaveModel / OpenExternalData: the only library code that touches files.
 //
 // Loading parses straight from the file descriptor (no whole-file string copy), reading large weights
-// directly into place (model_file_streams.h), with protobuf's limits raised to the format's own ceiling. Saving is atomic: the bytes go to a
-// temporary file beside the destination, are fsync'ed, and the temporary is renamed over the destination;
-// a failure at any step removes the temporary and leaves an existing destination untouched.
+// directly into place (model_file_streams.h), with protobuf's limits raised to the format's own ceiling.
+// Saving is atomic: the bytes go to a temporary file beside the destination, are fsync'ed, and the
+// temporary is renamed over the destination; a failure at any step removes the temporary and leaves an
+// existing destination untouched.
 //
 // External data (TensorProto.data_location EXTERNAL):
 //  - Load: every reference is checked with stat only: its location resolves against the model's folder
