@@ -5,7 +5,6 @@
 #define ONNX_LEGALIZE_SRC_GRAPH_SCOPE_H_
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
