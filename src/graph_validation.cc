@@ -233,10 +233,16 @@ absl::Status ValidateGraph(const onnx::GraphProto& graph, const std::string& pat
 // ValidateGraphsForConverter's walk: names are defined graph by graph (every node output of a graph before
 // any input is looked up), and messages name nodes and graphs as the opset upgrade does.
 absl::Status ValidateGraphForConverter(const onnx::GraphProto& graph, const std::string& path,
-                                       const Names* outer) {
+                                       const Names* outer, int depth) {
+  const std::string where = opset_upgrade::GraphLabel(path);
+  // The upgrade recurses through subgraphs as this walk does: a bound keeps both off the end of the stack
+  // when it is called on a model that ValidateGraphs has not seen.
+  if (depth > kMaxSubgraphDepth) {
+    return absl::InvalidArgumentError(absl::StrCat("graph ", where, " is nested ", depth, " levels deep; at most ",
+                                                   kMaxSubgraphDepth, " are supported"));
+  }
   Names names;
   names.outer = outer;
-  const std::string where = opset_upgrade::GraphLabel(path);
   for (const auto& v : graph.input()) {
     if (v.name().empty()) return absl::InvalidArgumentError(absl::StrCat("graph ", where, ": an input has no name"));
     if (!names.defined.insert(v.name()).second) {
@@ -276,9 +282,12 @@ absl::Status ValidateGraphForConverter(const onnx::GraphProto& graph, const std:
                                                        "): attribute '", attr.name(), "' has no type"));
       }
       const std::string sub = opset_upgrade::SubgraphPath(path, node, attr.name());
-      if (attr.type() == onnx::AttributeProto::GRAPH) RETURN_IF_ERROR(ValidateGraphForConverter(attr.g(), sub, &names));
+      if (attr.type() == onnx::AttributeProto::GRAPH) {
+        RETURN_IF_ERROR(ValidateGraphForConverter(attr.g(), sub, &names, depth + 1));
+      }
       for (int i = 0; i < attr.graphs_size(); ++i) {
-        RETURN_IF_ERROR(ValidateGraphForConverter(attr.graphs(i), absl::StrCat(sub, "[", i, "]"), &names));
+        RETURN_IF_ERROR(
+            ValidateGraphForConverter(attr.graphs(i), absl::StrCat(sub, "[", i, "]"), &names, depth + 1));
       }
     }
   }
@@ -307,7 +316,7 @@ absl::Status ValidateGraphs(const onnx::ModelProto& model) {
 }
 
 absl::Status ValidateGraphsForConverter(const onnx::GraphProto& graph) {
-  return ValidateGraphForConverter(graph, "", nullptr);
+  return ValidateGraphForConverter(graph, "", nullptr, 0);
 }
 
 }  // namespace onnx_legalize

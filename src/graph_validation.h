@@ -41,7 +41,8 @@ absl::Status ValidateGraphs(const onnx::ModelProto& model);
 // - has a node input that nothing in its graph or an enclosing graph defines (in any order: node order is
 //   not checked here);
 // - has an attribute without a type;
-// - has a graph output that nothing defines (the converter dies with SIGSEGV on such a main-graph output).
+// - has a graph output that nothing defines (the converter dies with SIGSEGV on such a main-graph output);
+// - is nested more than kMaxSubgraphDepth levels deep.
 absl::Status ValidateGraphsForConverter(const onnx::GraphProto& graph);
 
 }  // namespace onnx_legalize

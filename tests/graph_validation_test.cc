@@ -225,6 +225,14 @@ TEST(GraphValidationTest, RejectsSubgraphsNestedPastTheDocumentedDepth) {
                 absl::StrCat("is nested ", kMaxSubgraphDepth + 1, " levels deep; at most ", kMaxSubgraphDepth));
 }
 
+TEST(GraphValidationTest, TheConverterCheckAlsoStopsAtTheDocumentedDepth) {
+  EXPECT_TRUE(ValidateGraphsForConverter(NestedIfs(kMaxSubgraphDepth).graph()).ok());
+  const absl::Status status = ValidateGraphsForConverter(NestedIfs(kMaxSubgraphDepth + 1).graph());
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()),
+              HasSubstr(absl::StrCat("is nested ", kMaxSubgraphDepth + 1, " levels deep; at most ", kMaxSubgraphDepth)));
+}
+
 // --- tensor sizes ------------------------------------------------------------------------------------------
 
 onnx::ModelProto WithInitializer(const onnx::TensorProto& tensor) {
