@@ -7,8 +7,8 @@
 #include "absl/status/statusor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "onnx/defs/parser.h"
 #include "onnx_legalize/legalize.h"
+#include "test_models.h"
 
 namespace onnx_legalize {
 
@@ -20,18 +20,12 @@ void PrintTo(const CheckFinding& f, std::ostream* os) {
 
 namespace {
 
+using ::onnx_legalize::testing::ParseModel;
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::Field;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-
-onnx::ModelProto ParseModel(const char* text) {
-  onnx::ModelProto model;
-  const onnx::Status status = onnx::OnnxParser::Parse(model, text);
-  EXPECT_TRUE(status.IsOK()) << status.ErrorMessage();
-  return model;
-}
 
 std::vector<CheckFinding> Check(const onnx::ModelProto& model) {
   absl::StatusOr<std::vector<CheckFinding>> findings = CheckModel(model);

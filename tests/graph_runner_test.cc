@@ -12,25 +12,19 @@
 #include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "onnx/defs/parser.h"
 #include "tensor.h"
+#include "test_models.h"
 
 namespace onnx_legalize {
 namespace {
 
 using ::onnx::TensorProto;
+using ::onnx_legalize::testing::ParseModel;
 using ::onnx_legalize::testing::RunModel;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 using Feeds = std::map<std::string, Tensor>;
-
-onnx::ModelProto ParseModel(const char* text) {
-  onnx::ModelProto model;
-  const auto status = onnx::OnnxParser::Parse(model, text);
-  EXPECT_TRUE(status.IsOK()) << status.ErrorMessage() << "\n" << text;
-  return model;
-}
 
 template <typename T>
 Tensor Make(DataType type, std::vector<int64_t> dims, const std::vector<T>& values) {

@@ -24,10 +24,8 @@
 #include "absl/strings/str_cat.h"
 #include "external_data.h"
 #include "gmock/gmock.h"
-#include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "model_io_internal.h"
-#include "onnx/defs/parser.h"
 #include "onnx_legalize/legalize.h"
 #include "test_files.h"
 #include "test_models.h"
@@ -40,15 +38,12 @@ using ::onnx_legalize::testing::FileNames;
 using ::onnx_legalize::testing::MakeTestDir;
 using ::onnx_legalize::testing::ParseModel;
 using ::onnx_legalize::testing::ReadBytes;
+using ::onnx_legalize::testing::SameModel;
 using ::onnx_legalize::testing::WriteBytes;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAre;
-
-bool Equal(const onnx::ModelProto& a, const onnx::ModelProto& b) {
-  return google::protobuf::util::MessageDifferencer::Equals(a, b);
-}
 
 // Distinct bytes, so a misplaced offset shows.
 std::string Pattern(size_t size, int seed) {
@@ -189,7 +184,7 @@ TEST_F(ExternalDataTest, LoadsAModelWithExternalDataAndKeepsTheReferences) {
   const onnx::ModelProto model = WriteInputModel();
   absl::StatusOr<onnx::ModelProto> loaded = LoadModel((in_ / "m.onnx").string());
   ASSERT_TRUE(loaded.ok()) << loaded.status();
-  EXPECT_TRUE(Equal(*loaded, model));
+  EXPECT_TRUE(SameModel(*loaded, model));
   EXPECT_TRUE(IsExternal(loaded->graph().initializer(0)));
 }
 
@@ -351,7 +346,7 @@ TEST_F(ExternalDataTest, SavingIntoAnotherFolderMakesTheDataAvailableThere) {
   SaveOptions options;
   options.external_data_folder = in_.string();
   ASSERT_TRUE(SaveModel(model, (out_ / "m.onnx").string(), options).ok());
-  EXPECT_TRUE(Equal(model, before)) << "the model is as it was after the save";
+  EXPECT_TRUE(SameModel(model, before)) << "the model is as it was after the save";
   EXPECT_THAT(FileNames(out_), UnorderedElementsAre("m.onnx", "weights.bin"));
   EXPECT_EQ(ReadBytes(out_ / "weights.bin"), input_data);
   std::map<std::string, std::string> values = ReadExternal(out_ / "m.onnx");
@@ -411,7 +406,7 @@ TEST_F(ExternalDataTest, AnExplicitDataFileRepacksEveryWeightWithAlignedOffsets)
   options.external_data_name = "packed.bin";
   options.external_data_threshold = 16;
   ASSERT_TRUE(SaveModel(model, (out_ / "m.onnx").string(), options).ok());
-  EXPECT_TRUE(Equal(model, before));
+  EXPECT_TRUE(SameModel(model, before));
   EXPECT_THAT(FileNames(out_), UnorderedElementsAre("m.onnx", "packed.bin"))
       << "every external tensor went into packed.bin: weights.bin is not needed";
 
@@ -467,7 +462,7 @@ TEST_F(ExternalDataTest, MovesWeightsToADataFileWhenTheModelWouldPassTheLimit) {
   const int64_t limit = 64 * 1024;
   ASSERT_GT(static_cast<int64_t>(model.ByteSizeLong()), limit);
   ASSERT_TRUE(internal::SaveModelWithLimit(model, (out_ / "m.onnx").string(), SaveOptions{}, limit).ok());
-  EXPECT_TRUE(Equal(model, before));
+  EXPECT_TRUE(SameModel(model, before));
   EXPECT_THAT(FileNames(out_), UnorderedElementsAre("m.onnx", "m.onnx.data"));
   EXPECT_LT(fs::file_size(out_ / "m.onnx"), 1024u);
   std::map<std::string, std::string> values = ReadExternal(out_ / "m.onnx");
@@ -581,7 +576,7 @@ TEST_F(ExternalDataTest, AFullDiskLeavesNoPartialModelOrDataFile) {
   EXPECT_EQ(saved.code(), absl::StatusCode::kResourceExhausted) << saved;
   EXPECT_THAT(std::string(saved.message()), AllOf(HasSubstr("m.onnx.data"), HasSubstr("No space left")));
   ExpectPreviousOutputUntouched(out_);
-  EXPECT_TRUE(Equal(model, before)) << "the model is restored after a failed save too";
+  EXPECT_TRUE(SameModel(model, before)) << "the model is restored after a failed save too";
 }
 
 TEST_F(ExternalDataTest, AFullDiskWhileWritingTheModelRemovesTheStagedDataFile) {

@@ -9,9 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "gmock/gmock.h"
-#include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
-#include "onnx/defs/parser.h"
 #include "model_io_internal.h"
 #include "onnx_legalize/legalize.h"
 #include "test_files.h"
@@ -23,7 +21,9 @@ namespace {
 namespace fs = std::filesystem;
 using ::onnx_legalize::testing::FileNames;
 using ::onnx_legalize::testing::MakeTestDir;
+using ::onnx_legalize::testing::ParseModel;
 using ::onnx_legalize::testing::ReadBytes;
+using ::onnx_legalize::testing::SameModel;
 using ::onnx_legalize::testing::WriteBytes;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
@@ -45,13 +45,6 @@ weighted (float[4] x) => (float[4] y) {
 }
 )ONNX";
 
-onnx::ModelProto ParseModel(const char* text) {
-  onnx::ModelProto model;
-  const onnx::Status status = onnx::OnnxParser::Parse(model, text);
-  EXPECT_TRUE(status.IsOK()) << status.ErrorMessage();
-  return model;
-}
-
 onnx::ModelProto WeightedModel(int64_t weight_count) {
   onnx::ModelProto model = ParseModel(kWeightedModel);
   onnx::TensorProto* w = model.mutable_graph()->add_initializer();
@@ -60,10 +53,6 @@ onnx::ModelProto WeightedModel(int64_t weight_count) {
   w->add_dims(weight_count);
   w->set_raw_data(std::string(static_cast<size_t>(weight_count) * 4, '\x3f'));
   return model;
-}
-
-bool Equal(const onnx::ModelProto& a, const onnx::ModelProto& b) {
-  return google::protobuf::util::MessageDifferencer::Equals(a, b);
 }
 
 class ModelIoTest : public ::testing::Test {
@@ -83,7 +72,7 @@ TEST_F(ModelIoTest, RoundTripsAModel) {
   ASSERT_TRUE(SaveModel(model, PathOf("m.onnx")).ok());
   absl::StatusOr<onnx::ModelProto> loaded = LoadModel(PathOf("m.onnx"));
   ASSERT_TRUE(loaded.ok()) << loaded.status();
-  EXPECT_TRUE(Equal(*loaded, model));
+  EXPECT_TRUE(SameModel(*loaded, model));
 }
 
 TEST_F(ModelIoTest, SavesByteIdenticalFilesForTheSameModel) {
@@ -105,7 +94,7 @@ TEST_F(ModelIoTest, SaveReplacesAnExistingFileAndLeavesNoTemporary) {
   ASSERT_TRUE(SaveModel(ParseModel(kReluModel), PathOf("m.onnx")).ok());
   absl::StatusOr<onnx::ModelProto> loaded = LoadModel(PathOf("m.onnx"));
   ASSERT_TRUE(loaded.ok()) << loaded.status();
-  EXPECT_TRUE(Equal(*loaded, ParseModel(kReluModel)));
+  EXPECT_TRUE(SameModel(*loaded, ParseModel(kReluModel)));
   EXPECT_THAT(FileNames(dir_), UnorderedElementsAre("m.onnx"));
 }
 
@@ -136,7 +125,7 @@ TEST_F(ModelIoTest, LoadsAModelWithExternalDataKeepingItsEntries) {
   ASSERT_TRUE(SaveModel(model, PathOf("m.onnx")).ok());
   absl::StatusOr<onnx::ModelProto> loaded = LoadModel(PathOf("m.onnx"));
   ASSERT_TRUE(loaded.ok()) << loaded.status();
-  EXPECT_TRUE(Equal(*loaded, model));
+  EXPECT_TRUE(SameModel(*loaded, model));
 }
 
 // protobuf once refused messages past 64 MiB by default; LoadModel allows the format's own 2 GiB.
@@ -256,7 +245,7 @@ TEST_F(ModelIoTest, LegalizeFileCopiesAModelWithoutDynamicSlice) {
   EXPECT_EQ(report->opset_after, 13);
   absl::StatusOr<onnx::ModelProto> written = LoadModel(PathOf("out.onnx"));
   ASSERT_TRUE(written.ok()) << written.status();
-  EXPECT_TRUE(Equal(*written, model));
+  EXPECT_TRUE(SameModel(*written, model));
   EXPECT_EQ(ReadBytes(PathOf("in.onnx")), input_bytes);
 }
 
@@ -323,7 +312,7 @@ wrong_shape (float[4] x, int64[1] s = {1}, int64[1] e = {3}) => (float[3] y) {
 )ONNX";
 
 TEST_F(ModelIoTest, LegalizeFileWritesNothingWhenTheResultFailsOnnxsChecks) {
-  onnx::ModelProto model = testing::ParseModel(kWrongOutputShapeModel);
+  onnx::ModelProto model = ParseModel(kWrongOutputShapeModel);
   testing::MakeInitializerConstant(model, "s");
   testing::MakeInitializerConstant(model, "e");
   ASSERT_TRUE(SaveModel(model, PathOf("in.onnx")).ok());

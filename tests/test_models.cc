@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "graph_runner.h"
 #include "graph_scope.h"
@@ -32,6 +33,10 @@ void NameNodes(onnx::ModelProto& model) {
   for (auto& node : *model.mutable_graph()->mutable_node()) {
     if (node.name().empty() && node.output_size() > 0) node.set_name(node.output(0) + "_node");
   }
+}
+
+bool SameModel(const onnx::ModelProto& a, const onnx::ModelProto& b) {
+  return google::protobuf::util::MessageDifferencer::Equals(a, b);
 }
 
 std::string Serialize(const onnx::ModelProto& model) {

@@ -24,6 +24,9 @@ void NameNodes(onnx::ModelProto& model);
 // Deterministic serialization, for byte-for-byte comparisons of whole models.
 std::string Serialize(const onnx::ModelProto& model);
 
+// Whether two models hold the same fields and values (protobuf's MessageDifferencer).
+bool SameModel(const onnx::ModelProto& a, const onnx::ModelProto& b);
+
 // Counts the nodes of `op_type` in every graph of the model.
 int CountOps(const onnx::ModelProto& model, const std::string& op_type);
 
