@@ -387,10 +387,14 @@ int Run(int argc, char** argv) {
   const std::vector<std::string> positionals = ParseFlags(mapped);
 
   if (absl::GetFlag(FLAGS_check)) {
+    // Every flag but --check itself, --help and --version is about writing a model.
     std::vector<std::string> extra;
-    for (const char* flag : {"o", "report", "target-opset", "keep-opset", "verify", "max-fold-bytes", "max-total-fold-bytes", "in-place",
-                             "external-data", "external-data-threshold"}) {
-      if (mapped.given.count(flag)) extra.push_back(absl::StrCat(flag[1] == '\0' ? "-" : "--", flag));
+    for (const FlagSpelling& flag : kFlagSpellings) {
+      const bool about_writing = flag.kind != FlagKind::kHelp && flag.kind != FlagKind::kVersion &&
+                                 std::string(flag.name) != "check";
+      if (about_writing && mapped.given.count(flag.name)) {
+        extra.push_back(absl::StrCat(flag.name[1] == '\0' ? "-" : "--", flag.name));
+      }
     }
     if (!extra.empty()) {
       return UsageError(
