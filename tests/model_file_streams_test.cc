@@ -37,14 +37,16 @@ class ModelFileStreamsTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // Parses `bytes` from a file with ParseModelFromFile; nullopt when it declines.
-  std::optional<onnx::ModelProto> ParseFile(const std::string& bytes, int* read_errno = nullptr) {
+  std::optional<onnx::ModelProto> ParseFile(const std::string& bytes, int* read_errno = nullptr,
+                                            const FileParseSizes& sizes = {}) {
     const std::filesystem::path path = dir_ / "model.onnx";
     WriteBytes(path, bytes);
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     EXPECT_GE(fd, 0);
     onnx::ModelProto model;
     int error = -1;
-    const bool parsed = ParseModelFromFile(fd, static_cast<int64_t>(bytes.size()), kRecursionLimit, model, &error);
+    const bool parsed =
+        ParseModelFromFile(fd, static_cast<int64_t>(bytes.size()), kRecursionLimit, model, &error, sizes);
     ::close(fd);
     if (read_errno != nullptr) *read_errno = error;
     if (!parsed) return std::nullopt;
@@ -273,15 +275,9 @@ TEST_F(ModelFileStreamsTest, RefusesZeroPaddedTagsAndLengthsAsProtobufDoes) {
     onnx::ModelProto expected;
     ASSERT_FALSE(expected.ParseFromString(bytes));
     for (const FileParseSizes& sizes : {FileParseSizes{}, tiny}) {
-      const std::filesystem::path path = dir_ / "padded.onnx";
-      WriteBytes(path, bytes);
-      const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-      ASSERT_GE(fd, 0);
-      onnx::ModelProto parsed;
       int read_errno = -1;
-      EXPECT_FALSE(ParseModelFromFile(fd, static_cast<int64_t>(bytes.size()), kRecursionLimit, parsed, &read_errno, sizes));
+      EXPECT_FALSE(ParseFile(bytes, &read_errno, sizes).has_value());
       EXPECT_EQ(read_errno, 0);
-      ::close(fd);
     }
   }
 }
