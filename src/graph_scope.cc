@@ -82,6 +82,13 @@ void ForEachMutableSubgraph(onnx::NodeProto& node,
   }
 }
 
+size_t CountDefinedNames(const onnx::GraphProto& graph) {
+  size_t count = static_cast<size_t>(graph.input_size()) + static_cast<size_t>(graph.initializer_size()) +
+                 static_cast<size_t>(graph.sparse_initializer_size());
+  for (const auto& node : graph.node()) count += static_cast<size_t>(node.output_size());
+  return count;
+}
+
 std::string SubgraphPathSegment(const onnx::NodeProto& node, const std::string& attribute,
                                 const onnx::GraphProto& subgraph) {
   if (!subgraph.name().empty()) return subgraph.name();
@@ -112,6 +119,12 @@ GraphScope::GraphScope(const onnx::GraphProto& graph, std::string path, const Gr
                        const ExternalDataReader* external_data)
     : graph_(graph), path_(std::move(path)), outer_(outer), inferred_(inferred), external_data_(external_data) {
   absl::flat_hash_set<absl::string_view> is_input;
+  defined_here_.reserve(CountDefinedNames(graph));
+  declared_types_.reserve(static_cast<size_t>(graph.input_size() + graph.output_size() + graph.value_info_size()));
+  if (inferred_ != nullptr) {
+    inferred_types_.reserve(
+        static_cast<size_t>(inferred_->input_size() + inferred_->output_size() + inferred_->value_info_size()));
+  }
   for (const auto& input : graph.input()) {
     is_input.insert(input.name());
     defined_here_.insert(input.name());

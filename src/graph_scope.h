@@ -37,6 +37,11 @@ void ForEachSubgraph(const onnx::NodeProto& node,
 void ForEachMutableSubgraph(onnx::NodeProto& node,
                             absl::FunctionRef<void(const std::string&, onnx::GraphProto&)> visit);
 
+// How many names `graph` itself defines, counting repeats: its inputs, initializers (dense and sparse) and
+// node outputs. What a table of them reserves: a table of tens of thousands of names that grows as it is
+// filled rehashes every name several times, and that costs more than the walk that fills it.
+size_t CountDefinedNames(const onnx::GraphProto& graph);
+
 // The path segment a subgraph adds: the graph's own name when it has one, else "<node>.<attribute>".
 std::string SubgraphPathSegment(const onnx::NodeProto& node, const std::string& attribute,
                                 const onnx::GraphProto& subgraph);

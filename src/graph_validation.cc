@@ -165,6 +165,7 @@ absl::Status ValidateGraph(const onnx::GraphProto& graph, const std::string& pat
   }
   Names names;
   names.outer = outer;
+  names.defined.reserve(CountDefinedNames(graph));
   auto define = [&](const std::string& name, absl::FunctionRef<std::string()> what) -> absl::Status {
     if (name.empty()) return absl::OkStatus();
     if (!names.defined.insert(name).second) {
@@ -243,6 +244,7 @@ absl::Status ValidateGraphForConverter(const onnx::GraphProto& graph, const std:
   }
   Names names;
   names.outer = outer;
+  names.defined.reserve(CountDefinedNames(graph));
   for (const auto& v : graph.input()) {
     if (v.name().empty()) return absl::InvalidArgumentError(absl::StrCat("graph ", where, ": an input has no name"));
     if (!names.defined.insert(v.name()).second) {
