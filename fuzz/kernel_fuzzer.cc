@@ -148,9 +148,9 @@ Tensor MaybeMalform(FuzzedDataProvider& in, Tensor index) {
       return MakeIndex(index.type() == TensorProto::INT32 ? TensorProto::INT64 : TensorProto::INT32, *values);
     }
     case 1:  // 2-D
-      return *Tensor::FromBytes(index.type(), {1, n}, index.bytes());
+      return *Tensor::FromBytes(index.type(), {1, n}, std::string(index.bytes()));
     case 2:  // a scalar (only when it holds one value)
-      if (n == 1) return *Tensor::FromBytes(index.type(), {}, index.bytes());
+      if (n == 1) return *Tensor::FromBytes(index.type(), {}, std::string(index.bytes()));
       return index;
     default:  // float
       return *Tensor::Zeros(TensorProto::FLOAT, {n});

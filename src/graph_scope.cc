@@ -96,7 +96,17 @@ std::string SubgraphPathSegment(const onnx::NodeProto& node, const std::string& 
   return absl::StrCat(owner, ".", attribute);
 }
 
-absl::StatusOr<Tensor> ConstantNodeValue(const onnx::NodeProto& node) {
+namespace {
+
+// Decodes a tensor of the scope's graph for FindConstant. A large one views the graph's bytes instead of
+// copying them (a weight of gigabytes is not held twice), unless the graph lives on an arena: Legalize
+// moves large initializers between messages with Swap, which keeps their bytes where they are only
+// between heap-allocated messages.
+absl::StatusOr<Tensor> DecodeGraphTensor(const onnx::TensorProto& proto, absl::string_view what) {
+  return proto.GetArena() == nullptr ? TensorViewFromProto(proto, what) : TensorFromProto(proto, what);
+}
+
+absl::StatusOr<Tensor> DecodeConstantNode(const onnx::NodeProto& node, bool view) {
   if (node.attribute_size() != 1) {
     return absl::InvalidArgumentError(absl::StrCat("Constant node '", node.name(), "' has ",
                                                    node.attribute_size(),
@@ -104,7 +114,8 @@ absl::StatusOr<Tensor> ConstantNodeValue(const onnx::NodeProto& node) {
   }
   const onnx::AttributeProto& attribute = node.attribute(0);
   if (attribute.name() == "value") {
-    return TensorFromProto(attribute.t(), absl::StrCat("Constant node '", node.name(), "' value"));
+    const std::string what = absl::StrCat("Constant node '", node.name(), "' value");
+    return view ? DecodeGraphTensor(attribute.t(), what) : TensorFromProto(attribute.t(), what);
   }
   absl::StatusOr<Tensor> value = ConstantAttributeValue(attribute);
   if (!value.ok()) {
@@ -112,6 +123,12 @@ absl::StatusOr<Tensor> ConstantNodeValue(const onnx::NodeProto& node) {
         absl::StrCat("Constant node '", node.name(), "': ", value.status().message()));
   }
   return value;
+}
+
+}  // namespace
+
+absl::StatusOr<Tensor> ConstantNodeValue(const onnx::NodeProto& node) {
+  return DecodeConstantNode(node, /*view=*/false);
 }
 
 GraphScope::GraphScope(const onnx::GraphProto& graph, std::string path, const GraphScope* outer,
@@ -183,7 +200,7 @@ absl::StatusOr<const Tensor*> GraphScope::FindConstant(const std::string& name) 
     if (const onnx::TensorProto* proto = scope->FindConstantProtoHere(name)) {
       const std::string what = absl::StrCat("initializer '", name, "' (graph ", scope->path_, ")");
       ASSIGN_OR_RETURN(Tensor value,
-                       IsExternal(*proto) ? scope->DecodeExternal(*proto, what) : TensorFromProto(*proto, what));
+                       IsExternal(*proto) ? scope->DecodeExternal(*proto, what) : DecodeGraphTensor(*proto, what));
       auto& slot = scope->decoded_[name];
       slot = std::make_shared<const Tensor>(std::move(value));
       return slot.get();
@@ -195,7 +212,7 @@ absl::StatusOr<const Tensor*> GraphScope::FindConstant(const std::string& name) 
           constant.attribute_size() == 1 && constant.attribute(0).has_t() && IsExternal(constant.attribute(0).t())
               ? scope->DecodeExternal(constant.attribute(0).t(),
                                       absl::StrCat("Constant node '", constant.name(), "' value"))
-              : ConstantNodeValue(constant);
+              : DecodeConstantNode(constant, /*view=*/true);
       if (!value.ok()) {
         // The code stays: a missing external file is NotFound, a malformed value InvalidArgument.
         return absl::Status(value.status().code(),

@@ -73,6 +73,9 @@ class GraphScope {
   // are decoded on first use only, so weights no fold needs are never read; one stored as external data
   // is read from its file then, through the scope's reader. An error when a constant's TensorProto is
   // malformed or its external data cannot be read.
+  // A large constant of a heap-allocated graph views the graph's bytes (TensorViewFromProto): the tensor
+  // may be read only while that TensorProto's raw_data stays where it is (a Swap between heap messages
+  // keeps it there).
   absl::StatusOr<const Tensor*> FindConstant(const std::string& name) const;
 
   // True when `name`, looked up as FindConstant looks it up, is an initializer or Constant value stored

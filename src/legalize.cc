@@ -181,8 +181,9 @@ bool ImportsDefaultDomainAlias(const onnx::ModelProto& model) {
 // The large initializers of a model's main graph, set aside while the rest of it is transformed and
 // checked: each one's data moves out (nothing is copied) and a stub with its name, type and dims stays,
 // marked as external data so that the opset upgrade and ModelSkeleton treat it as the large initializer
-// it stands for. Restore() moves the data back into whichever model holds the stubs then; a stub that
-// the transformation removed (a constant nothing reads any more) takes its data with it.
+// it stands for. Restore() moves the data back into whichever model holds the stubs then; the data of a
+// stub the transformation removed (a constant nothing reads any more) stays here until this is destroyed.
+// Moving is TensorProto::Swap between heap messages: the bytes stay where they are.
 class LargeInitializersAside {
  public:
   explicit LargeInitializersAside(onnx::ModelProto& model) {
@@ -210,7 +211,6 @@ class LargeInitializersAside {
       initializer.Swap(data->second.get());
       aside_.erase(data);
     }
-    aside_.clear();
   }
 
  private:
@@ -336,6 +336,11 @@ absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& opti
   for (PlannedChange& change : plan.changes) {
     if (change.action == Action::kRewritten) change.slice_version = SliceVersionAtOpset(target);
   }
+  // Declared before the verification, so that they outlive it on every path: the plan's large constants
+  // view the bytes of the model's initializers (GraphScope::FindConstant), which move into `aside` and on
+  // into `result`'s stubs, and verification reads them until it is joined.
+  std::optional<LargeInitializersAside> aside;
+  onnx::ModelProto result;
   std::optional<ConcurrentVerification> verification;
   if (options.verify) {
     verification.emplace(plan, options);
@@ -346,11 +351,11 @@ absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& opti
   // Meanwhile, transform a copy of the model without its large initializers; only then does it replace
   // the model. A failure leaves the model as it was, and the opset upgrade runs once.
   const bool check_result = input_passes_checker.get();
-  LargeInitializersAside aside(model);
-  onnx::ModelProto result = model;
+  aside.emplace(model);
+  result = model;
   if (absl::Status transformed = Transform(plan, current, target, result); !transformed.ok()) {
     absl::Status verified = verification.has_value() ? verification->Finish() : absl::OkStatus();
-    aside.Restore(model);
+    aside->Restore(model);
     RETURN_IF_ERROR(verified);  // verification runs first when the steps run one after the other
     return transformed;
   }
@@ -366,13 +371,13 @@ absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& opti
     // Verification reads the folded values that FillDeferredFolds moves into the model.
     absl::Status proven = use == nullptr ? proofs.Await() : proofs.AwaitVerification();
     if (!proven.ok()) {
-      aside.Restore(model);
+      aside->Restore(model);
       return proven;
     }
     FillDeferredFolds(plan, result);
   }
   model.Swap(&result);
-  aside.Restore(model);
+  aside->Restore(model);
   if (use != nullptr) {
     RETURN_IF_ERROR((*use)(model, [&proofs] { return proofs.Await(); }));
     RETURN_IF_ERROR(proofs.Await());  // in case `use` did not wait

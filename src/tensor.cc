@@ -319,24 +319,51 @@ absl::StatusOr<Tensor> Tensor::Zeros(DataType type, std::vector<int64_t> dims) {
   return tensor;
 }
 
-absl::StatusOr<Tensor> Tensor::FromBytes(DataType type, std::vector<int64_t> dims, std::string bytes) {
+// A tensor of `type` and `dims` without its bytes yet, once `byte_count` is found to be what they need.
+// `caller` names the factory in the message.
+absl::StatusOr<Tensor> Tensor::Shell(DataType type, std::vector<int64_t> dims, size_t byte_count,
+                                     const char* caller) {
   if (!IsSupportedDataType(type) || type == TensorProto::STRING) {
-    return absl::InvalidArgumentError(absl::StrCat("Tensor::FromBytes: data_type ", type, " (",
+    return absl::InvalidArgumentError(absl::StrCat("Tensor::", caller, ": data_type ", type, " (",
                                                    DataTypeName(type), ") has no byte encoding"));
   }
   const std::string what = absl::StrCat(DataTypeName(type), " tensor");
   ASSIGN_OR_RETURN(const int64_t count, CheckedElementCount(dims, what));
   ASSIGN_OR_RETURN(const int64_t size, CheckedByteSize(type, dims, count, what));
-  if (static_cast<int64_t>(bytes.size()) != size) {
+  if (static_cast<int64_t>(byte_count) != size) {
     return absl::InvalidArgumentError(
-        absl::StrCat(what, ": got ", bytes.size(), " bytes, but ", TypeAndDims(type, dims), " needs ", size));
+        absl::StrCat(what, ": got ", byte_count, " bytes, but ", TypeAndDims(type, dims), " needs ", size));
   }
   Tensor tensor;
   tensor.type_ = type;
   tensor.dims_ = std::move(dims);
   tensor.element_count_ = count;
+  return tensor;
+}
+
+absl::StatusOr<Tensor> Tensor::FromBytes(DataType type, std::vector<int64_t> dims, std::string bytes) {
+  ASSIGN_OR_RETURN(Tensor tensor, Shell(type, std::move(dims), bytes.size(), "FromBytes"));
   tensor.bytes_ = std::move(bytes);
   return tensor;
+}
+
+absl::StatusOr<Tensor> Tensor::ViewOfBytes(DataType type, std::vector<int64_t> dims, std::string_view bytes) {
+  ASSIGN_OR_RETURN(Tensor tensor, Shell(type, std::move(dims), bytes.size(), "ViewOfBytes"));
+  tensor.viewed_ = bytes;
+  return tensor;
+}
+
+std::string& Tensor::mutable_bytes() {
+  if (viewed_.has_value()) {
+    bytes_.assign(viewed_->data(), viewed_->size());
+    viewed_.reset();
+  }
+  return bytes_;
+}
+
+std::string Tensor::release_bytes() {
+  if (viewed_.has_value()) return std::string(*viewed_);
+  return std::move(bytes_);
 }
 
 absl::StatusOr<Tensor> Tensor::FromStrings(std::vector<int64_t> dims, std::vector<std::string> strings) {
@@ -376,7 +403,7 @@ Tensor Tensor::Clone() const {
   tensor.type_ = type_;
   tensor.dims_ = dims_;
   tensor.element_count_ = element_count_;
-  tensor.bytes_ = bytes_;
+  tensor.bytes_ = std::string(bytes());
   tensor.strings_ = strings_;
   return tensor;
 }
@@ -389,13 +416,14 @@ absl::StatusOr<std::vector<int64_t>> Tensor::ToInt64s(absl::string_view what) co
         absl::StrCat(what, ": expected a 1-D or scalar int32/int64 tensor, got ", TypeAndDims(type_, dims_)));
   }
   std::vector<int64_t> values(element_count_);
+  const std::string_view bytes = this->bytes();
   if (type_ == TensorProto::INT64) {
-    if (!values.empty()) std::memcpy(values.data(), bytes_.data(), bytes_.size());
+    if (!values.empty()) std::memcpy(values.data(), bytes.data(), bytes.size());
     return values;
   }
   for (int64_t i = 0; i < element_count_; ++i) {
     int32_t value;
-    std::memcpy(&value, bytes_.data() + i * sizeof(int32_t), sizeof(int32_t));
+    std::memcpy(&value, bytes.data() + i * sizeof(int32_t), sizeof(int32_t));
     values[i] = value;
   }
   return values;
@@ -403,10 +431,13 @@ absl::StatusOr<std::vector<int64_t>> Tensor::ToInt64s(absl::string_view what) co
 
 bool Tensor::BitwiseEquals(const Tensor& other) const {
   // bytes_ compares as bytes, never as floats, so NaN payloads and the sign of zero are part of equality.
-  return type_ == other.type_ && dims_ == other.dims_ && bytes_ == other.bytes_ && strings_ == other.strings_;
+  return type_ == other.type_ && dims_ == other.dims_ && bytes() == other.bytes() && strings_ == other.strings_;
 }
 
-absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto, absl::string_view what_arg) {
+namespace {
+
+// TensorFromProto and TensorViewFromProto: `view` says whether a large raw_data is viewed.
+absl::StatusOr<Tensor> DecodeTensorProto(const TensorProto& proto, absl::string_view what_arg, bool view) {
   const std::string what = DescribeTensor(proto, what_arg);
   const DataType type = proto.data_type();
   if (!IsSupportedDataType(type)) {
@@ -434,14 +465,25 @@ absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto, absl::string_vi
   if (type == TensorProto::STRING) {
     return Tensor::FromStrings(std::move(dims), {proto.string_data().begin(), proto.string_data().end()});
   }
-  std::string bytes;
   if (proto.has_raw_data()) {
-    bytes = proto.raw_data();
-    if (type == TensorProto::BOOL) RETURN_IF_ERROR(CheckBoolBytes(bytes, what));
-  } else {
-    ASSIGN_OR_RETURN(bytes, DecodeTypedField(proto, what));
+    if (type == TensorProto::BOOL) RETURN_IF_ERROR(CheckBoolBytes(proto.raw_data(), what));
+    if (view && static_cast<int64_t>(proto.raw_data().size()) >= kMinViewedBytes) {
+      return Tensor::ViewOfBytes(type, std::move(dims), proto.raw_data());
+    }
+    return Tensor::FromBytes(type, std::move(dims), proto.raw_data());
   }
+  ASSIGN_OR_RETURN(std::string bytes, DecodeTypedField(proto, what));
   return Tensor::FromBytes(type, std::move(dims), std::move(bytes));
+}
+
+}  // namespace
+
+absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto, absl::string_view what) {
+  return DecodeTensorProto(proto, what, /*view=*/false);
+}
+
+absl::StatusOr<Tensor> TensorViewFromProto(const TensorProto& proto, absl::string_view what) {
+  return DecodeTensorProto(proto, what, /*view=*/true);
 }
 
 absl::StatusOr<Tensor> TensorFromExternalData(const TensorProto& proto,

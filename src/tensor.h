@@ -2,13 +2,17 @@
 //
 // Elements are stored contiguously in row-major order as little-endian bytes (what TensorProto.raw_data
 // holds), except strings, which are kept one std::string per element. Tensors move; they are not copied
-// by accident (the copy constructor is explicit through Clone()).
+// by accident (the copy constructor is explicit through Clone()). A tensor decoded from a large raw_data
+// may view the TensorProto's bytes instead of owning a copy (TensorViewFromProto): a weight of gigabytes
+// is then read where the model holds it.
 #ifndef ONNX_LEGALIZE_SRC_TENSOR_H_
 #define ONNX_LEGALIZE_SRC_TENSOR_H_
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -29,6 +33,10 @@ std::string DataTypeName(DataType type);
 // True for every element type DynamicSlice or Slice accepts as data (every type but UNDEFINED).
 bool IsSupportedDataType(DataType type);
 
+// The least raw_data TensorViewFromProto views instead of copying: copying less costs less than keeping
+// track of whose bytes they are.
+inline constexpr int64_t kMinViewedBytes = 64 * 1024;
+
 // Product of `dims`, or InvalidArgument when a dim is negative or the product overflows int64.
 // `what` names the tensor in the message.
 absl::StatusOr<int64_t> CheckedElementCount(const std::vector<int64_t>& dims, absl::string_view what);
@@ -46,11 +54,14 @@ class Tensor {
   static absl::StatusOr<Tensor> Zeros(DataType type, std::vector<int64_t> dims);
   // A tensor that takes over `bytes`; InvalidArgument when their length does not fit type and dims.
   static absl::StatusOr<Tensor> FromBytes(DataType type, std::vector<int64_t> dims, std::string bytes);
+  // A tensor that views `bytes`, which must outlive it and not change meanwhile; checked as FromBytes.
+  static absl::StatusOr<Tensor> ViewOfBytes(DataType type, std::vector<int64_t> dims, std::string_view bytes);
   static absl::StatusOr<Tensor> FromStrings(std::vector<int64_t> dims, std::vector<std::string> strings);
   // 1-D int32 / int64 tensors, for index inputs.
   static Tensor FromInt64s(const std::vector<int64_t>& values);
   static Tensor FromInt32s(const std::vector<int32_t>& values);
 
+  // A copy that owns its bytes, also of a tensor that views them.
   Tensor Clone() const;
 
   DataType type() const { return type_; }
@@ -60,9 +71,13 @@ class Tensor {
   bool is_string() const;
 
   // Raw little-endian element bytes; empty for STRING tensors.
-  const std::string& bytes() const { return bytes_; }
-  std::string& mutable_bytes() { return bytes_; }
-  std::string&& release_bytes() { return std::move(bytes_); }
+  std::string_view bytes() const { return viewed_.has_value() ? *viewed_ : std::string_view(bytes_); }
+  // The bytes to change in place; a tensor that views bytes copies them first, and owns them from then on.
+  std::string& mutable_bytes();
+  // The bytes, taken out of the tensor; a copy for a tensor that views them.
+  std::string release_bytes();
+  // True when the bytes are another object's (TensorViewFromProto), not the tensor's own.
+  bool views_bytes() const { return viewed_.has_value(); }
   // One entry per element for STRING tensors; empty otherwise.
   const std::vector<std::string>& strings() const { return strings_; }
   std::vector<std::string>& mutable_strings() { return strings_; }
@@ -74,10 +89,14 @@ class Tensor {
   bool BitwiseEquals(const Tensor& other) const;
 
  private:
+  static absl::StatusOr<Tensor> Shell(DataType type, std::vector<int64_t> dims, size_t byte_count,
+                                      const char* caller);
+
   DataType type_ = 0;
   std::vector<int64_t> dims_;
   int64_t element_count_ = 0;
   std::string bytes_;
+  std::optional<std::string_view> viewed_;  // set instead of bytes_ for a view
   std::vector<std::string> strings_;
 };
 
@@ -93,6 +112,13 @@ class Tensor {
 // `what` describes where the tensor came from, e.g. "initializer 'w' (graph main)"; when empty, the
 // tensor's own name is used.
 absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto, absl::string_view what = "");
+
+// TensorFromProto, except that a tensor whose raw_data holds at least kMinViewedBytes views those bytes
+// instead of copying them (the same checks run, bool bytes included). `proto`'s raw_data must then stay
+// where it is and unchanged for as long as the tensor, or a tensor moved from it, is read: a swap of the
+// string's buffer between heap-allocated messages (Swap, std::string::swap) keeps the bytes where they are,
+// but destroying, clearing or assigning the field does not, nor does a Swap across arenas (a copy).
+absl::StatusOr<Tensor> TensorViewFromProto(const onnx::TensorProto& proto, absl::string_view what = "");
 
 // Decodes `proto`, whose data_location is EXTERNAL, from its external bytes. Validates the tensor first
 // (a fixed-size element type, dims and byte size as TensorFromProto does, no inline data beside the

@@ -85,7 +85,7 @@ Value BoolScalar(bool value) { return Share(*TensorOf<uint8_t>(TensorProto::BOOL
 // A copy of `tensor` with other dims holding the same elements.
 absl::StatusOr<Tensor> WithDims(const Tensor& tensor, std::vector<int64_t> dims) {
   if (tensor.is_string()) return Tensor::FromStrings(std::move(dims), tensor.strings());
-  return Tensor::FromBytes(tensor.type(), std::move(dims), tensor.bytes());
+  return Tensor::FromBytes(tensor.type(), std::move(dims), std::string(tensor.bytes()));
 }
 
 // The one element of a bool tensor (If's cond, Loop's cond); ONNX asks for a single element, of any rank.
