@@ -52,6 +52,7 @@ class GraphIndex {
   int NodeIndex(const onnx::GraphProto& graph, const std::string& output) {
     auto [it, inserted] = nodes_.try_emplace(&graph);
     if (inserted) {
+      it->second.reserve(static_cast<size_t>(graph.node_size()));
       for (int i = 0; i < graph.node_size(); ++i) {
         if (graph.node(i).output_size() > 0) it->second.emplace(graph.node(i).output(0), i);
       }
