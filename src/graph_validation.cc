@@ -175,12 +175,23 @@ absl::Status ValidateGraph(const onnx::GraphProto& graph, const std::string& pat
     return absl::OkStatus();
   };
   for (const auto& input : graph.input()) names.defined.insert(input.name());
+  // One value per initializer name: of two, a fold would read whichever it met first, and a runtime
+  // perhaps the other. (An initializer may also be a graph input: a default the caller overrides.)
+  absl::flat_hash_set<absl::string_view> initializers;
+  initializers.reserve(static_cast<size_t>(graph.initializer_size() + graph.sparse_initializer_size()));
+  auto add_initializer = [&](const std::string& name) -> absl::Status {
+    if (!name.empty() && !initializers.insert(name).second) {
+      return absl::InvalidArgumentError(absl::StrCat("graph ", path, ": initializer '", name, "' is defined twice"));
+    }
+    names.defined.insert(name);
+    return absl::OkStatus();
+  };
   for (const auto& initializer : graph.initializer()) {
-    names.defined.insert(initializer.name());
+    RETURN_IF_ERROR(add_initializer(initializer.name()));
     RETURN_IF_ERROR(ValidateTensorSizes(
         initializer, absl::StrCat("initializer '", initializer.name(), "' (graph ", path, ")")));
   }
-  for (const auto& sparse : graph.sparse_initializer()) names.defined.insert(sparse.values().name());
+  for (const auto& sparse : graph.sparse_initializer()) RETURN_IF_ERROR(add_initializer(sparse.values().name()));
 
   for (int i = 0; i < graph.node_size(); ++i) {
     const onnx::NodeProto& node = graph.node(i);

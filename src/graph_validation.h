@@ -17,8 +17,8 @@ inline constexpr int kMaxSubgraphDepth = 64;
 // InvalidArgument, naming the graph path, node and value, when a graph of `model`:
 // - has a node input that nothing visible defines (graph input, initializer, earlier node output here or
 //   in an enclosing graph) — which also catches cycles, since ONNX requires nodes in topological order;
-// - has two definitions of one name (two node outputs, or a node output that is also an input or
-//   initializer);
+// - has two definitions of one name (two node outputs, a node output that is also an input or
+//   initializer, or two initializers, dense or sparse; an initializer may also be a graph input);
 // - has a graph output that is not defined;
 // - nests subgraphs deeper than kMaxSubgraphDepth, or holds one where it cannot be found again: in a node
 //   without a first output, in an attribute holding both g and graphs, or beside another attribute of the
@@ -34,6 +34,8 @@ absl::Status ValidateGraphs(const onnx::ModelProto& model);
 
 // The check UpgradeDefaultOpset (opset_upgrade.h) makes of its input on its own, since it may be called
 // without ValidateGraphs: what would crash onnx 1.12's version converter or be silently corrupted by it.
+// It asks for more than ValidateGraphs where only the converter needs it (names of inputs and
+// initializers, inputs listed once, attributes typed), and for less where it does not (node order).
 // InvalidArgument, naming nodes and graphs as the opset upgrade does (opset_upgrade_labels.h), when the
 // main graph `graph` or a subgraph at any depth:
 // - has a graph input or initializer without a name, or listed twice (an initializer may also be an input);

@@ -73,6 +73,30 @@ g (float[4] x) => (float[4] y) {
                 "graph main: 'y' is defined twice (again as an output of Neg node #1)");
 }
 
+// Of two initializers of one name, a fold would read whichever it met first and a runtime perhaps the
+// other: the model says two things.
+TEST(GraphValidationTest, RejectsTwoInitializersOfOneNameDenseOrSparse) {
+  const char* kTwoInitializers = R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[2] x) => (float[2] y) <float[2] w = {1, 2}, float[2] w = {3, 4}> { y = Add(x, w) }
+)";
+  ExpectInvalid(ParseModel(kTwoInitializers), "graph main: initializer 'w' is defined twice");
+  onnx::ModelProto sparse = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[2] x) => (float[2] y) <float[2] w = {1, 2}> { y = Add(x, w) }
+)");
+  sparse.mutable_graph()->add_sparse_initializer()->mutable_values()->set_name("w");
+  ExpectInvalid(sparse, "graph main: initializer 'w' is defined twice");
+}
+
+TEST(GraphValidationTest, AcceptsAnInitializerThatIsAlsoAGraphInput) {
+  EXPECT_TRUE(ValidateGraphs(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[2] x, float[2] w) => (float[2] y) <float[2] w = {1, 2}> { y = Add(x, w) }
+)"))
+                  .ok());
+}
+
 TEST(GraphValidationTest, RejectsAGraphOutputNothingDefines) {
   ExpectInvalid(ParseModel(R"(
 <ir_version: 4, opset_import: ["" : 9]>

@@ -405,6 +405,19 @@ g (float[4,5] x, int64[1] s, int64[1] e) => (float[?,?] y) {
                      {"graph main: 'x' is defined twice"});
 }
 
+// Two values for one constant: whichever a fold read, a runtime may read the other. Refused whether the
+// model moves to a new opset (onnx's converter would refuse it too) or keeps its own.
+TEST_F(HostileInputTest, TwoInitializersOfOneNameExit3) {
+  const char* kTwoStarts = R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[4,5] x) => (float[?,?] y) <int64[1] s = {1}, int64[1] s = {2}, int64[1] e = {3}> {
+  y = DynamicSlice(x, s, e)
+}
+)";
+  ExpectTextRejected(kTwoStarts, {"graph main: initializer 's' is defined twice"});
+  ExpectTextRejected(kTwoStarts, {"graph main: initializer 's' is defined twice"}, {"--keep-opset"});
+}
+
 // A model whose If then-branches nest `depth` levels deep ("level1", "level2", ...), with a DynamicSlice
 // at the bottom; each else-branch is an Identity.
 onnx::ModelProto NestedIfs(int depth) {
