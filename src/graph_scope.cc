@@ -136,7 +136,10 @@ GraphScope::GraphScope(const onnx::GraphProto& graph, std::string path, const Gr
                        const ExternalDataReader* external_data)
     : graph_(graph), path_(std::move(path)), outer_(outer), inferred_(inferred), external_data_(external_data) {
   absl::flat_hash_set<absl::string_view> is_input;
-  defined_here_.reserve(CountDefinedNames(graph));
+  // defined_here_ only hides outer values: nothing encloses a scope without an outer one (the main
+  // graph), whose tens of thousands of names would be tabled for nothing.
+  const bool hides_outer = outer_ != nullptr;
+  if (hides_outer) defined_here_.reserve(CountDefinedNames(graph));
   declared_types_.reserve(static_cast<size_t>(graph.input_size() + graph.output_size() + graph.value_info_size()));
   if (inferred_ != nullptr) {
     inferred_types_.reserve(
@@ -144,11 +147,11 @@ GraphScope::GraphScope(const onnx::GraphProto& graph, std::string path, const Gr
   }
   for (const auto& input : graph.input()) {
     is_input.insert(input.name());
-    defined_here_.insert(input.name());
+    if (hides_outer) defined_here_.insert(input.name());
   }
   for (const auto& initializer : graph.initializer()) {
     all_initializers_.emplace(initializer.name(), &initializer);
-    defined_here_.insert(initializer.name());
+    if (hides_outer) defined_here_.insert(initializer.name());
     if (initializers_are_overridable && is_input.count(initializer.name())) continue;
     // Without a reader the library reads no file: an external initializer is then no constant.
     if (IsExternal(initializer) && external_data_ == nullptr) {
@@ -158,8 +161,10 @@ GraphScope::GraphScope(const onnx::GraphProto& graph, std::string path, const Gr
     constant_initializers_.emplace(initializer.name(), &initializer);
   }
   for (const auto& node : graph.node()) {
-    for (const auto& output : node.output()) {
-      if (!output.empty()) defined_here_.insert(output);
+    if (hides_outer) {
+      for (const auto& output : node.output()) {
+        if (!output.empty()) defined_here_.insert(output);
+      }
     }
     if (node.op_type() == kConstantOp && IsDefaultDomain(node.domain()) && node.output_size() == 1) {
       const bool external_value = node.attribute_size() == 1 && node.attribute(0).has_t() &&
@@ -175,11 +180,8 @@ GraphScope::GraphScope(const onnx::GraphProto& graph, std::string path, const Gr
   if (inferred_ != nullptr) IndexValueInfos(*inferred_, inferred_types_);
 }
 
-bool GraphScope::IsVisible(const std::string& name) const {
-  for (const GraphScope* scope = this; scope != nullptr; scope = scope->outer_) {
-    if (scope->defined_here_.count(name) || scope->decoded_.count(name)) return true;
-  }
-  return false;
+bool GraphScope::HidesOuter(const std::string& name) const {
+  return outer_ != nullptr && defined_here_.count(name) > 0;
 }
 
 const onnx::TensorProto* GraphScope::FindConstantProtoHere(const std::string& name) const {
@@ -223,7 +225,7 @@ absl::StatusOr<const Tensor*> GraphScope::FindConstant(const std::string& name) 
       return slot.get();
     }
     // A name defined here but not as a constant hides any outer value of the same name.
-    if (scope->defined_here_.count(name)) return nullptr;
+    if (scope->HidesOuter(name)) return nullptr;
   }
   return nullptr;
 }
@@ -239,7 +241,7 @@ bool GraphScope::IsExternalData(const std::string& name) const {
              IsExternal(constant.attribute(0).t());
     }
     if (scope->unreadable_external_.count(name)) return true;
-    if (scope->defined_here_.count(name)) return false;
+    if (scope->HidesOuter(name)) return false;
   }
   return false;
 }
@@ -260,7 +262,7 @@ std::optional<std::vector<int64_t>> GraphScope::ConstantDims(const std::string& 
       }
       return std::nullopt;
     }
-    if (scope->defined_here_.count(name)) return std::nullopt;
+    if (scope->HidesOuter(name)) return std::nullopt;
   }
   return std::nullopt;
 }
@@ -296,7 +298,7 @@ std::optional<ValueType> GraphScope::FindTypeHere(const std::string& name) const
     if (!type.dims.has_value()) type.dims = more.dims;
   }
   if (type.elem_type == 0 && !type.dims.has_value()) {
-    if (defined_here_.count(name)) return ValueType{};
+    if (HidesOuter(name)) return ValueType{};
     return std::nullopt;
   }
   return type;

@@ -95,10 +95,10 @@ class GraphScope {
   // inputs/outputs, value_info, shape inference.
   ValueType FindType(const std::string& name) const;
 
-  // True when `name` is defined in this graph (input, initializer or node output) or an outer one.
-  bool IsVisible(const std::string& name) const;
-
  private:
+  // True when `name` is defined in this graph (input, initializer or node output), which hides whatever an
+  // outer graph calls so; false in a scope without an outer one, where there is nothing to hide.
+  bool HidesOuter(const std::string& name) const;
   const onnx::TensorProto* FindConstantProtoHere(const std::string& name) const;
   absl::StatusOr<Tensor> DecodeExternal(const onnx::TensorProto& proto, const std::string& what) const;
   std::optional<ValueType> FindTypeHere(const std::string& name) const;
@@ -117,7 +117,7 @@ class GraphScope {
   absl::flat_hash_map<absl::string_view, const onnx::ValueInfoProto*> declared_types_;
   absl::flat_hash_map<absl::string_view, const onnx::ValueInfoProto*> inferred_types_;
   absl::flat_hash_map<absl::string_view, const onnx::TensorProto*> all_initializers_;
-  absl::flat_hash_set<absl::string_view> defined_here_;
+  absl::flat_hash_set<absl::string_view> defined_here_;  // empty without an outer scope
   // Initializers and Constant outputs stored as external data that no reader can read: not constants.
   absl::flat_hash_set<absl::string_view> unreadable_external_;
   // Decoded constants, filled lazily by FindConstant and by AddConstant.

@@ -140,6 +140,44 @@ TEST(LegalizeSubgraphTest, ConvertsTheOtherNodesOfABodyToTheTargetOpset) {
   ExpectSameOutputs(model, copy, {{"x", &x}});
 }
 
+// A value a branch computes hides an outer constant of the same name, for the branch and for graphs
+// nested in it: the DynamicSlices that read it are rewritten, not folded with the outer constant. (onnx's
+// checker refuses such names; runtimes resolve them to the innermost value.)
+TEST(LegalizeSubgraphTest, ABranchValueHidesAnOuterConstantOfTheSameName) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+hiding (bool cond, int64[1] from) => (float[?,?] y) {
+  table = Constant <value = float[2,3] {1, 2, 3, 4, 5, 6}> ()
+  s = Constant <value = int64[1] {0}> ()
+  e = Constant <value = int64[1] {2}> ()
+  y = If (cond) <
+    then_branch = then_body () => (float[?,?] then_y) {
+      s = Identity(from)
+      then_y = If (cond) <
+        then_branch = inner_then () => (float[?,?] inner_y) { inner_y = DynamicSlice(table, s, e) },
+        else_branch = inner_else () => (float[?,?] inner_z) { inner_z = Identity(table) }
+      >
+    },
+    else_branch = else_body () => (float[?,?] else_y) { else_y = DynamicSlice(table, s, e) }
+  >
+}
+)");
+  Report report;
+  onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  ASSERT_EQ(report.nodes.size(), 2u);
+  EXPECT_EQ(report.nodes[0].graph_path, "main/then_body/inner_then");
+  EXPECT_EQ(report.nodes[0].action, Action::kRewritten) << "s is then_body's, computed at run time";
+  EXPECT_EQ(report.nodes[1].graph_path, "main/else_body");
+  EXPECT_EQ(report.nodes[1].action, Action::kFolded) << "the main graph's constant s";
+
+  Tensor from = Tensor::FromInt64s({1});
+  for (bool branch : {true, false}) {
+    SCOPED_TRACE(branch);
+    Tensor cond = *Tensor::FromBytes(onnx::TensorProto::BOOL, {}, std::string(1, branch ? 1 : 0));
+    ExpectSameOutputs(model, legalized, {{"cond", &cond}, {"from", &from}});
+  }
+}
+
 TEST(LegalizeSubgraphTest, NamesTheSubgraphInErrors) {
   onnx::ModelProto model = ParseModel(R"(
 <ir_version: 4, opset_import: ["" : 9]>
