@@ -5,10 +5,13 @@
 //
 // N: DynamicSlice nodes (each followed by a Relu, as in scenario 1). D: the side of the eight unrelated
 // weights (default 64; the weights' size is scenario 1's business, not the pass's node-count scaling).
-// The sizes run in turn, R rounds (default 5) after one round to warm up, so that a busy moment of the
+// The sizes run in turn, R rounds (default 21) after one round to warm up, so that a busy moment of the
 // machine falls on all of them alike. Prints, per N, the median and the minimum wall time and the median
 // CPU time (user + system, all threads: the pass verifies on two), and the ratio of each median to the
 // first size's against the ratio of node counts. Verification is on, as in the CLI's default.
+// Then, per N, the round-by-round ratios of its wall time to the first size's, measured back to back:
+// their median and middle half. On a shared virtual machine whose speed drifts from second to second,
+// pairing the sizes round by round keeps the drift out of the ratio.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -38,7 +41,7 @@ double Median(std::vector<double> values) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int repeat = 5;
+  int repeat = 21;
   int64_t weight_dim = 64;
   std::vector<int64_t> sizes;
   for (int i = 1; i < argc; ++i) {
@@ -90,6 +93,17 @@ int main(int argc, char** argv) {
                   static_cast<double>(sizes[s]) / static_cast<double>(sizes[0]));
     }
     std::printf("\n");
+  }
+  for (size_t s = 1; s < sizes.size(); ++s) {
+    std::vector<double> ratios;
+    for (size_t round = 0; round < wall[s].size(); ++round) ratios.push_back(wall[s][round] / wall[0][round]);
+    std::sort(ratios.begin(), ratios.end());
+    const size_t quarter = ratios.size() / 4;
+    std::printf("pass  %7lld vs %lld DynamicSlice, paired by round: wall x%.2f (middle half x%.2f to x%.2f) "
+                "for nodes x%.2f\n",
+                static_cast<long long>(sizes[s]), static_cast<long long>(sizes[0]), Median(ratios),
+                ratios[quarter], ratios[ratios.size() - 1 - quarter],
+                static_cast<double>(sizes[s]) / static_cast<double>(sizes[0]));
   }
   return 0;
 }
