@@ -95,6 +95,7 @@ absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes)
     }
   }
 
+  RegisterStandInSchemas();  // first: the converter's table of schemas must hold the stand-in's
   static const StepConverter* const converter = new StepConverter();
   if (chunk_nodes > 0) {
     ASSIGN_OR_RETURN(const bool untouched, NothingToConvert(model.graph(), ctx, *converter));

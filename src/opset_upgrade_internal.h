@@ -52,6 +52,16 @@ inline constexpr char kPad[] = "Pad";
 inline constexpr char kStandInOp[] = "Softsign";
 inline constexpr char kStandInDomain[] = "onnx_legalize.hidden";
 
+// DynamicSlice's stand-in. Like kStandInOp no adapter meets it, but shape inference gives its output what
+// DynamicSlice keeps of its data: the element type and the rank (every dim unknown). Adapters after it
+// that need a rank (Softmax 12->13 restructures an inner axis through Flatten and Reshape) then have one.
+// Its schema, in kStandInDomain, is registered by RegisterStandInSchemas.
+inline constexpr char kRankKeepingStandInOp[] = "RankKeepingStandIn";
+
+// Registers kRankKeepingStandInOp's schema with onnx, once per process. Must run before the converter's
+// table of schemas is built (StepConverter's constructor): an op missing from that table makes it throw.
+void RegisterStandInSchemas();
+
 // One node of the caller's model, as the skeleton shows it; its index is its tag (NameCodec::NodeTag).
 struct NodeRecord {
   const NodeProto* original = nullptr;

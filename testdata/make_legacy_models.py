@@ -585,6 +585,27 @@ def domain_ai_onnx():
          legalization="treat as the default domain: rewrite to Slice-10+ (written in domain \"\" or with an \"ai.onnx\" opset_import: onnx 1.12's checker rejects a node domain \"ai.onnx\" without one); opset raised")
 
 
+def softmax_after_dynamic_slice():
+    """Softmax-1, LogSoftmax-1 and Hardmax-1 at inner axes of a DynamicSlice's output, whose shape nothing declares."""
+    graph = helper.make_graph(
+        [dyn_slice(["x", "starts", "ends", "axes"], "sliced"),
+         helper.make_node("Softmax", ["sliced"], ["softmax"], name="softmax", axis=1),
+         helper.make_node("LogSoftmax", ["sliced"], ["log_softmax"], name="log_softmax", axis=-2),
+         helper.make_node("Hardmax", ["sliced"], ["hardmax"], name="hardmax", axis=0)],
+        "softmax_after_dynamic_slice", [vi("x", F, [2, 3, 4]), vi("starts", I64, [1]), vi("ends", I64, [1])],
+        [vi("softmax", F, [None] * 3), vi("log_softmax", F, [None] * 3), vi("hardmax", F, [None] * 3)],
+        initializer=[init("axes", i64(2))])
+    x = randn(90, 2, 3, 4)
+    idx = {"middle": (i64(1), i64(3)), "all": (i64(0), i64(INT64_MAX))}
+    save("softmax_after_dynamic_slice_opset9", make_model(graph),
+         {c: {"x": x, "starts": s, "ends": e} for c, (s, e) in idx.items()}, folds_all=False,
+         pattern="Softmax/LogSoftmax/Hardmax at an inner axis (1, -2, 0) of a rank-3 DynamicSlice output whose "
+                 "shape no value_info declares",
+         legalization="rewrite the DynamicSlice; at 13+ the three ops take one axis, so the 12->13 adapter "
+                      "flattens to 2-D and reshapes back, which needs the input's rank: the DynamicSlice keeps its "
+                      "data's, and the upgrade must know it")
+
+
 # ----------------------------------------------------------------------------------------------- main
 
 README_HEAD = """# Legacy DynamicSlice models
@@ -637,6 +658,7 @@ def main():
     mixed_ops()
     dtypes()
     domain_ai_onnx()
+    softmax_after_dynamic_slice()
     with open(os.path.join(OUT, "manifest.json"), "w") as f:
         json.dump({"generator": "testdata/make_legacy_models.py", "models": MODELS}, f, indent=1)
         f.write("\n")

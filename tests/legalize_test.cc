@@ -671,12 +671,13 @@ large (float[2,3] x, int64[1] xs, int64[1] xe) => (float[96,256] first, float[80
 }
 
 TEST(LegalizeTest, AFailedLegalizationLeavesLargeWeightsInPlace) {
-  // Softmax-1 at an inner axis becomes Flatten/Softmax/Reshape at opset 13, which needs its input's shape.
+  // Softmax-1 at an inner axis becomes Flatten/Softmax/Reshape at opset 13, which needs its input's rank:
+  // u's is declared nowhere.
   onnx::ModelProto model = ParseModel(R"(
 <ir_version: 4, opset_import: ["" : 9]>
-failing (float[?,?] x, int64[1] s, int64[1] e) => (float[?,?] y, float[192,256] kept) {
+failing (float[?,?] x, int64[1] s, int64[1] e, float u) => (float[?,?] d, float y, float[192,256] kept) {
   d = DynamicSlice(x, s, e)
-  y = Softmax <axis = 0> (d)
+  y = Softmax <axis = 0> (u)
   kept = Relu(big)
 }
 )");

@@ -826,6 +826,30 @@ g (float[1,2,4,5] x, int64[2] s, int64[2] e) => (float[1,2,?,?] y) <float[1,2,?,
 }
 )ONNX";
 
+// Nothing declares d here: the converter sees DynamicSlice as a stand-in whose output keeps its data's
+// element type and rank, which is all the Softmax 12->13 adapter needs (dims come from d at run time).
+// Without it the adapter stopped: "input shape is unknown".
+TEST(OpsetUpgradeTest, SoftmaxAfterAnUndeclaredDynamicSliceTakesTheRankOfItsData) {
+  ModelProto model = ParseModel(R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[1,2,4,5] x, int64[2] s, int64[2] e) => (float[1,2,?,?] y) {
+  d = DynamicSlice(x, s, e)
+  y = Softmax<axis=2>(d)
+}
+)ONNX");
+  // (At 14, Reshape's allowzero spares the guard against an empty d that 13 needs.)
+  ASSERT_TRUE(UpgradeDefaultOpset(model, 14).ok());
+  const GraphProto& g = model.graph();
+  EXPECT_THAT(OpTypes(g), ElementsAre("DynamicSlice", "Flatten", "Shape", "Softmax", "Reshape"));
+  const NodeProto* reshape = Producer(g, "y");
+  ASSERT_NE(reshape, nullptr);
+  const NodeProto* shape = Producer(g, reshape->input(1));
+  ASSERT_NE(shape, nullptr);
+  EXPECT_EQ(shape->op_type(), "Shape");
+  EXPECT_THAT(shape->input(), ElementsAre("d"));
+  EXPECT_EQ(g.value_info_size(), 0) << "the stand-in's inferred type stays in the skeleton";
+}
+
 void ExpectStrictShapeInferenceAccepts(ModelProto model) {
   const onnx::ShapeInferenceOptions strict{/*check_type=*/true, /*error_mode=*/1, /*enable_data_propagation=*/false};
   EXPECT_NO_THROW(onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), strict));
