@@ -277,7 +277,7 @@ absl::Status ValidateGraphForConverter(const onnx::GraphProto& graph, const std:
     for (const auto& out : node.output()) {
       if (out.empty()) continue;
       if (!names.defined.insert(out).second) {
-        return absl::InvalidArgumentError(absl::StrCat("node ", opset_upgrade::NodeLabel(node), " (graph ", where,
+        return absl::InvalidArgumentError(absl::StrCat(opset_upgrade::NodeLabel(node), " (graph ", where,
                                                        "): output '", out, "' is already defined in this graph"));
       }
     }
@@ -285,22 +285,25 @@ absl::Status ValidateGraphForConverter(const onnx::GraphProto& graph, const std:
   for (const auto& node : graph.node()) {
     for (const auto& in : node.input()) {
       if (!in.empty() && !names.Visible(in)) {
-        return absl::InvalidArgumentError(absl::StrCat("node ", opset_upgrade::NodeLabel(node), " (graph ", where,
+        return absl::InvalidArgumentError(absl::StrCat(opset_upgrade::NodeLabel(node), " (graph ", where,
                                                        "): input '", in, "' is produced by nothing"));
       }
     }
     for (const auto& attr : node.attribute()) {
       if (attr.type() == onnx::AttributeProto::UNDEFINED) {
-        return absl::InvalidArgumentError(absl::StrCat("node ", opset_upgrade::NodeLabel(node), " (graph ", where,
+        return absl::InvalidArgumentError(absl::StrCat(opset_upgrade::NodeLabel(node), " (graph ", where,
                                                        "): attribute '", attr.name(), "' has no type"));
       }
-      const std::string sub = opset_upgrade::SubgraphPath(path, node, attr.name());
       if (attr.type() == onnx::AttributeProto::GRAPH) {
-        RETURN_IF_ERROR(ValidateGraphForConverter(attr.g(), sub, &names, depth + 1));
+        RETURN_IF_ERROR(ValidateGraphForConverter(
+            attr.g(), opset_upgrade::SubgraphPath(path, node, attr.name(), attr.g()), &names, depth + 1));
       }
       for (int i = 0; i < attr.graphs_size(); ++i) {
-        RETURN_IF_ERROR(
-            ValidateGraphForConverter(attr.graphs(i), absl::StrCat(sub, "[", i, "]"), &names, depth + 1));
+        // An unnamed graph of a list is told from its siblings by its index.
+        const onnx::GraphProto& subgraph = attr.graphs(i);
+        const std::string sub = opset_upgrade::SubgraphPath(path, node, attr.name(), subgraph);
+        RETURN_IF_ERROR(ValidateGraphForConverter(
+            subgraph, subgraph.name().empty() ? absl::StrCat(sub, "[", i, "]") : sub, &names, depth + 1));
       }
     }
   }

@@ -370,7 +370,7 @@ absl::Status FixLegacyBroadcast(const SplicedNodes& g, const NodeProto& orig, co
   if (!legacy || axis <= 0 || unsqueeze < 0) return absl::OkStatus();
   google::protobuf::RepeatedField<int64_t>* axes = UnsqueezeAxes(g, unsqueeze, axis);
   if (axes == nullptr || axes->size() <= axis) {
-    return absl::FailedPreconditionError(absl::StrCat("node ", NodeLabel(orig), " (graph ", g.where,
+    return absl::FailedPreconditionError(absl::StrCat(NodeLabel(orig), " (graph ", g.where,
                                                       "): cannot express its legacy broadcast at axis ", axis));
   }
   axes->Truncate(static_cast<int>(axes->size() - axis));

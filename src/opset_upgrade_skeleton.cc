@@ -96,12 +96,12 @@ absl::Status BuildSkeletonNode(const NodeProto& node, const GraphProto& owner, c
       AttributeProto* a = s->add_attribute();
       a->set_name(attr.name());
       a->set_type(AttributeProto::GRAPH);
-      RETURN_IF_ERROR(BuildSkeletonGraph(attr.g(), SubgraphPath(path, node, attr.name()), false, ctx, a->mutable_g()));
+      RETURN_IF_ERROR(BuildSkeletonGraph(attr.g(), SubgraphPath(path, node, attr.name(), attr.g()), false, ctx, a->mutable_g()));
       continue;
     }
     if (attr.type() == AttributeProto::GRAPHS && attr.graphs_size() > 0) {
       // The converter recurses into GRAPH attributes only; no default-domain op has GRAPHS.
-      return absl::UnimplementedError(absl::StrCat("node ", NodeLabel(node), " (graph ", where, "): attribute '",
+      return absl::UnimplementedError(absl::StrCat(NodeLabel(node), " (graph ", where, "): attribute '",
                                                    attr.name(), "' holds a list of graphs, which cannot be converted"));
     }
     // Sparse tensors make the converter's IR import throw; no adapter reads them.
@@ -173,7 +173,7 @@ absl::Status CheckOpKnownAtSourceOpset(const NodeProto& node, const std::string&
   if (onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(ctx.from), "") != nullptr) {
     return absl::OkStatus();
   }
-  return absl::FailedPreconditionError(absl::StrCat("node ", NodeLabel(node), " (graph ", where, "): op '",
+  return absl::FailedPreconditionError(absl::StrCat(NodeLabel(node), " (graph ", where, "): op '",
                                                     node.op_type(), "' is not defined in default opset ", ctx.from,
                                                     " of onnx 1.12, so it cannot be moved to opset ", ctx.to));
 }

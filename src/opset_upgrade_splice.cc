@@ -151,7 +151,7 @@ absl::Status CheckReplacementOutputs(const NodeProto& node, const NodeRecord& re
     same = (name != nullptr && *name == orig.output(k)) || (orig.output(k).empty() && node.output(k).empty());
   }
   if (!same) {
-    return absl::InternalError(absl::StrCat("node ", NodeLabel(orig), " (graph ", where,
+    return absl::InternalError(absl::StrCat(NodeLabel(orig), " (graph ", where,
                                             "): the converter replaced it by a ", node.op_type(),
                                             " whose outputs do not match"));
   }
@@ -181,7 +181,7 @@ absl::StatusOr<std::vector<int64_t>> MatchConvertedNodes(const GraphProto& conve
   }
   for (int64_t r : own.records) {
     if (seen.count(r) == 0) {
-      return absl::InternalError(absl::StrCat("node ", NodeLabel(*ctx.records[static_cast<size_t>(r)].original),
+      return absl::InternalError(absl::StrCat(NodeLabel(*ctx.records[static_cast<size_t>(r)].original),
                                               " (graph ", where, "): the converter removed it"));
     }
   }
@@ -294,7 +294,7 @@ absl::Status SpliceStandIn(const NodeProto& conv, const NodeProto& orig, const s
   const std::string where = GraphLabel(path);
   if (!std::equal(inputs.begin(), inputs.end(), orig.input().begin(), orig.input().end()) ||
       !std::equal(outputs.begin(), outputs.end(), orig.output().begin(), orig.output().end())) {
-    return absl::InternalError(absl::StrCat("node ", NodeLabel(orig), " (graph ", where,
+    return absl::InternalError(absl::StrCat(NodeLabel(orig), " (graph ", where,
                                             "): the converter rewired a node it must not touch"));
   }
   for (int k = 0; k < orig.attribute_size(); ++k) {
@@ -306,10 +306,10 @@ absl::Status SpliceStandIn(const NodeProto& conv, const NodeProto& orig, const s
       if (a.name() == attr.name()) conv_attr = &a;
     }
     if (conv_attr == nullptr) {
-      return absl::InternalError(absl::StrCat("node ", NodeLabel(orig), " (graph ", where, "): subgraph '",
+      return absl::InternalError(absl::StrCat(NodeLabel(orig), " (graph ", where, "): subgraph '",
                                               attr.name(), "' went missing in the converter"));
     }
-    RETURN_IF_ERROR(SpliceGraphAttribute(attr, *conv_attr, SubgraphPath(path, orig, attr.name()), scope, ctx,
+    RETURN_IF_ERROR(SpliceGraphAttribute(attr, *conv_attr, SubgraphPath(path, orig, attr.name(), attr.g()), scope, ctx,
                                          node->mutable_attribute(k)));
   }
   return absl::OkStatus();
@@ -334,7 +334,7 @@ absl::Status SpliceConvertedAttributes(const NodeProto& conv, const NodeRecord& 
     if (it == conv_attrs.end()) continue;  // an adapter removed it (turned it into an input)
     kept.insert(attr.name());
     if (attr.type() == AttributeProto::GRAPH) {
-      RETURN_IF_ERROR(SpliceGraphAttribute(attr, *it->second, SubgraphPath(path, orig, attr.name()), scope, ctx,
+      RETURN_IF_ERROR(SpliceGraphAttribute(attr, *it->second, SubgraphPath(path, orig, attr.name(), attr.g()), scope, ctx,
                                            node->add_attribute()));
     } else if (SameAttributeValue(attr, *it->second)) {
       *node->add_attribute() = attr;
@@ -345,7 +345,7 @@ absl::Status SpliceConvertedAttributes(const NodeProto& conv, const NodeRecord& 
   for (const auto& a : conv.attribute()) {
     if (kept.count(a.name()) > 0) continue;
     if (a.type() == AttributeProto::GRAPH) {
-      return absl::InternalError(absl::StrCat("node ", NodeLabel(orig), " (graph ", GraphLabel(path),
+      return absl::InternalError(absl::StrCat(NodeLabel(orig), " (graph ", GraphLabel(path),
                                               "): the converter added subgraph '", a.name(), "'"));
     }
     // The Pad-2 `value` default we spelled out for the converter is not an attribute of the caller's node.

@@ -411,15 +411,19 @@ TEST(GraphValidationForConverterTest, AcceptsAnInitializerThatIsAlsoAnInput) {
 TEST(GraphValidationForConverterTest, RejectsANodeOutputDefinedAlready) {
   onnx::ModelProto model = ParseModel(kValid);
   model.mutable_graph()->mutable_node(0)->set_output(0, "x");
-  ExpectInvalidForConverter(model, "node producing 'x' (graph main): output 'x' is already defined in this graph");
+  ExpectInvalidForConverter(model,
+                            "DynamicSlice producing 'x' (graph main): output 'x' is already defined in this graph");
 }
 
 TEST(GraphValidationForConverterTest, RejectsAnUndefinedInputNamingTheSubgraph) {
   onnx::ModelProto model = ParseModel(kValid);
   model.mutable_graph()->mutable_node(1)->mutable_attribute(1)->mutable_g()->mutable_node(0)->set_input(0, "nowhere");
-  ExpectInvalidForConverter(model, "node producing 'u' (graph If.else_branch): input 'nowhere' is produced by nothing");
+  ExpectInvalidForConverter(model, "Relu producing 'u' (graph main/else_body): input 'nowhere' is produced by nothing");
+  // A subgraph without a name of its own is named after its owner and attribute.
+  model.mutable_graph()->mutable_node(1)->mutable_attribute(1)->mutable_g()->clear_name();
+  ExpectInvalidForConverter(model, "Relu producing 'u' (graph main/If.else_branch)");
   model.mutable_graph()->mutable_node(1)->set_name("choose");
-  ExpectInvalidForConverter(model, "node producing 'u' (graph choose.else_branch)");
+  ExpectInvalidForConverter(model, "Relu producing 'u' (graph main/choose.else_branch)");
 
   onnx::ModelProto in_a_list = ParseModel(kValid);
   onnx::AttributeProto* branches = in_a_list.mutable_graph()->mutable_node(1)->add_attribute();
@@ -429,13 +433,17 @@ TEST(GraphValidationForConverterTest, RejectsAnUndefinedInputNamingTheSubgraph) 
   *branches->add_graphs() = in_a_list.graph().node(1).attribute(1).g();
   branches->mutable_graphs(1)->mutable_node(0)->set_name("last");
   branches->mutable_graphs(1)->mutable_node(0)->set_input(0, "nowhere");
-  ExpectInvalidForConverter(in_a_list, "node 'last' (graph If.branches[1]): input 'nowhere' is produced by nothing");
+  ExpectInvalidForConverter(in_a_list, "Relu 'last' (graph main/else_body): input 'nowhere' is produced by nothing");
+  // An unnamed graph of a list is told from its siblings by its index.
+  branches->mutable_graphs(1)->clear_name();
+  ExpectInvalidForConverter(in_a_list,
+                            "Relu 'last' (graph main/If.branches[1]): input 'nowhere' is produced by nothing");
 }
 
 TEST(GraphValidationForConverterTest, RejectsAnAttributeWithoutAType) {
   onnx::ModelProto model = ParseModel(kValid);
   model.mutable_graph()->mutable_node(0)->add_attribute()->set_name("note");
-  ExpectInvalidForConverter(model, "node producing 'y' (graph main): attribute 'note' has no type");
+  ExpectInvalidForConverter(model, "DynamicSlice producing 'y' (graph main): attribute 'note' has no type");
 }
 
 // onnx 1.12's converter dies with SIGSEGV on a main-graph output that nothing produces.
@@ -445,7 +453,7 @@ TEST(GraphValidationForConverterTest, RejectsAGraphOutputNothingDefines) {
   ExpectInvalidForConverter(model, "graph main: output 'ghost' is produced by no node, input or initializer");
   onnx::ModelProto unnamed = ParseModel(kValid);
   unnamed.mutable_graph()->mutable_node(1)->mutable_attribute(0)->mutable_g()->add_output();
-  ExpectInvalidForConverter(unnamed, "graph If.then_branch: output '' is produced by no node, input or initializer");
+  ExpectInvalidForConverter(unnamed, "graph main/then_body: output '' is produced by no node, input or initializer");
 }
 
 }  // namespace
