@@ -89,6 +89,10 @@ struct Plan {
 // graph path and the offending value: wrong input or output counts, attributes, index inputs of a type
 // other than int32/int64 or of mixed types, constant indices the operator rejects (lengths, duplicate or
 // out-of-range axes, not 1-D), and FailedPrecondition for what keep_opset cannot express.
+// The plan's constants (data_constant, IndexInput::constant) may view the bytes of `model`'s large
+// initializers and Constant values instead of copying them (GraphScope::FindConstant): while the plan is
+// read, those TensorProtos must keep their raw_data where it is (Legalize moves them only by Swap between
+// heap messages, which does).
 absl::StatusOr<Plan> PlanDynamicSlices(const onnx::ModelProto& model, const Options& options);
 
 // How ApplyPlan writes a folded value into the main graph.
