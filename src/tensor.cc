@@ -430,7 +430,7 @@ absl::StatusOr<std::vector<int64_t>> Tensor::ToInt64s(absl::string_view what) co
 }
 
 bool Tensor::BitwiseEquals(const Tensor& other) const {
-  // bytes_ compares as bytes, never as floats, so NaN payloads and the sign of zero are part of equality.
+  // The bytes compare as bytes, never as floats, so NaN payloads and the sign of zero are part of equality.
   return type_ == other.type_ && dims_ == other.dims_ && bytes() == other.bytes() && strings_ == other.strings_;
 }
 
