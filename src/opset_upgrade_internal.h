@@ -23,6 +23,7 @@
 #include "onnx/onnx_pb.h"
 #include "onnx/version_converter/convert.h"
 #include "opset_upgrade_names.h"
+#include "stand_in_schema.h"
 
 namespace onnx_legalize::opset_upgrade {
 
@@ -47,20 +48,10 @@ inline constexpr char kClip[] = "Clip";
 inline constexpr char kPad[] = "Pad";
 
 // The stand-in for nodes the converter must not touch. Softsign has a single schema (since version 1), so
-// no adapter can match it on the way up; the converter still recurses into its graph attributes. Its domain
-// is registered nowhere, so shape inference skips it instead of inferring Softsign.
+// no adapter can match it on the way up; the converter still recurses into its graph attributes. In its
+// domain (kStandInDomain) no Softsign is defined, so shape inference skips it instead of inferring Softsign.
 inline constexpr char kStandInOp[] = "Softsign";
-inline constexpr char kStandInDomain[] = "onnx_legalize.hidden";
-
-// DynamicSlice's stand-in. Like kStandInOp no adapter meets it, but shape inference gives its output what
-// DynamicSlice keeps of its data: the element type and the rank (every dim unknown). Adapters after it
-// that need a rank (Softmax 12->13 restructures an inner axis through Flatten and Reshape) then have one.
-// Its schema, in kStandInDomain, is registered by RegisterStandInSchemas.
-inline constexpr char kRankKeepingStandInOp[] = "RankKeepingStandIn";
-
-// Registers kRankKeepingStandInOp's schema with onnx, once per process. Must run before the converter's
-// table of schemas is built (StepConverter's constructor): an op missing from that table makes it throw.
-void RegisterStandInSchemas();
+// (kStandInDomain and DynamicSlice's own stand-in, kRankKeepingStandInOp: stand_in_schema.h.)
 
 // One node of the caller's model, as the skeleton shows it; its index is its tag (NameCodec::NodeTag).
 struct NodeRecord {

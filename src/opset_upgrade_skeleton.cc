@@ -32,6 +32,7 @@
 #include "op_names.h"
 #include "opset_upgrade_internal.h"
 #include "opset_upgrade_labels.h"
+#include "stand_in_schema.h"
 #include "status_macros.h"
 
 namespace onnx_legalize::opset_upgrade {
@@ -50,23 +51,6 @@ int64_t PayloadBytes(const TensorProto& t) {
   return bytes;
 }
 
-bool IsDynamicSlice(const NodeProto& node) {
-  return node.op_type() == kDynamicSliceOp && IsDefaultDomain(node.domain()) && node.input_size() > 0;
-}
-
-// kRankKeepingStandInOp's output: its first input's element type, and as many dims as that input has,
-// each unknown. Nothing when the input's type is not known (no exception: most of a model's stand-ins
-// may be in that case, and inference goes on).
-void InferRankKeepingStandIn(onnx::InferenceContext& ctx) {
-  const onnx::TypeProto* input = ctx.getNumInputs() > 0 ? ctx.getInputType(0) : nullptr;
-  if (input == nullptr || !input->has_tensor_type() || input->tensor_type().elem_type() == 0) return;
-  onnx::TypeProto_Tensor* output = ctx.getOutputType(0)->mutable_tensor_type();
-  output->set_elem_type(input->tensor_type().elem_type());
-  if (!input->tensor_type().has_shape()) return;
-  onnx::TensorShapeProto* shape = output->mutable_shape();
-  for (int i = 0; i < input->tensor_type().shape().dim_size(); ++i) shape->add_dim();
-}
-
 absl::Status BuildSkeletonNode(const NodeProto& node, const GraphProto& owner, const std::string& path, Context& ctx,
                                GraphProto* out) {
   const size_t index = ctx.records.size();
@@ -83,7 +67,7 @@ absl::Status BuildSkeletonNode(const NodeProto& node, const GraphProto& owner, c
   for (const auto& in : node.input()) s->add_input(ctx.codec.Encode(in));
   for (const auto& o : node.output()) s->add_output(ctx.codec.Encode(o));
   if (opaque) {
-    s->set_op_type(IsDynamicSlice(node) ? kRankKeepingStandInOp : kStandInOp);
+    s->set_op_type(ShownAsRankKeepingStandIn(node) ? kRankKeepingStandInOp : kStandInOp);
     s->set_domain(kStandInDomain);
     if (constant != nullptr && node.output_size() == 1) {
       *out->add_value_info() = TypedPlaceholder(s->output(0), constant->data_type(), constant->dims());
@@ -119,26 +103,6 @@ absl::Status BuildSkeletonNode(const NodeProto& node, const GraphProto& owner, c
 }
 
 }  // namespace
-
-void RegisterStandInSchemas() {
-  static const bool registered = [] {
-    onnx::OpSchemaRegistry::DomainToVersionRange::Instance().AddDomainToVersion(kStandInDomain, 1, 1);
-    // Any number of inputs of any types: the stand-in only carries the node's values through.
-    onnx::OpSchema schema;
-    schema.SetName(kRankKeepingStandInOp)
-        .SetDomain(kStandInDomain)
-        .SinceVersion(1)
-        .SetDoc("onnx-legalize's stand-in for a DynamicSlice while the rest of a model changes opset.")
-        .Input(0, "inputs", "The DynamicSlice's inputs; the first is its data.", "T", onnx::OpSchema::Variadic,
-               /*is_homogeneous=*/false, /*min_arity=*/0)
-        .Output(0, "output", "Of the data's element type and rank.", "T")
-        .TypeConstraint("T", onnx::OpSchema::all_tensor_types(), "Any tensor type.")
-        .TypeAndShapeInferenceFunction(InferRankKeepingStandIn);
-    onnx::OpSchemaRegistry::OpSchemaRegisterOnce registration(schema);
-    return true;
-  }();
-  (void)registered;
-}
 
 bool InlineConstant(const TensorProto& t) {
   return t.data_location() != TensorProto::EXTERNAL && t.external_data_size() == 0 && !t.has_segment() &&

@@ -1,0 +1,34 @@
+// Stand-ins: ops of a private domain that take a node's place in the copies of a model that onnx's shape
+// inference and version converter see. onnx 1.12 has no DynamicSlice (it was dropped in 1.5), so its
+// inference stopped at every DynamicSlice: nothing after one had a type. DynamicSlice keeps its data's
+// element type and rank, and its stand-in says so.
+#ifndef ONNX_LEGALIZE_SRC_STAND_IN_SCHEMA_H_
+#define ONNX_LEGALIZE_SRC_STAND_IN_SCHEMA_H_
+
+#include "onnx/onnx_pb.h"
+
+namespace onnx_legalize {
+
+// The stand-ins' domain, which no model uses; imported at version 1 where stand-ins appear.
+inline constexpr char kStandInDomain[] = "onnx_legalize.hidden";
+
+// DynamicSlice's stand-in: any inputs, one output of its first input's element type and rank, every dim
+// unknown (nothing when the first input's type is not known). No version converter adapter meets it.
+inline constexpr char kRankKeepingStandInOp[] = "RankKeepingStandIn";
+
+// Registers kRankKeepingStandInOp's schema with onnx, once per process. Must run before onnx's version
+// converter builds its table of schemas (an op missing from that table makes it throw) and before shape
+// inference sees a stand-in.
+void RegisterStandInSchemas();
+
+// True for a DynamicSlice (default domain) with at least a data input: what kRankKeepingStandInOp stands for.
+bool ShownAsRankKeepingStandIn(const onnx::NodeProto& node);
+
+// Replaces every such DynamicSlice of `model` (subgraphs included) by kRankKeepingStandInOp, and imports
+// kStandInDomain: for shape inference on a copy of a model, whose DynamicSlices then pass their data's
+// element type and rank on. Registers the schema first. Nodes keep their places, inputs and outputs.
+void ShowDynamicSlicesAsStandIns(onnx::ModelProto& model);
+
+}  // namespace onnx_legalize
+
+#endif  // ONNX_LEGALIZE_SRC_STAND_IN_SCHEMA_H_
