@@ -20,19 +20,6 @@ void InferRankKeepingStandIn(onnx::InferenceContext& ctx) {
   for (int i = 0; i < input->tensor_type().shape().dim_size(); ++i) shape->add_dim();
 }
 
-void ShowAsStandIns(onnx::GraphProto& graph) {
-  for (onnx::NodeProto& node : *graph.mutable_node()) {
-    if (ShownAsRankKeepingStandIn(node)) {
-      node.set_op_type(kRankKeepingStandInOp);
-      node.set_domain(kStandInDomain);
-    }
-    for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
-      if (attribute.has_g()) ShowAsStandIns(*attribute.mutable_g());
-      for (onnx::GraphProto& subgraph : *attribute.mutable_graphs()) ShowAsStandIns(subgraph);
-    }
-  }
-}
-
 }  // namespace
 
 void RegisterStandInSchemas() {
@@ -57,17 +44,6 @@ void RegisterStandInSchemas() {
 
 bool ShownAsRankKeepingStandIn(const onnx::NodeProto& node) {
   return node.op_type() == kDynamicSliceOp && IsDefaultDomain(node.domain()) && node.input_size() > 0;
-}
-
-void ShowDynamicSlicesAsStandIns(onnx::ModelProto& model) {
-  RegisterStandInSchemas();
-  ShowAsStandIns(*model.mutable_graph());
-  for (const auto& import : model.opset_import()) {
-    if (import.domain() == kStandInDomain) return;
-  }
-  onnx::OperatorSetIdProto* import = model.add_opset_import();
-  import->set_domain(kStandInDomain);
-  import->set_version(1);
 }
 
 }  // namespace onnx_legalize

@@ -1,7 +1,8 @@
-// Stand-ins: ops of a private domain that take a node's place in the copies of a model that onnx's shape
-// inference and version converter see. onnx 1.12 has no DynamicSlice (it was dropped in 1.5), so its
-// inference stopped at every DynamicSlice: nothing after one had a type. DynamicSlice keeps its data's
-// element type and rank, and its stand-in says so.
+// Stand-ins: ops of a private domain that take a node's place in the copy of a model that onnx's version
+// converter sees (opset_upgrade_skeleton.cc). onnx 1.12 has no DynamicSlice (it was dropped in 1.5), so its
+// shape inference stopped at every DynamicSlice: nothing after one had a type, and adapters that need a
+// rank (Softmax 12->13) stopped. DynamicSlice keeps its data's element type and rank, and its stand-in
+// says so.
 #ifndef ONNX_LEGALIZE_SRC_STAND_IN_SCHEMA_H_
 #define ONNX_LEGALIZE_SRC_STAND_IN_SCHEMA_H_
 
@@ -23,11 +24,6 @@ void RegisterStandInSchemas();
 
 // True for a DynamicSlice (default domain) with at least a data input: what kRankKeepingStandInOp stands for.
 bool ShownAsRankKeepingStandIn(const onnx::NodeProto& node);
-
-// Replaces every such DynamicSlice of `model` (subgraphs included) by kRankKeepingStandInOp, and imports
-// kStandInDomain: for shape inference on a copy of a model, whose DynamicSlices then pass their data's
-// element type and rank on. Registers the schema first. Nodes keep their places, inputs and outputs.
-void ShowDynamicSlicesAsStandIns(onnx::ModelProto& model);
 
 }  // namespace onnx_legalize
 
