@@ -16,9 +16,9 @@
 // So in the skeleton every value name is replaced by "v<k>" and every node is named "n<k>", its index in a
 // table of the original nodes (opset_upgrade_names.h); nodes the converter must not touch (DynamicSlice,
 // other domains, large Constants) become an inert stand-in (an op with a single schema version 1, in a
-// domain where it has none, so shape inference skips it) that keeps their inputs, outputs and subgraphs; a
-// DynamicSlice's stand-in has a schema there, whose inference keeps its data's element type and rank; large or
-// external initializers become typed placeholders (graph inputs in the main graph, value_info in subgraphs,
+// domain where it has none, so shape inference skips it) that keeps their inputs, outputs and subgraphs (a
+// DynamicSlice's stand-in has a schema there, whose inference keeps its data's element type and rank); large
+// or external initializers become typed placeholders (graph inputs in the main graph, value_info in subgraphs,
 // where graph inputs are positional); the outputs of nodes an adapter replaces are exposed as graph outputs
 // so that the IR hands their names to the replacement.
 #include <cstdint>
@@ -80,7 +80,8 @@ absl::Status BuildSkeletonNode(const NodeProto& node, const GraphProto& owner, c
       AttributeProto* a = s->add_attribute();
       a->set_name(attr.name());
       a->set_type(AttributeProto::GRAPH);
-      RETURN_IF_ERROR(BuildSkeletonGraph(attr.g(), SubgraphPath(path, node, attr.name(), attr.g()), false, ctx, a->mutable_g()));
+      RETURN_IF_ERROR(
+          BuildSkeletonGraph(attr.g(), SubgraphPath(path, node, attr.name(), attr.g()), false, ctx, a->mutable_g()));
       continue;
     }
     if (attr.type() == AttributeProto::GRAPHS && attr.graphs_size() > 0) {

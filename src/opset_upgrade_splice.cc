@@ -309,8 +309,9 @@ absl::Status SpliceStandIn(const NodeProto& conv, const NodeProto& orig, const s
       return absl::InternalError(absl::StrCat(NodeLabel(orig), " (graph ", where, "): subgraph '",
                                               attr.name(), "' went missing in the converter"));
     }
-    RETURN_IF_ERROR(SpliceGraphAttribute(attr, *conv_attr, SubgraphPath(path, orig, attr.name(), attr.g()), scope, ctx,
-                                         node->mutable_attribute(k)));
+    const std::string subgraph_path = SubgraphPath(path, orig, attr.name(), attr.g());
+    RETURN_IF_ERROR(
+        SpliceGraphAttribute(attr, *conv_attr, subgraph_path, scope, ctx, node->mutable_attribute(k)));
   }
   return absl::OkStatus();
 }
@@ -334,8 +335,8 @@ absl::Status SpliceConvertedAttributes(const NodeProto& conv, const NodeRecord& 
     if (it == conv_attrs.end()) continue;  // an adapter removed it (turned it into an input)
     kept.insert(attr.name());
     if (attr.type() == AttributeProto::GRAPH) {
-      RETURN_IF_ERROR(SpliceGraphAttribute(attr, *it->second, SubgraphPath(path, orig, attr.name(), attr.g()), scope, ctx,
-                                           node->add_attribute()));
+      const std::string subgraph_path = SubgraphPath(path, orig, attr.name(), attr.g());
+      RETURN_IF_ERROR(SpliceGraphAttribute(attr, *it->second, subgraph_path, scope, ctx, node->add_attribute()));
     } else if (SameAttributeValue(attr, *it->second)) {
       *node->add_attribute() = attr;
     } else {
