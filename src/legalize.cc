@@ -142,21 +142,26 @@ absl::Status CheckWithOnnx(onnx::ModelProto& skeleton) {
   return status;
 }
 
-// Whether onnx's checker accepts the input as it is (DynamicSlice only draws a warning from it). A result
-// must pass onnx's checker and strict shape inference whenever the input passes the checker; an input the
-// checker already rejects for reasons of its own cannot be held to that.
-bool InputPassesChecker(const onnx::ModelProto& model) {
+// onnx's checker on the input as it is (DynamicSlice only draws a warning from it): OK, or why it rejects
+// it. A result must pass onnx's checker and strict shape inference whenever the input passes the checker;
+// an input the checker already rejects for reasons of its own cannot be held to that.
+absl::Status InputCheckerVerdict(const onnx::ModelProto& model) {
   SilencedConsole silenced;
-  bool passes = true;
+  absl::Status verdict = absl::OkStatus();
   try {
     google::protobuf::Arena arena;
     onnx::ModelProto& skeleton = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
     BuildModelSkeleton(model, skeleton);
     onnx::checker::check_model(skeleton);
-  } catch (const std::exception&) {
-    passes = false;
+  } catch (const std::exception& e) {
+    verdict = absl::FailedPreconditionError(e.what());
   }
-  return passes;
+  return verdict;
+}
+
+// The first line of one of onnx's messages (the rest is context: a dump of the node), for the report.
+std::string FirstLine(absl::string_view message) {
+  return std::string(message.substr(0, message.find('\n')));
 }
 
 // Rewrites the domain of nodes written "ai.onnx" to "" in every graph. Both spell the default domain, but
@@ -324,8 +329,8 @@ absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& opti
   report.ir_version_before = report.ir_version_after = model.ir_version();
 
   // Whether onnx's checker accepts the input, found out while the plan is made: both only read the model.
-  std::future<bool> input_passes_checker =
-      std::async(std::launch::async, [&model] { return InputPassesChecker(model); });
+  std::future<absl::Status> input_checker_verdict =
+      std::async(std::launch::async, [&model] { return InputCheckerVerdict(model); });
   ASSIGN_OR_RETURN(Plan plan, PlanDynamicSlices(model, options));
   ASSIGN_OR_RETURN(const int64_t target, ChooseTargetOpset(plan, current, options));
   if (plan.changes.empty() && target == current) {
@@ -350,7 +355,8 @@ absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& opti
 
   // Meanwhile, transform a copy of the model without its large initializers; only then does it replace
   // the model. A failure leaves the model as it was, and the opset upgrade runs once.
-  const bool check_result = input_passes_checker.get();
+  const absl::Status input_verdict = input_checker_verdict.get();
+  const bool check_result = input_verdict.ok();
   aside.emplace(model);
   result = model;
   if (absl::Status transformed = Transform(plan, current, target, result); !transformed.ok()) {
@@ -384,7 +390,8 @@ absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& opti
   }
 
   report.onnx_check = check_result ? "onnx's checker and strict shape inference accept the result"
-                                   : "not run: onnx's checker rejects the input model itself";
+                                   : absl::StrCat("not run: onnx's checker rejects the input model itself (",
+                                                  FirstLine(input_verdict.message()), ")");
   report.opset_after = target;
   report.ir_version_after = model.ir_version();
   report.changed = true;

@@ -267,6 +267,25 @@ negative (float x) => (float y) {
   ExpectSameOutputs(model, legalized, {{"x", &x}});
 }
 
+// The result is held to onnx's checker and strict shape inference only when the input passes the checker;
+// the report says which, and when it is not, why.
+TEST(LegalizeTest, ReportsWhetherOnnxChecksTheResultAndWhyNot) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+checked (float[3,4] x, int64[1] s, int64[1] e) => (float[?,?] y) { y = DynamicSlice(x, s, e) }
+)");
+  Report report;
+  LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(report.onnx_check, "onnx's checker and strict shape inference accept the result");
+
+  // A graph output without a shape: onnx 1.12's checker requires one.
+  model.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(report.onnx_check,
+            "not run: onnx's checker rejects the input model itself (Field 'shape' of 'type' is required but "
+            "missing.)");
+}
+
 TEST(LegalizeTest, TargetsOpset11ForAxesComputedAtRunTime) {
   onnx::ModelProto model = ParseModel(R"(
 <ir_version: 4, opset_import: ["" : 9]>

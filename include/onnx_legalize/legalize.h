@@ -91,7 +91,9 @@ struct Report {
   int64_t ir_version_after = 0;
   std::vector<NodeReport> nodes;  // one per DynamicSlice found, in graph order (depth first)
   bool changed = false;           // false when the model held no DynamicSlice
-  std::string onnx_check;         // what onnx's checker and strict shape inference said of the result
+  // What onnx's checker and strict shape inference said of the result; "not run: ..." with the checker's
+  // reason when it rejects the input itself (a result is held to them only when the input passes).
+  std::string onnx_check;
 };
 
 // Legalizes `model` in place. Transactional: on any error `model` is left exactly as it was.
