@@ -11,6 +11,7 @@ namespace {
 // each unknown. Nothing when the input's type is not known (no exception: many stand-ins of a model may
 // be in that case, and inference goes on).
 void InferRankKeepingStandIn(onnx::InferenceContext& ctx) {
+  if (ctx.getNumOutputs() == 0) return;
   const onnx::TypeProto* input = ctx.getNumInputs() > 0 ? ctx.getInputType(0) : nullptr;
   if (input == nullptr || !input->has_tensor_type() || input->tensor_type().elem_type() == 0) return;
   onnx::TypeProto_Tensor* output = ctx.getOutputType(0)->mutable_tensor_type();
@@ -43,7 +44,8 @@ void RegisterStandInSchemas() {
 }
 
 bool ShownAsRankKeepingStandIn(const onnx::NodeProto& node) {
-  return node.op_type() == kDynamicSliceOp && IsDefaultDomain(node.domain()) && node.input_size() > 0;
+  return node.op_type() == kDynamicSliceOp && IsDefaultDomain(node.domain()) && node.input_size() > 0 &&
+         node.output_size() == 1;
 }
 
 }  // namespace onnx_legalize

@@ -731,6 +731,24 @@ g (float x) => (float y) { y = Softmax(x) }
                           13, absl::StatusCode::kFailedPrecondition, "Softmax");
 }
 
+// The upgrade may be called without the planner, which refuses such nodes: a DynamicSlice without inputs or
+// with two outputs reaches the converter as the inert stand-in and comes back as it was.
+TEST(OpsetUpgradeTest, CarriesAMalformedDynamicSliceThroughUnchanged) {
+  ModelProto model = ParseModel(R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[4,5] x, int64[1] s) => (float[?,?] a, float[?,?] b, float[?,?] c, float[4,5] y) {
+  a, b = DynamicSlice(x, s, s)
+  c = DynamicSlice()
+  y = Softmax<axis=0>(x)
+}
+)ONNX");
+  const ModelProto original = model;
+  ASSERT_TRUE(UpgradeDefaultOpset(model, 13).ok());
+  EXPECT_TRUE(MessageDifferencer::Equals(model.graph().node(0), original.graph().node(0)));
+  EXPECT_TRUE(MessageDifferencer::Equals(model.graph().node(1), original.graph().node(1)));
+  EXPECT_EQ(DefaultOpset(model), 13);
+}
+
 TEST(OpsetUpgradeTest, FailsUnchangedOnOpsOnnx112DoesNotKnow) {
   ExpectRejectedUnchanged(ParseModel(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>
