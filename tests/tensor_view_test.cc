@@ -2,6 +2,7 @@
 // GraphScope hands the planner that way, and the moves of a model's bytes that Legalize relies on them
 // surviving.
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,8 +14,10 @@
 #include "graph_scope.h"
 #include "gtest/gtest.h"
 #include "legalize_internal.h"
+#include "model_skeleton.h"
 #include "onnx_legalize/legalize.h"
 #include "tensor.h"
+#include "test_files.h"
 #include "test_models.h"
 #include "verify.h"
 
@@ -184,6 +187,42 @@ views (int64[1] s, int64[1] e) => (uint8[?] y) {
       });
   EXPECT_EQ(report.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(std::string(report.status().message()), HasSubstr("the disk went away"));
+}
+
+// LegalizeFile writes the result while verification still runs, and with external_data_name its save moves
+// each large raw_data out of the model (a string swap) and back. A weight past kSkeletonKeepBytes is set
+// aside and moved into the result, so the bytes the save moves are the very ones a view reads: they must
+// stay where they are and whole throughout. The weight has few enough elements for every trial to copy it
+// (2,000 trials, while the save runs); under ASan a read of moved or freed bytes fails the test, and
+// without it a changed byte would fail the verification.
+TEST(LegalizeViewTest, LegalizeFileSavingToADataFileLeavesTheViewedBytesInPlace) {
+  const std::filesystem::path dir = testing::MakeTestDir("tensor_view_test");
+  onnx::ModelProto model = testing::ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+views (int64[1] s, int64[1] e) => (float[?] y) {
+  y = DynamicSlice(read, s, e)
+}
+)");
+  constexpr int64_t kElements = 20000;  // 80,000 bytes: past kSkeletonKeepBytes, within kMaxTrialElements
+  static_assert(4 * kElements > kSkeletonKeepBytes && kElements <= kMaxTrialElements, "see above");
+  TensorProto read = Bytes("read", 4 * kElements);
+  read.set_data_type(TensorProto::FLOAT);
+  read.set_dims(0, kElements);
+  *model.mutable_graph()->add_initializer() = read;
+  const std::string in = (dir / "in.onnx").string();
+  const std::string out = (dir / "out.onnx").string();
+  ASSERT_TRUE(SaveModel(model, in).ok());
+  Options options;
+  options.verify_trials = 2000;
+  SaveOptions save;
+  save.external_data_name = "out.data";
+  absl::StatusOr<Report> report = LegalizeFile(in, out, options, save);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->nodes.size(), 1u);
+  EXPECT_EQ(report->nodes[0].action, Action::kRewritten);
+  EXPECT_THAT(report->nodes[0].verification, HasSubstr("2000 seeded trials"));
+  EXPECT_EQ(testing::ReadBytes(dir / "out.data"), model.graph().initializer(0).raw_data());
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
