@@ -25,12 +25,14 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "graph_scope.h"
 #include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
 #include "op_names.h"
+#include "rules/registry.h"
 #include "status_macros.h"
 
 namespace onnx_legalize {
@@ -101,6 +103,11 @@ std::string SchemaProblem(const std::string& op_type, const std::string& normali
   if (normalized_domain.empty() && op_type == kDynamicSliceOp) {
     return "removed experimental op (onnx 1.4 only; use onnx-legalize to rewrite it)";
   }
+  if (normalized_domain.empty()) {
+    onnx::NodeProto probe;
+    probe.set_op_type(op_type);
+    if (IsRemovedOpType(probe)) return "removed experimental op (onnx 1.4 and earlier; use onnx-legalize to rewrite it)";
+  }
   if (opset > HighestKnownOpset(normalized_domain)) {
     return absl::StrCat("no schema in onnx, which knows this domain up to opset ",
                         HighestKnownOpset(normalized_domain));
@@ -135,11 +142,29 @@ class Checker {
     }
     if (!IsDomainKnownToOnnx(domain)) return;  // Not onnx's to judge; see the rules above.
     std::string problem = SchemaProblem(node.op_type(), domain, import->second);
-    if (!problem.empty()) Add(node, path, domain, import->second, std::move(problem));
+    const bool removed = domain.empty() && FindRemovedOpRule(node, import->second) != nullptr;
+    if (problem.empty() && removed) {
+      // A schema of that name exists at this opset, but the node is still the removed op (MVN-1's
+      // attributes at opset 9 or later): the op it names would reject it.
+      problem = absl::StrCat("written with the attributes of the removed ", node.op_type(),
+                             "-1, which its schema at this opset does not have");
+    }
+    if (problem.empty()) return;
+    CheckFinding& finding = Add(node, path, domain, import->second, std::move(problem));
+    // Legalizing handles the removed ops of the model's graphs, not those of function bodies.
+    const bool in_function = absl::StartsWith(path, "function:");
+    if (in_function) return;
+    if (domain.empty() && node.op_type() == kDynamicSliceOp) {
+      finding.fixable = true;
+      finding.fix = "fold, or rewrite to Slice";
+    } else if (removed) {
+      finding.fixable = true;
+      finding.fix = "fold, or rewrite into standard ops";
+    }
   }
 
-  void Add(const onnx::NodeProto& node, const std::string& path, const std::string& domain, int64_t opset,
-           std::string reason) {
+  CheckFinding& Add(const onnx::NodeProto& node, const std::string& path, const std::string& domain, int64_t opset,
+                    std::string reason) {
     CheckFinding finding;
     finding.graph_path = path;
     finding.node_name = node.name();
@@ -148,6 +173,7 @@ class Checker {
     finding.opset = opset;
     finding.reason = std::move(reason);
     findings_.push_back(std::move(finding));
+    return findings_.back();
   }
 
   const OpsetMap& opsets_;

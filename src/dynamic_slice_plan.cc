@@ -8,7 +8,6 @@
 #include "dynamic_slice_pass.h"
 #include "google/protobuf/arena.h"
 #include "model_skeleton.h"
-#include "onnx/shape_inference/implementation.h"
 #include "op_names.h"
 #include "slice_kernels.h"
 #include "status_macros.h"
@@ -44,22 +43,6 @@ int64_t CountDynamicSlices(const onnx::GraphProto& graph) {
     });
   }
   return count;
-}
-
-// Runs onnx's shape inference on a light copy of the model, only to learn ranks and types that the model
-// does not declare. Inference is a best effort here: a model it cannot handle is still legalized, with
-// fewer known ranks.
-// The copy lives on `arena`, the planning's: it is dropped with it, at once.
-onnx::ModelProto* InferTypes(const onnx::ModelProto& model, google::protobuf::Arena& arena) {
-  auto* inferred = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
-  BuildModelSkeleton(model, *inferred);
-  try {
-    onnx::shape_inference::InferShapes(*inferred);
-  } catch (const std::exception&) {
-    inferred->Clear();
-    BuildModelSkeleton(model, *inferred);
-  }
-  return inferred;
 }
 
 class Planner {
@@ -451,7 +434,7 @@ absl::StatusOr<Plan> PlanDynamicSlices(const onnx::ModelProto& model, const Opti
   // Only planning reads the inferred types; released on return, before the rest of Legalize copies the
   // model again.
   google::protobuf::Arena arena;
-  const onnx::ModelProto* inferred = InferTypes(model, arena);
+  const onnx::ModelProto* inferred = InferTypesOnSkeleton(model, arena);
   Planner planner(model, options, plan);
   RETURN_IF_ERROR(planner.PlanGraph(model.graph(), &inferred->graph(), kMainGraphPath, GraphLocator{}, nullptr));
   return plan;

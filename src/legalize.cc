@@ -23,6 +23,7 @@
 #include "onnx_legalize/legalize.h"
 #include "op_names.h"
 #include "opset_upgrade.h"
+#include "removed_ops_pass.h"
 #include "status_macros.h"
 #include "verify.h"
 
@@ -69,9 +70,26 @@ absl::StatusOr<int64_t> DefaultOpset(const onnx::ModelProto& model) {
   return *opset;
 }
 
-// The opset the rewrites go to: the requested one, or the lowest >= max(10, current) that expresses
-// every rewrite.
-absl::StatusOr<int64_t> ChooseTargetOpset(const Plan& plan, int64_t current, const Options& options) {
+// The opset the rewrites go to: the requested one, or the lowest >= current that expresses every rewrite
+// (>= 10 when a DynamicSlice is rewritten, at least what each removed op's replacement needs).
+absl::StatusOr<int64_t> ChooseTargetOpset(const Plan& plan, const RemovedOpPlan& removed, int64_t current,
+                                          const Options& options) {
+  // The removed ops' needs first: the neediest names the refusal.
+  const int64_t removed_needs = MinOpsetForRemovedOps(removed);
+  const RemovedOpChange* neediest_removed = nullptr;
+  for (const RemovedOpChange& change : removed.changes) {
+    if (change.action == Action::kRewritten && change.min_opset == removed_needs) {
+      neediest_removed = &change;
+      break;
+    }
+  }
+  const int64_t bound = options.keep_opset ? current : options.target_opset.value_or(kMaxTargetOpset);
+  if (neediest_removed != nullptr && removed_needs > bound) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        options.keep_opset ? "keeping the model's opset " : "target opset ", bound,
+        " cannot express the rewrite of ", neediest_removed->AsRuleNode().label, ": its replacement needs opset ",
+        removed_needs));
+  }
   int64_t needed = kMinTargetOpset;
   const PlannedChange* neediest = nullptr;
   bool any_rewrite = false;
@@ -88,7 +106,7 @@ absl::StatusOr<int64_t> ChooseTargetOpset(const Plan& plan, int64_t current, con
     // they become the Slice of the model's own opset, which must express them.
     if (current >= kMinTargetOpset && any_rewrite && needed > current) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "--keep-opset: opset ", current, " cannot express the rewrite of DynamicSlice '",
+          "keeping the model's opset: opset ", current, " cannot express the rewrite of DynamicSlice '",
           neediest->node_name, "' (graph ", neediest->graph_path, "): it needs opset ", needed));
     }
     return current;
@@ -106,8 +124,9 @@ absl::StatusOr<int64_t> ChooseTargetOpset(const Plan& plan, int64_t current, con
     }
     return target;
   }
-  if (!any_rewrite) return current;  // every DynamicSlice folds: no opset change is needed
-  return std::max(current, needed);
+  // Every DynamicSlice folds: only the removed ops may need a later opset.
+  if (!any_rewrite) return std::max(current, removed_needs);
+  return std::max({current, needed, removed_needs});
 }
 
 // onnx's checker writes warnings (about experimental ops) straight to the console, which belongs to the
@@ -264,10 +283,12 @@ class ConcurrentVerification {
 
 // Moves the model to `target` and applies the plan. UpgradeDefaultOpset is transactional; ApplyPlan cannot
 // fail.
-absl::Status Transform(Plan& plan, int64_t current, int64_t target, onnx::ModelProto& model) {
+absl::Status Transform(Plan& plan, RemovedOpPlan& removed, int64_t current, int64_t target,
+                       onnx::ModelProto& model) {
   if (target > current) RETURN_IF_ERROR(UpgradeDefaultOpset(model, target));
   // Large folded values are filled in after verification, which reads them meanwhile.
   ApplyPlan(plan, model, FoldedValues::kDefer);
+  RETURN_IF_ERROR(ApplyRemovedOps(removed, model, target));
   if (!ImportsDefaultDomainAlias(model)) CanonicalizeDefaultDomainSpelling(*model.mutable_graph());
   return absl::OkStatus();
 }
@@ -331,9 +352,10 @@ absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& opti
   // Whether onnx's checker accepts the input, found out while the plan is made: both only read the model.
   std::future<absl::Status> input_checker_verdict =
       std::async(std::launch::async, [&model] { return InputCheckerVerdict(model); });
+  ASSIGN_OR_RETURN(RemovedOpPlan removed, PlanRemovedOps(model, options));
   ASSIGN_OR_RETURN(Plan plan, PlanDynamicSlices(model, options));
-  ASSIGN_OR_RETURN(const int64_t target, ChooseTargetOpset(plan, current, options));
-  if (plan.changes.empty() && target == current) {
+  ASSIGN_OR_RETURN(const int64_t target, ChooseTargetOpset(plan, removed, current, options));
+  if (plan.changes.empty() && removed.changes.empty() && target == current) {
     if (use != nullptr) RETURN_IF_ERROR((*use)(model, [] { return absl::OkStatus(); }));
     return report;
   }
@@ -341,6 +363,8 @@ absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& opti
   for (PlannedChange& change : plan.changes) {
     if (change.action == Action::kRewritten) change.slice_version = SliceVersionAtOpset(target);
   }
+  // The removed ops' proofs are small (a few seeded trials of one node each): run before anything changes.
+  RETURN_IF_ERROR(VerifyRemovedOps(removed, target, options));
   // Declared before the verification, so that they outlive it on every path: the plan's large constants
   // view the bytes of the model's initializers (GraphScope::FindConstant), which move into `aside` and on
   // into `result`'s stubs, and verification reads them until it is joined.
@@ -359,7 +383,7 @@ absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& opti
   const bool check_result = input_verdict.ok();
   aside.emplace(model);
   result = model;
-  if (absl::Status transformed = Transform(plan, current, target, result); !transformed.ok()) {
+  if (absl::Status transformed = Transform(plan, removed, current, target, result); !transformed.ok()) {
     absl::Status verified = verification.has_value() ? verification->Finish() : absl::OkStatus();
     aside->Restore(model);
     RETURN_IF_ERROR(verified);  // verification runs first when the steps run one after the other
@@ -396,7 +420,19 @@ absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& opti
   report.ir_version_after = model.ir_version();
   report.changed = true;
   // The plan is done with: its texts move into the report.
-  report.nodes.reserve(plan.changes.size());
+  report.nodes.reserve(removed.changes.size() + plan.changes.size());
+  for (RemovedOpChange& change : removed.changes) {
+    NodeReport node;
+    node.op_type = change.node.op_type();
+    node.graph_path = std::move(change.graph_path);
+    node.node_name = change.node.name();
+    node.output = change.node.output_size() > 0 ? change.node.output(0) : "";
+    node.action = change.action;
+    node.became = std::move(change.became);
+    node.detail = std::move(change.detail);
+    node.verification = std::move(change.verification);
+    report.nodes.push_back(std::move(node));
+  }
   for (PlannedChange& change : plan.changes) {
     NodeReport node;
     node.graph_path = std::move(change.graph_path);
@@ -404,6 +440,7 @@ absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& opti
     node.output = std::move(change.output);
     node.action = change.action;
     node.slice_version = change.action == Action::kRewritten ? change.slice_version : 0;
+    node.became = change.action == Action::kRewritten ? absl::StrCat("Slice-", change.slice_version) : "initializer";
     node.detail = std::move(change.detail);
     node.verification = std::move(change.verification);
     report.nodes.push_back(std::move(node));

@@ -2,6 +2,8 @@
 
 #include <unordered_set>
 
+#include "onnx/shape_inference/implementation.h"
+
 namespace onnx_legalize {
 namespace {
 
@@ -85,6 +87,18 @@ void BuildModelSkeleton(const onnx::ModelProto& model, onnx::ModelProto& skeleto
   *skeleton.mutable_metadata_props() = model.metadata_props();
   *skeleton.mutable_functions() = model.functions();
   CopyGraphSkeleton(model.graph(), *skeleton.mutable_graph());
+}
+
+onnx::ModelProto* InferTypesOnSkeleton(const onnx::ModelProto& model, google::protobuf::Arena& arena) {
+  auto* inferred = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+  BuildModelSkeleton(model, *inferred);
+  try {
+    onnx::shape_inference::InferShapes(*inferred);
+  } catch (const std::exception&) {
+    inferred->Clear();
+    BuildModelSkeleton(model, *inferred);
+  }
+  return inferred;
 }
 
 }  // namespace onnx_legalize

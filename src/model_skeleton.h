@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "google/protobuf/arena.h"
 #include "onnx/onnx_pb.h"
 
 namespace onnx_legalize {
@@ -25,6 +26,11 @@ onnx::ModelProto ModelSkeleton(const onnx::ModelProto& model);
 // The same, built into `skeleton` (empty), which may live on an arena: a copy made for one check or one
 // inference, then dropped, is built and freed much faster there than object by object.
 void BuildModelSkeleton(const onnx::ModelProto& model, onnx::ModelProto& skeleton);
+
+// A skeleton of `model` on `arena` after onnx's shape inference, only to learn ranks and types the model
+// does not declare. Inference is a best effort here: where it throws, the skeleton is returned without it
+// (a model it cannot handle is still legalized, with fewer known ranks).
+onnx::ModelProto* InferTypesOnSkeleton(const onnx::ModelProto& model, google::protobuf::Arena& arena);
 
 }  // namespace onnx_legalize
 

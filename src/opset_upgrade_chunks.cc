@@ -198,7 +198,7 @@ absl::StatusOr<bool> NothingToConvert(const GraphProto& graph, const Context& ct
     for (const auto& attr : node.attribute()) {
       if (attr.has_g() || attr.graphs_size() > 0) return false;
     }
-    if (ShownAsStandIn(node)) continue;  // a stand-in, which no adapter meets
+    if (ShownAsStandIn(node, ctx.from)) continue;  // a stand-in, which no adapter meets
     auto [it, inserted] = adapts.try_emplace(node.op_type(), false);
     if (inserted) {
       RETURN_IF_ERROR(CheckOpKnownAtSourceOpset(node, GraphLabel(/*path=*/""), ctx));

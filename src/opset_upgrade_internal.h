@@ -95,8 +95,9 @@ const TensorProto* ConstantValue(const NodeProto& node);
 ValueInfoProto TypedPlaceholder(const std::string& name, int32_t elem_type,
                                 const google::protobuf::RepeatedField<int64_t>& dims);
 
-// Whether the skeleton shows `node` as a stand-in: DynamicSlice, other domains, large Constants.
-bool ShownAsStandIn(const NodeProto& node);
+// Whether the skeleton shows `node` as a stand-in: DynamicSlice, the other removed ops (at the opset
+// `from_opset` the model imports; rules/registry.h), other domains, large Constants.
+bool ShownAsStandIn(const NodeProto& node, int64_t from_opset);
 
 // FailedPrecondition when onnx 1.12 does not define `node`'s op at the model's opset (node in graph `where`).
 absl::Status CheckOpKnownAtSourceOpset(const NodeProto& node, const std::string& where, const Context& ctx);

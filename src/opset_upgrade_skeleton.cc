@@ -32,6 +32,7 @@
 #include "op_names.h"
 #include "opset_upgrade_internal.h"
 #include "opset_upgrade_labels.h"
+#include "rules/registry.h"
 #include "stand_in_schema.h"
 #include "status_macros.h"
 
@@ -58,7 +59,7 @@ absl::Status BuildSkeletonNode(const NodeProto& node, const GraphProto& owner, c
   ctx.records_by_owner[&owner].push_back(static_cast<int64_t>(index));
   const std::string where = GraphLabel(path);
 
-  const bool opaque = ShownAsStandIn(node);
+  const bool opaque = ShownAsStandIn(node, ctx.from);
   const TensorProto* constant = ConstantValue(node);
   if (!opaque) RETURN_IF_ERROR(CheckOpKnownAtSourceOpset(node, where, ctx));
 
@@ -128,8 +129,10 @@ const TensorProto* ConstantValue(const NodeProto& node) {
   return nullptr;
 }
 
-bool ShownAsStandIn(const NodeProto& node) {
+bool ShownAsStandIn(const NodeProto& node, int64_t from_opset) {
   if (!IsDefaultDomain(node.domain()) || node.op_type() == kDynamicSliceOp) return true;
+  // The removed ops pass through untouched, as DynamicSlice does; their rules rewrite them afterwards.
+  if (FindRemovedOpRule(node, from_opset) != nullptr) return true;
   const TensorProto* constant = ConstantValue(node);
   return constant != nullptr && !InlineConstant(*constant);  // Constant never changes meaning
 }

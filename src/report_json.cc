@@ -143,11 +143,13 @@ void AppendNode(const NodeReport& node, std::string& out) {
   constexpr int kIndent = 6;
   out.append("    {");
   bool first = true;
+  AppendMember("op_type", node.op_type, kIndent, first, out);
   AppendMember("graph_path", node.graph_path, kIndent, first, out);
   AppendMember("node_name", node.node_name, kIndent, first, out);
   AppendMember("output", node.output, kIndent, first, out);
   AppendMember("action", ActionName(node.action), kIndent, first, out);
   AppendMember("slice_version", node.slice_version, kIndent, first, out);
+  AppendMember("became", node.became, kIndent, first, out);
   AppendMember("detail", node.detail, kIndent, first, out);
   AppendMember("verification", node.verification, kIndent, first, out);
   out.append("\n    }");

@@ -44,8 +44,18 @@ void RegisterStandInSchemas() {
 }
 
 bool ShownAsRankKeepingStandIn(const onnx::NodeProto& node) {
-  return node.op_type() == kDynamicSliceOp && IsDefaultDomain(node.domain()) && node.input_size() > 0 &&
-         node.output_size() == 1;
+  if (!IsDefaultDomain(node.domain()) || node.input_size() == 0 || node.input(0).empty() ||
+      node.output_size() != 1) {
+    return false;
+  }
+  // The removed ops whose output has their first input's element type and rank (all but the two fills).
+  static const char* const kRankKeeping[] = {kDynamicSliceOp, "ImageScaler", "Crop", "Affine", "Scale",
+                                             "ScaledTanh", "ParametricSoftplus", "ThresholdedRelu",
+                                             "MeanVarianceNormalization"};
+  for (const char* op : kRankKeeping) {
+    if (node.op_type() == op) return true;
+  }
+  return false;
 }
 
 }  // namespace onnx_legalize

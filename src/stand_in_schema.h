@@ -22,8 +22,9 @@ inline constexpr char kRankKeepingStandInOp[] = "RankKeepingStandIn";
 // inference sees a stand-in.
 void RegisterStandInSchemas();
 
-// True for a DynamicSlice (default domain) with a data input and one output: what kRankKeepingStandInOp
-// stands for. (The planner refuses any other; the opset upgrade, which may be called without it, shows such
+// True for a DynamicSlice, or another removed op that keeps its input's element type and rank (ImageScaler,
+// Crop, ...), in the default domain, with a data input and one output: what kRankKeepingStandInOp stands
+// for. (The planner refuses any other; the opset upgrade, which may be called without it, shows such
 // a node as the inert stand-in.)
 bool ShownAsRankKeepingStandIn(const onnx::NodeProto& node);
 

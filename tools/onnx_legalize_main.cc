@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <new>
 #include <optional>
 #include <set>
@@ -198,7 +199,9 @@ int RunCheck(const std::vector<std::string>& inputs) {
     }
     for (const onnx_legalize::CheckFinding& f : *findings) {
       std::cout << input << ": " << f.graph_path << ": node " << Quoted(f.node_name) << " op " << f.op_type
-                << " (domain " << f.domain << ", opset " << f.opset << "): " << f.reason << "\n";
+                << " (domain " << f.domain << ", opset " << f.opset << "): " << f.reason << "; "
+                << (f.fixable ? "onnx-legalize fixes it: " + f.fix : std::string("onnx-legalize cannot fix it"))
+                << "\n";
     }
     findings_total += static_cast<int>(findings->size());
     if (!findings->empty()) ++files_with_findings;
@@ -247,24 +250,28 @@ absl::Status WriteReport(const std::string& path, const std::string& json) {
 void PrintSummary(const std::string& input, const std::string& output, const onnx_legalize::Report& report) {
   std::cout << input << " -> " << output << ": ";
   if (!report.changed) {
-    std::cout << "no DynamicSlice; model written unchanged (opset " << report.opset_after << ")\n";
+    std::cout << "no removed op; model written unchanged (opset " << report.opset_after << ")\n";
     return;
   }
   int folded = 0;
+  std::map<std::string, int> by_op;
   for (const onnx_legalize::NodeReport& node : report.nodes) {
     folded += node.action == onnx_legalize::Action::kFolded ? 1 : 0;
+    ++by_op[node.op_type];
   }
-  std::cout << report.nodes.size() << " DynamicSlice legalized (" << folded << " folded, "
-            << report.nodes.size() - folded << " rewritten); opset " << report.opset_before << " -> "
+  std::vector<std::string> counts;
+  for (const auto& [op, count] : by_op) counts.push_back(absl::StrCat(count, " ", op));
+  std::cout << (counts.empty() ? std::string("nothing") : absl::StrJoin(counts, ", ")) << " legalized (" << folded
+            << " folded, " << report.nodes.size() - folded << " rewritten); opset " << report.opset_before << " -> "
             << report.opset_after << ", IR version " << report.ir_version_before << " -> "
             << report.ir_version_after << "\n";
   for (const onnx_legalize::NodeReport& node : report.nodes) {
-    std::cout << "  " << node.graph_path << ": node " << Quoted(node.node_name) << " (output '" << node.output
-              << "'): ";
+    std::cout << "  " << node.graph_path << ": " << node.op_type << " node " << Quoted(node.node_name)
+              << " (output '" << node.output << "'): ";
     if (node.action == onnx_legalize::Action::kFolded) {
       std::cout << "folded";
     } else {
-      std::cout << "rewritten as Slice-" << node.slice_version;
+      std::cout << "rewritten as " << node.became;
     }
     if (!node.detail.empty()) std::cout << " (" << node.detail << ")";
     std::cout << "; verification: " << node.verification << "\n";

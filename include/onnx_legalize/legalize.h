@@ -68,18 +68,20 @@ struct Options {
   const ExternalDataReader* external_data = nullptr;
 };
 
-// What was done to one DynamicSlice.
+// What was done to one removed node.
 enum class Action {
   kFolded,     // replaced by an initializer holding its value
-  kRewritten,  // replaced by a standard Slice node
+  kRewritten,  // replaced by standard nodes (a Slice for DynamicSlice)
 };
 
 struct NodeReport {
+  std::string op_type = "DynamicSlice";  // the removed op: DynamicSlice, ImageScaler, Crop, ...
   std::string graph_path;  // "main", "main/loop_body", ... (graph names joined by '/')
   std::string node_name;   // the node's name; "" when the model gave it none
   std::string output;      // the node's output name, which identifies it when it has no name
   Action action = Action::kFolded;
   int64_t slice_version = 0;  // for kRewritten: the Slice version it became (1 with keep_opset, else 10+)
+  std::string became;         // what it became: "initializer", "Slice-10", "Mul + Add", ...
   std::string detail;         // why this action, in a few words
   std::string verification;   // what verification ran and its result, or "skipped (--no-verify)"
 };
@@ -89,14 +91,20 @@ struct Report {
   int64_t opset_after = 0;
   int64_t ir_version_before = 0;
   int64_t ir_version_after = 0;
-  std::vector<NodeReport> nodes;  // one per DynamicSlice found, in graph order (depth first)
-  bool changed = false;           // false when the model held no DynamicSlice
+  // One per removed node found: the other removed ops (main graph first, subgraphs depth first), then
+  // every DynamicSlice in graph order.
+  std::vector<NodeReport> nodes;
+  bool changed = false;  // false when the model held nothing to legalize and kept its opset
   // What onnx's checker and strict shape inference said of the result; "not run: ..." with the checker's
   // reason when it rejects the input itself (a result is held to them only when the input passes).
   std::string onnx_check;
 };
 
-// Legalizes `model` in place. Transactional: on any error `model` is left exactly as it was.
+// Legalizes `model` in place: every op ONNX 1.5 removed (DynamicSlice, ImageScaler, Crop, Affine, ScaledTanh,
+// ParametricSoftplus, Scale, ThresholdedRelu before opset 10, MeanVarianceNormalization-1, ConstantFill,
+// GivenTensorFill) is folded or replaced by standard ops, and the result has a schema for every node.
+// FailedPrecondition, naming every such node, when the model holds ops no one can legalize (ATen, GRUUnit,
+// an op onnx never defined). Transactional: on any error `model` is left exactly as it was.
 absl::StatusOr<Report> Legalize(onnx::ModelProto& model, const Options& options);
 
 // Reads a model file; NotFound when it does not exist, InvalidArgument naming the path when it is not a
@@ -184,6 +192,10 @@ struct CheckFinding {
   std::string domain;
   int64_t opset = 0;   // the opset the model imports for the node's domain; 0 when it imports none
   std::string reason;  // why the node has no schema, in a few words ("removed from onnx", ...)
+  // Whether legalizing fixes it (a removed op onnx-legalize folds or rewrites), and how, in a few words;
+  // "" when it cannot, and the model is refused.
+  bool fixable = false;
+  std::string fix;
 };
 absl::StatusOr<std::vector<CheckFinding>> CheckModel(const onnx::ModelProto& model);
 

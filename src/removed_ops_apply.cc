@@ -1,0 +1,142 @@
+// ApplyRemovedOps: writes each verified change where the removed node stands. The node's place goes to the
+// replacement's nodes (a fold's: none), and the values they read become initializers, or Constant nodes in
+// IR 3 subgraphs, whose inputs (which IR 3 requires of every initializer) are fixed by their owner.
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "absl/strings/str_cat.h"
+#include "graph_scope.h"
+#include "op_names.h"
+#include "removed_ops_pass.h"
+#include "status_macros.h"
+
+namespace onnx_legalize {
+namespace {
+
+void CollectNames(const onnx::GraphProto& graph, std::unordered_set<std::string>& names) {
+  for (const auto& value : graph.input()) names.insert(value.name());
+  for (const auto& value : graph.output()) names.insert(value.name());
+  for (const auto& value : graph.value_info()) names.insert(value.name());
+  for (const auto& value : graph.initializer()) names.insert(value.name());
+  for (const auto& value : graph.sparse_initializer()) names.insert(value.values().name());
+  for (const auto& node : graph.node()) {
+    names.insert(node.input().begin(), node.input().end());
+    names.insert(node.output().begin(), node.output().end());
+    ForEachSubgraph(node, [&](const std::string&, const onnx::GraphProto& subgraph) { CollectNames(subgraph, names); });
+  }
+}
+
+// Fresh names: new to every graph of the model, and to each other.
+class ModelNames final : public NameSource {
+ public:
+  explicit ModelNames(const onnx::ModelProto& model) { CollectNames(model.graph(), used_); }
+  std::string Fresh(const std::string& base) override {
+    std::string name = base;
+    for (int i = 1; used_.count(name) > 0; ++i) name = absl::StrCat(base, "_", i);
+    used_.insert(name);
+    return name;
+  }
+
+ private:
+  std::unordered_set<std::string> used_;
+};
+
+onnx::GraphProto& Resolve(onnx::ModelProto& model, const GraphLocator& locator) {
+  onnx::GraphProto* graph = model.mutable_graph();
+  for (const GraphLocator::Step& step : locator.steps) {
+    for (onnx::NodeProto& node : *graph->mutable_node()) {
+      if (node.output_size() == 0 || node.output(0) != step.node_output) continue;
+      for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
+        if (attribute.name() != step.attribute) continue;
+        graph = attribute.has_g() ? attribute.mutable_g() : attribute.mutable_graphs(step.graph_index);
+      }
+      break;
+    }
+  }
+  return *graph;
+}
+
+onnx::NodeProto ConstantNode(const std::string& name, Tensor value) {
+  onnx::NodeProto constant;
+  constant.set_op_type(kConstantOp);
+  constant.add_output(name);
+  onnx::AttributeProto* attribute = constant.add_attribute();
+  attribute->set_name("value");
+  attribute->set_type(onnx::AttributeProto::TENSOR);
+  *attribute->mutable_t() = TensorToProto(std::move(value), name);
+  return constant;
+}
+
+void DeclareInput(onnx::GraphProto& graph, const std::string& name, const Tensor& value) {
+  onnx::ValueInfoProto* input = graph.add_input();
+  input->set_name(name);
+  auto* tensor_type = input->mutable_type()->mutable_tensor_type();
+  tensor_type->set_elem_type(value.type());
+  auto* shape = tensor_type->mutable_shape();
+  for (int64_t dim : value.dims()) shape->add_dim()->set_dim_value(dim);
+}
+
+}  // namespace
+
+absl::Status ApplyRemovedOps(RemovedOpPlan& plan, onnx::ModelProto& model, int64_t target) {
+  ModelNames names(model);
+  const bool ir3 = model.ir_version() < 4;
+  // Every replacement is built first: a graph's node list is rebuilt once, after its changes are known.
+  struct Edit {
+    std::vector<onnx::NodeProto> nodes;
+  };
+  std::map<onnx::GraphProto*, std::unordered_map<std::string, Edit>> edits;  // by graph, by first output
+  for (RemovedOpChange& change : plan.changes) {
+    onnx::GraphProto& graph = Resolve(model, change.graph);
+    const bool is_main = change.graph.steps.empty();
+    Edit edit;
+    std::vector<std::pair<std::string, Tensor>> constants;
+    if (change.action == Action::kFolded) {
+      for (int i = 0; i < change.node.output_size(); ++i) {
+        constants.emplace_back(change.node.output(i), std::move(change.folded[static_cast<size_t>(i)]));
+      }
+    } else {
+      std::string became;
+      ASSIGN_OR_RETURN(Replacement replacement, change.rule->Replace(change.AsRuleNode(), target, names, became));
+      change.became = became;
+      constants = std::move(replacement.constants);
+      edit.nodes = std::move(replacement.nodes);
+    }
+    std::vector<onnx::NodeProto> constant_nodes;
+    for (auto& [name, value] : constants) {
+      if (ir3 && !is_main) {
+        constant_nodes.push_back(ConstantNode(name, std::move(value)));
+        continue;
+      }
+      if (ir3) DeclareInput(graph, name, value);
+      *graph.add_initializer() = TensorToProto(std::move(value), name);
+    }
+    edit.nodes.insert(edit.nodes.begin(), std::make_move_iterator(constant_nodes.begin()),
+                      std::make_move_iterator(constant_nodes.end()));
+    for (onnx::NodeProto& node : edit.nodes) {
+      // The replacement keeps the removed node's name on its last node, so that messages and tools that
+      // name nodes still find it.
+      if (&node == &edit.nodes.back()) node.set_name(change.node.name());
+    }
+    edits[&graph].emplace(change.node.output(0), std::move(edit));
+  }
+  // Inner graphs are edited in place (nested messages do not move when an outer list is rebuilt: the outer
+  // rebuild swaps node messages, which keeps each node's subgraphs where they are).
+  for (auto& [graph, by_output] : edits) {
+    google::protobuf::RepeatedPtrField<onnx::NodeProto> rebuilt;
+    rebuilt.Reserve(graph->node_size());
+    for (onnx::NodeProto& node : *graph->mutable_node()) {
+      auto edit = node.output_size() > 0 ? by_output.find(node.output(0)) : by_output.end();
+      if (edit == by_output.end()) {
+        rebuilt.Add()->Swap(&node);
+        continue;
+      }
+      for (onnx::NodeProto& replacement : edit->second.nodes) rebuilt.Add()->Swap(&replacement);
+    }
+    graph->mutable_node()->Swap(&rebuilt);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace onnx_legalize

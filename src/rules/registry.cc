@@ -1,0 +1,45 @@
+#include "rules/registry.h"
+
+#include <vector>
+
+#include "op_names.h"
+
+namespace onnx_legalize {
+namespace {
+
+const std::vector<std::unique_ptr<RemovedOpRule>>& Rules() {
+  static const auto* rules = [] {
+    auto* list = new std::vector<std::unique_ptr<RemovedOpRule>>();
+    list->push_back(rules::MakeImageScalerRule());
+    list->push_back(rules::MakeCropRule());
+    list->push_back(rules::MakeAffineRule());
+    list->push_back(rules::MakeScaleRule());
+    list->push_back(rules::MakeScaledTanhRule());
+    list->push_back(rules::MakeParametricSoftplusRule());
+    list->push_back(rules::MakeThresholdedReluRule());
+    list->push_back(rules::MakeMeanVarianceNormalizationRule());
+    list->push_back(rules::MakeConstantFillRule());
+    list->push_back(rules::MakeGivenTensorFillRule());
+    return list;
+  }();
+  return *rules;
+}
+
+const RemovedOpRule* RuleForOpType(const onnx::NodeProto& node) {
+  if (!IsDefaultDomain(node.domain())) return nullptr;
+  for (const auto& rule : Rules()) {
+    if (node.op_type() == rule->op_type()) return rule.get();
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const RemovedOpRule* FindRemovedOpRule(const onnx::NodeProto& node, int64_t opset) {
+  const RemovedOpRule* rule = RuleForOpType(node);
+  return rule != nullptr && rule->IsRemovedAt(node, opset) ? rule : nullptr;
+}
+
+bool IsRemovedOpType(const onnx::NodeProto& node) { return RuleForOpType(node) != nullptr; }
+
+}  // namespace onnx_legalize

@@ -1,0 +1,296 @@
+#include "rules/rule_support.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "absl/strings/str_join.h"
+#include "op_names.h"
+#include "status_macros.h"
+
+namespace onnx_legalize {
+
+namespace {
+
+// Trial data stays small: the removed ops compute each element (or each channel's statistics) alike, and
+// small dims cover every case their results depend on.
+constexpr int64_t kMaxTrialDim = 6;
+constexpr int64_t kMaxTrialElements = 4096;
+
+template <typename T>
+Tensor PackValues(DataType type, const std::vector<int64_t>& dims, const std::vector<double>& values) {
+  std::string bytes(values.size() * sizeof(T), '\0');
+  for (size_t i = 0; i < values.size(); ++i) {
+    const T value = static_cast<T>(values[i]);
+    std::memcpy(bytes.data() + i * sizeof(T), &value, sizeof(T));
+  }
+  return Tensor::FromBytes(type, dims, std::move(bytes)).value();
+}
+
+}  // namespace
+
+int64_t TrialRandom::Uniform(int64_t low, int64_t high) {
+  const uint64_t span = static_cast<uint64_t>(high - low) + 1;
+  return low + static_cast<int64_t>(span == 0 ? rng_() : rng_() % span);
+}
+
+absl::StatusOr<Tensor> TrialRandom::SpecialFloats(DataType type, const std::vector<int64_t>& dims,
+                                                  const std::vector<double>& pivots) {
+  if (type != onnx::TensorProto::FLOAT && type != onnx::TensorProto::DOUBLE) {
+    return absl::InvalidArgumentError(absl::StrCat("trial data of type ", DataTypeName(type)));
+  }
+  ASSIGN_OR_RETURN(const int64_t count, CheckedElementCount(dims, "trial data"));
+  const bool is_float = type == onnx::TensorProto::FLOAT;
+  const double infinity = std::numeric_limits<double>::infinity();
+  const double denormal = is_float ? static_cast<double>(std::numeric_limits<float>::denorm_min())
+                                   : std::numeric_limits<double>::denorm_min();
+  const double largest = is_float ? static_cast<double>(std::numeric_limits<float>::max())
+                                  : std::numeric_limits<double>::max();
+  const double specials[] = {0.0,       -0.0,      infinity,    -infinity,      std::nan(""), denormal,
+                             -denormal, 1e-39,     -3e-42,      1e30,           -1e30,        3e37,
+                             -largest,  largest,   88.8,        -88.8,          1e-7,         1.0};
+  std::vector<double> values(static_cast<size_t>(count));
+  for (double& value : values) {
+    const int64_t kind = Uniform(0, 9);
+    if (kind <= 2) {
+      value = specials[Uniform(0, std::size(specials) - 1)];
+    } else if (kind == 3 && !pivots.empty()) {
+      // A pivot, or a few units in the last place beside it.
+      double pivot = pivots[static_cast<size_t>(Uniform(0, static_cast<int64_t>(pivots.size()) - 1))];
+      if (is_float) pivot = static_cast<float>(pivot);
+      for (int64_t steps = Uniform(-2, 2); steps != 0; steps += steps > 0 ? -1 : 1) {
+        pivot = is_float ? std::nextafter(static_cast<float>(pivot), steps > 0 ? INFINITY : -INFINITY)
+                         : std::nextafter(pivot, steps > 0 ? infinity : -infinity);
+      }
+      value = pivot;
+    } else {
+      // Ordinary magnitudes over many binades, both signs.
+      const double mantissa = static_cast<double>(Uniform(0, 1 << 20)) / (1 << 20);
+      value = (Uniform(0, 1) ? -1.0 : 1.0) * (0.5 + mantissa) * std::ldexp(1.0, static_cast<int>(Uniform(-12, 12)));
+    }
+  }
+  return is_float ? PackValues<float>(type, dims, values) : PackValues<double>(type, dims, values);
+}
+
+bool RemovedOpRule::CanFold(const RuleNode& node) const {
+  return std::all_of(node.inputs.begin(), node.inputs.end(),
+                     [](const RuleInput& input) { return input.name.empty() || input.constant != nullptr; });
+}
+
+int64_t RemovedOpRule::FoldedBytesBound(const RuleNode& node) const {
+  int64_t bytes = 0;
+  for (const RuleInput& input : node.inputs) {
+    if (input.constant != nullptr) bytes = std::max<int64_t>(bytes, static_cast<int64_t>(input.constant->bytes().size()));
+  }
+  return bytes;
+}
+
+absl::StatusOr<std::vector<Tensor>> RemovedOpRule::TrialInputs(const RuleNode& node, TrialRandom& random) const {
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const RuleInput& input = node.inputs[i];
+    if (input.constant != nullptr) {
+      inputs.push_back(input.constant->Clone());
+      continue;
+    }
+    if (input.name.empty()) {
+      inputs.emplace_back();
+      continue;
+    }
+    std::vector<int64_t> dims = rules::TrialDims(input.type, TrialRank(), random);
+    AdjustTrialDims(node, dims);
+    ASSIGN_OR_RETURN(Tensor data, random.SpecialFloats(input.type.elem_type, dims, TrialPivots(node)));
+    inputs.push_back(std::move(data));
+  }
+  return inputs;
+}
+
+namespace rules {
+
+const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const char* name) {
+  for (const auto& attribute : node.attribute()) {
+    if (attribute.name() == name) return &attribute;
+  }
+  return nullptr;
+}
+
+absl::Status CheckSignature(const RuleNode& node, int min_inputs, int max_inputs, int outputs,
+                            std::initializer_list<const char*> known_attributes) {
+  const onnx::NodeProto& proto = *node.node;
+  if (proto.input_size() < min_inputs || proto.input_size() > max_inputs) {
+    return Invalid(node, "has ", proto.input_size(), " inputs; ", proto.op_type(), " takes ",
+                   min_inputs == max_inputs ? absl::StrCat(min_inputs) : absl::StrCat(min_inputs, " to ", max_inputs));
+  }
+  for (int i = 0; i < proto.input_size() && i < 1; ++i) {
+    if (min_inputs > 0 && proto.input(i).empty()) return Invalid(node, "input ", i, " is empty");
+  }
+  if (proto.output_size() != outputs) {
+    return Invalid(node, "has ", proto.output_size(), " outputs; ", proto.op_type(), " has ", outputs);
+  }
+  for (const std::string& output : proto.output()) {
+    if (output.empty()) return Invalid(node, "has an output without a name");
+  }
+  for (const auto& attribute : proto.attribute()) {
+    const bool known = std::any_of(known_attributes.begin(), known_attributes.end(),
+                                   [&](const char* name) { return attribute.name() == name; });
+    if (!known) {
+      return Invalid(node, "has attribute '", attribute.name(), "', which ", proto.op_type(),
+                     " never had (it takes ",
+                     known_attributes.size() == 0 ? std::string("none") : absl::StrJoin(known_attributes, ", "), ")");
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<float> FloatAttribute(const RuleNode& node, const char* name, std::optional<float> fallback) {
+  const onnx::AttributeProto* attribute = FindAttribute(*node.node, name);
+  if (attribute == nullptr) {
+    if (fallback.has_value()) return *fallback;
+    return Invalid(node, "has no attribute '", name, "', which ", node.node->op_type(), " requires");
+  }
+  if (attribute->type() != onnx::AttributeProto::FLOAT) {
+    return Invalid(node, "attribute '", name, "' is not a float");
+  }
+  if (!std::isfinite(attribute->f())) return Invalid(node, "attribute '", name, "' is ", attribute->f());
+  return attribute->f();
+}
+
+absl::StatusOr<std::vector<float>> FloatsAttribute(const RuleNode& node, const char* name, bool required) {
+  const onnx::AttributeProto* attribute = FindAttribute(*node.node, name);
+  if (attribute == nullptr) {
+    if (!required) return std::vector<float>{};
+    return Invalid(node, "has no attribute '", name, "', which ", node.node->op_type(), " requires");
+  }
+  if (attribute->type() != onnx::AttributeProto::FLOATS) {
+    return Invalid(node, "attribute '", name, "' is not a list of floats");
+  }
+  for (float value : attribute->floats()) {
+    if (!std::isfinite(value)) return Invalid(node, "attribute '", name, "' holds ", value);
+  }
+  return std::vector<float>(attribute->floats().begin(), attribute->floats().end());
+}
+
+absl::StatusOr<int64_t> IntAttribute(const RuleNode& node, const char* name, std::optional<int64_t> fallback) {
+  const onnx::AttributeProto* attribute = FindAttribute(*node.node, name);
+  if (attribute == nullptr) {
+    if (fallback.has_value()) return *fallback;
+    return Invalid(node, "has no attribute '", name, "', which ", node.node->op_type(), " requires");
+  }
+  if (attribute->type() != onnx::AttributeProto::INT) return Invalid(node, "attribute '", name, "' is not an int");
+  return attribute->i();
+}
+
+absl::StatusOr<std::vector<int64_t>> IntsAttribute(const RuleNode& node, const char* name, bool required) {
+  const onnx::AttributeProto* attribute = FindAttribute(*node.node, name);
+  if (attribute == nullptr) {
+    if (!required) return std::vector<int64_t>{};
+    return Invalid(node, "has no attribute '", name, "', which ", node.node->op_type(), " requires");
+  }
+  if (attribute->type() != onnx::AttributeProto::INTS) {
+    return Invalid(node, "attribute '", name, "' is not a list of ints");
+  }
+  return std::vector<int64_t>(attribute->ints().begin(), attribute->ints().end());
+}
+
+absl::StatusOr<DataType> FloatInputType(const RuleNode& node, int index) {
+  const RuleInput& input = node.inputs[static_cast<size_t>(index)];
+  const DataType type = input.type.elem_type;
+  if (type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::DOUBLE) return type;
+  if (type == 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        node.label, ": the element type of input '", input.name,
+        "' is not known (declare it in the graph's value_info), and the replacement's constants need it"));
+  }
+  return absl::FailedPreconditionError(absl::StrCat(node.label, ": input '", input.name, "' is ", DataTypeName(type),
+                                                    "; only float and double can be legalized and verified"));
+}
+
+onnx::NodeProto MakeNode(const char* op_type, std::vector<std::string> inputs, std::vector<std::string> outputs) {
+  onnx::NodeProto node;
+  node.set_op_type(op_type);
+  for (std::string& input : inputs) node.add_input(std::move(input));
+  for (std::string& output : outputs) node.add_output(std::move(output));
+  return node;
+}
+
+void AddFloatAttribute(onnx::NodeProto& node, const char* name, float value) {
+  onnx::AttributeProto* attribute = node.add_attribute();
+  attribute->set_name(name);
+  attribute->set_type(onnx::AttributeProto::FLOAT);
+  attribute->set_f(value);
+}
+
+void AddIntsAttribute(onnx::NodeProto& node, const char* name, const std::vector<int64_t>& values) {
+  onnx::AttributeProto* attribute = node.add_attribute();
+  attribute->set_name(name);
+  attribute->set_type(onnx::AttributeProto::INTS);
+  for (int64_t value : values) attribute->add_ints(value);
+}
+
+void AddIntAttribute(onnx::NodeProto& node, const char* name, int64_t value) {
+  onnx::AttributeProto* attribute = node.add_attribute();
+  attribute->set_name(name);
+  attribute->set_type(onnx::AttributeProto::INT);
+  attribute->set_i(value);
+}
+
+Tensor FromDoubles(DataType type, const std::vector<int64_t>& dims, const std::vector<double>& values) {
+  return type == onnx::TensorProto::FLOAT ? PackValues<float>(type, dims, values)
+                                          : PackValues<double>(type, dims, values);
+}
+
+Tensor Filled(DataType type, const std::vector<int64_t>& dims, double value) {
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  return FromDoubles(type, dims, std::vector<double>(static_cast<size_t>(count), value));
+}
+
+std::vector<float> FloatsOf(const Tensor& tensor) {
+  std::vector<float> values(static_cast<size_t>(tensor.element_count()));
+  if (!values.empty()) std::memcpy(values.data(), tensor.bytes().data(), values.size() * sizeof(float));
+  return values;
+}
+
+std::vector<double> DoublesOf(const Tensor& tensor) {
+  std::vector<double> values(static_cast<size_t>(tensor.element_count()));
+  if (!values.empty()) std::memcpy(values.data(), tensor.bytes().data(), values.size() * sizeof(double));
+  return values;
+}
+
+Tensor FromFloats(const std::vector<int64_t>& dims, const std::vector<float>& values) {
+  std::string bytes(values.size() * sizeof(float), '\0');
+  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+  return Tensor::FromBytes(onnx::TensorProto::FLOAT, dims, std::move(bytes)).value();
+}
+
+Tensor FromDoubleValues(const std::vector<int64_t>& dims, const std::vector<double>& values) {
+  std::string bytes(values.size() * sizeof(double), '\0');
+  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+  return Tensor::FromBytes(onnx::TensorProto::DOUBLE, dims, std::move(bytes)).value();
+}
+
+std::vector<int64_t> TrialDims(const ValueType& type, int64_t rank, TrialRandom& random) {
+  std::vector<int64_t> dims;
+  if (type.dims.has_value()) {
+    dims = *type.dims;
+  } else {
+    dims.assign(static_cast<size_t>(rank), -1);
+  }
+  int64_t count = 1;
+  for (int64_t& dim : dims) {
+    if (dim < 0 || dim > kMaxTrialDim) dim = random.Uniform(1, kMaxTrialDim);
+    count *= std::max<int64_t>(dim, 1);
+  }
+  // Within the budget even at rank 8: shrink the largest dims first.
+  while (count > kMaxTrialElements) {
+    auto largest = std::max_element(dims.begin(), dims.end());
+    count = count / *largest;
+    *largest = std::max<int64_t>(1, *largest / 2);
+    count *= *largest;
+  }
+  return dims;
+}
+
+}  // namespace rules
+}  // namespace onnx_legalize

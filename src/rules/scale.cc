@@ -1,0 +1,58 @@
+// Scale (experimental, removed in ONNX 1.5): output = scale * input, elementwise (scale 1.0).
+//
+//   y = Scale<scale>(x)  ->  y = Mul(x, scale)     scale: a scalar constant of x's type
+// One multiplication, as the old kernel did: exact. From opset 7 (broadcasting).
+#include "rules/registry.h"
+#include "rules/rule_support.h"
+#include "status_macros.h"
+
+namespace onnx_legalize::rules {
+namespace {
+
+class ScaleRule final : public RemovedOpRule {
+ public:
+  const char* op_type() const override { return "Scale"; }
+
+  absl::StatusOr<int64_t> MinOpset(const RuleNode& node) const override {
+    RETURN_IF_ERROR(CheckSignature(node, 1, 1, 1, {"scale"}));
+    RETURN_IF_ERROR(FloatAttribute(node, "scale", 1.0f).status());
+    RETURN_IF_ERROR(FloatInputType(node, 0).status());
+    return 7;
+  }
+
+  absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t, NameSource& names,
+                                      std::string& became) const override {
+    ASSIGN_OR_RETURN(const DataType type, FloatInputType(node, 0));
+    ASSIGN_OR_RETURN(const float scale, FloatAttribute(node, "scale", 1.0f));
+    const std::string& output = node.node->output(0);
+    Replacement replacement;
+    const std::string scale_name = names.Fresh(output + "_scale");
+    replacement.constants.emplace_back(scale_name, Filled(type, {}, scale));
+    replacement.nodes.push_back(MakeNode("Mul", {node.node->input(0), scale_name}, {output}));
+    became = "Mul";
+    return replacement;
+  }
+
+  absl::StatusOr<std::vector<Tensor>> Reference(const RuleNode& node,
+                                                const std::vector<const Tensor*>& inputs) const override {
+    ASSIGN_OR_RETURN(const float scale, FloatAttribute(node, "scale", 1.0f));
+    const Tensor& x = *inputs[0];
+    std::vector<Tensor> result;
+    if (x.type() == onnx::TensorProto::FLOAT) {
+      std::vector<float> values = FloatsOf(x);
+      for (float& v : values) v = scale * v;
+      result.push_back(FromFloats(x.dims(), values));
+    } else {
+      std::vector<double> values = DoublesOf(x);
+      for (double& v : values) v = double{scale} * v;
+      result.push_back(FromDoubleValues(x.dims(), values));
+    }
+    return result;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<RemovedOpRule> MakeScaleRule() { return std::make_unique<ScaleRule>(); }
+
+}  // namespace onnx_legalize::rules

@@ -1,0 +1,81 @@
+// ThresholdedRelu before opset 10 (experimental; ONNX 1.5 made it a standard op at 10): Y = X where
+// X > alpha, else 0 (alpha 1.0). NaN gives 0, +inf stays, and -0.0 (when alpha < 0) stays -0.0.
+//
+//   y = ThresholdedRelu<alpha>(x)
+//   at opset >= 10 -> y = ThresholdedRelu-10<alpha>(x)
+//   at opset 9     -> keep = Greater(x, alpha)          alpha, zero: scalar constants of x's type
+//                     y = Where(keep, x, zero)
+// Where picks x itself or a +0, so every bit is the old op's. The shorter x * Cast(x > alpha) is not
+// exact: 0 * inf and 0 * NaN are NaN, and 0 * (negative x) is -0. Where exists from opset 9, so a model
+// below 9 moves to 9.
+#include "rules/registry.h"
+#include "rules/rule_support.h"
+#include "status_macros.h"
+
+namespace onnx_legalize::rules {
+namespace {
+
+class ThresholdedReluRule final : public RemovedOpRule {
+ public:
+  const char* op_type() const override { return "ThresholdedRelu"; }
+
+  bool IsRemovedAt(const onnx::NodeProto&, int64_t opset) const override { return opset < 10; }
+
+  absl::StatusOr<int64_t> MinOpset(const RuleNode& node) const override {
+    RETURN_IF_ERROR(CheckSignature(node, 1, 1, 1, {"alpha"}));
+    RETURN_IF_ERROR(FloatAttribute(node, "alpha", 1.0f).status());
+    RETURN_IF_ERROR(FloatInputType(node, 0).status());
+    return 9;
+  }
+
+  absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t opset, NameSource& names,
+                                      std::string& became) const override {
+    ASSIGN_OR_RETURN(const DataType type, FloatInputType(node, 0));
+    ASSIGN_OR_RETURN(const float alpha, FloatAttribute(node, "alpha", 1.0f));
+    const std::string& output = node.node->output(0);
+    Replacement replacement;
+    if (opset >= 10) {
+      onnx::NodeProto relu = MakeNode("ThresholdedRelu", {node.node->input(0)}, {output});
+      AddFloatAttribute(relu, "alpha", alpha);
+      replacement.nodes.push_back(std::move(relu));
+      became = "ThresholdedRelu-10";
+      return replacement;
+    }
+    const std::string alpha_name = names.Fresh(output + "_alpha");
+    const std::string zero_name = names.Fresh(output + "_zero");
+    const std::string keep = names.Fresh(output + "_keep");
+    replacement.constants.emplace_back(alpha_name, Filled(type, {}, alpha));
+    replacement.constants.emplace_back(zero_name, Filled(type, {}, 0.0));
+    replacement.nodes.push_back(MakeNode("Greater", {node.node->input(0), alpha_name}, {keep}));
+    replacement.nodes.push_back(MakeNode("Where", {keep, node.node->input(0), zero_name}, {output}));
+    became = "Greater + Where";
+    return replacement;
+  }
+
+  absl::StatusOr<std::vector<Tensor>> Reference(const RuleNode& node,
+                                                const std::vector<const Tensor*>& inputs) const override {
+    ASSIGN_OR_RETURN(const float alpha, FloatAttribute(node, "alpha", 1.0f));
+    const Tensor& x = *inputs[0];
+    std::vector<Tensor> result;
+    if (x.type() == onnx::TensorProto::FLOAT) {
+      std::vector<float> values = FloatsOf(x);
+      for (float& v : values) v = v > alpha ? v : 0.0f;
+      result.push_back(FromFloats(x.dims(), values));
+    } else {
+      std::vector<double> values = DoublesOf(x);
+      for (double& v : values) v = v > double{alpha} ? v : 0.0;
+      result.push_back(FromDoubleValues(x.dims(), values));
+    }
+    return result;
+  }
+
+  std::vector<double> TrialPivots(const RuleNode& node) const override {
+    return {FloatAttribute(node, "alpha", 1.0f).value_or(1.0f)};
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<RemovedOpRule> MakeThresholdedReluRule() { return std::make_unique<ThresholdedReluRule>(); }
+
+}  // namespace onnx_legalize::rules
