@@ -54,6 +54,7 @@ TEST(ReportToJsonTest, WritesNodesInOrderWithStableKeys) {
   folded.node_name = "crop";
   folded.output = "y";
   folded.action = Action::kFolded;
+  folded.became = "initializer";
   folded.detail = "all inputs constant";
   folded.verification = "skipped (--no-verify)";
   NodeReport rewritten;
@@ -62,6 +63,7 @@ TEST(ReportToJsonTest, WritesNodesInOrderWithStableKeys) {
   rewritten.output = "s";
   rewritten.action = Action::kRewritten;
   rewritten.slice_version = 10;
+  rewritten.became = "Slice-10";
   rewritten.detail = "dynamic starts";
   rewritten.verification = "8 trials, identical";
   report.nodes = {folded, rewritten};
@@ -74,20 +76,24 @@ TEST(ReportToJsonTest, WritesNodesInOrderWithStableKeys) {
   "onnx_check": "accepted",
   "nodes": [
     {
+      "op_type": "DynamicSlice",
       "graph_path": "main",
       "node_name": "crop",
       "output": "y",
       "action": "folded",
       "slice_version": 0,
+      "became": "initializer",
       "detail": "all inputs constant",
       "verification": "skipped (--no-verify)"
     },
     {
+      "op_type": "DynamicSlice",
       "graph_path": "main/loop_body",
       "node_name": "",
       "output": "s",
       "action": "rewritten",
       "slice_version": 10,
+      "became": "Slice-10",
       "detail": "dynamic starts",
       "verification": "8 trials, identical"
     }

@@ -328,6 +328,53 @@ absl::StatusOr<Tensor> RunMeanVarianceNormalization(const NodeRun& run) {
   });
 }
 
+absl::StatusOr<Tensor> RunNot(const NodeRun& run) {
+  ASSIGN_OR_RETURN(const Tensor* x, Input(run, 0));
+  if (x->type() != TensorProto::BOOL) return Fail(run, "input is not bool");
+  std::string bytes(x->bytes());
+  for (char& b : bytes) b = b != 0 ? '\0' : '\1';
+  return Tensor::FromBytes(TensorProto::BOOL, x->dims(), std::move(bytes));
+}
+
+// Transpose of a fixed-size element type by `perm` (default: reversed axes).
+absl::StatusOr<Tensor> RunTranspose(const NodeRun& run) {
+  ASSIGN_OR_RETURN(const Tensor* x, Input(run, 0));
+  const int64_t rank = x->rank();
+  std::vector<int64_t> perm;
+  if (Attribute(run.node, "perm") != nullptr) {
+    ASSIGN_OR_RETURN(perm, IntsAttribute(run, "perm"));
+  } else {
+    for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
+  }
+  std::vector<int64_t> sorted = perm;
+  std::sort(sorted.begin(), sorted.end());
+  for (int64_t i = 0; i < rank; ++i) {
+    if (static_cast<int64_t>(sorted.size()) != rank || sorted[static_cast<size_t>(i)] != i) {
+      return Fail(run, absl::StrCat("perm [", absl::StrJoin(perm, ","), "] is no permutation of rank ", rank));
+    }
+  }
+  const size_t size = static_cast<size_t>(ElementSize(x->type()));
+  if (size == 0) return Fail(run, "strings are not supported");
+  std::vector<int64_t> dims(static_cast<size_t>(rank));
+  for (int64_t i = 0; i < rank; ++i) dims[static_cast<size_t>(i)] = x->dims()[static_cast<size_t>(perm[static_cast<size_t>(i)])];
+  std::vector<int64_t> in_strides(static_cast<size_t>(rank), 1);
+  for (int64_t i = rank - 2; i >= 0; --i) {
+    in_strides[static_cast<size_t>(i)] = in_strides[static_cast<size_t>(i + 1)] * x->dims()[static_cast<size_t>(i + 1)];
+  }
+  std::string bytes(x->bytes().size(), '\0');
+  std::vector<int64_t> counter(static_cast<size_t>(rank), 0);
+  for (int64_t e = 0; e < x->element_count(); ++e) {
+    int64_t source = 0;
+    for (int64_t i = 0; i < rank; ++i) source += counter[static_cast<size_t>(i)] * in_strides[static_cast<size_t>(perm[static_cast<size_t>(i)])];
+    std::memcpy(bytes.data() + static_cast<size_t>(e) * size, x->bytes().data() + static_cast<size_t>(source) * size, size);
+    for (int64_t i = rank - 1; i >= 0; --i) {
+      if (++counter[static_cast<size_t>(i)] < dims[static_cast<size_t>(i)]) break;
+      counter[static_cast<size_t>(i)] = 0;
+    }
+  }
+  return Tensor::FromBytes(x->type(), std::move(dims), std::move(bytes));
+}
+
 absl::StatusOr<Tensor> RunShape(const NodeRun& run) {
   ASSIGN_OR_RETURN(const Tensor* x, Input(run, 0));
   return Tensor::FromInt64s(x->dims());
@@ -348,11 +395,23 @@ absl::StatusOr<Tensor> RunCast(const NodeRun& run) {
   }
   if (x->type() == to->i()) return x->Clone();
   switch (to->i()) {
-    case TensorProto::FLOAT: return TensorOf(TensorProto::FLOAT, x->dims(), std::vector<float>(values.begin(), values.end()));
+    case TensorProto::FLOAT: {
+      // Beyond float's range a conversion is undefined: such doubles become infinities, as IEEE rounding says.
+      std::vector<float> floats;
+      for (double v : values) {
+        floats.push_back(std::fabs(v) > 3.4028234663852886e38 && std::isfinite(v)
+                             ? (v > 0 ? INFINITY : -INFINITY)
+                             : static_cast<float>(v));
+      }
+      return TensorOf(TensorProto::FLOAT, x->dims(), floats);
+    }
     case TensorProto::DOUBLE: return TensorOf(TensorProto::DOUBLE, x->dims(), values);
     case TensorProto::INT64: {
       std::vector<int64_t> ints;
-      for (double v : values) ints.push_back(static_cast<int64_t>(v));
+      for (double v : values) {
+        if (!(std::fabs(v) < 9.2e18)) return Fail(run, absl::StrCat(v, " does not fit int64"));
+        ints.push_back(static_cast<int64_t>(v));
+      }
       return TensorOf(TensorProto::INT64, x->dims(), ints);
     }
     default: return Fail(run, absl::StrCat("casting to type ", to->i(), " is not supported"));
@@ -419,6 +478,8 @@ const std::unordered_map<std::string, Kernel>& Kernels() {
       {"ThresholdedRelu", RunThresholdedRelu},
       {"Greater", RunGreater},
       {"Where", RunWhere},
+      {"Not", RunNot},
+      {"Transpose", RunTranspose},
       {"Slice", RunSlice},
       {"ReduceMean", RunReduceMean},
       {"MeanVarianceNormalization", RunMeanVarianceNormalization},

@@ -3,7 +3,7 @@
 //
 // It knows exactly the ops the replacements use, for float and double data (what the removed ops' old
 // spec admits and ONNX Runtime ran): Constant, Identity, Add, Sub, Mul, Div (numpy broadcasting), Tanh,
-// Softplus, Sqrt, Greater, Where, ThresholdedRelu (10), Slice (attributes below opset 10, inputs from 10),
+// Softplus, Sqrt, Greater, Not, Where, Transpose, ThresholdedRelu (10), Slice (attributes below opset 10, inputs from 10),
 // ReduceMean (axes attribute, keepdims), MeanVarianceNormalization (9), Shape, Cast, ConstantOfShape,
 // Concat. Anything else is Unimplemented naming the op.
 //

@@ -231,6 +231,11 @@ class ConstantFillRule final : public RemovedOpRule {
       return Invalid(node, "dtype is ", dtype, "; ConstantFill makes float (1), int32 (6), int64 (7) or bool (9)");
     }
     spec.dtype = static_cast<DataType>(dtype);
+    // Converting a value the integer type cannot hold is undefined (Caffe2's static_cast was too).
+    const double limit = dtype == onnx::TensorProto::INT32 ? 2147483647.0 : 9.2e18;
+    if ((dtype == onnx::TensorProto::INT32 || dtype == onnx::TensorProto::INT64) && std::fabs(spec.value) > limit) {
+      return Invalid(node, "value ", spec.value, " does not fit dtype ", DataTypeName(spec.dtype));
+    }
     ASSIGN_OR_RETURN(const int64_t input_as_shape, IntAttribute(node, "input_as_shape", 0));
     if (input_as_shape != 0 && input_as_shape != 1) return Invalid(node, "input_as_shape is ", input_as_shape);
     spec.input_as_shape = input_as_shape == 1;

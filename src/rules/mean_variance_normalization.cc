@@ -1,24 +1,29 @@
-// MeanVarianceNormalization-1 (experimental, removed in ONNX 1.5; MVN-9 is a different op): normalizes NCHW
-// data per (n, c) over H, W (across_channels 0, the default) or per n over C, H, W (across_channels 1):
-// Y = X - E[X], divided by the standard deviation when normalize_variance is 1 (the default). The
-// statistics are those of MVN-9's definition: variance E[X^2] - E[X]^2, and Y = (X - E[X]) /
-// (sqrt(variance) + 1e-9).
+// MeanVarianceNormalization-1 (experimental, removed in ONNX 1.5; MVN-9 is a different op): Y = X - mean,
+// divided by the standard deviation when normalize_variance is 1 (the default).
 //
-//   y = MVN-1<across_channels, normalize_variance>(x)
-//   at opset >= 9, normalize_variance 1 -> y = MeanVarianceNormalization-9<axes>(x)   axes [2,3] or [1,2,3]
-//   otherwise -> mean = ReduceMean<axes>(x)
-//                diff = Sub(x, mean)                      (normalize_variance 0: y = diff)
-//                mean_sq = ReduceMean<axes>(Mul(x, x)); var = Sub(mean_sq, Mul(mean, mean))
-//                y = Div(diff, Add(Sqrt(var), epsilon))
-// A node at opset >= 9 is MVN-1 only when it still carries the old attributes, which MVN-9 rejects.
+// The old text says only "across channels or not". What users' runtimes computed (ONNX Runtime 1.30, the
+// reference runtime of the old ops; measured, docs of tests/differential) is exact enough to copy:
+// statistics per channel over N, H and W (across_channels 0, the default), or over all of N, C, H, W
+// (across_channels 1); mean = sum / count in the element type; d = X - mean; Y = d / sqrt(mean(d * d)),
+// with no epsilon (a constant group gives 0 / 0 = NaN there too).
+//
+//   y = MVN-1<across_channels = 1, normalize_variance = 1>(x)
+//   -> mean = ReduceMean<axes = [0,1,2,3]>(x); d = Sub(x, mean)         (normalize_variance 0: y = d)
+//      variance = ReduceMean<axes>(Mul(d, d)); y = Div(d, Sqrt(variance))
+//   across_channels 0: the same over axes [1,2,3] between Transpose<perm = [1,0,2,3]> of x and of the result,
+//   so that each channel's values are summed in the order ONNX Runtime summed them (a direct reduction
+//   over [0,2,3] differs from it by millions of ULPs near 0, measured).
+// MVN-9 is not used at opset 9 and later: its definition adds 1e-9 to the deviation and computes the
+// variance as E[X^2] - E[X]^2, which are not the old op's numbers.
+#include <cmath>
+
+#include "absl/strings/str_join.h"
 #include "rules/registry.h"
 #include "rules/rule_support.h"
 #include "status_macros.h"
 
 namespace onnx_legalize::rules {
 namespace {
-
-constexpr double kEpsilon = 1e-9;
 
 class MeanVarianceNormalizationRule final : public RemovedOpRule {
  public:
@@ -38,56 +43,55 @@ class MeanVarianceNormalizationRule final : public RemovedOpRule {
       return Invalid(node, "input '", node.inputs[0].name, "' has rank ", dims->size(),
                      "; MeanVarianceNormalization-1 takes NCHW data of rank 4");
     }
-    return 1;
+    return 7;  // ReduceMean with keepdims and numpy broadcasting
   }
 
-  absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t opset, NameSource& names,
+  absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t, NameSource& names,
                                       std::string& became) const override {
-    ASSIGN_OR_RETURN(const DataType type, FloatInputType(node, 0));
     ASSIGN_OR_RETURN(const auto flags, Flags(node));
     const auto [across_channels, normalize_variance] = flags;
-    const std::vector<int64_t> axes = across_channels ? std::vector<int64_t>{1, 2, 3} : std::vector<int64_t>{2, 3};
-    const std::string& x = node.node->input(0);
     const std::string& output = node.node->output(0);
     Replacement replacement;
-    if (opset >= 9 && normalize_variance) {
-      onnx::NodeProto mvn = MakeNode("MeanVarianceNormalization", {x}, {output});
-      AddIntsAttribute(mvn, "axes", axes);
-      replacement.nodes.push_back(std::move(mvn));
-      became = "MeanVarianceNormalization-9";
-      return replacement;
-    }
-    auto reduce_mean = [&](const std::string& input, const std::string& result) {
-      onnx::NodeProto node = MakeNode("ReduceMean", {input}, {result});
-      AddIntsAttribute(node, "axes", axes);
-      AddIntAttribute(node, "keepdims", 1);
+    std::vector<std::string> ops;
+    auto add = [&](onnx::NodeProto node) {
+      ops.push_back(node.op_type());
+      replacement.nodes.push_back(std::move(node));
+    };
+    auto transpose = [&](const std::string& input, const std::string& result) {
+      onnx::NodeProto node = MakeNode("Transpose", {input}, {result});
+      AddIntsAttribute(node, "perm", {1, 0, 2, 3});
       return node;
     };
-    const std::string mean = names.Fresh(output + "_mean");
-    replacement.nodes.push_back(reduce_mean(x, mean));
-    if (!normalize_variance) {
-      replacement.nodes.push_back(MakeNode("Sub", {x, mean}, {output}));
-      became = "ReduceMean + Sub";
-      return replacement;
+    std::string x = node.node->input(0);
+    if (!across_channels) {
+      const std::string transposed = names.Fresh(output + "_channels_first");
+      add(transpose(x, transposed));
+      x = transposed;
     }
-    const std::string diff = names.Fresh(output + "_centered");
-    const std::string square = names.Fresh(output + "_square");
-    const std::string mean_square = names.Fresh(output + "_mean_of_square");
-    const std::string square_mean = names.Fresh(output + "_square_of_mean");
-    const std::string variance = names.Fresh(output + "_variance");
-    const std::string deviation = names.Fresh(output + "_deviation");
-    const std::string epsilon = names.Fresh(output + "_epsilon");
-    const std::string denominator = names.Fresh(output + "_denominator");
-    replacement.constants.emplace_back(epsilon, Filled(type, {}, kEpsilon));
-    replacement.nodes.push_back(MakeNode("Sub", {x, mean}, {diff}));
-    replacement.nodes.push_back(MakeNode("Mul", {x, x}, {square}));
-    replacement.nodes.push_back(reduce_mean(square, mean_square));
-    replacement.nodes.push_back(MakeNode("Mul", {mean, mean}, {square_mean}));
-    replacement.nodes.push_back(MakeNode("Sub", {mean_square, square_mean}, {variance}));
-    replacement.nodes.push_back(MakeNode("Sqrt", {variance}, {deviation}));
-    replacement.nodes.push_back(MakeNode("Add", {deviation, epsilon}, {denominator}));
-    replacement.nodes.push_back(MakeNode("Div", {diff, denominator}, {output}));
-    became = "ReduceMean + Sub + Mul + ReduceMean + Mul + Sub + Sqrt + Add + Div";
+    const std::string mean = names.Fresh(output + "_mean");
+    onnx::NodeProto mean_node = MakeNode("ReduceMean", {x}, {mean});
+    AddIntsAttribute(mean_node, "axes", across_channels ? std::vector<int64_t>{0, 1, 2, 3} : std::vector<int64_t>{1, 2, 3});
+    AddIntAttribute(mean_node, "keepdims", 1);
+    add(std::move(mean_node));
+    const bool transposed = !across_channels;
+    const std::string centered = normalize_variance || transposed ? names.Fresh(output + "_centered") : output;
+    add(MakeNode("Sub", {x, mean}, {centered}));
+    std::string result = centered;
+    if (normalize_variance) {
+      const std::string square = names.Fresh(output + "_square");
+      const std::string variance = names.Fresh(output + "_variance");
+      const std::string deviation = names.Fresh(output + "_deviation");
+      result = transposed ? names.Fresh(output + "_normalized") : output;
+      add(MakeNode("Mul", {centered, centered}, {square}));
+      onnx::NodeProto variance_node = MakeNode("ReduceMean", {square}, {variance});
+      AddIntsAttribute(variance_node, "axes", across_channels ? std::vector<int64_t>{0, 1, 2, 3} : std::vector<int64_t>{1, 2, 3});
+      AddIntAttribute(variance_node, "keepdims", 1);
+      add(std::move(variance_node));
+      add(MakeNode("Sqrt", {variance}, {deviation}));
+      add(MakeNode("Div", {centered, deviation}, {result}));
+    }
+    if (transposed) add(transpose(result, output));
+    became = absl::StrJoin(ops, " + ");
     return replacement;
   }
 
@@ -107,30 +111,43 @@ class MeanVarianceNormalizationRule final : public RemovedOpRule {
   }
 
  private:
-  // Each group (an (n, c) plane, or an n's whole C x H x W block) is contiguous in NCHW order.
+  // The indices of one group's elements in summation order: n, then (c,) h, w, as ONNX Runtime reads them.
+  static std::vector<std::vector<size_t>> Groups(const std::vector<int64_t>& dims, bool across_channels) {
+    const int64_t n = dims[0], c = dims[1], plane = dims[2] * dims[3];
+    std::vector<std::vector<size_t>> groups(static_cast<size_t>(across_channels ? 1 : c));
+    for (int64_t image = 0; image < n; ++image) {
+      for (int64_t channel = 0; channel < c; ++channel) {
+        auto& group = groups[static_cast<size_t>(across_channels ? 0 : channel)];
+        for (int64_t i = 0; i < plane; ++i) group.push_back(static_cast<size_t>((image * c + channel) * plane + i));
+      }
+    }
+    return groups;
+  }
+
   template <typename T>
   static std::vector<T> Normalize(std::vector<T> values, const std::vector<int64_t>& dims, bool across_channels,
                                   bool normalize_variance) {
-    const size_t group = static_cast<size_t>(dims[2] * dims[3] * (across_channels ? dims[1] : 1));
-    if (group == 0) return values;
-    for (size_t start = 0; start < values.size(); start += group) {
-      T sum = 0, sum_of_squares = 0;
-      for (size_t i = start; i < start + group; ++i) {
-        sum += values[i];
-        sum_of_squares += values[i] * values[i];
-      }
-      const T mean = sum / static_cast<T>(group);
-      const T mean_of_squares = sum_of_squares / static_cast<T>(group);
-      const T deviation = std::sqrt(mean_of_squares - mean * mean);
-      for (size_t i = start; i < start + group; ++i) {
+    for (const std::vector<size_t>& group : Groups(dims, across_channels)) {
+      if (group.empty()) continue;
+      const T count = static_cast<T>(group.size());
+      T sum = 0;
+      for (size_t i : group) sum += values[i];
+      const T mean = sum / count;
+      T squares = 0;
+      for (size_t i : group) {
         const T centered = values[i] - mean;
-        values[i] = normalize_variance ? centered / (deviation + static_cast<T>(kEpsilon)) : centered;
+        squares += centered * centered;
+      }
+      const T deviation = std::sqrt(squares / count);
+      for (size_t i : group) {
+        const T centered = values[i] - mean;
+        values[i] = normalize_variance ? centered / deviation : centered;
       }
     }
     return values;
   }
 
-  // (across_channels, normalize_variance), each 0 or 1 as the old spec allows.
+  // (across_channels, normalize_variance), each 0 or 1: the only values the old text gives a meaning.
   static absl::StatusOr<std::pair<bool, bool>> Flags(const RuleNode& node) {
     ASSIGN_OR_RETURN(const int64_t across_channels, IntAttribute(node, "across_channels", 0));
     ASSIGN_OR_RETURN(const int64_t normalize_variance, IntAttribute(node, "normalize_variance", 1));

@@ -1,5 +1,5 @@
-// ParametricSoftplus (experimental, removed in ONNX 1.5): Y = alpha * ln(exp(beta * X) + 1) (alpha, beta
-// 1.0, as ONNX Runtime's kernel defaults them).
+// ParametricSoftplus (experimental, removed in ONNX 1.5): Y = alpha * ln(exp(beta * X) + 1) (alpha and beta
+// required: onnx 1.4's schema gives them no default, and ONNX Runtime refuses a node without them).
 //
 //   y = ParametricSoftplus<alpha, beta>(x)
 //   -> x_scaled = Mul(x, beta)            alpha, beta: scalar constants of x's type
@@ -30,8 +30,8 @@ class ParametricSoftplusRule final : public RemovedOpRule {
 
   absl::StatusOr<int64_t> MinOpset(const RuleNode& node) const override {
     RETURN_IF_ERROR(CheckSignature(node, 1, 1, 1, {"alpha", "beta"}));
-    RETURN_IF_ERROR(FloatAttribute(node, "alpha", 1.0f).status());
-    RETURN_IF_ERROR(FloatAttribute(node, "beta", 1.0f).status());
+    RETURN_IF_ERROR(FloatAttribute(node, "alpha", std::nullopt).status());
+    RETURN_IF_ERROR(FloatAttribute(node, "beta", std::nullopt).status());
     RETURN_IF_ERROR(FloatInputType(node, 0).status());
     return 7;
   }
@@ -39,8 +39,8 @@ class ParametricSoftplusRule final : public RemovedOpRule {
   absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t, NameSource& names,
                                       std::string& became) const override {
     ASSIGN_OR_RETURN(const DataType type, FloatInputType(node, 0));
-    ASSIGN_OR_RETURN(const float alpha, FloatAttribute(node, "alpha", 1.0f));
-    ASSIGN_OR_RETURN(const float beta, FloatAttribute(node, "beta", 1.0f));
+    ASSIGN_OR_RETURN(const float alpha, FloatAttribute(node, "alpha", std::nullopt));
+    ASSIGN_OR_RETURN(const float beta, FloatAttribute(node, "beta", std::nullopt));
     const std::string& output = node.node->output(0);
     Replacement replacement;
     const std::string alpha_name = names.Fresh(output + "_alpha");
@@ -58,8 +58,8 @@ class ParametricSoftplusRule final : public RemovedOpRule {
 
   absl::StatusOr<std::vector<Tensor>> Reference(const RuleNode& node,
                                                 const std::vector<const Tensor*>& inputs) const override {
-    ASSIGN_OR_RETURN(const float alpha, FloatAttribute(node, "alpha", 1.0f));
-    ASSIGN_OR_RETURN(const float beta, FloatAttribute(node, "beta", 1.0f));
+    ASSIGN_OR_RETURN(const float alpha, FloatAttribute(node, "alpha", std::nullopt));
+    ASSIGN_OR_RETURN(const float beta, FloatAttribute(node, "beta", std::nullopt));
     const Tensor& x = *inputs[0];
     std::vector<Tensor> result;
     if (x.type() == onnx::TensorProto::FLOAT) {

@@ -3,11 +3,13 @@
 //
 //   y = ThresholdedRelu<alpha>(x)
 //   at opset >= 10 -> y = ThresholdedRelu-10<alpha>(x)
-//   at opset 9     -> keep = Greater(x, alpha)          alpha, zero: scalar constants of x's type
-//                     y = Where(keep, x, zero)
-// Where picks x itself or a +0, so every bit is the old op's. The shorter x * Cast(x > alpha) is not
-// exact: 0 * inf and 0 * NaN are NaN, and 0 * (negative x) is -0. Where exists from opset 9, so a model
-// below 9 moves to 9.
+//   at opset 9     -> above = Greater(x, alpha)         alpha, zero: scalar constants of x's type
+//                     drop = Not(above)
+//                     y = Where(drop, zero, x)
+// Where picks x itself or a +0, so every bit is the old op's. x comes from Where's false branch: ONNX
+// Runtime's Where turns a -0.0 taken from its true branch into +0.0 (measured), which Where(above, x, zero)
+// would do to x = -0.0 when alpha < 0. The shorter x * Cast(x > alpha) is not exact either: 0 * inf and
+// 0 * NaN are NaN, and 0 * (negative x) is -0. Where exists from opset 9, so a model below 9 moves to 9.
 #include "rules/registry.h"
 #include "rules/rule_support.h"
 #include "status_macros.h"
@@ -43,12 +45,14 @@ class ThresholdedReluRule final : public RemovedOpRule {
     }
     const std::string alpha_name = names.Fresh(output + "_alpha");
     const std::string zero_name = names.Fresh(output + "_zero");
-    const std::string keep = names.Fresh(output + "_keep");
+    const std::string above = names.Fresh(output + "_above");
+    const std::string drop = names.Fresh(output + "_drop");
     replacement.constants.emplace_back(alpha_name, Filled(type, {}, alpha));
     replacement.constants.emplace_back(zero_name, Filled(type, {}, 0.0));
-    replacement.nodes.push_back(MakeNode("Greater", {node.node->input(0), alpha_name}, {keep}));
-    replacement.nodes.push_back(MakeNode("Where", {keep, node.node->input(0), zero_name}, {output}));
-    became = "Greater + Where";
+    replacement.nodes.push_back(MakeNode("Greater", {node.node->input(0), alpha_name}, {above}));
+    replacement.nodes.push_back(MakeNode("Not", {above}, {drop}));
+    replacement.nodes.push_back(MakeNode("Where", {drop, zero_name, node.node->input(0)}, {output}));
+    became = "Greater + Not + Where";
     return replacement;
   }
 

@@ -1,0 +1,465 @@
+// Legalize() on the other ops ONNX 1.5 removed: what each becomes, at which opset, and what is refused.
+// Values are checked by running the legalized graph in the library's evaluator against numbers computed
+// here from the old operators' text; ONNX Runtime checks the same models end to end
+// (tests/differential, testdata/removed_ops).
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+
+#include "eval/evaluator.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "onnx/checker.h"
+#include "onnx/shape_inference/implementation.h"
+#include "onnx_legalize/legalize.h"
+#include "test_models.h"
+
+namespace onnx_legalize {
+namespace {
+
+using ::onnx_legalize::testing::CountOps;
+using ::onnx_legalize::testing::DefaultOpset;
+using ::onnx_legalize::testing::LegalizedCopy;
+using ::onnx_legalize::testing::ParseModel;
+using ::onnx_legalize::testing::Serialize;
+using ::testing::HasSubstr;
+
+void ExpectRejected(const onnx::ModelProto& model, absl::StatusCode code, const std::string& message,
+                    const Options& options = {}) {
+  onnx::ModelProto copy = model;
+  absl::StatusOr<Report> result = Legalize(copy, options);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), code) << result.status();
+  EXPECT_THAT(std::string(result.status().message()), HasSubstr(message));
+  EXPECT_EQ(Serialize(copy), Serialize(model)) << "a failed Legalize changed the model";
+}
+
+// Legal: no finding of --check, and onnx's full checker accepts it.
+void ExpectLegal(const onnx::ModelProto& model) {
+  absl::StatusOr<std::vector<CheckFinding>> findings = CheckModel(model);
+  ASSERT_TRUE(findings.ok()) << findings.status();
+  for (const CheckFinding& finding : *findings) ADD_FAILURE() << finding.op_type << ": " << finding.reason;
+  onnx::ModelProto copy = model;
+  EXPECT_NO_THROW({
+    onnx::checker::check_model(copy);
+    onnx::ShapeInferenceOptions strict(/*check_type_val=*/true, /*strict_mode_val=*/1);
+    onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), strict);
+  });
+}
+
+std::vector<float> Floats(const Tensor& tensor) {
+  std::vector<float> values(static_cast<size_t>(tensor.element_count()));
+  if (!values.empty()) std::memcpy(values.data(), tensor.bytes().data(), values.size() * sizeof(float));
+  return values;
+}
+
+Tensor FloatTensor(std::vector<int64_t> dims, const std::vector<float>& values) {
+  std::string bytes(values.size() * sizeof(float), '\0');
+  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+  return Tensor::FromBytes(onnx::TensorProto::FLOAT, std::move(dims), std::move(bytes)).value();
+}
+
+// Runs the main graph of a legalized model (standard ops only) in the evaluator.
+std::map<std::string, Tensor> RunLegalized(const onnx::ModelProto& model, std::map<std::string, Tensor> values) {
+  for (const auto& initializer : model.graph().initializer()) {
+    values.insert_or_assign(initializer.name(), TensorFromProto(initializer).value());
+  }
+  std::vector<onnx::NodeProto> nodes(model.graph().node().begin(), model.graph().node().end());
+  absl::Status status = RunNodes(nodes, DefaultOpset(model), values);
+  EXPECT_TRUE(status.ok()) << status;
+  return values;
+}
+
+// Bit patterns, so that -0.0 and NaN compare as they are.
+std::vector<uint32_t> Bits(const std::vector<float>& values) {
+  std::vector<uint32_t> bits(values.size());
+  if (!values.empty()) std::memcpy(bits.data(), values.data(), values.size() * sizeof(float));
+  return bits;
+}
+
+constexpr char kTinyYoloHead[] = R"(
+<ir_version: 3, opset_import: ["" : 7]>
+tiny_yolo (float[1,3,2,2] image) => (float[1,3,2,2] scaled) {
+  scaled = ImageScaler <scale = 0.5, bias = [1.0, -2.0, 0.25]> (image)
+}
+)";
+
+TEST(RemovedOpsTest, ImageScalerBecomesMulAndAddAtItsOwnOpset) {
+  onnx::ModelProto model = ParseModel(kTinyYoloHead);
+  Report report;
+  onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+
+  EXPECT_EQ(CountOps(legalized, "ImageScaler"), 0);
+  EXPECT_EQ(CountOps(legalized, "Mul"), 1);
+  EXPECT_EQ(CountOps(legalized, "Add"), 1);
+  EXPECT_EQ(DefaultOpset(legalized), 7) << "Mul and Add exist at 7: the opset stays";
+  EXPECT_EQ(legalized.ir_version(), 3);
+  ExpectLegal(legalized);
+  ASSERT_EQ(report.nodes.size(), 1u);
+  EXPECT_EQ(report.nodes[0].op_type, "ImageScaler");
+  EXPECT_EQ(report.nodes[0].action, Action::kRewritten);
+  EXPECT_EQ(report.nodes[0].became, "Mul + Add");
+  EXPECT_THAT(report.nodes[0].verification, HasSubstr("bit for bit"));
+
+  const std::vector<float> image = {1, -0.0f, INFINITY, 3, 4, 5, 6, NAN, -8, 9, 1e30f, 11};
+  std::map<std::string, Tensor> values;
+  values.emplace("image", FloatTensor({1, 3, 2, 2}, image));
+  const std::vector<float> bias = {1.0f, -2.0f, 0.25f};
+  std::vector<float> expected;
+  for (size_t i = 0; i < image.size(); ++i) expected.push_back(image[i] * 0.5f + bias[i / 4]);
+  EXPECT_EQ(Bits(Floats(RunLegalized(legalized, std::move(values)).at("scaled"))), Bits(expected));
+}
+
+TEST(RemovedOpsTest, IrThreeInitializersOfTheReplacementAreAlsoGraphInputs) {
+  onnx::ModelProto legalized = LegalizedCopy(ParseModel(kTinyYoloHead));
+  ASSERT_EQ(legalized.graph().initializer_size(), 2);
+  for (const auto& initializer : legalized.graph().initializer()) {
+    bool listed = false;
+    for (const auto& input : legalized.graph().input()) listed = listed || input.name() == initializer.name();
+    EXPECT_TRUE(listed) << initializer.name() << " is an IR 3 initializer but not a graph input";
+  }
+}
+
+TEST(RemovedOpsTest, LegalizingTwiceChangesNothingAndRunsAreByteIdentical) {
+  onnx::ModelProto model = ParseModel(kTinyYoloHead);
+  onnx::ModelProto once = LegalizedCopy(model);
+  EXPECT_EQ(Serialize(LegalizedCopy(model)), Serialize(once));
+  Report report;
+  onnx::ModelProto twice = LegalizedCopy(once, {}, &report);
+  EXPECT_FALSE(report.changed);
+  EXPECT_EQ(Serialize(twice), Serialize(once));
+}
+
+TEST(RemovedOpsTest, FoldsARemovedOpWhoseInputIsConstant) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 8]>
+fold (float[2] x) => (float[2] y) {
+  w = Constant <value = float[2] {1, -3}> ()
+  a = Affine <alpha = 2.0, beta = 0.5> (w)
+  y = Add(a, x)
+}
+)");
+  Report report;
+  onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(CountOps(legalized, "Affine"), 0);
+  ASSERT_EQ(report.nodes.size(), 1u);
+  EXPECT_EQ(report.nodes[0].action, Action::kFolded);
+  ExpectLegal(legalized);
+  std::map<std::string, Tensor> values;
+  values.emplace("x", FloatTensor({2}, {0, 0}));
+  EXPECT_EQ(Floats(RunLegalized(legalized, std::move(values)).at("y")), (std::vector<float>{2.5f, -5.5f}));
+}
+
+TEST(RemovedOpsTest, CropBecomesSliceOneBelowOpsetTenAndSliceWithInputsFromTen) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 9]>
+crop (float[1,1,4,5] x) => (float[1,1,1,3] y) {
+  y = Crop <border = [1, 2, 1, 1]> (x)
+}
+)");
+  onnx::ModelProto at9 = LegalizedCopy(model);
+  EXPECT_EQ(DefaultOpset(at9), 9);
+  ASSERT_EQ(at9.graph().node_size(), 1);
+  EXPECT_EQ(at9.graph().node(0).op_type(), "Slice");
+  EXPECT_EQ(at9.graph().node(0).input_size(), 1) << "Slice-1 takes its indices as attributes";
+  ExpectLegal(at9);
+
+  Options options;
+  options.target_opset = 13;
+  onnx::ModelProto at13 = LegalizedCopy(model, options);
+  EXPECT_EQ(DefaultOpset(at13), 13);
+  EXPECT_EQ(CountOps(at13, "Crop"), 0);
+  ExpectLegal(at13);
+
+  std::vector<float> x(20);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  // Rows 2 .. 4-1, columns 1 .. 5-1: row 2, columns 1..3.
+  const std::vector<float> expected = {11, 12, 13};
+  for (const onnx::ModelProto* legalized : {&at9, &at13}) {
+    std::map<std::string, Tensor> values;
+    values.emplace("x", FloatTensor({1, 1, 4, 5}, x));
+    EXPECT_EQ(Floats(RunLegalized(*legalized, std::move(values)).at("y")), expected);
+  }
+}
+
+TEST(RemovedOpsTest, ThresholdedReluBeforeTenMovesToNineForWhere) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 8]>
+relu (float[6] x) => (float[6] y) {
+  y = ThresholdedRelu <alpha = -1.0> (x)
+}
+)");
+  Report report;
+  onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(DefaultOpset(legalized), 9) << "Where exists from opset 9";
+  EXPECT_EQ(CountOps(legalized, "Where"), 1);
+  ExpectLegal(legalized);
+  std::map<std::string, Tensor> values;
+  values.emplace("x", FloatTensor({6}, {NAN, INFINITY, -INFINITY, -0.0f, -1.0f, -2.0f}));
+  // NaN gives 0, +inf stays, -0.0 (> -1) stays -0.0, at or below alpha 0.
+  EXPECT_EQ(Bits(Floats(RunLegalized(legalized, std::move(values)).at("y"))),
+            Bits({0.0f, INFINITY, 0.0f, -0.0f, 0.0f, 0.0f}));
+}
+
+TEST(RemovedOpsTest, ThresholdedReluBecomesTheStandardOpAtTen) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 9]>
+relu (float[6] x) => (float[6] y) {
+  y = ThresholdedRelu <alpha = 0.5> (x)
+}
+)");
+  Options options;
+  options.target_opset = 10;
+  Report report;
+  onnx::ModelProto legalized = LegalizedCopy(model, options, &report);
+  EXPECT_EQ(CountOps(legalized, "ThresholdedRelu"), 1);
+  EXPECT_EQ(report.nodes.at(0).became, "ThresholdedRelu-10");
+  ExpectLegal(legalized);
+}
+
+TEST(RemovedOpsTest, KeepOpsetRefusesWhatNeedsALaterOpset) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 8]>
+relu (float[6] x) => (float[6] y) {
+  y = ThresholdedRelu (x)
+}
+)");
+  Options options;
+  options.keep_opset = true;
+  ExpectRejected(model, absl::StatusCode::kFailedPrecondition, "needs opset 9", options);
+}
+
+TEST(RemovedOpsTest, MeanVarianceNormalizationOneIsDecomposedWithoutEpsilonAtEveryOpset) {
+  const char* text = R"(
+<ir_version: 3, opset_import: ["" : 7]>
+mvn (float[1,2,1,2] x) => (float[1,2,1,2] y) {
+  y = MeanVarianceNormalization <across_channels = 0, normalize_variance = 1> (x)
+}
+)";
+  onnx::ModelProto model = ParseModel(text);
+  onnx::ModelProto at7 = LegalizedCopy(model);
+  EXPECT_EQ(DefaultOpset(at7), 7);
+  EXPECT_EQ(CountOps(at7, "MeanVarianceNormalization"), 0);
+  EXPECT_EQ(CountOps(at7, "ReduceMean"), 2);
+  EXPECT_EQ(CountOps(at7, "Transpose"), 2) << "per channel: summed in the order ONNX Runtime sums";
+  ExpectLegal(at7);
+  std::map<std::string, Tensor> values;
+  values.emplace("x", FloatTensor({1, 2, 1, 2}, {1, 3, -2, 2}));
+  // Per channel (over N, H, W; N is 1 here): mean 2 and 0, deviation 1 and 2.
+  const std::vector<float> y = Floats(RunLegalized(at7, std::move(values)).at("y"));
+  ASSERT_EQ(y.size(), 4u);
+  EXPECT_FLOAT_EQ(y[0], -1.0f);
+  EXPECT_FLOAT_EQ(y[1], 1.0f);
+  EXPECT_FLOAT_EQ(y[2], -1.0f);
+  EXPECT_FLOAT_EQ(y[3], 1.0f);
+
+  Options options;
+  options.target_opset = 10;
+  Report report;
+  onnx::ModelProto at10 = LegalizedCopy(model, options, &report);
+  EXPECT_EQ(CountOps(at10, "MeanVarianceNormalization"), 0)
+      << "MVN-9 adds an epsilon and computes the variance otherwise than the old op";
+  EXPECT_THAT(report.nodes.at(0).became, HasSubstr("ReduceMean"));
+  ExpectLegal(at10);
+}
+
+TEST(RemovedOpsTest, ConstantFillWithAKnownShapeFoldsIntoAnInitializer) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 8]>
+fill (int64[2,3] z) => (int64[2,3] y) {
+  c = ConstantFill <value = 2.7, dtype = 7, shape = [2, 3]> ()
+  y = Add(c, z)
+}
+)");
+  Report report;
+  onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(report.nodes.at(0).action, Action::kFolded);
+  ASSERT_EQ(legalized.graph().initializer_size(), 1);
+  const Tensor c = TensorFromProto(legalized.graph().initializer(0)).value();
+  EXPECT_EQ(c.dims(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(c.ToInt64s("c").status().code(), absl::StatusCode::kInvalidArgument) << "not 1-D";
+  int64_t first;
+  std::memcpy(&first, c.bytes().data(), sizeof(first));
+  EXPECT_EQ(first, 2) << "2.7 converted to int64 as Caffe2 did (truncation)";
+  ExpectLegal(legalized);
+}
+
+TEST(RemovedOpsTest, ConstantFillOfARunTimeShapeBecomesConstantOfShapeAtNine) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 8]>
+fill (float[N,3] x) => (float[N,3] y) {
+  y = ConstantFill <value = 1.5, input_as_shape = 0> (x)
+}
+)");
+  Report report;
+  onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(DefaultOpset(legalized), 9);
+  EXPECT_EQ(CountOps(legalized, "ConstantOfShape"), 1);
+  EXPECT_EQ(CountOps(legalized, "Shape"), 1);
+  ExpectLegal(legalized);
+  std::map<std::string, Tensor> values;
+  values.emplace("x", FloatTensor({2, 3}, {0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(Floats(RunLegalized(legalized, std::move(values)).at("y")), std::vector<float>(6, 1.5f));
+}
+
+TEST(RemovedOpsTest, GivenTensorFillFoldsAndRefusesValuesThatDoNotFillItsShape) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+fill (float[2,2] z) => (float[2,2] y) {
+  c = GivenTensorFill <values = [1.0, 2.0, 3.0, 4.0], shape = [2, 2]> ()
+  y = Add(c, z)
+}
+)");
+  onnx::ModelProto legalized = LegalizedCopy(model);
+  EXPECT_EQ(CountOps(legalized, "GivenTensorFill"), 0);
+  ExpectLegal(legalized);
+
+  onnx::ModelProto short_of_values = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+fill (float[2,2] z) => (float[2,2] y) {
+  c = GivenTensorFill <values = [1.0, 2.0, 3.0], shape = [2, 2]> ()
+  y = Add(c, z)
+}
+)");
+  ExpectRejected(short_of_values, absl::StatusCode::kInvalidArgument, "values holds 3 numbers");
+}
+
+TEST(RemovedOpsTest, MixedWithARewrittenDynamicSliceBothGoInOneTarget) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 9]>
+mixed (float[1,3,4,4] x, int64[1] e) => (float[1,3,4,4] s, float y) {
+  s = ImageScaler <bias = [0.0, 1.0, 2.0]> (x)
+  starts = Constant <value = int64[1] {0}> ()
+  y = DynamicSlice(s, starts, e)
+}
+)");
+  Report report;
+  onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(DefaultOpset(legalized), 10);
+  EXPECT_EQ(CountOps(legalized, "ImageScaler"), 0);
+  EXPECT_EQ(CountOps(legalized, "DynamicSlice"), 0);
+  ASSERT_EQ(report.nodes.size(), 2u);
+  EXPECT_EQ(report.nodes[0].op_type, "ImageScaler");
+  EXPECT_EQ(report.nodes[1].op_type, "DynamicSlice");
+  ExpectLegal(legalized);
+}
+
+TEST(RemovedOpsTest, RemovedOpsInsideAnIfBranchAreLegalized) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 8]>
+branch (bool c, float[2] x) => (float[2] y) {
+  y = If (c) <
+    then_branch = g1 () => (float[2] t) { t = Scale <scale = 2.0> (x) },
+    else_branch = g2 () => (float[2] e) { e = Identity(x) }
+  >
+}
+)");
+  onnx::ModelProto legalized = LegalizedCopy(model);
+  EXPECT_EQ(CountOps(legalized, "Scale"), 0);
+  EXPECT_EQ(CountOps(legalized, "Mul"), 1);
+  ExpectLegal(legalized);
+}
+
+// ------------------------------------------------------------------------------------------- refusals
+
+TEST(RemovedOpsTest, RefusesOpsNoOneCanLegalizeNamingEachNode) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+aten (float[2] x) => (float[2] y) {
+  a = ATen <operator = "foo"> (x)
+  y = GRUUnit (a)
+}
+)");
+  ExpectRejected(model, absl::StatusCode::kFailedPrecondition, "2 nodes that cannot be legalized");
+  ExpectRejected(model, absl::StatusCode::kFailedPrecondition, "ATen (graph main)");
+  ExpectRejected(model, absl::StatusCode::kFailedPrecondition, "GRUUnit (graph main)");
+}
+
+TEST(RemovedOpsTest, RefusesImageScalerWhoseBiasDoesNotMatchTheChannels) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 7]>
+bad (float[1,3,2,2] x) => (float[1,3,2,2] y) {
+  y = ImageScaler <bias = [1.0, 2.0]> (x)
+}
+)");
+  ExpectRejected(model, absl::StatusCode::kInvalidArgument, "bias has 2 values but input 'x' has 3 channels");
+}
+
+TEST(RemovedOpsTest, RefusesAnAttributeTheOldOpNeverHad) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 7]>
+bad (float[2] x) => (float[2] y) {
+  y = Affine <alpha = 1.0, gamma = 2.0> (x)
+}
+)");
+  ExpectRejected(model, absl::StatusCode::kInvalidArgument, "has attribute 'gamma', which Affine never had");
+}
+
+TEST(RemovedOpsTest, RefusesCropWithoutFourBorders) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 7]>
+bad (float[1,1,4,4] x) => (float[1,1,?,?] y) {
+  y = Crop <border = [1, 1, 1]> (x)
+}
+)");
+  ExpectRejected(model, absl::StatusCode::kInvalidArgument, "border has 3 values");
+}
+
+TEST(RemovedOpsTest, RefusesMvnWithAnAcrossChannelsOutsideZeroAndOne) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 7]>
+bad (float[1,1,2,2] x) => (float[1,1,2,2] y) {
+  y = MeanVarianceNormalization <across_channels = 2> (x)
+}
+)");
+  ExpectRejected(model, absl::StatusCode::kInvalidArgument, "across_channels is 2");
+}
+
+TEST(RemovedOpsTest, RefusesAnElementTypeItCannotVerify) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 7]>
+bad (float16[2] x) => (float16[2] y) {
+  y = Scale <scale = 2.0> (x)
+}
+)");
+  ExpectRejected(model, absl::StatusCode::kFailedPrecondition, "only float and double");
+}
+
+// ---------------------------------------------------------------------------------------------- --check
+
+TEST(RemovedOpsTest, CheckSaysWhichFindingsLegalizingFixes) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+mixed (float[1,3,2,2] x) => (float[1,3,2,2] y) {
+  s = ImageScaler <bias = [0.0, 1.0, 2.0]> (x)
+  y = ATen <operator = "foo"> (s)
+}
+)");
+  absl::StatusOr<std::vector<CheckFinding>> findings = CheckModel(model);
+  ASSERT_TRUE(findings.ok());
+  ASSERT_EQ(findings->size(), 2u);
+  EXPECT_EQ((*findings)[0].op_type, "ImageScaler");
+  EXPECT_TRUE((*findings)[0].fixable);
+  EXPECT_THAT((*findings)[0].fix, HasSubstr("rewrite"));
+  EXPECT_EQ((*findings)[1].op_type, "ATen");
+  EXPECT_FALSE((*findings)[1].fixable);
+}
+
+TEST(RemovedOpsTest, CheckFindsMvnOneAttributesAtOpsetNine) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+mvn (float[1,1,2,2] x) => (float[1,1,2,2] y) {
+  y = MeanVarianceNormalization <across_channels = 1> (x)
+}
+)");
+  absl::StatusOr<std::vector<CheckFinding>> findings = CheckModel(model);
+  ASSERT_TRUE(findings.ok());
+  ASSERT_EQ(findings->size(), 1u);
+  EXPECT_THAT((*findings)[0].reason, HasSubstr("attributes of the removed MeanVarianceNormalization-1"));
+  EXPECT_TRUE((*findings)[0].fixable);
+  ExpectLegal(LegalizedCopy(model));
+}
+
+}  // namespace
+}  // namespace onnx_legalize
