@@ -18,7 +18,7 @@ class GivenTensorFillRule final : public RemovedOpRule {
 
   absl::StatusOr<int64_t> MinOpset(const RuleNode& node) const override {
     RETURN_IF_ERROR(CheckSignature(node, 0, 1, 1, {"values", "shape", "input_as_shape", "extra_shape"}));
-    RETURN_IF_ERROR(FloatsAttribute(node, "values", /*required=*/true).status());
+    RETURN_IF_ERROR(FloatsAttribute(node, "values", /*required=*/true, /*data=*/true).status());
     ASSIGN_OR_RETURN(const int64_t input_as_shape, IntAttribute(node, "input_as_shape", 0));
     if (input_as_shape != 0 && input_as_shape != 1) return Invalid(node, "input_as_shape is ", input_as_shape);
     RETURN_IF_ERROR(IntsAttribute(node, "shape", false).status());
@@ -68,7 +68,7 @@ class GivenTensorFillRule final : public RemovedOpRule {
 
   absl::StatusOr<std::vector<Tensor>> Reference(const RuleNode& node,
                                                 const std::vector<const Tensor*>& inputs) const override {
-    ASSIGN_OR_RETURN(const std::vector<float> values, FloatsAttribute(node, "values", true));
+    ASSIGN_OR_RETURN(const std::vector<float> values, FloatsAttribute(node, "values", true, /*data=*/true));
     ASSIGN_OR_RETURN(std::vector<int64_t> dims, IntsAttribute(node, "shape", false));
     ASSIGN_OR_RETURN(const std::vector<int64_t> extra, IntsAttribute(node, "extra_shape", false));
     ASSIGN_OR_RETURN(const int64_t input_as_shape, IntAttribute(node, "input_as_shape", 0));

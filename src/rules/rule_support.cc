@@ -156,7 +156,8 @@ absl::StatusOr<float> FloatAttribute(const RuleNode& node, const char* name, std
   return attribute->f();
 }
 
-absl::StatusOr<std::vector<float>> FloatsAttribute(const RuleNode& node, const char* name, bool required) {
+absl::StatusOr<std::vector<float>> FloatsAttribute(const RuleNode& node, const char* name, bool required,
+                                                   bool data) {
   const onnx::AttributeProto* attribute = FindAttribute(*node.node, name);
   if (attribute == nullptr) {
     if (!required) return std::vector<float>{};
@@ -166,7 +167,7 @@ absl::StatusOr<std::vector<float>> FloatsAttribute(const RuleNode& node, const c
     return Invalid(node, "attribute '", name, "' is not a list of floats");
   }
   for (float value : attribute->floats()) {
-    if (!std::isfinite(value)) return Invalid(node, "attribute '", name, "' holds ", value);
+    if (!data && !std::isfinite(value)) return Invalid(node, "attribute '", name, "' holds ", value);
   }
   return std::vector<float>(attribute->floats().begin(), attribute->floats().end());
 }

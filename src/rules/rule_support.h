@@ -30,7 +30,9 @@ absl::Status CheckSignature(const RuleNode& node, int min_inputs, int max_inputs
 // A FLOAT attribute: `fallback` when absent (InvalidArgument when absent and there is none), and
 // InvalidArgument when it has another type or is not finite (the old kernels gave NaN everywhere then).
 absl::StatusOr<float> FloatAttribute(const RuleNode& node, const char* name, std::optional<float> fallback);
-absl::StatusOr<std::vector<float>> FloatsAttribute(const RuleNode& node, const char* name, bool required);
+// FLOATS; finite unless `data` (a tensor's values, where infinities and NaN are data like any other).
+absl::StatusOr<std::vector<float>> FloatsAttribute(const RuleNode& node, const char* name, bool required,
+                                                   bool data = false);
 absl::StatusOr<int64_t> IntAttribute(const RuleNode& node, const char* name, std::optional<int64_t> fallback);
 absl::StatusOr<std::vector<int64_t>> IntsAttribute(const RuleNode& node, const char* name, bool required);
 const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const char* name);
