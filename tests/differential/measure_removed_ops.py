@@ -129,6 +129,15 @@ def pair_same_model(name, work, shape, orig_nodes, dec_nodes, opsets, inits=(), 
 
 def pair_two_models(name, work, shape, orig, dec, seed=1, cases=None):
     """orig = (nodes, opset, inits), dec = (nodes, opset, inits); each produces 'y' from 'x'."""
+    def renamed(nodes):
+        out = []
+        for n in nodes:
+            n2 = onnx.NodeProto()
+            n2.CopyFrom(n)
+            n2.output[:] = ["y" if o in ("y_orig", "y_dec") else o for o in n2.output]
+            out.append(n2)
+        return out
+    orig, dec = (renamed(orig[0]),) + tuple(orig[1:]), (renamed(dec[0]),) + tuple(dec[1:])
     for case, x in (cases or cases_for(shape, seed)).items():
         o, err = run(model(orig[0], [("x", shape)], ["y"], orig[1], orig[2]), {"x": x}, work, f"{name}_orig_{case}")
         if err:
@@ -259,6 +268,9 @@ def m_thresholdedrelu(work):
         pair_two_models(f"thrrelu_{alpha}_o8_vs_where9", work, shape, (orig[:], 8, []),
                         (where[:1] + [N("Where", ["g", "x", "z"], ["y"])], 9,
                          [c("al", np.float32(alpha)), c("z", np.float32(0))]))
+        notwhere = [N("Greater", ["x", "al"], ["g"]), N("Not", ["g"], ["ng"]), N("Where", ["ng", "z", "x"], ["y_dec"])]
+        pair_same_model(f"thrrelu_{alpha}_vs_where_not", work, shape, orig, notwhere, [9],
+                        [c("al", np.float32(alpha)), c("z", np.float32(0))])
         gcm = [N("Greater", ["x", "al"], ["g"]), N("Cast", ["g"], ["gf"], to=F), N("Mul", ["x", "gf"], ["y_dec"])]
         pair_same_model(f"thrrelu_{alpha}_vs_greater_cast_mul", work, shape, orig, gcm, [7],
                         [c("al", np.float32(alpha))])
@@ -382,7 +394,42 @@ def m_upsample(work):
                         seed=3)
 
 
-GROUPS = {"imagescaler": m_imagescaler, "affine": m_affine, "scale": m_scale, "scaledtanh": m_scaledtanh,
+def m_accuracy(work):
+    """Each kernel against a float64 reference rounded to float32 (ulp of the float32 result)."""
+    xs = np.concatenate([np.linspace(-120, 120, 24001), np.linspace(-20, 20, 8001), -np.logspace(-45, 1.5, 3000),
+                         np.logspace(-45, 1.5, 3000), [0.0, -0.0, np.inf, -np.inf, np.nan, 3e38, -3e38]])
+    xs = xs.astype(np.float32)
+    xs = np.resize(xs, (1, xs.size))
+    shape = list(xs.shape)
+    x64 = xs.astype(np.float64)
+    with np.errstate(all="ignore"):
+        ref_tanh = np.tanh(x64).astype(np.float32)
+        ref_sp = np.where(x64 > 0, x64 + np.log1p(np.exp(-x64)), np.log1p(np.exp(x64))).astype(np.float32)
+    kernels = [("ScaledTanh(1,1) [Eigen tanh]", N("ScaledTanh", ["x"], ["y"], alpha=1.0, beta=1.0), ref_tanh),
+               ("Tanh [MLAS]", N("Tanh", ["x"], ["y"]), ref_tanh),
+               ("ParametricSoftplus(1,1)", N("ParametricSoftplus", ["x"], ["y"], alpha=1.0, beta=1.0), ref_sp),
+               ("Softplus", N("Softplus", ["x"], ["y"]), ref_sp)]
+    for title, node, ref in kernels:
+        for opset in (9, 13) if node.op_type in ("Tanh", "Softplus") else (9,):
+            outs, err = run(model([node], [("x", shape)], ["y"], opset), {"x": xs}, work, f"acc_{node.op_type}_{opset}")
+            if err:
+                print(f"{title}: ORT ERROR {err}")
+                continue
+            y = outs[0]
+            report(f"accuracy {title} opset {opset} vs float64", y, ref)
+            with np.errstate(all="ignore"):
+                absd = np.abs(y.astype(np.float64) - ref.astype(np.float64))
+            fin = np.isfinite(absd)
+            i = int(np.argmax(np.where(fin, absd, -1)))
+            print(f"   max abs error {absd[fin].max():.3g} at x={xs.flat[i]!r} (got {y.flat[i]!r}, want {ref.flat[i]!r})")
+            for probe in (1e-40, -1e-40, 1e-45, 1e-30, 1e-7, -17.0, -20.0, -30.0, -88.0, -104.0, 88.0, 89.0, 100.0, 1e30,
+                          np.inf, -np.inf, np.nan, -0.0):
+                j = np.where(xs.view(np.uint32) == np.float32(probe).view(np.uint32))[1]
+                if j.size:
+                    print(f"   x={probe!r}: {y[0, j[0]]!r} (float64 ref {ref[0, j[0]]!r})")
+
+
+GROUPS = {"accuracy": m_accuracy, "imagescaler": m_imagescaler, "affine": m_affine, "scale": m_scale, "scaledtanh": m_scaledtanh,
           "psoftplus": m_psoftplus, "crop": m_crop, "thrrelu": m_thresholdedrelu, "mvn": m_mvn, "upsample": m_upsample}
 
 
