@@ -195,9 +195,9 @@ def f32(v):
 # ----------------------------------------------------------------------------------------------- elementwise ops
 
 def unary_model(name, op, attrs, opset, shape, *, pattern, legalization, expected_fn=None, max_ulp=0, abs_tol=0.0,
-                expect_default_opset=None, seed=1):
+                expect_default_opset=None, seed=1, out_shape=None):
     graph = helper.make_graph([node(op, ["x"], ["y"], name=name, **attrs)], name,
-                              [vi("x", F, shape)], [vi("y", F, shape)])
+                              [vi("x", F, shape)], [vi("y", F, shape if out_shape is None else out_shape)])
     cases = float_cases(shape, seed)
     expected = None
     if expected_fn is not None:
@@ -293,6 +293,7 @@ def crop_models():
             rows, cols = slice(top, shape[2] - bottom), slice(left, shape[3] - right)
         for opset in (7, 8, 9):
             unary_model(f"crop_{tag}_opset{opset}", "Crop", attrs, opset, shape, seed=70 + opset,
+                        out_shape=shape[:2] + [rows.stop - rows.start, cols.stop - cols.start],
                         expected_fn=lambda x, r=rows, c=cols: np.ascontiguousarray(x[:, :, r, c]),
                         pattern=f"Crop {attrs} on [2,3,7,9]" + (" (scale given: right/bottom ignored)"
                                                                 if "scale" in attrs and attrs["border"][2] else ""),
