@@ -146,8 +146,9 @@ class Rewriter:
             value = np.array([a.get("value", 0.0)]).astype(npt)
             extra = list(a.get("extra_shape", []))
             if not x:
-                arr = np.full(list(a.get("shape", [])) + extra, value[0], npt)
-                return [N("Constant", [], [y], value=numpy_helper.from_array(arr, y + "_value"))]
+                # an initializer, not a Constant: Constant-1 (opsets 1-8) holds float types only
+                self.inits.append(numpy_helper.from_array(np.full(list(a.get("shape", [])) + extra, value[0], npt), y))
+                return []
             if a.get("input_as_shape", 0):
                 shape = x
             else:
@@ -162,7 +163,8 @@ class Rewriter:
             return nodes
         if op == "GivenTensorFill":
             arr = np.array(a["values"], np.float32).reshape(list(a.get("shape", [])) + list(a.get("extra_shape", [])))
-            return [N("Constant", [], [y], value=numpy_helper.from_array(arr, y + "_value"))]
+            self.inits.append(numpy_helper.from_array(arr, y))
+            return []
         if op == "DynamicSlice":
             return [N("Slice", list(node.input), [y])]
         return None
