@@ -23,7 +23,6 @@
 #include "absl/flags/parse.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
@@ -352,10 +351,7 @@ int RunLegalize(const std::vector<std::string>& positionals, const std::set<std:
       onnx_legalize::LegalizeFile(input, output, options, save_options);
   if (!report.ok()) {
     PrintError(report.status().message());
-    // The library's promise: a verification mismatch is kInternal and its message starts so.
-    const bool verification = report.status().code() == absl::StatusCode::kInternal &&
-                              absl::StartsWith(report.status().message(), "verification failed");
-    return verification ? kExitVerification : kExitModel;
+    return onnx_legalize::IsVerificationFailure(report.status()) ? kExitVerification : kExitModel;
   }
   if (report_path.empty()) {
     PrintSummary(input, output, *report);
