@@ -25,6 +25,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "onnx/onnx_pb.h"
+#include "onnx_legalize/check_report.h"
 #include "onnx_legalize/legalize.h"
 
 namespace py = pybind11;
@@ -45,13 +46,6 @@ PyObject* g_status_error = nullptr;
                                   IsVerificationFailure(status));
   PyErr_SetObject(g_status_error, args.ptr());
   throw py::error_already_set();
-}
-
-// A str from bytes of the model, which protobuf does not hold to UTF-8: ill-formed bytes become U+FFFD.
-py::str ModelText(const std::string& text) {
-  PyObject* decoded = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace");
-  if (decoded == nullptr) throw py::error_already_set();
-  return py::reinterpret_steal<py::str>(decoded);
 }
 
 Options MakeOptions(std::optional<int64_t> target_opset, bool keep_opset, bool verify, int64_t max_fold_bytes,
@@ -171,44 +165,50 @@ py::str LegalizeFileBytes(const std::string& input_path, const std::string& outp
   return py::str(report_json);
 }
 
-py::list FindingsToList(const std::vector<CheckFinding>& findings) {
-  py::list list;
-  for (const CheckFinding& finding : findings) {
-    py::dict entry;
-    entry["graph_path"] = ModelText(finding.graph_path);
-    entry["node_name"] = ModelText(finding.node_name);
-    entry["op_type"] = ModelText(finding.op_type);
-    entry["domain"] = ModelText(finding.domain);
-    entry["opset"] = finding.opset;
-    entry["reason"] = ModelText(finding.reason);
-    list.append(std::move(entry));
-  }
-  return list;
+// The findings as the JSON document of --check --format=json (one file), so that a Python finding has
+// exactly the fields, rule ids and escaping of the CLI's.
+std::string FindingsAsJson(const std::string& path, std::vector<CheckFinding> findings) {
+  CheckedFile file;
+  file.path = path;
+  file.findings = std::move(findings);
+  return FormatCheckResults({file}, CheckFormat::kJson);
 }
 
-py::list CheckBytes(const py::bytes& model_bytes) {
+// check_model(model bytes) -> the JSON document of its findings (file "").
+py::str CheckBytes(const py::bytes& model_bytes) {
   char* data = nullptr;
   Py_ssize_t size = 0;
   if (PyBytes_AsStringAndSize(model_bytes.ptr(), &data, &size) != 0) throw py::error_already_set();
-  absl::StatusOr<std::vector<CheckFinding>> findings;
+  absl::StatusOr<std::string> json;
   {
     py::gil_scoped_release release;
     absl::StatusOr<std::unique_ptr<onnx::ModelProto>> model = ParseModel(data, size);
-    findings = model.ok() ? CheckModel(**model) : model.status();
+    absl::StatusOr<std::vector<CheckFinding>> findings = model.ok() ? CheckModel(**model) : model.status();
+    if (findings.ok()) {
+      json = FindingsAsJson("", *std::move(findings));
+    } else {
+      json = findings.status();
+    }
   }
-  if (!findings.ok()) RaiseStatus(findings.status());
-  return FindingsToList(*findings);
+  if (!json.ok()) RaiseStatus(json.status());
+  return py::str(*json);
 }
 
-py::list CheckFile(const std::string& path) {
-  absl::StatusOr<std::vector<CheckFinding>> findings;
+// check_file(path bytes) -> the JSON document of its findings.
+py::str CheckFile(const std::string& path) {
+  absl::StatusOr<std::string> json;
   {
     py::gil_scoped_release release;
     absl::StatusOr<onnx::ModelProto> model = LoadModel(path);
-    findings = model.ok() ? CheckModel(*model) : model.status();
+    absl::StatusOr<std::vector<CheckFinding>> findings = model.ok() ? CheckModel(*model) : model.status();
+    if (findings.ok()) {
+      json = FindingsAsJson(path, *std::move(findings));
+    } else {
+      json = findings.status();
+    }
   }
-  if (!findings.ok()) RaiseStatus(findings.status());
-  return FindingsToList(*findings);
+  if (!json.ok()) RaiseStatus(json.status());
+  return py::str(*json);
 }
 
 }  // namespace
@@ -241,6 +241,6 @@ PYBIND11_MODULE(_onnx_legalize, m) {
         py::arg("verify_trials"), py::arg("verify_seed"), py::arg("external_data"),
         py::arg("external_data_threshold"), py::arg("in_place"),
         "Legalizes the model file src into dst: the report JSON.");
-  m.def("check_model", &ol::CheckBytes, py::arg("model"), "Findings of CheckModel for a serialized model.");
-  m.def("check_file", &ol::CheckFile, py::arg("path"), "Findings of CheckModel for a model file.");
+  m.def("check_model", &ol::CheckBytes, py::arg("model"), "CheckModel's findings for a serialized model, as JSON.");
+  m.def("check_file", &ol::CheckFile, py::arg("path"), "CheckModel's findings for a model file, as JSON.");
 }

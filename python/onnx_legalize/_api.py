@@ -179,18 +179,22 @@ def check(model):
     """Lists every node whose op has no schema at the opset its model imports (what ``--check`` finds).
 
     ``model`` is a path (str or os.PathLike), an ``onnx.ModelProto`` or its serialized bytes; a file's
-    external data is never read. Returns one dict per finding, in graph order: ``file`` (the path as
-    given, or None), ``graph_path``, ``node_name``, ``op_type``, ``domain``, ``opset`` (imported for the
-    node's domain; 0 when none) and ``reason``. An empty list means the model needs no legalizing.
+    external data is never read. Returns one dict per finding, in graph order, with the fields of
+    ``onnx-legalize --check --format=json``: ``file`` (the path as given, or None), ``rule`` (the kind of
+    finding: "removed-experimental-op", "unknown-op", "op-newer-than-opset", "deprecated-op",
+    "domain-not-imported"), ``graph_path``, ``node_name``, ``op_type``, ``domain``, ``opset``
+    (imported for the node's domain; 0 when none) and ``reason``. Bytes of names that are not UTF-8
+    are written as ``\\xNN``. An empty list means the model needs no legalizing.
     Raises LegalizeError when the model cannot be read or its opset imports are malformed.
     """
     file = None
     try:
         if isinstance(model, (str, os.PathLike)):
             file = os.fspath(model)
-            findings = _ext.check_file(os.fsencode(model))
+            document = _ext.check_file(os.fsencode(model))
         else:
-            findings = _ext.check_model(_model_bytes(model, "check"))
+            document = _ext.check_model(_model_bytes(model, "check"))
     except _ext.StatusError as error:
         _raise_from_status(error)
-    return [{"file": file, **finding} for finding in findings]
+    # The document's "file" is the path's bytes, escaped; the path as given reads better from Python.
+    return [{**finding, "file": file} for finding in json.loads(document)["findings"]]

@@ -283,7 +283,8 @@ def test_check_of_a_legalized_model_finds_nothing():
 
 def test_check_findings_have_the_documented_fields():
     (finding,) = onnx_legalize.check(LEGACY / REWRITE)
-    assert set(finding) == {"file", "graph_path", "node_name", "op_type", "domain", "opset", "reason"}
+    assert set(finding) == {"file", "rule", "graph_path", "node_name", "op_type", "domain", "opset", "reason"}
+    assert finding["rule"] == "removed-experimental-op"
     assert finding["op_type"] == "DynamicSlice"
     assert finding["opset"] == 9
 
@@ -297,12 +298,12 @@ def test_check_errors(tmp_path):
     assert raised.value.code == "INVALID_ARGUMENT"
 
 
-def test_check_turns_names_that_are_not_utf8_into_replacement_characters():
+def test_check_escapes_names_that_are_not_utf8():
     model = load(REWRITE)
     model.graph.node[-1].op_type = "Removed_OP"
     data = model.SerializeToString().replace(b"Removed_OP", b"Removed\xff\xfeP")
     findings = onnx_legalize.check(data)
-    assert [f["op_type"] for f in findings if f["op_type"].startswith("Removed")] == ["Removed\ufffd\ufffdP"]
+    assert [f["op_type"] for f in findings if f["op_type"].startswith("Removed")] == ["Removed\\xFF\\xFEP"]
 
 
 # ---------------------------------------------------------------------------------------------------
