@@ -7,6 +7,7 @@ binary; by hand: PYTHONPATH=build/python /usr/bin/python3 -m pytest tests/python
 import json
 import os
 import pathlib
+import random
 import subprocess
 import sys
 import threading
@@ -186,6 +187,26 @@ def test_every_prefix_of_a_model_raises_or_legalizes_never_crashes():
                 call(data[:end])
             except onnx_legalize.LegalizeError as error:
                 assert error.code in ("INVALID_ARGUMENT", "FAILED_PRECONDITION"), (end, error)
+
+
+def test_mutated_models_raise_legalize_error_or_legalize():
+    # The Python door's share of the fuzzing: seeded byte mutations of real models, through both calls.
+    # A crash would take the interpreter down; anything but LegalizeError fails the test.
+    rng = random.Random(20261202)
+    sources = [(LEGACY / name).read_bytes()
+               for name in ("subgraph_loop_opset9.onnx", "chain_opset9.onnx", REWRITE, "dtypes_opset9.onnx")]
+    outcomes = {"legalized": 0, "refused": 0}
+    for _ in range(1500):
+        data = bytearray(rng.choice(sources))
+        for _ in range(rng.randint(1, 4)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        for call in (lambda m: onnx_legalize.legalize(m, verify_trials=2), onnx_legalize.check):
+            try:
+                call(bytes(data))
+                outcomes["legalized"] += 1
+            except onnx_legalize.LegalizeError:
+                outcomes["refused"] += 1
+    assert outcomes["legalized"] > 0 and outcomes["refused"] > 0, outcomes
 
 
 # ---------------------------------------------------------------------------------------------------
