@@ -7,7 +7,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "legalize_internal.h"
 #include "model_io_internal.h"
 #include "onnx_legalize/legalize.h"
@@ -65,10 +67,14 @@ absl::StatusOr<Report> LegalizeFile(const std::string& input_path, const std::st
       });
   if (!save_failure.ok()) return save_failure;
   if (!report.ok()) {
-    // Name the file too. Appended, not prepended: callers match messages by their start (the CLI maps
-    // "verification failed..." to its own exit code).
-    return absl::Status(report.status().code(),
-                        absl::StrCat(report.status().message(), " (model '", input_path, "')"));
+    // Name the file too. Appended, not prepended: callers may match messages by their start ("verification
+    // failed...").
+    // The payloads go along: they mark a verification failure (IsVerificationFailure).
+    absl::Status named(report.status().code(),
+                       absl::StrCat(report.status().message(), " (model '", input_path, "')"));
+    report.status().ForEachPayload(
+        [&named](absl::string_view url, const absl::Cord& payload) { named.SetPayload(url, payload); });
+    return named;
   }
   return report;
 }

@@ -6,6 +6,7 @@
 #include <limits>
 #include <random>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "mt19937_64.h"
@@ -53,8 +54,10 @@ absl::Status Compare(const PlannedChange& change, const absl::StatusOr<Tensor>& 
     what = absl::StrCat("DynamicSlice gives ", Describe(*original), ", Slice gives ", Describe(*replacement),
                         original->dims() == replacement->dims() ? " with different bytes" : "");
   }
-  return absl::InternalError(
+  absl::Status failure = absl::InternalError(
       absl::StrCat("verification failed: ", Label(change), " on inputs ", describe_inputs(), ": ", what));
+  failure.SetPayload(kVerificationFailurePayloadUrl, absl::Cord(Label(change)));
+  return failure;
 }
 
 absl::Status VerifyFold(PlannedChange& change) {
@@ -276,6 +279,11 @@ absl::Status VerifyChange(PlannedChange& change, const Options& options) {
 absl::Status VerifyPlan(Plan& plan, const Options& options) {
   for (PlannedChange& change : plan.changes) RETURN_IF_ERROR(VerifyChange(change, options));
   return absl::OkStatus();
+}
+
+bool IsVerificationFailure(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kInternal &&
+         status.GetPayload(kVerificationFailurePayloadUrl).has_value();
 }
 
 }  // namespace onnx_legalize

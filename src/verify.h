@@ -9,6 +9,8 @@
 //
 // A mismatch is an Internal error whose message starts with "verification failed" and names the node and
 // the inputs of the failing trial.
+// It carries a payload under kVerificationFailurePayloadUrl (the node's label), which
+// IsVerificationFailure tests: a caller that adds context to the message keeps the payloads.
 #ifndef ONNX_LEGALIZE_SRC_VERIFY_H_
 #define ONNX_LEGALIZE_SRC_VERIFY_H_
 
@@ -17,6 +19,9 @@
 #include "onnx_legalize/legalize.h"
 
 namespace onnx_legalize {
+
+// The type URL of the payload that marks a verification failure (absl::Status::SetPayload).
+inline constexpr char kVerificationFailurePayloadUrl[] = "type.googleapis.com/onnx_legalize.VerificationFailure";
 
 // Largest data tensor a rewrite trial builds, in elements. A known shape larger than this is scaled
 // down (slicing's behaviour depends on how starts and ends relate to each dim, which small dims cover),

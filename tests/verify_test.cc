@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/cord.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mt19937_64.h"
@@ -68,6 +71,31 @@ TEST(VerifyTest, CatchesWronglyNormalizedAxes) {
   EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
   EXPECT_THAT(std::string(status.message()), StartsWith("verification failed: DynamicSlice producing 'y'"));
   EXPECT_THAT(std::string(status.message()), HasSubstr("seed"));
+  EXPECT_TRUE(IsVerificationFailure(status));
+}
+
+// Callers (the CLI's exit code 4, the Python module's VerificationError) tell a verification failure
+// by its payload, not by its message: another Internal error that happens to read alike is not one.
+TEST(VerifyTest, MarksOnlyVerificationFailuresAsSuch) {
+  absl::StatusOr<Plan> plan = PlanFor(kFold);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  PlannedChange& change = plan->changes[0];
+  Tensor wrong = change.folded->Clone();
+  wrong.mutable_bytes()[0] ^= 1;
+  change.folded = std::make_shared<Tensor>(std::move(wrong));
+  const absl::Status failure = VerifyChange(change, Options{});
+  EXPECT_TRUE(IsVerificationFailure(failure));
+  // A copy with context added, as LegalizeFile makes, keeps the mark only with the payloads.
+  absl::Status renamed(failure.code(), absl::StrCat(failure.message(), " (model 'm.onnx')"));
+  EXPECT_FALSE(IsVerificationFailure(renamed));
+  failure.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) { renamed.SetPayload(url, payload); });
+  EXPECT_TRUE(IsVerificationFailure(renamed));
+
+  EXPECT_FALSE(IsVerificationFailure(absl::InternalError("verification failed: said, not marked")));
+  EXPECT_FALSE(IsVerificationFailure(absl::OkStatus()));
+  absl::Status other_code = absl::InvalidArgumentError("x");
+  other_code.SetPayload(kVerificationFailurePayloadUrl, absl::Cord("y"));
+  EXPECT_FALSE(IsVerificationFailure(other_code));
 }
 
 TEST(VerifyTest, CatchesWrongSlice1Attributes) {

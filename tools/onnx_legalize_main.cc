@@ -3,6 +3,7 @@
 // Flags are parsed by absl::ParseCommandLine, after flag_spelling.h has mapped our hyphenated spellings
 // to absl's and rejected unknown flags and malformed values (absl would exit 1, which here means "--check
 // found something"); a guard turns any exit during absl's parse into 2.
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -17,6 +18,8 @@
 #include <set>
 #include <string>
 #include <system_error>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -24,15 +27,16 @@
 #include "absl/flags/parse.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "check_inputs.h"
 #include "flag_spelling.h"
 #include "google/protobuf/stubs/common.h"
 #include "onnx/common/version.h"
+#include "onnx_legalize/check_report.h"
 #include "onnx_legalize/legalize.h"
 
 ABSL_FLAG(bool, check, false, "List nodes without a schema at the model's opset; write nothing.");
@@ -49,6 +53,10 @@ ABSL_FLAG(bool, in_place, false, "Write the legalized model over IN.");
 ABSL_FLAG(std::string, external_data, "", "Write weights to this data file beside OUT.");
 ABSL_FLAG(int64_t, external_data_threshold, onnx_legalize::kDefaultExternalDataThreshold,
           "Smallest initializer, in bytes, that goes to the data file.");
+ABSL_FLAG(std::string, format, "text", "--check's output: text, json, sarif or github.");
+ABSL_FLAG(std::optional<int64_t>, min_opset, std::nullopt, "--check: lowest default opset allowed.");
+ABSL_FLAG(std::optional<int64_t>, max_opset, std::nullopt, "--check: highest default opset allowed.");
+ABSL_FLAG(int64_t, j, 1, "--check: files checked in parallel.");
 
 namespace {
 
@@ -70,10 +78,22 @@ constexpr FlagSpelling kFlagSpellings[] = {
     {"in-place", "in_place", FlagKind::kBool},
     {"external-data", "external_data", FlagKind::kString},
     {"external-data-threshold", "external_data_threshold", FlagKind::kInt},
+    {"format", "format", FlagKind::kString},
+    {"min-opset", "min_opset", FlagKind::kInt},
+    {"max-opset", "max_opset", FlagKind::kInt},
+    {"j", "j", FlagKind::kInt},
     {"help", "", FlagKind::kHelp},
     {"h", "", FlagKind::kHelp},
     {"version", "", FlagKind::kVersion},
 };
+
+// The flags that --check takes besides itself (the others are about writing a model), and that only it
+// takes (--report is shared).
+const std::set<std::string> kCheckFlags = {"report", "format", "min-opset", "max-opset", "j"};
+const std::set<std::string> kCheckOnlyFlags = {"format", "min-opset", "max-opset", "j"};
+
+// Files checked in parallel at most: --check -j N.
+constexpr int64_t kMaxCheckJobs = 256;
 
 constexpr char kProgram[] = "onnx-legalize";
 
@@ -88,7 +108,8 @@ constexpr char kUsage[] = R"(Usage:
   onnx-legalize IN.onnx OUT.onnx [flags]
   onnx-legalize IN.onnx -o OUT.onnx [flags]
   onnx-legalize --in-place IN.onnx [flags]
-  onnx-legalize --check IN.onnx [IN2.onnx ...]
+  onnx-legalize --check PATH... [--format=text|json|sarif|github] [--min-opset=N] [--max-opset=N]
+                [-j N] [--report=FILE]
 
 Rewrites every DynamicSlice (the experimental op onnx removed in 1.5) into a standard Slice, or folds it
 into a constant, moves the model to an opset that has Slice-10+, verifies each change by executing both
@@ -100,8 +121,15 @@ Flags:
   --check               list every node whose op has no schema at the opset the model imports
                         (DynamicSlice and other removed ops, ops newer than the imported opset,
                         domains the model does not import), one line each, then a summary; writes
-                        nothing; takes no other flags
-  --report=FILE         write the report as JSON to FILE ('-' for stdout) instead of the summary
+                        no model. PATH is a model file or a folder (every *.onnx below it, sorted;
+                        symbolic links are not followed out of it)
+  --format=F            --check's output: text (default), json (one document), sarif (SARIF 2.1.0)
+                        or github (workflow commands that annotate a pull request)
+  --min-opset=N, --max-opset=N
+                        --check: a model whose default opset is outside [N, M] is a finding too
+  -j N                  --check: check N files in parallel (the output is the same for every N)
+  --report=FILE         write the report as JSON to FILE ('-' for stdout) instead of the summary;
+                        with --check, the output in --format to FILE (a summary line to stdout)
   --target-opset=N      default-domain opset to rewrite to, 10..17 (default: the lowest that works,
                         at least 10 and at least the model's)
   --keep-opset          keep the model's opset: only DynamicSlice nodes with constant indices are
@@ -129,14 +157,19 @@ Exit codes:
   2  usage error: unknown flag, wrong number of arguments, bad flag value, OUT is IN
      without --in-place
   3  the input model is unreadable, malformed or cannot be legalized, or an output cannot be written
-     (with --check: a file could not be read or checked)
+     (with --check: a file or folder could not be read or checked; every other file is still checked
+     and reported)
   4  verification failed: a legalized node does not compute what the original did
 On every exit but 0 and 1, OUT (and its data file) is not created and an existing one is left
 untouched.
-Messages go to stderr as "onnx-legalize: <message>".
+Messages go to stderr as "onnx-legalize: <message>". Bytes of names and paths that are not UTF-8 are
+written as \xNN in --check's output.
 )";
 
-void PrintError(absl::string_view message) { std::cerr << kProgram << ": " << message << "\n"; }
+// Messages quote names and paths from models and users, which need not be UTF-8: such bytes become \xNN.
+void PrintError(absl::string_view message) {
+  std::cerr << kProgram << ": " << onnx_legalize::EscapeInvalidUtf8(message) << "\n";
+}
 
 int UsageError(absl::string_view message) {
   PrintError(message);
@@ -180,45 +213,6 @@ std::string Quoted(const std::string& name) {
   return name.empty() ? "(unnamed)" : absl::StrCat("'", name, "'");
 }
 
-int RunCheck(const std::vector<std::string>& inputs) {
-  int findings_total = 0;
-  int files_with_findings = 0;
-  bool any_error = false;
-  for (const std::string& input : inputs) {
-    absl::StatusOr<onnx::ModelProto> model = onnx_legalize::LoadModel(input);
-    if (!model.ok()) {
-      PrintError(model.status().message());
-      any_error = true;
-      continue;
-    }
-    absl::StatusOr<std::vector<onnx_legalize::CheckFinding>> findings = onnx_legalize::CheckModel(*model);
-    if (!findings.ok()) {
-      PrintError(absl::StrCat(input, ": ", findings.status().message()));
-      any_error = true;
-      continue;
-    }
-    for (const onnx_legalize::CheckFinding& f : *findings) {
-      std::cout << input << ": " << f.graph_path << ": node " << Quoted(f.node_name) << " op " << f.op_type
-                << " (domain " << f.domain << ", opset " << f.opset << "): " << f.reason << "; "
-                << (f.fixable ? "onnx-legalize fixes it: " + f.fix : std::string("onnx-legalize cannot fix it"))
-                << "\n";
-    }
-    findings_total += static_cast<int>(findings->size());
-    if (!findings->empty()) ++files_with_findings;
-  }
-  const size_t files = inputs.size();
-  if (findings_total == 0) {
-    std::cout << "no findings in " << files << (files == 1 ? " file" : " files");
-  } else {
-    std::cout << findings_total << (findings_total == 1 ? " finding in " : " findings in ")
-              << files_with_findings << " of " << files << (files == 1 ? " file" : " files");
-  }
-  if (any_error) std::cout << " (some could not be checked)";
-  std::cout << "\n" << std::flush;
-  if (any_error) return kExitModel;
-  return findings_total > 0 ? kExitFindings : kExitOk;
-}
-
 // Refuses a report destination that cannot be written, before anything is written: the report comes last,
 // and OUT should not appear when the command fails.
 absl::Status CheckReportDestination(const std::string& path) {
@@ -245,6 +239,106 @@ absl::Status WriteReport(const std::string& path, const std::string& json) {
   file.close();
   if (!file) return absl::UnavailableError(absl::StrCat("cannot write report '", path, "'"));
   return absl::OkStatus();
+}
+
+// One file of --check: load (graphs; external data is never read), CheckModel, the opset policy.
+onnx_legalize::CheckedFile CheckOneFile(const onnx_legalize::cli::CheckInput& input,
+                                        const onnx_legalize::OpsetPolicy& policy) {
+  onnx_legalize::CheckedFile checked;
+  checked.path = input.path;
+  if (!input.status.ok()) {
+    checked.status = input.status;
+    return checked;
+  }
+  absl::StatusOr<onnx::ModelProto> model = onnx_legalize::LoadModel(input.path);
+  if (!model.ok()) {
+    checked.status = model.status();  // LoadModel's messages name the path
+    return checked;
+  }
+  absl::StatusOr<std::vector<onnx_legalize::CheckFinding>> findings = onnx_legalize::CheckModel(*model);
+  absl::StatusOr<std::optional<onnx_legalize::CheckFinding>> opset =
+      onnx_legalize::CheckOpsetPolicy(*model, policy);
+  const absl::Status status = !findings.ok() ? findings.status() : opset.status();
+  if (!status.ok()) {
+    checked.status = absl::Status(status.code(), absl::StrCat(input.path, ": ", status.message()));
+    return checked;
+  }
+  // The model-wide finding first: it is about the whole file.
+  if (opset->has_value()) checked.findings.push_back(**opset);
+  checked.findings.insert(checked.findings.end(), findings->begin(), findings->end());
+  return checked;
+}
+
+// Checks every input, `jobs` at a time; the results come in the inputs' order whatever the scheduling.
+std::vector<onnx_legalize::CheckedFile> CheckFiles(const std::vector<onnx_legalize::cli::CheckInput>& inputs,
+                                                   const onnx_legalize::OpsetPolicy& policy, int64_t jobs) {
+  std::vector<onnx_legalize::CheckedFile> results(inputs.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < inputs.size(); i = next++) results[i] = CheckOneFile(inputs[i], policy);
+  };
+  std::vector<std::thread> threads;
+  const int64_t workers = std::min<int64_t>(jobs, static_cast<int64_t>(inputs.size()));
+  for (int64_t t = 1; t < workers; ++t) threads.emplace_back(work);
+  work();
+  for (std::thread& thread : threads) thread.join();
+  return results;
+}
+
+int RunCheck(const std::vector<std::string>& positionals, const std::set<std::string>& given) {
+  if (positionals.empty()) return UsageError("--check needs at least one model file or folder");
+  const std::string format_name = absl::GetFlag(FLAGS_format);
+  const std::optional<onnx_legalize::CheckFormat> format = onnx_legalize::ParseCheckFormat(format_name);
+  if (!format.has_value()) {
+    return UsageError(absl::StrCat("--format=", format_name, " is not one of text, json, sarif, github"));
+  }
+  onnx_legalize::OpsetPolicy policy;
+  policy.min_opset = absl::GetFlag(FLAGS_min_opset);
+  policy.max_opset = absl::GetFlag(FLAGS_max_opset);
+  for (const auto& [flag, value] : {std::pair{"--min-opset", policy.min_opset}, {"--max-opset", policy.max_opset}}) {
+    if (value.has_value() && *value < 1) return UsageError(absl::StrCat(flag, "=", *value, " is below 1"));
+  }
+  if (policy.min_opset.has_value() && policy.max_opset.has_value() && *policy.min_opset > *policy.max_opset) {
+    return UsageError(absl::StrCat("--min-opset=", *policy.min_opset, " is above --max-opset=", *policy.max_opset));
+  }
+  const int64_t jobs = absl::GetFlag(FLAGS_j);
+  if (jobs < 1 || jobs > kMaxCheckJobs) {
+    return UsageError(absl::StrCat("-j ", jobs, " is outside 1..", kMaxCheckJobs));
+  }
+  const std::string report_path = given.count("report") ? absl::GetFlag(FLAGS_report) : "";
+  if (!report_path.empty() && report_path != "-") {
+    if (absl::Status status = CheckReportDestination(report_path); !status.ok()) {
+      PrintError(status.message());
+      return kExitModel;
+    }
+  }
+
+  const std::vector<onnx_legalize::CheckedFile> results =
+      CheckFiles(onnx_legalize::cli::ExpandCheckPaths(positionals), policy, jobs);
+  bool any_error = false;
+  bool any_finding = false;
+  for (const onnx_legalize::CheckedFile& file : results) {
+    if (!file.status.ok()) {
+      PrintError(file.status.message());
+      any_error = true;
+    }
+    any_finding = any_finding || !file.findings.empty();
+  }
+  const std::string output = onnx_legalize::FormatCheckResults(results, *format);
+  if (report_path.empty()) {
+    std::cout << output << std::flush;
+  } else {
+    if (absl::Status status = WriteReport(report_path, output); !status.ok()) {
+      PrintError(status.message());
+      return kExitModel;
+    }
+    // The last line of the text format is its summary, for the log.
+    const std::string text = onnx_legalize::FormatCheckResults(results, onnx_legalize::CheckFormat::kText);
+    const size_t summary = text.rfind('\n', text.size() - 2);
+    std::cout << (summary == std::string::npos ? text : text.substr(summary + 1)) << std::flush;
+  }
+  if (any_error) return kExitModel;
+  return any_finding ? kExitFindings : kExitOk;
 }
 
 void PrintSummary(const std::string& input, const std::string& output, const onnx_legalize::Report& report) {
@@ -359,10 +453,7 @@ int RunLegalize(const std::vector<std::string>& positionals, const std::set<std:
       onnx_legalize::LegalizeFile(input, output, options, save_options);
   if (!report.ok()) {
     PrintError(report.status().message());
-    // The library's promise: a verification mismatch is kInternal and its message starts so.
-    const bool verification = report.status().code() == absl::StatusCode::kInternal &&
-                              absl::StartsWith(report.status().message(), "verification failed");
-    return verification ? kExitVerification : kExitModel;
+    return onnx_legalize::IsVerificationFailure(report.status()) ? kExitVerification : kExitModel;
   }
   if (report_path.empty()) {
     PrintSummary(input, output, *report);
@@ -393,23 +484,22 @@ int Run(int argc, char** argv) {
   if (!mapped.error.empty()) return UsageError(mapped.error);
   const std::vector<std::string> positionals = ParseFlags(mapped);
 
-  if (absl::GetFlag(FLAGS_check)) {
-    // Every flag but --check itself, --help and --version is about writing a model.
-    std::vector<std::string> extra;
-    for (const FlagSpelling& flag : kFlagSpellings) {
-      const bool about_writing = flag.kind != FlagKind::kHelp && flag.kind != FlagKind::kVersion &&
-                                 std::string(flag.name) != "check";
-      if (about_writing && mapped.given.count(flag.name)) {
-        extra.push_back(absl::StrCat(flag.name[1] == '\0' ? "-" : "--", flag.name));
-      }
-    }
-    if (!extra.empty()) {
-      return UsageError(
-          absl::StrCat("--check writes nothing and takes no other flags; got ", absl::StrJoin(extra, ", ")));
-    }
-    if (positionals.empty()) return UsageError("--check needs at least one model file");
-    return RunCheck(positionals);
+  const bool check = absl::GetFlag(FLAGS_check);
+  // --check takes only its own flags (the others are about writing a model), and they go only with it.
+  std::vector<std::string> misplaced;
+  for (const FlagSpelling& flag : kFlagSpellings) {
+    const std::string name = flag.name;
+    if (flag.kind == FlagKind::kHelp || flag.kind == FlagKind::kVersion || name == "check") continue;
+    const bool fits = check ? kCheckFlags.count(name) > 0 : kCheckOnlyFlags.count(name) == 0;
+    if (!fits && mapped.given.count(name)) misplaced.push_back(absl::StrCat(name.size() == 1 ? "-" : "--", name));
   }
+  if (!misplaced.empty()) {
+    return UsageError(check ? absl::StrCat("--check writes no model and takes only --format, --min-opset, "
+                                           "--max-opset, -j and --report; got ",
+                                           absl::StrJoin(misplaced, ", "))
+                            : absl::StrCat(absl::StrJoin(misplaced, ", "), " only go with --check"));
+  }
+  if (check) return RunCheck(positionals, mapped.given);
   return RunLegalize(positionals, mapped.given);
 }
 

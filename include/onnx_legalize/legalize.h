@@ -107,6 +107,11 @@ struct Report {
 // an op onnx never defined). Transactional: on any error `model` is left exactly as it was.
 absl::StatusOr<Report> Legalize(onnx::ModelProto& model, const Options& options);
 
+// True when `status` (from Legalize or LegalizeFile) says verification failed: a legalized node does not
+// compute what the original did. Such a status is Internal and its message starts "verification failed";
+// it also carries a payload that says so, which this tests, so callers need not match messages.
+bool IsVerificationFailure(const absl::Status& status);
+
 // Reads a model file; NotFound when it does not exist, InvalidArgument naming the path when it is not a
 // valid ModelProto (empty, truncated, garbage, a directory, over protobuf's 2 GiB limit); other I/O errors
 // carry the code of their errno.

@@ -1,0 +1,46 @@
+"""onnx_legalize: makes legacy ONNX models legal again, from Python.
+
+ONNX 1.4's experimental DynamicSlice was removed in 1.5; models of that era still hold it, and today's
+converters, checkers and runtimes reject them. This module folds every DynamicSlice into a constant or
+rewrites it into a standard Slice (moving the model to opset 10 or later), and proves each change by
+executing both forms and comparing them bit for bit. It binds the C++ library onnx-legalize.
+
+    import onnx, onnx_legalize
+    legal, report = onnx_legalize.legalize(onnx.load("legacy.onnx"))
+    onnx_legalize.legalize_file("legacy.onnx", "legal.onnx")
+    findings = onnx_legalize.check("legacy.onnx")   # [] when nothing needs legalizing
+
+Errors raise LegalizeError (a ValueError, with ``.code``), verification failures VerificationError.
+"""
+
+from ._api import (
+    DEFAULT_EXTERNAL_DATA_THRESHOLD,
+    DEFAULT_MAX_FOLD_BYTES,
+    DEFAULT_MAX_TOTAL_FOLD_BYTES,
+    DEFAULT_VERIFY_SEED,
+    DEFAULT_VERIFY_TRIALS,
+    MAX_TARGET_OPSET,
+    MIN_TARGET_OPSET,
+    LegalizeError,
+    VerificationError,
+    check,
+    legalize,
+    legalize_file,
+)
+from ._onnx_legalize import __version__
+
+__all__ = [
+    "DEFAULT_EXTERNAL_DATA_THRESHOLD",
+    "DEFAULT_MAX_FOLD_BYTES",
+    "DEFAULT_MAX_TOTAL_FOLD_BYTES",
+    "DEFAULT_VERIFY_SEED",
+    "DEFAULT_VERIFY_TRIALS",
+    "MAX_TARGET_OPSET",
+    "MIN_TARGET_OPSET",
+    "LegalizeError",
+    "VerificationError",
+    "__version__",
+    "check",
+    "legalize",
+    "legalize_file",
+]

@@ -1,0 +1,53 @@
+# Type stub of the onnx_legalize package (the implementation lives in _api.py and the C++ extension).
+import os
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+import onnx
+
+__version__: str
+
+MIN_TARGET_OPSET: int
+MAX_TARGET_OPSET: int
+DEFAULT_MAX_FOLD_BYTES: int
+DEFAULT_MAX_TOTAL_FOLD_BYTES: int
+DEFAULT_VERIFY_TRIALS: int
+DEFAULT_VERIFY_SEED: int
+DEFAULT_EXTERNAL_DATA_THRESHOLD: int
+
+_Model = Union[onnx.ModelProto, bytes, bytearray, memoryview]
+_Path = Union[str, bytes, os.PathLike]
+
+class LegalizeError(ValueError):
+    code: str
+    message: str
+    def __init__(self, message: str, code: str = ...) -> None: ...
+
+class VerificationError(LegalizeError): ...
+
+def legalize(
+    model: _Model,
+    *,
+    target_opset: Optional[int] = ...,
+    keep_opset: bool = ...,
+    verify: bool = ...,
+    max_fold_bytes: int = ...,
+    max_total_fold_bytes: int = ...,
+    verify_trials: int = ...,
+    verify_seed: int = ...,
+) -> Tuple[onnx.ModelProto, Dict[str, Any]]: ...
+def legalize_file(
+    src: _Path,
+    dst: _Path,
+    *,
+    target_opset: Optional[int] = ...,
+    keep_opset: bool = ...,
+    verify: bool = ...,
+    max_fold_bytes: int = ...,
+    max_total_fold_bytes: int = ...,
+    verify_trials: int = ...,
+    verify_seed: int = ...,
+    external_data: Optional[str] = ...,
+    external_data_threshold: int = ...,
+    in_place: bool = ...,
+) -> Dict[str, Any]: ...
+def check(model: Union[_Model, str, os.PathLike]) -> List[Dict[str, Any]]: ...

@@ -1,0 +1,272 @@
+// The CI gate's library side: the opset policy, rule ids, and the text, JSON, SARIF and GitHub formats.
+// (The CLI's --check over folders, -j and exit codes: tests/python/test_check_cli.py, which also parses
+// the JSON and SARIF documents.)
+#include "onnx_legalize/check_report.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "onnx_legalize/legalize.h"
+#include "test_models.h"
+
+namespace onnx_legalize {
+namespace {
+
+using ::onnx_legalize::testing::ParseModel;
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::EndsWith;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::vector<CheckFinding> Check(const char* text) {
+  absl::StatusOr<std::vector<CheckFinding>> findings = CheckModel(ParseModel(text));
+  EXPECT_TRUE(findings.ok()) << findings.status();
+  return findings.ok() ? *findings : std::vector<CheckFinding>{};
+}
+
+std::vector<std::string> Rules(const std::vector<CheckFinding>& findings) {
+  std::vector<std::string> rules;
+  for (const CheckFinding& finding : findings) rules.push_back(CheckFindingRule(finding));
+  return rules;
+}
+
+CheckFinding DynamicSliceFinding(const std::string& node_name) {
+  CheckFinding finding;
+  finding.graph_path = "main";
+  finding.node_name = node_name;
+  finding.op_type = "DynamicSlice";
+  finding.domain = "ai.onnx";
+  finding.opset = 9;
+  finding.reason = "removed experimental op (onnx 1.4 only; use onnx-legalize to rewrite it)";
+  return finding;
+}
+
+TEST(CheckReportTest, GivesEachKindOfFindingItsRule) {
+  EXPECT_THAT(Rules(Check(R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[4] x, int64[1] s, int64[1] e, float[4] scales) => (float[M] a, float[4] b, float[4] c, float[4] d) {
+  a = DynamicSlice (x, s, e)
+  b = Resize (x, scales)
+  c = NotAnOp (x)
+  d = com.vendor.Relu (x)
+}
+)ONNX")),
+              ElementsAre("removed-experimental-op", "op-newer-than-opset", "unknown-op", "domain-not-imported"));
+  EXPECT_THAT(Rules(Check(R"ONNX(
+<ir_version: 5, opset_import: ["" : 10]>
+g (float[1, 1, 2, 2] x, float[4] scales) => (float[1, 1, 4, 4] y) {
+  y = Upsample (x, scales)
+}
+)ONNX")),
+              ElementsAre("deprecated-op"));
+}
+
+TEST(CheckReportTest, AReasonItDoesNotKnowStillGetsARule) {
+  CheckFinding finding = DynamicSliceFinding("n");
+  finding.reason = "some future kind of finding";
+  EXPECT_EQ(CheckFindingRule(finding), "no-schema");
+}
+
+// --- opset policy ---------------------------------------------------------------------------------------
+
+constexpr char kOpset9[] = R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[2] x) => (float[2] y) {
+  y = Relu (x)
+}
+)ONNX";
+
+TEST(CheckReportTest, OpsetPolicyFindsAModelBelowTheMinimum) {
+  absl::StatusOr<std::optional<CheckFinding>> finding = CheckOpsetPolicy(ParseModel(kOpset9), {11, std::nullopt});
+  ASSERT_TRUE(finding.ok()) << finding.status();
+  ASSERT_TRUE(finding->has_value());
+  EXPECT_EQ((*finding)->graph_path, "");
+  EXPECT_EQ((*finding)->op_type, "");
+  EXPECT_EQ((*finding)->opset, 9);
+  EXPECT_THAT((*finding)->reason, HasSubstr("below the minimum 11"));
+  EXPECT_EQ(CheckFindingRule(**finding), "opset-out-of-range");
+}
+
+TEST(CheckReportTest, OpsetPolicyFindsAModelAboveTheMaximum) {
+  absl::StatusOr<std::optional<CheckFinding>> finding = CheckOpsetPolicy(ParseModel(kOpset9), {std::nullopt, 8});
+  ASSERT_TRUE(finding.ok() && finding->has_value());
+  EXPECT_THAT((*finding)->reason, HasSubstr("above the maximum 8"));
+}
+
+TEST(CheckReportTest, OpsetPolicyAcceptsAModelInRangeBoundsIncluded) {
+  for (const OpsetPolicy& policy : {OpsetPolicy{9, 9}, OpsetPolicy{}, OpsetPolicy{1, std::nullopt}}) {
+    absl::StatusOr<std::optional<CheckFinding>> finding = CheckOpsetPolicy(ParseModel(kOpset9), policy);
+    ASSERT_TRUE(finding.ok()) << finding.status();
+    EXPECT_FALSE(finding->has_value()) << (*finding)->reason;
+  }
+}
+
+TEST(CheckReportTest, OpsetPolicyFindsAModelThatImportsNoDefaultOpset) {
+  onnx::ModelProto model = ParseModel(kOpset9);
+  model.mutable_opset_import(0)->set_domain("com.vendor");
+  absl::StatusOr<std::optional<CheckFinding>> finding = CheckOpsetPolicy(model, {std::nullopt, 17});
+  ASSERT_TRUE(finding.ok() && finding->has_value());
+  EXPECT_THAT((*finding)->reason, HasSubstr("imports no default-domain opset"));
+  // Without a bound there is no policy to break.
+  finding = CheckOpsetPolicy(model, {});
+  ASSERT_TRUE(finding.ok());
+  EXPECT_FALSE(finding->has_value());
+}
+
+TEST(CheckReportTest, OpsetPolicyTakesOpset1ForModelsOlderThanOpsetImports) {
+  onnx::ModelProto model = ParseModel(kOpset9);
+  model.clear_opset_import();
+  model.set_ir_version(2);
+  absl::StatusOr<std::optional<CheckFinding>> finding = CheckOpsetPolicy(model, {7, std::nullopt});
+  ASSERT_TRUE(finding.ok() && finding->has_value());
+  EXPECT_EQ((*finding)->opset, 1);
+}
+
+TEST(CheckReportTest, OpsetPolicyRejectsTwoDefaultOpsets) {
+  onnx::ModelProto model = ParseModel(kOpset9);
+  onnx::OperatorSetIdProto* second = model.add_opset_import();
+  second->set_domain("ai.onnx");
+  second->set_version(11);
+  EXPECT_EQ(CheckOpsetPolicy(model, {}).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// --- formats ---------------------------------------------------------------------------------------------
+
+std::vector<CheckedFile> SampleResults() {
+  CheckedFile dirty{"models/dirty.onnx", absl::OkStatus(), {DynamicSliceFinding("crop")}};
+  CheckedFile clean{"models/clean.onnx", absl::OkStatus(), {}};
+  CheckedFile broken{"models/broken.onnx", absl::InvalidArgumentError("'models/broken.onnx' is not a model"), {}};
+  return {clean, dirty, broken};
+}
+
+TEST(CheckReportTest, ParsesTheFourFormatNames) {
+  EXPECT_EQ(ParseCheckFormat("text"), CheckFormat::kText);
+  EXPECT_EQ(ParseCheckFormat("json"), CheckFormat::kJson);
+  EXPECT_EQ(ParseCheckFormat("sarif"), CheckFormat::kSarif);
+  EXPECT_EQ(ParseCheckFormat("github"), CheckFormat::kGithub);
+  EXPECT_EQ(ParseCheckFormat("xml"), std::nullopt);
+  EXPECT_EQ(ParseCheckFormat("JSON"), std::nullopt);
+}
+
+TEST(CheckReportTest, TextIsALinePerFindingThenTheSummary) {
+  EXPECT_EQ(FormatCheckResults(SampleResults(), CheckFormat::kText),
+            "models/dirty.onnx: main: node 'crop' op DynamicSlice (domain ai.onnx, opset 9): removed experimental "
+            "op (onnx 1.4 only; use onnx-legalize to rewrite it)\n"
+            "1 finding in 1 of 3 files (some could not be checked)\n");
+  EXPECT_EQ(FormatCheckResults({}, CheckFormat::kText), "no findings in 0 files\n");
+  CheckFinding unnamed = DynamicSliceFinding("");
+  EXPECT_THAT(FormatCheckResults({{"m.onnx", absl::OkStatus(), {unnamed, unnamed}}}, CheckFormat::kText),
+              AllOf(HasSubstr("node (unnamed) op"), EndsWith("2 findings in 1 of 1 file\n")));
+}
+
+TEST(CheckReportTest, TextWritesAModelWideFindingWithoutANode) {
+  absl::StatusOr<std::optional<CheckFinding>> finding = CheckOpsetPolicy(ParseModel(kOpset9), {10, std::nullopt});
+  ASSERT_TRUE(finding.ok() && finding->has_value());
+  EXPECT_THAT(FormatCheckResults({{"m.onnx", absl::OkStatus(), {**finding}}}, CheckFormat::kText),
+              HasSubstr("m.onnx: model (domain ai.onnx, opset 9): default opset 9 is below the minimum 10"));
+}
+
+TEST(CheckReportTest, JsonHasEveryFindingAndEveryError) {
+  const std::string expected = std::string(R"json({
+  "tool": "onnx-legalize",
+  "version": ")json") + ONNX_LEGALIZE_VERSION + R"json(",
+  "files_checked": 3,
+  "findings": [
+    {
+      "file": "models/dirty.onnx",
+      "rule": "removed-experimental-op",
+      "graph_path": "main",
+      "node_name": "crop",
+      "op_type": "DynamicSlice",
+      "domain": "ai.onnx",
+      "opset": 9,
+      "reason": "removed experimental op (onnx 1.4 only; use onnx-legalize to rewrite it)"
+    }
+  ],
+  "errors": [
+    {
+      "file": "models/broken.onnx",
+      "code": "INVALID_ARGUMENT",
+      "message": "'models/broken.onnx' is not a model"
+    }
+  ]
+}
+)json";
+  EXPECT_EQ(FormatCheckResults(SampleResults(), CheckFormat::kJson), expected);
+  EXPECT_THAT(FormatCheckResults({}, CheckFormat::kJson), HasSubstr("\"findings\": [],\n  \"errors\": []\n}"));
+}
+
+TEST(CheckReportTest, NamesThatAreNotUtf8AreEscapedInEveryFormat) {
+  // A node name of raw bytes, with a newline, a quote and valid UTF-8 (é) among them.
+  CheckFinding finding = DynamicSliceFinding(std::string("a\xff\xfe\nb\"\xc3\xa9", 8));
+  const std::vector<CheckedFile> files = {{"m\x80.onnx", absl::OkStatus(), {finding}}};
+  EXPECT_THAT(FormatCheckResults(files, CheckFormat::kText),
+              HasSubstr("m\\x80.onnx: main: node 'a\\xFF\\xFE\\x0Ab\"\xc3\xa9' op"));
+  EXPECT_THAT(FormatCheckResults(files, CheckFormat::kGithub),
+              HasSubstr("::error file=m\\x80.onnx,title=onnx-legalize%3A removed-experimental-op::main: node "
+                        "'a\\xFF\\xFE\\x0Ab\"\xc3\xa9' op"));
+  // JSON escapes control characters itself; the bytes that are not UTF-8 become the text \xNN.
+  const std::string json = FormatCheckResults(files, CheckFormat::kJson);
+  EXPECT_THAT(json, HasSubstr(R"("node_name": "a\\xFF\\xFE\nb\"é")"));
+  EXPECT_THAT(json, HasSubstr(R"("file": "m\\x80.onnx")"));
+  const std::string sarif = FormatCheckResults(files, CheckFormat::kSarif);
+  EXPECT_THAT(sarif, HasSubstr(R"("uri": "m%80.onnx")"));
+  EXPECT_THAT(sarif, Not(HasSubstr("\xff")));
+}
+
+TEST(CheckReportTest, GithubEscapesWhatWorkflowCommandsReserve) {
+  const std::vector<CheckedFile> files = {
+      {"dir,a:b%.onnx", absl::OkStatus(), {DynamicSliceFinding("100%")}},
+      {"x.onnx", absl::NotFoundError("'x.onnx' does not exist"), {}}};
+  EXPECT_EQ(FormatCheckResults(files, CheckFormat::kGithub),
+            "::error file=dir%2Ca%3Ab%25.onnx,title=onnx-legalize%3A removed-experimental-op::main: node '100%25' "
+            "op DynamicSlice (domain ai.onnx, opset 9): removed experimental op (onnx 1.4 only; use "
+            "onnx-legalize to rewrite it)\n"
+            "::error file=x.onnx,title=onnx-legalize%3A unreadable model::'x.onnx' does not exist\n"
+            "1 finding in 1 of 2 files (some could not be checked)\n");
+}
+
+TEST(CheckReportTest, SarifNamesTheToolTheRuleAndTheFile) {
+  const std::string sarif = FormatCheckResults(SampleResults(), CheckFormat::kSarif);
+  EXPECT_THAT(sarif, HasSubstr(R"("version": "2.1.0")"));
+  EXPECT_THAT(sarif, HasSubstr(R"("name": "onnx-legalize")"));
+  const std::string rule = R"("ruleId": "removed-experimental-op",
+          "ruleIndex": 0,)";
+  EXPECT_THAT(sarif, HasSubstr(rule));
+  EXPECT_THAT(sarif, HasSubstr(R"("uri": "models/dirty.onnx")"));
+  EXPECT_THAT(sarif, HasSubstr(R"("fullyQualifiedName": "main/crop")"));
+  // The unreadable file is a notification of a run that did not fully succeed.
+  EXPECT_THAT(sarif, HasSubstr(R"("executionSuccessful": false)"));
+  EXPECT_THAT(sarif, HasSubstr(R"("text": "'models/broken.onnx' is not a model")"));
+}
+
+TEST(CheckReportTest, SarifUrisArePercentEncodedAndAbsolutePathsAreFileUris) {
+  const std::vector<CheckedFile> files = {{"./a dir/m#1.onnx", absl::OkStatus(), {DynamicSliceFinding("n")}},
+                                          {"/abs/m.onnx", absl::OkStatus(), {DynamicSliceFinding("n")}}};
+  const std::string sarif = FormatCheckResults(files, CheckFormat::kSarif);
+  EXPECT_THAT(sarif, HasSubstr(R"("uri": "a%20dir/m%231.onnx")"));
+  EXPECT_THAT(sarif, HasSubstr(R"("uri": "file:///abs/m.onnx")"));
+}
+
+TEST(CheckReportTest, EveryFormatIsTheSameForTheSameResults) {
+  for (CheckFormat format : {CheckFormat::kText, CheckFormat::kJson, CheckFormat::kSarif, CheckFormat::kGithub}) {
+    EXPECT_EQ(FormatCheckResults(SampleResults(), format), FormatCheckResults(SampleResults(), format));
+  }
+}
+
+TEST(CheckReportTest, EscapeInvalidUtf8KeepsWellFormedTextAndEscapesTheRest) {
+  EXPECT_EQ(EscapeInvalidUtf8("plain\n\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"), "plain\n\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+  EXPECT_EQ(EscapeInvalidUtf8("\xc0\xaf"), "\\xC0\\xAF");          // overlong '/'
+  EXPECT_EQ(EscapeInvalidUtf8("\xed\xa0\x80"), "\\xED\\xA0\\x80");  // a surrogate
+  EXPECT_EQ(EscapeInvalidUtf8("\xe2\x82"), "\\xE2\\x82");          // truncated
+  EXPECT_EQ(EscapeInvalidUtf8("\xf4\x90\x80\x80"), "\\xF4\\x90\\x80\\x80");  // beyond U+10FFFF
+}
+
+}  // namespace
+}  // namespace onnx_legalize
