@@ -44,6 +44,8 @@ CheckFinding DynamicSliceFinding(const std::string& node_name) {
   finding.domain = "ai.onnx";
   finding.opset = 9;
   finding.reason = "removed experimental op (onnx 1.4 only; use onnx-legalize to rewrite it)";
+  finding.fixable = true;
+  finding.fix = "fold, or rewrite to Slice";
   return finding;
 }
 
@@ -157,7 +159,7 @@ TEST(CheckReportTest, ParsesTheFourFormatNames) {
 TEST(CheckReportTest, TextIsALinePerFindingThenTheSummary) {
   EXPECT_EQ(FormatCheckResults(SampleResults(), CheckFormat::kText),
             "models/dirty.onnx: main: node 'crop' op DynamicSlice (domain ai.onnx, opset 9): removed experimental "
-            "op (onnx 1.4 only; use onnx-legalize to rewrite it)\n"
+            "op (onnx 1.4 only; use onnx-legalize to rewrite it); onnx-legalize fixes it: fold, or rewrite to Slice\n"
             "1 finding in 1 of 3 files (some could not be checked)\n");
   EXPECT_EQ(FormatCheckResults({}, CheckFormat::kText), "no findings in 0 files\n");
   CheckFinding unnamed = DynamicSliceFinding("");
@@ -186,7 +188,9 @@ TEST(CheckReportTest, JsonHasEveryFindingAndEveryError) {
       "op_type": "DynamicSlice",
       "domain": "ai.onnx",
       "opset": 9,
-      "reason": "removed experimental op (onnx 1.4 only; use onnx-legalize to rewrite it)"
+      "reason": "removed experimental op (onnx 1.4 only; use onnx-legalize to rewrite it)",
+      "fixable": true,
+      "fix": "fold, or rewrite to Slice"
     }
   ],
   "errors": [
@@ -227,7 +231,7 @@ TEST(CheckReportTest, GithubEscapesWhatWorkflowCommandsReserve) {
   EXPECT_EQ(FormatCheckResults(files, CheckFormat::kGithub),
             "::error file=dir%2Ca%3Ab%25.onnx,title=onnx-legalize%3A removed-experimental-op::main: node '100%25' "
             "op DynamicSlice (domain ai.onnx, opset 9): removed experimental op (onnx 1.4 only; use "
-            "onnx-legalize to rewrite it)\n"
+            "onnx-legalize to rewrite it); onnx-legalize fixes it: fold, or rewrite to Slice\n"
             "::error file=x.onnx,title=onnx-legalize%3A unreadable model::'x.onnx' does not exist\n"
             "1 finding in 1 of 2 files (some could not be checked)\n");
 }

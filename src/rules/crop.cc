@@ -127,6 +127,7 @@ class CropRule final : public RemovedOpRule {
     const int64_t need_w = w.left + (w.has_scale ? w.width : w.right);
     dims[2] = std::max<int64_t>(0, need_h + random.Uniform(-1, 3));
     dims[3] = std::max<int64_t>(0, need_w + random.Uniform(-1, 3));
+    if (dims[2] * dims[3] > 4096) dims[0] = dims[1] = 1;  // a large window: one image of one channel
     const DataType type = node.inputs[0].type.elem_type != 0 ? node.inputs[0].type.elem_type
                                                                : onnx::TensorProto::FLOAT;
     if (type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::DOUBLE) {
@@ -155,13 +156,18 @@ class CropRule final : public RemovedOpRule {
     if (FindAttribute(*node.node, "scale") != nullptr && scale.size() != 2) {
       return Invalid(node, "scale has ", scale.size(), " values; Crop takes 2 (height, width)");
     }
-    // Bounded so that top + height and the like cannot overflow.
-    constexpr int64_t kLargest = int64_t{1} << 40;
+    // Bounded so that verification's trial images (a little larger than the window) stay small; no
+    // exporter wrote borders or windows near this size.
+    constexpr int64_t kLargest = 1024;
     for (int64_t value : border) {
-      if (value < 0 || value > kLargest) return Invalid(node, "border holds ", value, "; borders are counts of pixels");
+      if (value < 0 || value > kLargest) {
+        return Invalid(node, "border holds ", value, "; onnx-legalize takes borders of 0 to ", kLargest, " pixels");
+      }
     }
     for (int64_t value : scale) {
-      if (value < 0 || value > kLargest) return Invalid(node, "scale holds ", value, "; it is a height and a width");
+      if (value < 0 || value > kLargest) {
+        return Invalid(node, "scale holds ", value, "; onnx-legalize takes windows of 0 to ", kLargest, " pixels");
+      }
     }
     CropWindow window{border[0], border[1], border[2], border[3], !scale.empty(), 0, 0};
     if (window.has_scale) {
