@@ -138,14 +138,8 @@ class Planner {
     if (change.detail.empty()) change.detail = "its input is computed at run time";
     change.action = Action::kRewritten;
     // Later removed ops that read this one's output learn its type here: onnx's inference has no schema
-    // for it. The rank-keeping ops give their input's element type; the dims may change (Crop).
-    if (node.output_size() == 1 && !change.inputs.empty()) {
-      ValueType type = change.inputs[0].type;
-      if (node.op_type() == "Crop" && type.dims.has_value()) {
-        for (size_t d = 2; d < type.dims->size(); ++d) (*type.dims)[d] = -1;
-      }
-      if (node.op_type() != "ConstantFill") planned_types_[node.output(0)] = type;
-    }
+    // for it.
+    if (node.output_size() == 1) planned_types_[node.output(0)] = rule.OutputType(rule_node);
     plan_.changes.push_back(std::move(change));
     return absl::OkStatus();
   }

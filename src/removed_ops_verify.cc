@@ -12,6 +12,7 @@
 #include "eval/evaluator.h"
 #include "removed_ops_pass.h"
 #include "status_macros.h"
+#include "verify.h"
 
 namespace onnx_legalize {
 namespace {
@@ -115,8 +116,11 @@ std::string Describe(const std::vector<Tensor>& inputs) {
   return absl::StrJoin(parts, ", ");
 }
 
+// A verification failure, marked as such for IsVerificationFailure (the CLI's exit 4).
 absl::Status Failed(const RuleNode& node, absl::string_view what) {
-  return absl::InternalError(absl::StrCat("verification failed: ", node.label, ": ", what));
+  absl::Status failure = absl::InternalError(absl::StrCat("verification failed: ", node.label, ": ", what));
+  failure.SetPayload(kVerificationFailurePayloadUrl, absl::Cord(node.label));
+  return failure;
 }
 
 absl::Status VerifyFold(RemovedOpChange& change, const RuleNode& node, int64_t opset) {

@@ -104,6 +104,11 @@ class ConstantFillRule final : public RemovedOpRule {
     return bytes;
   }
 
+  ValueType OutputType(const RuleNode& node) const override {
+    const absl::StatusOr<FillSpec> spec = Spec(node);
+    return ValueType{spec.ok() ? spec->dtype : 0, std::nullopt};
+  }
+
   absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t, NameSource& names,
                                       std::string& became) const override {
     ASSIGN_OR_RETURN(const FillSpec spec, Spec(node));

@@ -44,6 +44,15 @@ class CropRule final : public RemovedOpRule {
     return 1;
   }
 
+  // The input's element type and rank; the cropped dims are not known here.
+  ValueType OutputType(const RuleNode& node) const override {
+    ValueType type = node.inputs[0].type;
+    if (type.dims.has_value()) {
+      for (size_t d = 2; d < type.dims->size(); ++d) (*type.dims)[d] = -1;
+    }
+    return type;
+  }
+
   absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t opset, NameSource& names,
                                       std::string& became) const override {
     ASSIGN_OR_RETURN(const CropWindow window, Window(node));

@@ -48,6 +48,8 @@ class GivenTensorFillRule final : public RemovedOpRule {
     return values == nullptr ? 0 : int64_t{4} * values->floats_size();
   }
 
+  ValueType OutputType(const RuleNode&) const override { return ValueType{onnx::TensorProto::FLOAT, std::nullopt}; }
+
   absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t, NameSource&,
                                       std::string& became) const override {
     // Only ever folded; its replacement is the constant itself, decoded from a TensorProto as the model

@@ -90,6 +90,12 @@ class RemovedOpRule {
   // does not allow, FailedPrecondition for what cannot be expressed; messages start with the node's label.
   virtual absl::StatusOr<int64_t> MinOpset(const RuleNode& node) const = 0;
 
+  // What is known of the node's (first) output type, for removed ops that read it: onnx's shape inference
+  // has no schema for the node. The default: its first input's type (the elementwise ops keep it).
+  virtual ValueType OutputType(const RuleNode& node) const {
+    return node.inputs.empty() ? ValueType{} : node.inputs[0].type;
+  }
+
   // True when the node's value is known while planning, so the pass folds it: by default when every input
   // it has is a constant (the fill ops also when only their input's static shape matters).
   virtual bool CanFold(const RuleNode& node) const;
