@@ -274,6 +274,15 @@ def m_thresholdedrelu(work):
         gcm = [N("Greater", ["x", "al"], ["g"]), N("Cast", ["g"], ["gf"], to=F), N("Mul", ["x", "gf"], ["y_dec"])]
         pair_same_model(f"thrrelu_{alpha}_vs_greater_cast_mul", work, shape, orig, gcm, [7],
                         [c("al", np.float32(alpha))])
+    # opsets 7/8 have no Where: a Min/Max form (hi = +inf/0, lo = -inf/0 from the mask via Reciprocal) is exact
+    # except that ORT's Min and Max propagate NaN (so a NaN input stays NaN instead of 0)
+    for alpha in [1.0, -2.0]:
+        orig = [N("ThresholdedRelu", ["x"], ["y_orig"], alpha=alpha)]
+        minmax = [N("Greater", ["x", "al"], ["g"]), N("Cast", ["g"], ["m"], to=F), N("Sub", ["one", "m"], ["nm"]),
+                  N("Reciprocal", ["nm"], ["r"]), N("Sub", ["r", "one"], ["hi"]), N("Sub", ["one", "r"], ["lo"]),
+                  N("Min", ["x", "hi"], ["t"]), N("Max", ["t", "lo"], ["y_dec"])]
+        pair_same_model(f"thrrelu_{alpha}_vs_minmax", work, shape, orig, minmax, [7, 8],
+                        [c("al", np.float32(alpha)), c("one", np.float32(1))])
     pair_same_model("thrrelu_default_alpha", work, shape, [N("ThresholdedRelu", ["x"], ["y_orig"])],
                     [N("Greater", ["x", "al"], ["g"]), N("Where", ["g", "x", "z"], ["y_dec"])], [9],
                     [c("al", np.float32(1.0)), c("z", np.float32(0))])

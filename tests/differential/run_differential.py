@@ -284,6 +284,36 @@ def float_ulp_distance(a, b):
     return np.abs(d)
 
 
+def describe_bits(tg, tw):
+    """For two float tensors of one name, type and shape whose bytes differ: what differs, bit for bit."""
+    if tg.name != tw.name or tg.data_type != tw.data_type:
+        return None
+    a, b = numpy_helper.to_array(tg), numpy_helper.to_array(tw)
+    if a.shape != b.shape or a.dtype.kind != "f":
+        return None
+    itype = {2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize]
+    differ = np.ascontiguousarray(a).view(itype) != np.ascontiguousarray(b).view(itype)
+    an, bn = np.isnan(a), np.isnan(b)
+    nan_bits = int(np.sum(differ & an & bn))
+    nan_vs_number = int(np.sum(an != bn))
+    zero_sign = int(np.sum(differ & (a == 0) & (b == 0)))
+    other = differ & ~(an | bn) & ~((a == 0) & (b == 0))
+    parts = [f"{int(np.sum(differ))} element(s) differ bit for bit"]
+    if other.any():
+        with np.errstate(invalid="ignore", over="ignore"):
+            ulp = float_ulp_distance(a[other], b[other])
+        k = int(np.flatnonzero(other)[0])
+        parts.append(f"{int(np.sum(other))} in value (max {int(np.max(ulp))} ULP; first at flat index {k}: "
+                     f"{a.flat[k]!r} vs {b.flat[k]!r})")
+    if zero_sign:
+        parts.append(f"{zero_sign} only in the sign of zero")
+    if nan_bits:
+        parts.append(f"{nan_bits} NaN vs NaN with other sign/payload bits")
+    if nan_vs_number:
+        parts.append(f"{nan_vs_number} NaN vs a number")
+    return "; ".join(parts[:1]) + (": " + ", ".join(parts[1:]) if len(parts) > 1 else "")
+
+
 def compare_tolerant(got_path, want_path, max_ulp, abs_tol):
     """None when the two TensorProto files agree (byte for byte when max_ulp and abs_tol are 0), else why not."""
     with open(got_path, "rb") as f:
@@ -292,9 +322,9 @@ def compare_tolerant(got_path, want_path, max_ulp, abs_tol):
         want_bytes = f.read()
     if got_bytes == want_bytes:
         return None
-    if not max_ulp and not abs_tol:
-        return describe_difference(got_path, want_path)
     tg, tw = onnx.load_tensor(got_path), onnx.load_tensor(want_path)
+    if not max_ulp and not abs_tol:
+        return describe_bits(tg, tw) or describe_difference(got_path, want_path)
     if tg.name != tw.name or tg.data_type != tw.data_type:
         return describe_difference(got_path, want_path)
     a, b = numpy_helper.to_array(tg), numpy_helper.to_array(tw)

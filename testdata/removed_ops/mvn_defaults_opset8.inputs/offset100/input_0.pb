@@ -1,0 +1,2 @@
+BxJà]†ÉBm?ÎBÿÄBì+ÆBsŒÅB *ÀB"ÈB.ÉB“ÐBrÖBŽâÌBÃàÈBÆïÄB÷¥ÊBÕtÅBRŸÅB³ÁBË´»B?ÙBÄ€ÏBÐÈBA¢ÈB ;ÊBE†ÊB5ÂB[ÜËBu’ÌBm4ÆBm9ÎB/žÌB3úÅBéÈBåÊBD“ÇB±ÌB[¨ÆB’Ë¿B.ÓÃBF®ÍBo6ËBô
+ÆB¤³ÒB%ÛÎBÞxÃB“ÌBâÂ¾Bg×ÉB™/ÉBÖ¼ÄB¦âÊB¾øÀB¼óÇBlÒB+ÆÎBåg¾B)ƒÁBæŒ×B!ÉBpÏB„/ÇBÁÃB½ÛÄBaÕBQwÆB¨PËBÍÄB{ÊB%þÀBaLÑB¿÷ÂBµdÍB†rÊBA_ÁB|´ÀB¬ÎB ÈB°ÓBï4ÐBG&ÖB«×ÃBc•ÑBtÂÈBÎ ÌB_®ÄBØ—¾BíöÅBÊÔÂB/»BÊBžÊBº@ÇBþÐBRÝÏBKsËB¿Š¾BŒÈBSúÒBûºÊBf‹ËB»CÀB;ÕBFÑÂBÖ–ÍBž²ÇBÏ‚ÁBÉÔB±ÅBÞÝÈB0HÉB»pÅBJ—ÉBYôÆBÇQÁBÙÛÂBYœËB¾÷¿Bó±ÌB¹lÓBBpÃB;1ÒB
