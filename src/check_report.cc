@@ -37,7 +37,7 @@ struct Rule {
 // In SARIF's rules array in this order; ruleIndex points into it.
 constexpr Rule kRules[] = {
     {"removed-experimental-op", "removed experimental op",
-     "An experimental op onnx removed (DynamicSlice, onnx 1.4 only); onnx-legalize rewrites it."},
+     "An experimental op onnx removed in 1.5 (DynamicSlice, ImageScaler, Crop, ...); onnx-legalize rewrites it."},
     {"unknown-op", "no schema in onnx", "The op has no schema in onnx at any opset: removed, or never defined."},
     {"op-newer-than-opset", "exists only from opset",
      "The op exists only from a later opset than the one the model imports."},
@@ -46,6 +46,9 @@ constexpr Rule kRules[] = {
      "The model imports no opset for the node's domain, so no runtime can resolve the op."},
     {kOpsetRule, "", "The model's default-domain opset is outside the range the policy allows (--min-opset, "
                      "--max-opset)."},
+    {"removed-op-attributes", "written with the attributes of the removed",
+     "The node is a removed experimental op under a name a later op took (MVN-1's attributes); onnx-legalize "
+     "rewrites it."},
     {"no-schema", "", "The op has no schema at the opset the model imports."},
 };
 constexpr size_t kPolicyRule = 5;

@@ -45,7 +45,9 @@ int64_t UlpDistance(T a, T b) {
 }
 
 // Whether `actual` matches `expected`: bit for bit, or for max_ulp > 0 within that many ULPs element by
-// element (NaN matching any NaN). "" when it does, else what differs.
+// element; a NaN matches any NaN either way, since IEEE 754 leaves the sign and payload of a NaN that
+// arithmetic produces to the implementation (compilers and runtimes order the same operations differently).
+// "" when it does, else what differs.
 std::string Mismatch(const Tensor& expected, const Tensor& actual, int64_t max_ulp) {
   if (expected.BitwiseEquals(actual)) return "";
   if (expected.type() != actual.type() || expected.dims() != actual.dims()) {
@@ -56,22 +58,26 @@ std::string Mismatch(const Tensor& expected, const Tensor& actual, int64_t max_u
   const bool is_double = expected.type() == onnx::TensorProto::DOUBLE;
   for (int64_t i = 0; i < expected.element_count(); ++i) {
     int64_t distance = -1;
+    bool both_nan = false;
     std::string values;
     if (is_float) {
       float a, b;
       std::memcpy(&a, expected.bytes().data() + 4 * i, 4);
       std::memcpy(&b, actual.bytes().data() + 4 * i, 4);
       distance = UlpDistance<float, uint32_t>(a, b);
+      both_nan = std::isnan(a) && std::isnan(b);
       values = absl::StrCat(a, " against ", b);
     } else if (is_double) {
       double a, b;
       std::memcpy(&a, expected.bytes().data() + 8 * i, 8);
       std::memcpy(&b, actual.bytes().data() + 8 * i, 8);
       distance = UlpDistance<double, uint64_t>(a, b);
+      both_nan = std::isnan(a) && std::isnan(b);
       values = absl::StrCat(a, " against ", b);
     } else {
       return "the bytes differ";
     }
+    if (both_nan) continue;
     const bool bitwise = distance == 0 &&
                          std::memcmp(expected.bytes().data() + i * ElementSize(expected.type()),
                                      actual.bytes().data() + i * ElementSize(expected.type()),
