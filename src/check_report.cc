@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -50,6 +51,8 @@ constexpr Rule kRules[] = {
 };
 constexpr size_t kPolicyRule = 5;
 constexpr size_t kGenericRule = sizeof(kRules) / sizeof(kRules[0]) - 1;
+static_assert(std::string_view(kRules[kPolicyRule].id) == kOpsetRule, "kPolicyRule indexes the policy's rule");
+static_assert(std::string_view(kRules[kGenericRule].id) == "no-schema", "the generic rule comes last");
 
 bool IsModelFinding(const CheckFinding& finding) { return finding.op_type.empty() && finding.graph_path.empty(); }
 
