@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 
+import numpy
 import pytest
 
 import onnx
@@ -98,6 +99,8 @@ def test_legalize_takes_serialized_bytes(wrap):
 def test_options_reach_the_library():
     _, report = onnx_legalize.legalize(load(REWRITE), target_opset=13)
     assert report["opset_after"] == 13
+    _, report = onnx_legalize.legalize(load(REWRITE), target_opset=numpy.int64(12))  # any integer type
+    assert report["opset_after"] == 12
 
     kept, report = onnx_legalize.legalize(load(FOLD_ONLY), keep_opset=True)
     assert report["opset_after"] == report["opset_before"] == 9
