@@ -5,6 +5,7 @@
 // still reported, under a generic id, until it gets its own.
 #include "onnx_legalize/check_report.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -64,17 +65,34 @@ size_t RuleIndex(const CheckFinding& finding) {
   return kGenericRule;
 }
 
-std::string Quoted(const std::string& name) {
-  return name.empty() ? "(unnamed)" : absl::StrCat("'", EscapeForLine(name), "'");
+// "main: node 'n' op DynamicSlice (domain ai.onnx, opset 9): removed ..." (the text after "FILE: "),
+// appended piece by piece: the text format of a large repository is 100,000 of these.
+void AppendFindingLine(const CheckFinding& f, std::string& out) {
+  if (IsModelFinding(f)) {
+    out.append("model (domain ");
+  } else {
+    AppendEscapedForLine(f.graph_path, out);
+    out.append(": node ");
+    if (f.node_name.empty()) {
+      out.append("(unnamed)");
+    } else {
+      out.push_back('\'');
+      AppendEscapedForLine(f.node_name, out);
+      out.push_back('\'');
+    }
+    out.append(" op ");
+    AppendEscapedForLine(f.op_type, out);
+    out.append(" (domain ");
+  }
+  AppendEscapedForLine(f.domain, out);
+  absl::StrAppend(&out, ", opset ", f.opset, "): ");
+  AppendEscapedForLine(f.reason, out);
 }
 
-// "main: node 'n' op DynamicSlice (domain ai.onnx, opset 9): removed ..." (the text after "FILE: ").
 std::string FindingLine(const CheckFinding& f) {
-  if (IsModelFinding(f)) {
-    return absl::StrCat("model (domain ", EscapeForLine(f.domain), ", opset ", f.opset, "): ", EscapeForLine(f.reason));
-  }
-  return absl::StrCat(EscapeForLine(f.graph_path), ": node ", Quoted(f.node_name), " op ", EscapeForLine(f.op_type),
-                      " (domain ", EscapeForLine(f.domain), ", opset ", f.opset, "): ", EscapeForLine(f.reason));
+  std::string line;
+  AppendFindingLine(f, line);
+  return line;
 }
 
 struct Totals {
@@ -107,8 +125,12 @@ std::string Summary(absl::Span<const CheckedFile> files) {
 std::string FormatText(absl::Span<const CheckedFile> files) {
   std::string out;
   for (const CheckedFile& file : files) {
+    if (file.findings.empty()) continue;
+    const std::string path = EscapeForLine(file.path);
     for (const CheckFinding& finding : file.findings) {
-      absl::StrAppend(&out, EscapeForLine(file.path), ": ", FindingLine(finding), "\n");
+      absl::StrAppend(&out, path, ": ");
+      AppendFindingLine(finding, out);
+      out.push_back('\n');
     }
   }
   absl::StrAppend(&out, Summary(files), "\n");
@@ -187,7 +209,9 @@ class JsonWriter {
   }
   void String(absl::string_view key, absl::string_view value) {
     Prefix(key);
-    AppendJsonString(EscapeInvalidUtf8(value), out_);
+    // ASCII needs no UTF-8 escaping (and most names are ASCII): no temporary then.
+    const bool ascii = std::all_of(value.begin(), value.end(), [](char c) { return (c & 0x80) == 0; });
+    AppendJsonString(ascii ? value : absl::string_view(EscapeInvalidUtf8(value)), out_);
   }
   void Int(absl::string_view key, int64_t value) {
     Prefix(key);
