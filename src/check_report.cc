@@ -65,34 +65,17 @@ size_t RuleIndex(const CheckFinding& finding) {
   return kGenericRule;
 }
 
-// "main: node 'n' op DynamicSlice (domain ai.onnx, opset 9): removed ..." (the text after "FILE: "),
-// appended piece by piece: the text format of a large repository is 100,000 of these.
-void AppendFindingLine(const CheckFinding& f, std::string& out) {
-  if (IsModelFinding(f)) {
-    out.append("model (domain ");
-  } else {
-    AppendEscapedForLine(f.graph_path, out);
-    out.append(": node ");
-    if (f.node_name.empty()) {
-      out.append("(unnamed)");
-    } else {
-      out.push_back('\'');
-      AppendEscapedForLine(f.node_name, out);
-      out.push_back('\'');
-    }
-    out.append(" op ");
-    AppendEscapedForLine(f.op_type, out);
-    out.append(" (domain ");
-  }
-  AppendEscapedForLine(f.domain, out);
-  absl::StrAppend(&out, ", opset ", f.opset, "): ");
-  AppendEscapedForLine(f.reason, out);
+std::string Quoted(const std::string& name) {
+  return name.empty() ? "(unnamed)" : absl::StrCat("'", EscapeForLine(name), "'");
 }
 
+// "main: node 'n' op DynamicSlice (domain ai.onnx, opset 9): removed ..." (the text after "FILE: ").
 std::string FindingLine(const CheckFinding& f) {
-  std::string line;
-  AppendFindingLine(f, line);
-  return line;
+  if (IsModelFinding(f)) {
+    return absl::StrCat("model (domain ", EscapeForLine(f.domain), ", opset ", f.opset, "): ", EscapeForLine(f.reason));
+  }
+  return absl::StrCat(EscapeForLine(f.graph_path), ": node ", Quoted(f.node_name), " op ", EscapeForLine(f.op_type),
+                      " (domain ", EscapeForLine(f.domain), ", opset ", f.opset, "): ", EscapeForLine(f.reason));
 }
 
 struct Totals {
@@ -128,9 +111,7 @@ std::string FormatText(absl::Span<const CheckedFile> files) {
     if (file.findings.empty()) continue;
     const std::string path = EscapeForLine(file.path);
     for (const CheckFinding& finding : file.findings) {
-      absl::StrAppend(&out, path, ": ");
-      AppendFindingLine(finding, out);
-      out.push_back('\n');
+      absl::StrAppend(&out, path, ": ", FindingLine(finding), "\n");
     }
   }
   absl::StrAppend(&out, Summary(files), "\n");
