@@ -3,7 +3,7 @@
 pyproject.toml holds the metadata; this only adds what it cannot say: the version (CMakeLists.txt's, so
 there is one) and an extension built by this project's own CMake build rather than by setuptools. The
 build reuses build/ (scripts/build.sh's; ONNX_LEGALIZE_BUILD_DIR names another) and builds only the
-module's target there; setuptools' own files go under build/wheel/, out of CMake's way.
+module's target there; setuptools' own files go under its wheel/ folder, out of CMake's way.
 """
 
 import os
@@ -17,7 +17,8 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = pathlib.Path(__file__).resolve().parent
-SETUPTOOLS_DIR = ROOT / "build" / "wheel"
+BUILD_DIR = pathlib.Path(os.environ.get("ONNX_LEGALIZE_BUILD_DIR", ROOT / "build")).resolve()
+SETUPTOOLS_DIR = BUILD_DIR / "wheel"
 
 
 def project_version():
@@ -27,7 +28,7 @@ def project_version():
 
 class CMakeBuild(build_ext):
     def build_extension(self, ext):
-        build_dir = pathlib.Path(os.environ.get("ONNX_LEGALIZE_BUILD_DIR", ROOT / "build")).resolve()
+        build_dir = BUILD_DIR
         configure = ["cmake", "-S", str(ROOT), "-B", str(build_dir), f"-DPython3_EXECUTABLE={sys.executable}"]
         if not (build_dir / "CMakeCache.txt").exists():
             configure.append("-DCMAKE_BUILD_TYPE=RelWithDebInfo")

@@ -3,7 +3,14 @@
 // resident memory (ru_maxrss) and their ratios against the targets. Then it runs the pass timer.
 //
 //   onnx-legalize-bench --cli=PATH --baseline=PATH --pass-timer=PATH [--work=DIR] [--repeat=R]
-//                       [--scenarios=1,2,3] [--pass-sizes=2000,20000]
+//                       [--scenarios=1,2,3,4] [--pass-sizes=2000,20000]
+//
+// Scenario 4 (issue 12) is --check over a model repository: kRepositoryModels models in folders of their
+// own, each a scenario-1 graph of kRepositorySlices slices with kRepositoryWeights external weights, most
+// of them already legal (Slice-10 at opset 10), one in kRepositoryLegacyEvery still legacy (DynamicSlice
+// at opset 9); `onnx-legalize --check DIR --format=json` against parsing the same model files with
+// protobuf (`protobuf-roundtrip --parse-only`), which is what reading their graphs costs. Weights are
+// never read.
 //
 // Models are generated into DIR (default /tmp/onnx-legalize-bench) once and reused while DIR/<n>/ holds
 // them. Each scenario runs baseline and tool alternately R times (default 3); medians are reported.
@@ -35,6 +42,13 @@ using onnx_legalize::bench::MoveWeightsToExternalFile;
 using onnx_legalize::bench::WriteModel;
 
 constexpr double kMiB = 1024.0 * 1024.0;
+
+// Scenario 4's repository: many models of a realistic graph size, weights outside the graphs.
+constexpr int kRepositoryModels = 400;
+constexpr int64_t kRepositorySlices = 250;
+constexpr int64_t kRepositoryWeights = 2;
+constexpr int64_t kRepositoryWeightDim = 512;  // 1 MiB each
+constexpr int kRepositoryLegacyEvery = 40;
 
 struct Measurement {
   double seconds = 0;
@@ -105,6 +119,25 @@ bool Generate(const std::string& work, int scenario) {
     ok = WriteModel(BuildDynamicChain(20000, 8), folder + "/model.onnx", &error);
   } else if (scenario == 2) {
     ok = WriteModel(BuildConstantFolds(8, 8), folder + "/model.onnx", &error);
+  } else if (scenario == 4) {
+    ok = true;
+    for (int i = 0; i < kRepositoryModels && ok; ++i) {
+      char name[32];
+      std::snprintf(name, sizeof(name), "/repo/model_%03d", i);
+      const std::string model_folder = folder + name;
+      fs::create_directories(model_folder);
+      onnx::ModelProto model = BuildDynamicChain(kRepositorySlices, kRepositoryWeights, kRepositoryWeightDim);
+      if (i % kRepositoryLegacyEvery != 0) {
+        // Legal already: Slice-10 takes DynamicSlice's inputs in the same order.
+        model.set_ir_version(5);  // the first IR version of opset 10
+        model.mutable_opset_import(0)->set_version(10);
+        for (onnx::NodeProto& node : *model.mutable_graph()->mutable_node()) {
+          if (node.op_type() == "DynamicSlice") node.set_op_type("Slice");
+        }
+      }
+      ok = MoveWeightsToExternalFile(model, model_folder, "weights.bin", &error) &&
+           WriteModel(model, model_folder + "/model.onnx", &error);
+    }
   } else {
     // Scenario 1's graph with 2 GiB of weights (32 x 64 MiB) in weights.bin beside the model.
     onnx::ModelProto model = BuildDynamicChain(20000, 32);
@@ -123,7 +156,7 @@ struct Config {
   std::string cli, baseline, pass_timer;
   std::string work = "/tmp/onnx-legalize-bench";
   int repeat = 3;
-  std::vector<int> scenarios = {1, 2, 3};
+  std::vector<int> scenarios = {1, 2, 3, 4};
   std::vector<std::string> pass_sizes = {"2000", "20000"};
 };
 
@@ -136,8 +169,65 @@ std::vector<std::string> SplitCommas(const std::string& s) {
   return parts;
 }
 
+// Scenario 4: --check over the repository beside protobuf parsing its model files; false when a program
+// failed (--check exits 1: every model holds DynamicSlices).
+bool MeasureRepository(const Config& config) {
+  const std::string repo = config.work + "/4/repo";
+  const std::string out_folder = config.work + "/out4";
+  fs::create_directories(out_folder);
+  const std::string log = out_folder + "/log.txt";
+  std::vector<std::string> models;
+  double graph_bytes = 0;
+  double weight_bytes = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(repo)) {
+    if (entry.path().extension() == ".onnx") {
+      models.push_back(entry.path().string());
+      graph_bytes += FileBytes(entry.path().string());
+    } else if (entry.is_regular_file()) {
+      weight_bytes += FileBytes(entry.path().string());
+    }
+  }
+  std::sort(models.begin(), models.end());
+  std::vector<std::string> baseline = {config.baseline, "--parse-only"};
+  baseline.insert(baseline.end(), models.begin(), models.end());
+
+  std::vector<double> tool1_s, tool2_s, base_s, tool_rss;
+  for (int r = 0; r < config.repeat; ++r) {
+    for (const char* jobs : {"1", "2"}) {
+      const Measurement tool =
+          Run({config.cli, "--check", repo, "--format=json", "-j", jobs, "--report=" + out_folder + "/check.json"},
+              log);
+      if (tool.exit_code != 1) {
+        std::printf("scenario 4: onnx-legalize --check exited %d (1 expected):\n%s\n", tool.exit_code,
+                    Tail(log).c_str());
+        return false;
+      }
+      (jobs[0] == '1' ? tool1_s : tool2_s).push_back(tool.seconds);
+      tool_rss.push_back(tool.max_rss_bytes);
+    }
+    const Measurement base = Run(baseline, log);
+    if (base.exit_code != 0) {
+      std::printf("scenario 4: baseline exited %d:\n%s\n", base.exit_code, Tail(log).c_str());
+      return false;
+    }
+    base_s.push_back(base.seconds);
+  }
+  const double t1 = Median(tool1_s), t2 = Median(tool2_s), bs = Median(base_s);
+  std::printf("scenario 4: --check over %zu models (one in %d legacy; %.1f MiB of graphs, %.0f MiB of external "
+              "weights), %d runs (medians)\n",
+              models.size(), kRepositoryLegacyEvery, graph_bytes / kMiB, weight_bytes / kMiB, config.repeat);
+  std::printf("  baseline (parse every model file)  %7.3f s\n", bs);
+  std::printf("  onnx-legalize --check -j 1         %7.3f s  x%.2f of baseline\n", t1, t1 / bs);
+  std::printf("  onnx-legalize --check -j 2         %7.3f s  x%.2f of baseline; peak %.1f MiB\n", t2, t2 / bs,
+              Median(tool_rss) / kMiB);
+  std::printf("  target: -j 1 time <= x1.30 of reading the graphs %s\n", t1 / bs <= 1.3 ? "MET" : "MISSED");
+  std::fflush(stdout);
+  return true;
+}
+
 // Runs one scenario; returns false when a program failed.
 bool Measure(const Config& config, int scenario) {
+  if (scenario == 4) return MeasureRepository(config);
   const std::string folder = config.work + "/" + std::to_string(scenario);
   const std::string input = folder + "/model.onnx";
   const std::string out_folder = config.work + "/out" + std::to_string(scenario);
@@ -229,13 +319,13 @@ int main(int argc, char** argv) {
   }
   if (config.cli.empty() || config.baseline.empty() || config.pass_timer.empty()) {
     std::fprintf(stderr, "usage: onnx-legalize-bench --cli=PATH --baseline=PATH --pass-timer=PATH [--work=DIR] "
-                         "[--repeat=R] [--scenarios=1,2,3] [--pass-sizes=2000,20000]\n");
+                         "[--repeat=R] [--scenarios=1,2,3,4] [--pass-sizes=2000,20000]\n");
     return 2;
   }
   fs::create_directories(config.work);
   bool ok = true;
   for (int scenario : config.scenarios) {
-    if (scenario < 1 || scenario > 3) continue;
+    if (scenario < 1 || scenario > 4) continue;
     if (!Generate(config.work, scenario)) return 1;
     ok = Measure(config, scenario) && ok;
   }

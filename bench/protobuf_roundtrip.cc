@@ -6,6 +6,8 @@
 //   protobuf-roundtrip IN OUT --output-bytes=N     parse IN, serialize to OUT a model of about N bytes
 //                                                  whose tensors are copied out of IN's (scenario 2: the
 //                                                  legalized model is larger than the input)
+//   protobuf-roundtrip --parse-only IN...          parse each IN and write nothing (scenario 4: what
+//                                                  reading a repository's graphs costs)
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -67,9 +69,27 @@ onnx::ModelProto ModelOfSize(const onnx::ModelProto& input, int64_t bytes) {
   return output;
 }
 
+bool Parse(const char* path, onnx::ModelProto& model) {
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  google::protobuf::io::FileInputStream file(fd);
+  google::protobuf::io::CodedInputStream coded(&file);
+  coded.SetTotalBytesLimit(INT_MAX);
+  const bool parsed = model.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+  ::close(fd);
+  return parsed;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::strcmp(argv[1], "--parse-only") == 0) {
+    for (int i = 2; i < argc; ++i) {
+      onnx::ModelProto model;
+      if (!Parse(argv[i], model)) return Fail(std::string("cannot parse ") + argv[i]);
+    }
+    return 0;
+  }
   if (argc < 3 || argc > 4) {
     return Fail("usage: protobuf-roundtrip IN OUT [--output-bytes=N]");
   }
@@ -82,16 +102,7 @@ int main(int argc, char** argv) {
   }
 
   onnx::ModelProto model;
-  {
-    const int fd = ::open(argv[1], O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return Fail(std::string("cannot open ") + argv[1]);
-    google::protobuf::io::FileInputStream file(fd);
-    google::protobuf::io::CodedInputStream coded(&file);
-    coded.SetTotalBytesLimit(INT_MAX);
-    const bool parsed = model.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
-    ::close(fd);
-    if (!parsed) return Fail(std::string("cannot parse ") + argv[1]);
-  }
+  if (!Parse(argv[1], model)) return Fail(std::string("cannot open or parse ") + argv[1]);
   if (output_bytes >= 0) model = ModelOfSize(model, output_bytes);
 
   const int fd = ::open(argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

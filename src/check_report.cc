@@ -5,9 +5,11 @@
 // still reported, under a generic id, until it gets its own.
 #include "onnx_legalize/check_report.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -53,6 +55,8 @@ constexpr Rule kRules[] = {
 };
 constexpr size_t kPolicyRule = 5;
 constexpr size_t kGenericRule = sizeof(kRules) / sizeof(kRules[0]) - 1;
+static_assert(std::string_view(kRules[kPolicyRule].id) == kOpsetRule, "kPolicyRule indexes the policy's rule");
+static_assert(std::string_view(kRules[kGenericRule].id) == "no-schema", "the generic rule comes last");
 
 bool IsModelFinding(const CheckFinding& finding) { return finding.op_type.empty() && finding.graph_path.empty(); }
 
@@ -108,8 +112,10 @@ std::string Summary(absl::Span<const CheckedFile> files) {
 std::string FormatText(absl::Span<const CheckedFile> files) {
   std::string out;
   for (const CheckedFile& file : files) {
+    if (file.findings.empty()) continue;
+    const std::string path = EscapeForLine(file.path);
     for (const CheckFinding& finding : file.findings) {
-      absl::StrAppend(&out, EscapeForLine(file.path), ": ", FindingLine(finding), "\n");
+      absl::StrAppend(&out, path, ": ", FindingLine(finding), "\n");
     }
   }
   absl::StrAppend(&out, Summary(files), "\n");
@@ -188,7 +194,9 @@ class JsonWriter {
   }
   void String(absl::string_view key, absl::string_view value) {
     Prefix(key);
-    AppendJsonString(EscapeInvalidUtf8(value), out_);
+    // ASCII needs no UTF-8 escaping (and most names are ASCII): no temporary then.
+    const bool ascii = std::all_of(value.begin(), value.end(), [](char c) { return (c & 0x80) == 0; });
+    AppendJsonString(ascii ? value : absl::string_view(EscapeInvalidUtf8(value)), out_);
   }
   void Int(absl::string_view key, int64_t value) {
     Prefix(key);

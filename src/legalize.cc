@@ -6,8 +6,9 @@
 #include <future>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <optional>
-#include <sstream>
+#include <streambuf>
 #include <unordered_map>
 #include <vector>
 
@@ -130,21 +131,49 @@ absl::StatusOr<int64_t> ChooseTargetOpset(const Plan& plan, const RemovedOpPlan&
 }
 
 // onnx's checker writes warnings (about experimental ops) straight to the console, which belongs to the
-// caller (the CLI's report and messages): while one lives, std::cout and std::cerr go nowhere.
+// caller (the CLI's report and messages): while any SilencedConsole lives, std::cout and std::cerr go
+// nowhere. They are process-wide and Legalize runs on several threads at once (the input's check beside
+// the plan, and callers' threads: the Python module's), so the first one in swaps the buffers and the last
+// one out restores them, under a lock. (Swapping per instance let a thread restore a buffer another had
+// swapped in and then destroyed: the next write went to freed memory.)
 class SilencedConsole {
  public:
-  SilencedConsole() : cout_(std::cout.rdbuf(sink_.rdbuf())), cerr_(std::cerr.rdbuf(sink_.rdbuf())) {}
+  SilencedConsole() {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    if (state().count++ == 0) {
+      state().cout = std::cout.rdbuf(&state().sink);
+      state().cerr = std::cerr.rdbuf(&state().sink);
+    }
+  }
   ~SilencedConsole() {
-    std::cout.rdbuf(cout_);
-    std::cerr.rdbuf(cerr_);
+    std::lock_guard<std::mutex> lock(state().mutex);
+    if (--state().count == 0) {
+      std::cout.rdbuf(state().cout);
+      std::cerr.rdbuf(state().cerr);
+    }
   }
   SilencedConsole(const SilencedConsole&) = delete;
   SilencedConsole& operator=(const SilencedConsole&) = delete;
 
  private:
-  std::ostringstream sink_;
-  std::streambuf* cout_;
-  std::streambuf* cerr_;
+  // Discards what it is given and keeps no state, so that threads may write to it at once.
+  class DiscardingBuffer : public std::streambuf {
+   protected:
+    int_type overflow(int_type c) override { return traits_type::not_eof(c); }
+    std::streamsize xsputn(const char*, std::streamsize count) override { return count; }
+  };
+  struct State {
+    std::mutex mutex;
+    int count = 0;  // SilencedConsoles alive
+    std::streambuf* cout = nullptr;
+    std::streambuf* cerr = nullptr;
+    DiscardingBuffer sink;
+  };
+  // Never destroyed: a thread still silenced at exit must not write into a destroyed buffer.
+  static State& state() {
+    static State* const instance = new State;
+    return *instance;
+  }
 };
 
 // Runs onnx's checker and strict shape inference on a light copy of a model, which inference changes.

@@ -1,5 +1,6 @@
 #include "text_escape.h"
 
+#include <algorithm>
 #include <string>
 
 #include "absl/strings/str_format.h"
@@ -10,9 +11,16 @@ namespace {
 
 bool IsControl(unsigned char c) { return c < 0x20 || c == 0x7F; }
 
-std::string Escape(absl::string_view text, bool escape_controls) {
-  std::string out;
-  out.reserve(text.size());
+void AppendEscaped(absl::string_view text, bool escape_controls, std::string& out) {
+  // Most names are printable ASCII: one scan, one append.
+  const bool plain = std::all_of(text.begin(), text.end(), [escape_controls](char c) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    return u < 0x80 && !(escape_controls && IsControl(u));
+  });
+  if (plain) {
+    out.append(text.data(), text.size());
+    return;
+  }
   for (size_t i = 0; i < text.size();) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
     if (c >= 0x80) {
@@ -33,7 +41,6 @@ std::string Escape(absl::string_view text, bool escape_controls) {
     }
     ++i;
   }
-  return out;
 }
 
 }  // namespace
@@ -66,9 +73,25 @@ size_t ValidUtf8SequenceLength(absl::string_view s) {
   return length;
 }
 
-std::string EscapeInvalidUtf8(absl::string_view text) { return Escape(text, /*escape_controls=*/false); }
+void AppendEscapedInvalidUtf8(absl::string_view text, std::string& out) {
+  AppendEscaped(text, /*escape_controls=*/false, out);
+}
 
-std::string EscapeForLine(absl::string_view text) { return Escape(text, /*escape_controls=*/true); }
+void AppendEscapedForLine(absl::string_view text, std::string& out) {
+  AppendEscaped(text, /*escape_controls=*/true, out);
+}
+
+std::string EscapeInvalidUtf8(absl::string_view text) {
+  std::string out;
+  AppendEscapedInvalidUtf8(text, out);
+  return out;
+}
+
+std::string EscapeForLine(absl::string_view text) {
+  std::string out;
+  AppendEscapedForLine(text, out);
+  return out;
+}
 
 void AppendJsonString(absl::string_view text, std::string& out) {
   out.push_back('"');

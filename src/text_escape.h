@@ -22,6 +22,10 @@ std::string EscapeInvalidUtf8(absl::string_view text);
 // line-oriented output, where a newline in a name would start a line of its own.
 std::string EscapeForLine(absl::string_view text);
 
+// The same two, appended to `out` (no temporary string: a report of 100,000 findings formats fast).
+void AppendEscapedInvalidUtf8(absl::string_view text, std::string& out);
+void AppendEscapedForLine(absl::string_view text, std::string& out);
+
 // Appends `text` as a JSON string literal: quotes, backslashes and control characters escaped. `text`
 // must be well-formed UTF-8 (an ill-formed byte becomes U+FFFD, so the document stays valid whatever).
 void AppendJsonString(absl::string_view text, std::string& out);

@@ -325,7 +325,8 @@ int RunCheck(const std::vector<std::string>& positionals, const std::set<std::st
     any_finding = any_finding || !file.findings.empty();
   }
   const std::string output = onnx_legalize::FormatCheckResults(results, *format);
-  if (report_path.empty()) {
+  // --report=- is stdout, which then holds the document alone (a JSON or SARIF reader takes all of it).
+  if (report_path.empty() || report_path == "-") {
     std::cout << output << std::flush;
   } else {
     if (absl::Status status = WriteReport(report_path, output); !status.ok()) {

@@ -7,6 +7,7 @@ onnx_legalize does not import onnx.
 """
 
 import json
+import operator
 import os
 
 from . import _onnx_legalize as _ext
@@ -60,9 +61,14 @@ def _check_bool(name, value):
 
 
 def _check_int(name, value, low, high):
-    # bool is an int in Python; True as a byte count is a mistake, not a 1.
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    # bool is an int in Python; True as a byte count is a mistake, not a 1. operator.index accepts what
+    # is an integer (numpy's too) and refuses floats and strings.
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, not bool")
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}") from None
     if not low <= value <= high:
         raise _invalid(f"{name} is {value}; it must be in [{low}, {high}]")
     return value
@@ -71,7 +77,7 @@ def _check_int(name, value, low, high):
 def _options(target_opset, keep_opset, verify, max_fold_bytes, max_total_fold_bytes, verify_trials,
              verify_seed):
     if target_opset is not None:
-        _check_int("target_opset", target_opset, MIN_TARGET_OPSET, MAX_TARGET_OPSET)
+        target_opset = _check_int("target_opset", target_opset, MIN_TARGET_OPSET, MAX_TARGET_OPSET)
     return (
         target_opset,
         _check_bool("keep_opset", keep_opset),

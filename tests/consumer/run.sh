@@ -3,7 +3,8 @@
 # then, against that prefix only,
 #  1. builds tests/consumer with CMake's find_package(onnx_legalize) and runs it on a legacy model;
 #  2. builds the same main.cc with g++ and `pkg-config --cflags --libs onnx_legalize`, and runs it;
-#  3. runs the installed CLI and imports the installed Python module.
+#  3. runs the installed CLI and imports the installed Python module;
+#  4. makes the wheel (python3 -m build --wheel --no-isolation, offline, with BUILD_DIR) and imports it.
 # Usage: tests/consumer/run.sh BUILD_DIR   (ctest runs it as the installed_package test)
 set -euo pipefail
 build_dir=$(cd "$1" && pwd)
@@ -46,4 +47,15 @@ assert onnx_legalize.__file__.startswith(sys.argv[1]), onnx_legalize.__file__
 print("onnx_legalize", onnx_legalize.__version__, "from", onnx_legalize.__file__)
 assert onnx_legalize.check(sys.argv[2]) == []
 ' "$prefix/" "$work/pkg_config.onnx"
+
+echo "== wheel"
+(cd "$source_dir" && ONNX_LEGALIZE_BUILD_DIR="$build_dir" "$python" -m build --wheel --no-isolation \
+  --outdir "$work/dist" >"$work/wheel.log" 2>&1) || { cat "$work/wheel.log" >&2; exit 1; }
+wheel=$(ls "$work"/dist/onnx_legalize-*.whl)
+"$python" -m zipfile -e "$wheel" "$work/wheel"
+PYTHONPATH="$work/wheel" "$python" -c '
+import sys, onnx_legalize
+assert onnx_legalize.__file__.startswith(sys.argv[1]), onnx_legalize.__file__
+print("wheel", sys.argv[2].rsplit("/", 1)[-1], "imports; check:", len(onnx_legalize.check(sys.argv[3])), "finding")
+' "$work/wheel/" "$wheel" "$model"
 echo "installed package: ok"

@@ -148,6 +148,12 @@ def test_report_writes_the_format_to_a_file_and_the_summary_to_stdout(repo, tmp_
     assert out == "5 findings in 2 of 3 files\n"
 
 
+def test_report_to_stdout_is_the_document_alone(repo):
+    code, out, _ = run("--check", "--format=json", "--report=-", repo)
+    assert code == 1
+    assert json.loads(out)["files_checked"] == 3
+
+
 def test_names_and_paths_that_are_not_utf8_are_escaped(repo):
     model = (repo / "z.onnx").read_bytes()
     odd = repo / os.fsdecode(b"odd\xff.onnx")

@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 
+import numpy
 import pytest
 
 import onnx
@@ -98,6 +99,8 @@ def test_legalize_takes_serialized_bytes(wrap):
 def test_options_reach_the_library():
     _, report = onnx_legalize.legalize(load(REWRITE), target_opset=13)
     assert report["opset_after"] == 13
+    _, report = onnx_legalize.legalize(load(REWRITE), target_opset=numpy.int64(12))  # any integer type
+    assert report["opset_after"] == 12
 
     kept, report = onnx_legalize.legalize(load(FOLD_ONLY), keep_opset=True)
     assert report["opset_after"] == report["opset_before"] == 9
@@ -297,7 +300,8 @@ def test_check_of_a_legalized_model_finds_nothing():
 
 def test_check_findings_have_the_documented_fields():
     (finding,) = onnx_legalize.check(LEGACY / REWRITE)
-    assert set(finding) == {"file", "rule", "graph_path", "node_name", "op_type", "domain", "opset", "reason"}
+    # At least these (the JSON format may grow fields, e.g. whether legalizing fixes the finding).
+    assert {"file", "rule", "graph_path", "node_name", "op_type", "domain", "opset", "reason"} <= set(finding)
     assert finding["rule"] == "removed-experimental-op"
     assert finding["op_type"] == "DynamicSlice"
     assert finding["opset"] == 9
