@@ -19,6 +19,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <tuple>
 #include <string>
 #include <utility>
 #include <vector>
@@ -141,7 +142,7 @@ class Checker {
       return;
     }
     if (!IsDomainKnownToOnnx(domain)) return;  // Not onnx's to judge; see the rules above.
-    std::string problem = SchemaProblem(node.op_type(), domain, import->second);
+    std::string problem = CachedSchemaProblem(node.op_type(), domain, import->second);
     const bool removed = domain.empty() && FindRemovedOpRule(node, import->second) != nullptr;
     if (problem.empty() && removed) {
       // A schema of that name exists at this opset, but the node is still the removed op (MVN-1's
@@ -176,9 +177,18 @@ class Checker {
     return findings_.back();
   }
 
+  // SchemaProblem once per (op, domain, opset): onnx's schema lookups cost more than the rest of the check,
+  // and a graph names few ops many times.
+  const std::string& CachedSchemaProblem(const std::string& op_type, const std::string& domain, int64_t opset) {
+    auto [it, inserted] = schema_problems_.try_emplace(std::make_tuple(op_type, domain, opset));
+    if (inserted) it->second = SchemaProblem(op_type, domain, opset);
+    return it->second;
+  }
+
   const OpsetMap& opsets_;
   const std::set<std::pair<std::string, std::string>>& local_functions_;
   std::vector<CheckFinding>& findings_;
+  std::map<std::tuple<std::string, std::string, int64_t>, std::string> schema_problems_;
 };
 
 }  // namespace
