@@ -10,6 +10,7 @@ namespace {
 
 using ::onnx_legalize::testing::CountOps;
 using ::onnx_legalize::testing::DefaultOpset;
+using ::onnx_legalize::testing::ExpectRejected;
 using ::onnx_legalize::testing::ExpectSameOutputs;
 using ::onnx_legalize::testing::Iota;
 using ::onnx_legalize::testing::LegalizedCopy;
@@ -19,16 +20,6 @@ using ::onnx_legalize::testing::ParseModel;
 using ::onnx_legalize::testing::Serialize;
 using ::testing::HasSubstr;
 
-// Expects Legalize to fail with `code` and a message containing `message`, leaving the model untouched.
-void ExpectRejected(const onnx::ModelProto& model, absl::StatusCode code, const std::string& message,
-                    const Options& options = {}) {
-  onnx::ModelProto copy = model;
-  absl::StatusOr<Report> result = Legalize(copy, options);
-  ASSERT_FALSE(result.ok());
-  EXPECT_EQ(result.status().code(), code) << result.status();
-  EXPECT_THAT(std::string(result.status().message()), HasSubstr(message));
-  EXPECT_EQ(Serialize(copy), Serialize(model)) << "a failed Legalize changed the model";
-}
 
 // DynamicSlice's documentation, example 1, with every input a Constant node.
 constexpr char kDocExample1[] = R"(

@@ -20,20 +20,12 @@ namespace {
 
 using ::onnx_legalize::testing::CountOps;
 using ::onnx_legalize::testing::DefaultOpset;
+using ::onnx_legalize::testing::ExpectRejected;
 using ::onnx_legalize::testing::LegalizedCopy;
 using ::onnx_legalize::testing::ParseModel;
 using ::onnx_legalize::testing::Serialize;
 using ::testing::HasSubstr;
 
-void ExpectRejected(const onnx::ModelProto& model, absl::StatusCode code, const std::string& message,
-                    const Options& options = {}) {
-  onnx::ModelProto copy = model;
-  absl::StatusOr<Report> result = Legalize(copy, options);
-  ASSERT_FALSE(result.ok());
-  EXPECT_EQ(result.status().code(), code) << result.status();
-  EXPECT_THAT(std::string(result.status().message()), HasSubstr(message));
-  EXPECT_EQ(Serialize(copy), Serialize(model)) << "a failed Legalize changed the model";
-}
 
 // Legal: no finding of --check, and onnx's full checker accepts it.
 void ExpectLegal(const onnx::ModelProto& model) {

@@ -110,4 +110,15 @@ Tensor Iota(std::vector<int64_t> dims) {
   return tensor;
 }
 
+void ExpectRejected(const onnx::ModelProto& model, absl::StatusCode code, const std::string& message,
+                    const Options& options) {
+  onnx::ModelProto copy = model;
+  absl::StatusOr<Report> result = Legalize(copy, options);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), code) << result.status();
+  EXPECT_NE(std::string(result.status().message()).find(message), std::string::npos)
+      << "'" << result.status().message() << "' does not say '" << message << "'";
+  EXPECT_EQ(Serialize(copy), Serialize(model)) << "a failed Legalize changed the model";
+}
+
 }  // namespace onnx_legalize::testing

@@ -38,6 +38,10 @@ int64_t DefaultOpset(const onnx::ModelProto& model);
 void ExpectSameOutputs(const onnx::ModelProto& original, const onnx::ModelProto& legalized,
                        const std::map<std::string, const Tensor*>& inputs);
 
+// Expects Legalize to fail with `code` and a message containing `message`, leaving the model untouched.
+void ExpectRejected(const onnx::ModelProto& model, absl::StatusCode code, const std::string& message,
+                    const Options& options = {});
+
 // Legalizes a copy of `model` with `options`, expecting success; fills `report` when given.
 onnx::ModelProto LegalizedCopy(const onnx::ModelProto& model, const Options& options = {},
                                Report* report = nullptr);
