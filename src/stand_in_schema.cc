@@ -3,6 +3,7 @@
 #include "onnx/defs/schema.h"
 #include "onnx/defs/shape_inference.h"
 #include "op_names.h"
+#include "rules/registry.h"
 
 namespace onnx_legalize {
 namespace {
@@ -48,14 +49,7 @@ bool ShownAsRankKeepingStandIn(const onnx::NodeProto& node) {
       node.output_size() != 1) {
     return false;
   }
-  // The removed ops whose output has their first input's element type and rank (all but the two fills).
-  static const char* const kRankKeeping[] = {kDynamicSliceOp, "ImageScaler", "Crop", "Affine", "Scale",
-                                             "ScaledTanh", "ParametricSoftplus", "ThresholdedRelu",
-                                             "MeanVarianceNormalization"};
-  for (const char* op : kRankKeeping) {
-    if (node.op_type() == op) return true;
-  }
-  return false;
+  return node.op_type() == kDynamicSliceOp || IsRankKeepingRemovedOp(node);
 }
 
 }  // namespace onnx_legalize

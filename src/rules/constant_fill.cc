@@ -109,6 +109,8 @@ class ConstantFillRule final : public RemovedOpRule {
     return ValueType{spec.ok() ? spec->dtype : 0, std::nullopt};
   }
 
+  bool KeepsRank() const override { return false; }
+
   absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t, NameSource& names,
                                       std::string& became) const override {
     ASSIGN_OR_RETURN(const FillSpec spec, Spec(node));

@@ -50,6 +50,8 @@ class GivenTensorFillRule final : public RemovedOpRule {
 
   ValueType OutputType(const RuleNode&) const override { return ValueType{onnx::TensorProto::FLOAT, std::nullopt}; }
 
+  bool KeepsRank() const override { return false; }
+
   absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t, NameSource&,
                                       std::string& became) const override {
     // Only ever folded; its replacement is the constant itself, decoded from a TensorProto as the model

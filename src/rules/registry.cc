@@ -42,4 +42,9 @@ const RemovedOpRule* FindRemovedOpRule(const onnx::NodeProto& node, int64_t opse
 
 bool IsRemovedOpType(const onnx::NodeProto& node) { return RuleForOpType(node) != nullptr; }
 
+bool IsRankKeepingRemovedOp(const onnx::NodeProto& node) {
+  const RemovedOpRule* rule = RuleForOpType(node);
+  return rule != nullptr && rule->KeepsRank();
+}
+
 }  // namespace onnx_legalize

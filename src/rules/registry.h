@@ -15,6 +15,10 @@ namespace onnx_legalize {
 // `opset`, or null when the node is no removed op there.
 const RemovedOpRule* FindRemovedOpRule(const onnx::NodeProto& node, int64_t opset);
 
+// True for a removed op (of some rule, at whichever opset) whose output keeps its first input's element type
+// and rank (RemovedOpRule::KeepsRank).
+bool IsRankKeepingRemovedOp(const onnx::NodeProto& node);
+
 // True when some rule has this op type, at whichever opset: the node may be a removed op, and onnx's
 // tools (which have no schema for it) must not see it as it is.
 bool IsRemovedOpType(const onnx::NodeProto& node);

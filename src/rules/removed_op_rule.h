@@ -96,6 +96,10 @@ class RemovedOpRule {
     return node.inputs.empty() ? ValueType{} : node.inputs[0].type;
   }
 
+  // True when the output has the first input's element type and rank (all but the fills): onnx's tools
+  // then see the node as a stand-in that says so, and shape inference goes on past it.
+  virtual bool KeepsRank() const { return true; }
+
   // True when the node's value is known while planning, so the pass folds it: by default when every input
   // it has is a constant (the fill ops also when only their input's static shape matters).
   virtual bool CanFold(const RuleNode& node) const;
