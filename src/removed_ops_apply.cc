@@ -114,10 +114,12 @@ absl::Status ApplyRemovedOps(RemovedOpPlan& plan, onnx::ModelProto& model, int64
     }
     edit.nodes.insert(edit.nodes.begin(), std::make_move_iterator(constant_nodes.begin()),
                       std::make_move_iterator(constant_nodes.end()));
-    for (onnx::NodeProto& node : edit.nodes) {
-      // The replacement keeps the removed node's name on its last node, so that messages and tools that
-      // name nodes still find it.
-      if (&node == &edit.nodes.back()) node.set_name(change.node.name());
+    if (!edit.nodes.empty()) {
+      // The replacement's last node, which produces the removed node's output, keeps its name and doc
+      // string, so that tools and people that name nodes still find it.
+      onnx::NodeProto& last = edit.nodes.back();
+      last.set_name(change.node.name());
+      last.set_doc_string(change.node.doc_string());
     }
     edits[&graph].emplace(change.node.output(0), std::move(edit));
   }

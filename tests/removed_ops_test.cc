@@ -103,6 +103,17 @@ TEST(RemovedOpsTest, ImageScalerBecomesMulAndAddAtItsOwnOpset) {
   EXPECT_EQ(Bits(Floats(RunLegalized(legalized, std::move(values)).at("scaled"))), Bits(expected));
 }
 
+TEST(RemovedOpsTest, TheLastReplacementNodeKeepsTheNodesNameAndDocString) {
+  onnx::ModelProto model = ParseModel(kTinyYoloHead);
+  model.mutable_graph()->mutable_node(0)->set_name("scaler");
+  model.mutable_graph()->mutable_node(0)->set_doc_string("CoreML preprocessing");
+  onnx::ModelProto legalized = LegalizedCopy(model);
+  ASSERT_EQ(legalized.graph().node_size(), 2);
+  EXPECT_EQ(legalized.graph().node(1).op_type(), "Add");
+  EXPECT_EQ(legalized.graph().node(1).name(), "scaler");
+  EXPECT_EQ(legalized.graph().node(1).doc_string(), "CoreML preprocessing");
+}
+
 TEST(RemovedOpsTest, IrThreeInitializersOfTheReplacementAreAlsoGraphInputs) {
   onnx::ModelProto legalized = LegalizedCopy(ParseModel(kTinyYoloHead));
   ASSERT_EQ(legalized.graph().initializer_size(), 2);
