@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "dynamic_slice_pass.h"
+#include "constant_writer.h"
 #include "model_skeleton.h"
 #include "op_names.h"
 
@@ -78,52 +79,6 @@ void EraseMarked(google::protobuf::RepeatedPtrField<T>& field, const std::vector
   }
   while (field.size() > kept) field.RemoveLast();
 }
-
-// How a new constant value enters a graph. An initializer, as the issue of folding asks, except in IR 3
-// subgraphs: IR 3 requires every initializer to be a graph input too, and the inputs of an If branch or a
-// Loop/Scan body are fixed by their owner, so there the value becomes a Constant node instead, in the
-// place of the node that reads it.
-class ConstantWriter {
- public:
-  explicit ConstantWriter(int64_t ir_version) : ir3_(ir_version < 4) {}
-
-  bool WritesConstantNode(bool is_main_graph) const { return ir3_ && !is_main_graph; }
-
-  onnx::NodeProto ConstantNode(const std::string& name, const Tensor& value) const {
-    onnx::NodeProto constant;
-    constant.set_op_type(kConstantOp);
-    constant.add_output(name);
-    onnx::AttributeProto* attribute = constant.add_attribute();
-    attribute->set_name("value");
-    attribute->set_type(onnx::AttributeProto::TENSOR);
-    *attribute->mutable_t() = TensorToProto(value.Clone(), name);
-    return constant;
-  }
-
-  void DefineInitializer(onnx::GraphProto& graph, const std::string& name, const Tensor& value,
-                         bool stub = false) const {
-    if (stub) {
-      onnx::TensorProto* initializer = graph.add_initializer();
-      initializer->set_name(name);
-      initializer->set_data_type(value.type());
-      for (int64_t dim : value.dims()) initializer->add_dims(dim);
-      initializer->set_data_location(onnx::TensorProto::EXTERNAL);
-    } else {
-      *graph.add_initializer() = TensorToProto(value.Clone(), name);
-    }
-    if (ir3_) {
-      onnx::ValueInfoProto* input = graph.add_input();
-      input->set_name(name);
-      auto* tensor_type = input->mutable_type()->mutable_tensor_type();
-      tensor_type->set_elem_type(value.type());
-      auto* shape = tensor_type->mutable_shape();
-      for (int64_t dim : value.dims()) shape->add_dim()->set_dim_value(dim);
-    }
-  }
-
- private:
-  bool ir3_;
-};
 
 // What the plan does to one graph's node list: nodes removed, Constant nodes put before a node.
 struct NodeEdits {

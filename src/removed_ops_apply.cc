@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "absl/strings/str_cat.h"
+#include "constant_writer.h"
 #include "graph_scope.h"
 #include "op_names.h"
 #include "removed_ops_pass.h"
@@ -57,31 +58,11 @@ onnx::GraphProto& Resolve(onnx::ModelProto& model, const GraphLocator& locator) 
   return *graph;
 }
 
-onnx::NodeProto ConstantNode(const std::string& name, Tensor value) {
-  onnx::NodeProto constant;
-  constant.set_op_type(kConstantOp);
-  constant.add_output(name);
-  onnx::AttributeProto* attribute = constant.add_attribute();
-  attribute->set_name("value");
-  attribute->set_type(onnx::AttributeProto::TENSOR);
-  *attribute->mutable_t() = TensorToProto(std::move(value), name);
-  return constant;
-}
-
-void DeclareInput(onnx::GraphProto& graph, const std::string& name, const Tensor& value) {
-  onnx::ValueInfoProto* input = graph.add_input();
-  input->set_name(name);
-  auto* tensor_type = input->mutable_type()->mutable_tensor_type();
-  tensor_type->set_elem_type(value.type());
-  auto* shape = tensor_type->mutable_shape();
-  for (int64_t dim : value.dims()) shape->add_dim()->set_dim_value(dim);
-}
-
 }  // namespace
 
 absl::Status ApplyRemovedOps(RemovedOpPlan& plan, onnx::ModelProto& model, int64_t target) {
   ModelNames names(model);
-  const bool ir3 = model.ir_version() < 4;
+  const ConstantWriter writer(model.ir_version());
   // Every replacement is built first: a graph's node list is rebuilt once, after its changes are known.
   struct Edit {
     std::vector<onnx::NodeProto> nodes;
@@ -105,12 +86,11 @@ absl::Status ApplyRemovedOps(RemovedOpPlan& plan, onnx::ModelProto& model, int64
     }
     std::vector<onnx::NodeProto> constant_nodes;
     for (auto& [name, value] : constants) {
-      if (ir3 && !is_main) {
-        constant_nodes.push_back(ConstantNode(name, std::move(value)));
-        continue;
+      if (writer.WritesConstantNode(is_main)) {
+        constant_nodes.push_back(writer.ConstantNode(name, std::move(value)));
+      } else {
+        writer.DefineInitializer(graph, name, std::move(value));
       }
-      if (ir3) DeclareInput(graph, name, value);
-      *graph.add_initializer() = TensorToProto(std::move(value), name);
     }
     edit.nodes.insert(edit.nodes.begin(), std::make_move_iterator(constant_nodes.begin()),
                       std::make_move_iterator(constant_nodes.end()));
