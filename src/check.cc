@@ -1,4 +1,5 @@
-// CheckModel: which nodes have no operator schema at the opset their model imports (for --check).
+// CheckModel: which nodes have no operator schema at the opset their model imports, or do not match it (for
+// --check).
 //
 // The rules, and why:
 //  - "" and "ai.onnx" are the same domain (ONNX IR spec); opset imports and nodes are compared normalized.
@@ -9,6 +10,9 @@
 //    no schema at any opset (removed, like DynamicSlice, or never existed), a schema only from a later
 //    opset (Resize at opset 9), or a schema that is deprecated there (Upsample at opset 10+, which onnx's
 //    checker rejects).
+//  - A node whose op is valid there must match its schema (onnx's OpSchema::Verify: required and unknown
+//    attributes, attribute types, input and output counts): MVN-9 written with MVN-1's attributes loads in
+//    no runtime, and neither does a node of the wrong arity.
 //  - Domains onnx knows nothing about (com.microsoft, vendor domains) are not judged: their ops are not
 //    removed ONNX ops and only the runtime that defines them can say whether they exist. Only a missing
 //    opset_import is reported for them.
@@ -83,6 +87,12 @@ int HighestKnownOpset(const std::string& normalized_domain) {
   return ranges.at(normalized_domain).second;
 }
 
+// What a (op, domain, opset) lookup found: the schema nodes must match, or why there is none to match.
+struct SchemaLookup {
+  const onnx::OpSchema* schema = nullptr;  // set when the op is valid at the opset
+  std::string problem;                     // set otherwise
+};
+
 // Why `op_type` of a known domain is not valid at `opset`, or "" when it is.
 std::string SchemaProblem(const std::string& op_type, const std::string& normalized_domain, int64_t opset) {
   const onnx::OpSchemaRegistry* registry = onnx::OpSchemaRegistry::Instance();
@@ -116,6 +126,40 @@ std::string SchemaProblem(const std::string& op_type, const std::string& normali
   return "no schema in onnx (removed or never defined)";
 }
 
+SchemaLookup LookUpSchema(const std::string& op_type, const std::string& normalized_domain, int64_t opset) {
+  SchemaLookup lookup;
+  lookup.problem = SchemaProblem(op_type, normalized_domain, opset);
+  if (lookup.problem.empty()) {
+    const int max_inclusive = opset > INT_MAX ? INT_MAX : static_cast<int>(opset);
+    lookup.schema = onnx::OpSchemaRegistry::Schema(op_type, max_inclusive, normalized_domain);
+  }
+  return lookup;
+}
+
+// Why `node` does not match `schema` (its attributes, their types, its input and output counts), or "".
+// onnx's message ends in a dump of the node ("==> Context: ..."), which the finding already names.
+std::string SchemaMismatch(const onnx::OpSchema& schema, const onnx::NodeProto& node) {
+  try {
+    if (schema.Name() == "Loop" && schema.domain().empty() && node.input_size() == 2) {
+      // onnx 1.12's Loop wants at least one loop-carried value; later releases and ONNX Runtime accept a Loop
+      // of M and cond only (its results all scan outputs). Verify the rest of it.
+      onnx::NodeProto with_carried_value = node;
+      with_carried_value.add_input("loop_carried_value");
+      schema.Verify(with_carried_value);
+      return "";
+    }
+    schema.Verify(node);
+    return "";
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    std::string message = e.what();
+    const size_t context = message.find("\n\n==> Context:");
+    if (context != std::string::npos) message.resize(context);
+    return absl::StrCat("does not match the schema of ", schema.Name(), "-", schema.SinceVersion(), ": ", message);
+  }
+}
+
 class Checker {
  public:
   Checker(const OpsetMap& opsets, const std::set<std::pair<std::string, std::string>>& local_functions,
@@ -142,7 +186,8 @@ class Checker {
       return;
     }
     if (!IsDomainKnownToOnnx(domain)) return;  // Not onnx's to judge; see the rules above.
-    std::string problem = CachedSchemaProblem(node.op_type(), domain, import->second);
+    const SchemaLookup& lookup = CachedSchemaLookup(node.op_type(), domain, import->second);
+    std::string problem = lookup.problem;
     const bool removed = domain.empty() && FindRemovedOpRule(node, import->second) != nullptr;
     if (problem.empty() && removed) {
       // A schema of that name exists at this opset, but the node is still the removed op (MVN-1's
@@ -150,6 +195,7 @@ class Checker {
       problem = absl::StrCat("written with the attributes of the removed ", node.op_type(),
                              "-1, which its schema at this opset does not have");
     }
+    if (problem.empty() && lookup.schema != nullptr) problem = SchemaMismatch(*lookup.schema, node);
     if (problem.empty()) return;
     CheckFinding& finding = Add(node, path, domain, import->second, std::move(problem));
     // Legalizing handles the removed ops of the model's graphs, not those of function bodies.
@@ -177,18 +223,18 @@ class Checker {
     return findings_.back();
   }
 
-  // SchemaProblem once per (op, domain, opset): onnx's schema lookups cost more than the rest of the check,
+  // LookUpSchema once per (op, domain, opset): onnx's schema lookups cost more than the rest of the check,
   // and a graph names few ops many times.
-  const std::string& CachedSchemaProblem(const std::string& op_type, const std::string& domain, int64_t opset) {
-    auto [it, inserted] = schema_problems_.try_emplace(std::make_tuple(op_type, domain, opset));
-    if (inserted) it->second = SchemaProblem(op_type, domain, opset);
+  const SchemaLookup& CachedSchemaLookup(const std::string& op_type, const std::string& domain, int64_t opset) {
+    auto [it, inserted] = schema_lookups_.try_emplace(std::make_tuple(op_type, domain, opset));
+    if (inserted) it->second = LookUpSchema(op_type, domain, opset);
     return it->second;
   }
 
   const OpsetMap& opsets_;
   const std::set<std::pair<std::string, std::string>>& local_functions_;
   std::vector<CheckFinding>& findings_;
-  std::map<std::tuple<std::string, std::string, int64_t>, std::string> schema_problems_;
+  std::map<std::tuple<std::string, std::string, int64_t>, SchemaLookup> schema_lookups_;
 };
 
 }  // namespace

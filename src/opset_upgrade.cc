@@ -132,10 +132,12 @@ absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes)
   }
   AddCaptureTypes(skeleton.mutable_graph(), {});
   CollectElemTypes(skeleton.graph(), ctx);
-  if (Crosses(ctx, 13)) {
-    std::unordered_set<std::string> softmax_inputs, defined;
-    CollectSoftmaxInputs(skeleton.graph(), softmax_inputs);
-    if (!softmax_inputs.empty()) CollectKnownDims(skeleton.graph(), softmax_inputs, ctx, defined);
+  {
+    // The values whose dims an adapter fix reads.
+    std::unordered_set<std::string> wanted, defined;
+    if (Crosses(ctx, 13)) CollectSoftmaxInputs(skeleton.graph(), wanted);
+    if (Crosses(ctx, 7)) CollectPReluInputs(skeleton.graph(), wanted);
+    if (!wanted.empty()) CollectKnownDims(skeleton.graph(), wanted, ctx, defined);
   }
   ExposeReplacedOutputs(ctx, skeleton.mutable_graph());
 

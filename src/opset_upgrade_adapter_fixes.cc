@@ -13,7 +13,8 @@
 //     its 2-D input;
 //   - Hardmax 12->13 is registered as compatible though its axis semantics changed exactly like Softmax's;
 //   - broadcasting 6->7 unsqueezes the second input of a legacy (broadcast=1, axis=a) Add/Sub/Mul/Div/Pow
-//     a times too many.
+//     a times too many;
+//   - PRelu 6->7 is registered as compatible though a per-channel slope [C] now broadcasts from the last axis.
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -136,9 +137,15 @@ using Producers = std::unordered_map<std::string, int>;  // value -> index of th
 struct SplicedNodes {
   const std::string& where;
   const std::vector<int64_t>& emitted_record;
-  const std::vector<std::string>& conv_input0;
+  const std::vector<const NodeProto*>& converted;
   google::protobuf::RepeatedPtrField<NodeProto>* nodes;
   Producers producer;
+
+  // The skeleton name of input `k` of node `i` (the key of ctx.elem_types and ctx.known_dims), or "".
+  std::string SkeletonInput(int i, int k) const {
+    const NodeProto* conv = converted[static_cast<size_t>(i)];
+    return conv != nullptr && k < conv->input_size() ? conv->input(k) : std::string();
+  }
 
   // The converter-made node of `op_type` producing `name`, or -1.
   int MadeProducer(const std::string& name, const char* op_type) const {
@@ -303,7 +310,7 @@ void FixSoftmax13Reshape(const SplicedNodes& g, int i, Context& ctx, InsertBefor
   const TensorProto* value = ConstantValue(g.nodes->Get(shape));
   // The input's rank as the adapter saw it, and what the skeleton declares of its dims.
   const int64_t rank = value != nullptr && value->dims_size() == 1 ? value->dims(0) : -1;
-  const std::string& input = g.conv_input0[static_cast<size_t>(flatten)];
+  const std::string input = g.SkeletonInput(flatten, 0);
   const std::vector<int64_t>* known = DeclaredDims(ctx, input, rank);
   if (ShapeConstantIsDeclared(value, rank, known)) return;
 
@@ -377,6 +384,84 @@ absl::Status FixLegacyBroadcast(const SplicedNodes& g, const NodeProto& orig, co
   return absl::OkStatus();
 }
 
+// --- PRelu 6->7 -----------------------------------------------------------------------------------------
+//
+// PRelu-6 and before apply a slope of shape [C] per channel, along axis 1 of X (Caffe2's and PyTorch's
+// PRelu); PRelu-7 broadcasts the slope numpy-style, from the last axis, and onnx 1.12 registers 6->7 as
+// compatible. So a 1-D slope that is not a single value becomes [C, 1, ..., 1] (rank(X) - 1 dims) through an
+// Unsqueeze at axes 1..rank(X)-2, wherever X has rank 3 or more; for X of rank 1 or 2 both readings agree.
+// A slope of rank 2 or more already lines up the same way under both; one of a single value broadcasts
+// anywhere, and an Unsqueeze keeps it correct.
+
+std::string DimsText(const std::vector<int64_t>* dims) {
+  if (dims == nullptr) return "unknown";
+  std::string text = "[";
+  for (size_t k = 0; k < dims->size(); ++k) {
+    absl::StrAppend(&text, k > 0 ? "," : "", (*dims)[k] >= 0 ? absl::StrCat((*dims)[k]) : std::string("?"));
+  }
+  return text + "]";
+}
+
+const std::vector<int64_t>* KnownDims(const Context& ctx, const std::string& name) {
+  auto it = ctx.known_dims.find(name);
+  return it == ctx.known_dims.end() ? nullptr : &it->second;
+}
+
+// The axes 1..rank-2 for an Unsqueeze of the slope: an attribute before opset 13, a Constant input from 13.
+void AddUnsqueezeAxes(int64_t x_rank, const std::string& slope, Context& ctx, NodeProto* unsqueeze,
+                      std::vector<NodeProto>* before) {
+  std::vector<int64_t> axes;
+  for (int64_t k = 1; k + 1 < x_rank; ++k) axes.push_back(k);
+  if (ctx.to < 13) {
+    AttributeProto* a = unsqueeze->add_attribute();
+    a->set_name("axes");
+    a->set_type(AttributeProto::INTS);
+    for (int64_t axis : axes) a->add_ints(axis);
+    return;
+  }
+  NodeProto constant;
+  constant.set_op_type(kConstantOp);
+  constant.add_output(ctx.fresh.Make(slope + "_channel_axes"));
+  AttributeProto* a = constant.add_attribute();
+  a->set_name("value");
+  a->set_type(AttributeProto::TENSOR);
+  a->mutable_t()->set_data_type(TensorProto::INT64);
+  a->mutable_t()->add_dims(static_cast<int64_t>(axes.size()));
+  for (int64_t axis : axes) a->mutable_t()->add_int64_data(axis);
+  unsqueeze->add_input(constant.output(0));
+  before->push_back(std::move(constant));
+}
+
+absl::Status KeepPReluSlopePerChannel(const SplicedNodes& g, int i, const NodeProto& orig, Context& ctx,
+                                      InsertBefore* insert_before) {
+  NodeProto* node = g.nodes->Mutable(i);
+  if (orig.op_type() != kPRelu || ctx.from >= 7 || !Crosses(ctx, 7) || node->input_size() != 2) {
+    return absl::OkStatus();
+  }
+  const std::vector<int64_t>* x_dims = KnownDims(ctx, g.SkeletonInput(i, 0));
+  const std::vector<int64_t>* slope_dims = KnownDims(ctx, g.SkeletonInput(i, 1));
+  const bool x_rank_known = x_dims != nullptr;
+  if (x_rank_known && x_dims->size() <= 2) return absl::OkStatus();
+  if (slope_dims != nullptr && (slope_dims->size() != 1 || (*slope_dims)[0] == 1)) return absl::OkStatus();
+  if (!x_rank_known || slope_dims == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        NodeLabel(orig), " (graph ", g.where, "): PRelu-", ctx.from,
+        " applies its slope per channel (axis 1 of X), PRelu-7 from the last axis; with X of dims ",
+        DimsText(x_dims), " and a slope of dims ", DimsText(slope_dims),
+        " the slope cannot be reshaped to keep its meaning (the ranks must be known)"));
+  }
+  const std::string slope = node->input(1);
+  NodeProto unsqueeze;
+  unsqueeze.set_op_type(kUnsqueeze);
+  unsqueeze.add_input(slope);
+  std::vector<NodeProto>& before = (*insert_before)[i];
+  AddUnsqueezeAxes(static_cast<int64_t>(x_dims->size()), slope, ctx, &unsqueeze, &before);
+  unsqueeze.add_output(ctx.fresh.Make(slope + "_per_channel"));
+  node->set_input(1, unsqueeze.output(0));
+  before.push_back(std::move(unsqueeze));
+  return absl::OkStatus();
+}
+
 // --- Clip and Pad 10->11 ---------------------------------------------------------------------------------
 
 // Clip 10->11 and Pad 10->11 make float inputs from the float attributes; Clip-11 and Pad-11 want them
@@ -387,7 +472,7 @@ void RetypeClipPadInputs(const SplicedNodes& g, int i, const NodeProto& orig, co
   if (orig.op_type() == kClip && Crosses(ctx, 11) && ctx.from < 11) typed_inputs = {1, 2};
   if (orig.op_type() == kPad && Crosses(ctx, 11) && ctx.from < 11) typed_inputs = {2};
   if (typed_inputs.empty()) return;
-  auto type_it = ctx.elem_types.find(g.conv_input0[static_cast<size_t>(i)]);
+  auto type_it = ctx.elem_types.find(g.SkeletonInput(i, 0));
   const int32_t elem_type = type_it == ctx.elem_types.end() ? TensorProto::UNDEFINED : type_it->second;
   if (elem_type != TensorProto::DOUBLE && elem_type != TensorProto::FLOAT16) return;
   for (int k : typed_inputs) {
@@ -420,11 +505,11 @@ void InsertFixNodes(InsertBefore& insert_before, google::protobuf::RepeatedPtrFi
 }  // namespace
 
 absl::Status FixAdapterResults(const std::string& where, const std::vector<int64_t>& emitted_record,
-                               const std::vector<std::string>& conv_input0, Context& ctx,
+                               const std::vector<const NodeProto*>& converted, Context& ctx,
                                google::protobuf::RepeatedPtrField<NodeProto>* out_nodes) {
   // Fixes that need producers and consumers.
   ASSIGN_OR_RETURN(Producers producer, MapProducers(where, *out_nodes));
-  const SplicedNodes g{where, emitted_record, conv_input0, out_nodes, std::move(producer)};
+  const SplicedNodes g{where, emitted_record, converted, out_nodes, std::move(producer)};
   InsertBefore insert_before;
   for (int i = 0; i < out_nodes->size(); ++i) {
     if (emitted_record[static_cast<size_t>(i)] < 0) continue;
@@ -435,6 +520,7 @@ absl::Status FixAdapterResults(const std::string& where, const std::vector<int64
     }
     RETURN_IF_ERROR(FixLegacyBroadcast(g, orig, node, ctx));
     RetypeClipPadInputs(g, i, orig, node, ctx);
+    RETURN_IF_ERROR(KeepPReluSlopePerChannel(g, i, orig, ctx, &insert_before));
   }
   InsertFixNodes(insert_before, out_nodes);
   return absl::OkStatus();

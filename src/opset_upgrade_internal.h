@@ -46,6 +46,8 @@ inline constexpr char kLogSoftmax[] = "LogSoftmax";
 inline constexpr char kHardmax[] = "Hardmax";
 inline constexpr char kClip[] = "Clip";
 inline constexpr char kPad[] = "Pad";
+inline constexpr char kPRelu[] = "PRelu";
+inline constexpr char kUnsqueeze[] = "Unsqueeze";
 
 // The stand-in for nodes the converter must not touch. Softsign has a single schema (since version 1), so
 // no adapter can match it on the way up; the converter still recurses into its graph attributes. In its
@@ -123,6 +125,9 @@ void CollectElemTypes(const GraphProto& graph, Context& ctx);
 // 12->13 adapter restructures.
 void CollectSoftmaxInputs(const GraphProto& graph, std::unordered_set<std::string>& names);
 
+// The inputs (X and slope) of the skeleton's PRelu nodes, whose slope the 6->7 step may have to reshape.
+void CollectPReluInputs(const GraphProto& graph, std::unordered_set<std::string>& names);
+
 // Fills ctx.known_dims for the `wanted` names from the skeleton's declarations; `defined` gathers which of
 // them the graphs seen so far define.
 void CollectKnownDims(const GraphProto& graph, const std::unordered_set<std::string>& wanted, Context& ctx,
@@ -178,10 +183,11 @@ void SpellOutPadValue(const NodeProto& node, const Context& ctx, NodeProto* show
 void KeepResize10Coordinates(const NodeProto& orig, const Context& ctx, NodeProto* node);
 
 // Puts right what the adapters made of the spliced nodes of one graph (shown as graph `where`): per node,
-// `emitted_record` is the record it stands for (-1 for a converter-made node) and `conv_input0` the skeleton
-// name of its input 0. Adds the nodes a fix needs.
+// `emitted_record` is the record it stands for (-1 for a converter-made node) and `converted` the skeleton's
+// converted node it was spliced from (null for a converter-made initializer), whose input names are the keys
+// of ctx.elem_types and ctx.known_dims. Adds the nodes a fix needs.
 absl::Status FixAdapterResults(const std::string& where, const std::vector<int64_t>& emitted_record,
-                               const std::vector<std::string>& conv_input0, Context& ctx,
+                               const std::vector<const NodeProto*>& converted, Context& ctx,
                                google::protobuf::RepeatedPtrField<NodeProto>* out_nodes);
 
 }  // namespace onnx_legalize::opset_upgrade

@@ -96,6 +96,17 @@ void CollectSoftmaxInputs(const GraphProto& graph, std::unordered_set<std::strin
   }
 }
 
+void CollectPReluInputs(const GraphProto& graph, std::unordered_set<std::string>& names) {
+  for (const auto& node : graph.node()) {
+    if (node.op_type() == kPRelu && node.domain() != kStandInDomain) {
+      for (const auto& input : node.input()) names.insert(input);
+    }
+    for (const auto& attr : node.attribute()) {
+      if (attr.has_g()) CollectPReluInputs(attr.g(), names);
+    }
+  }
+}
+
 // Fills ctx.known_dims for the `wanted` names from the skeleton's declarations; `defined` gathers which of
 // them the graphs seen so far define (inputs, initializers, node outputs). An initializer's dims count only
 // where it is no graph input (there it is a default the caller may override with another shape).

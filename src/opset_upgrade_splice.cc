@@ -376,7 +376,7 @@ absl::Status SpliceConvertedNode(const NodeProto& conv, int64_t record_index, co
 // Per emitted node, what FixAdapterResults needs to know of it.
 struct EmittedNodes {
   std::vector<int64_t> record;            // the record it stands for, or -1 for a converter-made node
-  std::vector<std::string> conv_input0;  // skeleton name of its input 0, for type look-ups
+  std::vector<const NodeProto*> converted;  // the skeleton's converted node, or null; for type look-ups
 };
 
 // Appends one node per converted node to out_nodes, each converter-made initializer as a Constant just
@@ -391,7 +391,7 @@ absl::Status EmitNodes(const GraphProto& converted, const std::vector<int64_t>& 
       for (const TensorProto* t : before->second) {
         EmitMadeInitializer(*t, scope, out_nodes);
         emitted->record.push_back(-1);
-        emitted->conv_input0.emplace_back();
+        emitted->converted.push_back(nullptr);
       }
     }
     const NodeProto& conv = converted.node(i);
@@ -399,7 +399,7 @@ absl::Status EmitNodes(const GraphProto& converted, const std::vector<int64_t>& 
     ASSIGN_OR_RETURN(const std::vector<std::string> outputs, DecodeNames(conv.output(), scope, ctx));
     NodeProto* node = out_nodes->Add();
     emitted->record.push_back(record_of[i]);
-    emitted->conv_input0.push_back(conv.input_size() > 0 ? conv.input(0) : std::string());
+    emitted->converted.push_back(&conv);
     if (record_of[i] < 0) {
       RETURN_IF_ERROR(SpliceMadeNode(conv, inputs, outputs, GraphLabel(path), node));
       continue;
@@ -445,10 +445,10 @@ absl::Status SpliceGraph(const GraphProto& converted, const GraphProto& original
   // Nodes already in out_nodes (the unused initializers among them) stand for no record.
   EmittedNodes emitted;
   emitted.record.assign(static_cast<size_t>(out_nodes->size()), -1);
-  emitted.conv_input0.resize(static_cast<size_t>(out_nodes->size()));
+  emitted.converted.assign(static_cast<size_t>(out_nodes->size()), nullptr);
   RETURN_IF_ERROR(EmitNodes(converted, record_of, made_initializers, path, scope, ctx, out_nodes, &emitted));
 
-  RETURN_IF_ERROR(FixAdapterResults(where, emitted.record, emitted.conv_input0, ctx, out_nodes));
+  RETURN_IF_ERROR(FixAdapterResults(where, emitted.record, emitted.converted, ctx, out_nodes));
   return CheckGraphOutputs(converted, original, where, scope, ctx);
 }
 

@@ -1,0 +1,192 @@
+#!/usr/bin/python3
+"""Differential test of the onnx-legalize CLI on onnx's own backend test models (Debian's libonnx-testdata).
+
+Usage:
+    /usr/bin/python3 tests/differential/run_backend_models.py CLI TESTDATA_DIR SCRATCH_DIR [--target-opset N]
+        [--only NAME ...]
+
+TESTDATA_DIR is libonnx-testdata's data folder (/usr/share/libonnx-testdata/data). The models to run, and how, are
+listed in backend_models.json beside this script; each entry names a model folder (its model.onnx and its
+test_data_set_* folders of inputs and PyTorch's or numpy's expected outputs) and the variants to legalize:
+  - "as_is": the model itself. Only with --target-opset (at the default target a model without removed ops is left
+    as it is, and that is checked by the other suites): the opset move alone must keep the outputs.
+  - "dynamic_slice_on_output": the model with a DynamicSlice over its first output, written the way legacy
+    exporters wrote it (Constant starts/ends/axes, the whole range of axis 1, or 0 for a 1-D output), so that
+    legalizing must rewrite it into Slice-10+ and move the whole model to opset 10 or the target.
+For each variant and test data set:
+  1. `CLI IN OUT [--target-opset=N]` must exit 0, write OUT with no removed op left in any graph, at opset N when
+     one is given, accepted by onnx.checker with full_check=True.
+  2. ONNX Runtime (tests/ort/run_model.js) runs OUT. Its outputs must equal, bit for bit, ORT's outputs of IN where
+     ORT runs IN (opset >= 7 models), and otherwise the outputs saved in the test data set (to the entry's
+     `max_ulp`, 0 by default: bit for bit).
+An entry with `expect_refusal` instead must make the CLI exit 3, write nothing and name every word of
+`refusal_mentions`: a refusal that remains, and its reason, stays visible here.
+One line per model and variant, then `N passed, M failed`; the exit status is non-zero when anything failed.
+"""
+
+import argparse
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+from run_differential import (ORT_DIR, Failure, compare_dirs, default_opset, float_ulp_distance, output_files,
+                              removed_ops_left, run_cli, run_ort)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+INT64_MAX = 2**63 - 1
+
+
+def with_dynamic_slice_on_output(model):
+    """The model with its first output y computed as DynamicSlice(y', 0, INT64_MAX, axis) of what made y."""
+    m = copy.deepcopy(model)
+    g = m.graph
+    y = g.output[0].name
+    dims = g.output[0].type.tensor_type.shape.dim
+    axis = 1 if len(dims) >= 2 else 0
+    before = y + "_before_dynamic_slice"
+    for node in g.node:
+        node.output[:] = [before if o == y else o for o in node.output]
+        node.input[:] = [before if i == y else i for i in node.input]
+    for name, value in (("starts", 0), ("ends", INT64_MAX), ("axes", axis)):
+        g.node.append(helper.make_node("Constant", [], [f"{y}_{name}"],
+                                       value=numpy_helper.from_array(np.array([value], dtype=np.int64))))
+    g.node.append(helper.make_node("DynamicSlice", [before, f"{y}_starts", f"{y}_ends", f"{y}_axes"], [y]))
+    return m
+
+
+def load_array(path):
+    return numpy_helper.to_array(onnx.load_tensor(path))
+
+
+def compare_with_saved(got_dir, saved_dir, max_ulp):
+    """ORT's outputs of OUT against the test data set's output_K.pb, by value: same dtype, shape and bits (or within
+    max_ulp for floats; both NaN counts as equal)."""
+    got, want = output_files(got_dir), output_files(saved_dir)
+    if got != want:
+        return [f"output files {got} vs saved {want}"]
+    problems = []
+    for f in got:
+        a, b = load_array(os.path.join(got_dir, f)), load_array(os.path.join(saved_dir, f))
+        if a.dtype != b.dtype or a.shape != b.shape:
+            problems.append(f"{f}: {a.dtype}{list(a.shape)} vs saved {b.dtype}{list(b.shape)}")
+        elif a.tobytes() != b.tobytes():
+            if a.dtype.kind == "f" and max_ulp > 0:
+                both_nan = np.isnan(a) & np.isnan(b)
+                ulps = np.where(both_nan, 0, float_ulp_distance(a, b))
+                if int(np.max(ulps, initial=0)) <= max_ulp:
+                    continue
+            differ = int(np.sum((a != b) & ~(np.isnan(a) & np.isnan(b)))) if a.dtype.kind == "f" else int(
+                np.sum(a != b))
+            problems.append(f"{f}: differs from the saved output at {differ} of {a.size} places")
+    return problems
+
+
+def check_refusal(entry, p, out_path):
+    if p.returncode != 3:
+        raise Failure(f"expected a refusal (exit 3), got exit {p.returncode}")
+    if os.path.exists(out_path):
+        raise Failure("refused but wrote an output file")
+    said = p.stdout + p.stderr
+    missing = [w for w in entry.get("refusal_mentions", []) if w not in said]
+    if missing:
+        raise Failure(f"the refusal does not mention {missing}: {said.strip()}")
+    return "refused as expected"
+
+
+def check_variant(entry, variant, cli, testdata, scratch, target_opset):
+    folder = os.path.join(testdata, entry["model"])
+    model = onnx.load(os.path.join(folder, "model.onnx"))
+    if variant == "dynamic_slice_on_output":
+        model = with_dynamic_slice_on_output(model)
+    work = os.path.join(scratch, entry["model"].replace("/", "_") + "_" + variant)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    in_path, out_path = os.path.join(work, "original.onnx"), os.path.join(work, "legalized.onnx")
+    onnx.save(model, in_path)
+
+    p = run_cli(cli, in_path, out_path, work, target_opset)
+    if entry.get("expect_refusal"):
+        return check_refusal(entry, p, out_path)
+    if p.returncode != 0:
+        tail = (p.stderr.strip() or p.stdout.strip()).splitlines()[-1:] or [""]
+        raise Failure(f"CLI exited {p.returncode}: {tail[0]}")
+    out = onnx.load(out_path)
+    problems = [f"{op} left in {where}" for op, where in removed_ops_left(out)]
+    if target_opset is not None and default_opset(out) != target_opset:
+        problems.append(f"default opset {default_opset(out)}, not {target_opset}")
+    try:
+        onnx.checker.check_model(out, full_check=True)
+    except Exception as e:  # noqa: BLE001
+        problems.append(f"onnx.checker: {str(e).splitlines()[0]}")
+
+    data_sets = sorted(d for d in os.listdir(folder) if d.startswith("test_data_set_"))
+    oracle = "saved outputs"
+    for data_set in data_sets:
+        inputs = os.path.join(folder, data_set)
+        orig_dir, legal_dir = os.path.join(work, data_set, "original"), os.path.join(work, data_set, "legalized")
+        rc, err = run_ort(out_path, inputs, legal_dir)
+        if rc != 0:
+            problems.append(f"{data_set}: ORT failed on the legalized model: {err.splitlines()[0] if err else rc}")
+            continue
+        if run_ort(in_path, inputs, orig_dir)[0] == 0:
+            oracle = "ORT on the original"
+            problems += compare_dirs(legal_dir, orig_dir, f"{data_set}: legalized vs original")
+        else:
+            problems += [f"{data_set}: {p}" for p in compare_with_saved(legal_dir, inputs, entry.get("max_ulp", 0))]
+    if problems:
+        raise Failure("; ".join(problems))
+    return f"opset {default_opset(model)} -> {default_opset(out)}, {len(data_sets)} data set(s) against {oracle}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
+    ap.add_argument("cli", help="the onnx-legalize binary")
+    ap.add_argument("testdata_dir", help="libonnx-testdata's data folder")
+    ap.add_argument("scratch_dir", help="where variants, legalized models and outputs go (created)")
+    ap.add_argument("--target-opset", type=int, help="pass --target-opset=N to the CLI and expect opset N")
+    ap.add_argument("--only", nargs="+", metavar="MODEL", help="run only these entries (their `model` field)")
+    args = ap.parse_args()
+
+    with open(os.path.join(HERE, "backend_models.json")) as f:
+        entries = json.load(f)["models"]
+    if args.only:
+        unknown = set(args.only) - {e["model"] for e in entries}
+        if unknown:
+            sys.exit(f"unknown model(s): {sorted(unknown)}")
+        entries = [e for e in entries if e["model"] in args.only]
+    missing = [e["model"] for e in entries if not os.path.isfile(os.path.join(args.testdata_dir, e["model"],
+                                                                              "model.onnx"))]
+    if missing:
+        sys.exit(f"run_backend_models: not in {args.testdata_dir} (is libonnx-testdata installed?): {missing}")
+    if shutil.which("node") is None:
+        sys.exit("run_backend_models: node not found")
+    subprocess.run(["bash", os.path.join(ORT_DIR, "install.sh")], check=True, stdin=subprocess.DEVNULL)
+    cli, scratch = os.path.abspath(args.cli), os.path.abspath(args.scratch_dir)
+    os.makedirs(scratch, exist_ok=True)
+
+    passed = failed = 0
+    for entry in entries:
+        for variant in entry["variants"]:
+            if variant == "as_is" and args.target_opset is None:
+                continue
+            label = f"{entry['model']} [{variant}]"
+            try:
+                detail = check_variant(entry, variant, cli, args.testdata_dir, scratch, args.target_opset)
+                print(f"PASS {label} ({detail})", flush=True)
+                passed += 1
+            except Failure as e:
+                print(f"FAIL {label}: {e}", flush=True)
+                failed += 1
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed or not passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
