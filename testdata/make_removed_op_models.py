@@ -147,13 +147,15 @@ def removed_ops_of(model):
 
 
 def save(name, model, cases, *, pattern, legalization, max_ulp=0, abs_tol=0.0, ort_runs_original=True,
-         expected=None, expect_default_opset=None, all_fold=False, expect_refusal=False, refusal_mentions=()):
+         expected=None, expect_default_opset=None, all_fold=False, expect_refusal=False, refusal_mentions=(),
+         ort_reference=None):
     """Writes <name>.onnx, its input cases and expected outputs, and records it for the manifest.
 
     cases: {case: {graph input name: array}}; expected: {case: [array per graph output]} or None.
     max_ulp / abs_tol: legalized vs original in ORT must agree per element within max_ulp ULPs or abs_tol
     (max_ulp 0 and abs_tol 0: byte for byte). expect_default_opset: the default opset OUT should have without
-    --target-opset (None: not checked). all_fold: every removed op has constant inputs only."""
+    --target-opset (None: not checked). all_fold: every removed op has constant inputs only. ort_reference: the
+    model ORT runs in place of this one (its twin at an opset where ORT has the removed op)."""
     onnx.save(model, os.path.join(OUT, name + ".onnx"))
     inputs = real_inputs(model.graph)
     outputs = [o.name for o in model.graph.output]
@@ -181,6 +183,7 @@ def save(name, model, cases, *, pattern, legalization, max_ulp=0, abs_tol=0.0, o
         "expected_dir": (name + ".expected") if expected is not None else None,
         "cases": list(cases),
         "ort_runs_original": ort_runs_original,
+        "ort_reference": ort_reference,
         "expect_refusal": expect_refusal,
         "refusal_mentions": list(refusal_mentions),
         "max_ulp": max_ulp,
@@ -321,14 +324,16 @@ def mvn_models():
     for across in (0, 1):
         for nv in (0, 1):
             cases = mvn_cases(shape, 80 + 2 * across + nv)
-            for opset in (7, 8):
+            for opset in (7, 8, 9):
                 name = f"mvn_ac{across}_nv{nv}_opset{opset}"
                 graph = helper.make_graph(
                     [node("MeanVarianceNormalization", ["x"], ["y"], name=name, across_channels=across,
                           normalize_variance=nv)], name, [vi("x", F, shape)], [vi("y", F, shape)])
                 tol = MVN_ULP if (nv and not across) else 0
+                # At 9 the name is MVN-9's, ORT's MVN-1 kernel is gone: ORT runs the opset-8 twin instead.
                 save(name, make_model(graph, opset), {c: {"x": x} for c, x in cases.items()}, max_ulp=tol,
                      expect_default_opset=opset,
+                     ort_reference=f"mvn_ac{across}_nv{nv}_opset8.onnx" if opset == 9 else None,
                      pattern=f"MeanVarianceNormalization-1 across_channels {across} normalize_variance {nv}, N = 2 "
                              "(ORT's statistics are per channel over N,H,W, not per (n,c)); constant, denormal and "
                              "NaN cases (no epsilon: 0/0 = NaN)",
@@ -622,7 +627,9 @@ Manifest fields beyond those of `testdata/legacy/manifest.json`:
 - `expect_default_opset`: the default-domain opset OUT must import when no `--target-opset` is given (null: not
   checked; then the DynamicSlice rule applies: >= 10 unless everything folds);
 - `all_fold`: every removed op has constant inputs only;
-- `ort_runs_original`: false for ConstantFill and GivenTensorFill (ORT has no kernel): compared with numpy only.
+- `ort_runs_original`: false for ConstantFill and GivenTensorFill (ORT has no kernel): compared with numpy only;
+- `ort_reference`: the file ORT runs as the original, where it has no kernel for the op at the model's opset
+  (MVN-1 written at opset 9: its opset-8 twin, same graph and inputs).
 
 | file | IR / opset | ORT runs it | refusal | max_ulp / abs_tol | cases | pattern | what legalization should do |
 |---|---|---|---|---|---|---|---|
@@ -633,7 +640,8 @@ def write_readme():
     lines = [README_HEAD]
     for m in MODELS:
         lines.append("| `{}` | {} / {} | {} | {} | {} | {} | {} | {} |\n".format(
-            m["file"], m["ir_version"], m["default_opset"], "yes" if m["ort_runs_original"] else "no (numpy)",
+            m["file"], m["ir_version"], m["default_opset"],
+            (f"as `{m['ort_reference']}`" if m["ort_reference"] else "yes") if m["ort_runs_original"] else "no (numpy)",
             "**refuse**" if m["expect_refusal"] else "", f"{m['max_ulp']} / {m['abs_tol']:g}",
             ", ".join(m["cases"]), m["pattern"].replace("|", "\\|"), m["legalization"].replace("|", "\\|")))
     with open(os.path.join(OUT, "README.md"), "w") as f:

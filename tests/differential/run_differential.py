@@ -29,7 +29,8 @@ a `removed_ops` field, and for them
      opset 10; MeanVarianceNormalization with MVN-1's attributes or below opset 9; Upsample at opset >= 10) in any
      graph or function, import `expect_default_opset` when no --target-opset is given (when the manifest names one),
      pass onnx.checker with full_check=True, keep IN's interface as above;
-  3. ONNX Runtime runs IN (unless `ort_runs_original` is false) and OUT on every case: per element, both NaN, or equal
+  3. ONNX Runtime runs IN (unless `ort_runs_original` is false; or the entry's `ort_reference`, IN's twin at an
+     opset where ORT still runs the removed op, e.g. MVN-1 written at opset 9) and OUT on every case: per element, both NaN, or equal
      within `max_ulp` ULPs or `abs_tol` (both 0: the output files must be equal byte for byte); numpy's expectations,
      where saved, are held to the same rule (ORT's run of IN to byte equality: they are only saved where exact).
 One line per model, then `N passed, M failed`; the exit status is non-zero when anything failed.
@@ -458,6 +459,8 @@ def check_removed_model(entry, cli, data_dir, scratch, target_opset):
     _, out_opset, problems, notes = static_checks_removed(entry, in_model, out_path, target_opset)
 
     max_ulp, abs_tol = entry.get("max_ulp", 0), entry.get("abs_tol", 0.0)
+    # What ORT runs as the original: IN, or its twin at an opset where ORT still has the removed op.
+    reference_path = os.path.join(data_dir, entry.get("ort_reference") or entry["file"])
     empty_inputs = os.path.join(work, "no_inputs")
     os.makedirs(empty_inputs, exist_ok=True)
     for case in entry["cases"]:
@@ -465,7 +468,7 @@ def check_removed_model(entry, cli, data_dir, scratch, target_opset):
         expected = os.path.join(data_dir, entry["expected_dir"], case) if entry["expected_dir"] else None
         orig_dir, legal_dir = os.path.join(work, case, "original"), os.path.join(work, case, "legalized")
         if entry["ort_runs_original"]:
-            rc, err = run_ort(in_path, inputs, orig_dir)
+            rc, err = run_ort(reference_path, inputs, orig_dir)
             if rc != 0:
                 problems.append(f"{case}: ORT failed on the ORIGINAL model (test data broken?): {err}")
                 continue

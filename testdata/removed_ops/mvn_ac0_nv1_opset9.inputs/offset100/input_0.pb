@@ -1,0 +1,2 @@
+BxJà¹GÂBÐàÍB¼ÇB¡BÅBKÌÏBÈBí=ÃBKÕÄBKÆÂBlsÇB²ÆÐB®ÍBÀÌBµÁB-!ÎB“½ÄB2È¾BaôÓBE#ÈB«ÛÈBDöÁBÚ­ÎBm2ÒB
+:ÅB{“ÐB0ñÍB	4ÖB®ÍBÿ8ÈBŒ·ÅB\lÌB—¼ÂBy²ÆB¥®ÄB†ñÇBy&ÁBMÄB·+ÊB¥ýÀBXU½B¼ÆBuqÁBþ+ÊB¼ŠÏBì~ÂBa‡½BÛÝÉBÿ™ÈBÏÉB¯öÓBÊäËBEºBt²ÌBó4ÄB#ŸÕBOdÅBSNÓBNbËBwÌÄB&¼B€½ÑB(¶ÖB¸¦ÊBý§»BM¾ÉBÏ_ÆB`ÌBd™¾BWÖÀB‰ÆBñkÉBÅ ÎBYôÃBpÑBN™ÄB]ÂB0ÉBÖ×ËB6sÅBÖéÒB§®ÉB/ñÊBOƒÀB£ÇB)ÝÑB3ÏB¿QËBB¿B1„ÔBªËBm»ÃB–šÃB½&ÇB¬éÃBv\ÎB“hÈB€?ÄB62ÌB>ôÄB†¿BÏÂB¨‚ÑBz$ÅBeÄBît»B(öÁB¶@ÆBâ_ÐB‚×ÁBs¤ÊBq¼ÈBˆ£ÌB¦ÇBýÅB4JÇB<ÂBö\¾B“aÂBšÇBPÄÊB
