@@ -23,7 +23,7 @@
 #include <functional>
 #include <map>
 #include <set>
-#include <tuple>
+#include <unordered_map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -224,17 +224,19 @@ class Checker {
   }
 
   // LookUpSchema once per (op, domain, opset): onnx's schema lookups cost more than the rest of the check,
-  // and a graph names few ops many times.
+  // and a graph names few ops many times. Found without building a key: a graph has few (domain, opset)
+  // pairs, and the op type is looked up as the node holds it.
   const SchemaLookup& CachedSchemaLookup(const std::string& op_type, const std::string& domain, int64_t opset) {
-    auto [it, inserted] = schema_lookups_.try_emplace(std::make_tuple(op_type, domain, opset));
-    if (inserted) it->second = LookUpSchema(op_type, domain, opset);
+    auto& by_op_type = schema_lookups_[std::make_pair(domain, opset)];
+    auto it = by_op_type.find(op_type);
+    if (it == by_op_type.end()) it = by_op_type.emplace(op_type, LookUpSchema(op_type, domain, opset)).first;
     return it->second;
   }
 
   const OpsetMap& opsets_;
   const std::set<std::pair<std::string, std::string>>& local_functions_;
   std::vector<CheckFinding>& findings_;
-  std::map<std::tuple<std::string, std::string, int64_t>, SchemaLookup> schema_lookups_;
+  std::map<std::pair<std::string, int64_t>, std::unordered_map<std::string, SchemaLookup>> schema_lookups_;
 };
 
 }  // namespace

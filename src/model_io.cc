@@ -767,7 +767,7 @@ absl::Status CheckModelTarget(const std::string& path) {
 }
 
 // What a parsed model must have beyond protobuf's well-formedness.
-absl::StatusOr<onnx::ModelProto> CheckParsedModel(onnx::ModelProto model, const std::string& path) {
+absl::Status CheckParsedModel(const onnx::ModelProto& model, const std::string& path) {
   // Protobuf accepts many byte strings as a message made only of unknown fields; a real model has at
   // least an IR version and a graph.
   if (model.ir_version() <= 0 || !model.has_graph()) {
@@ -775,13 +775,20 @@ absl::StatusOr<onnx::ModelProto> CheckParsedModel(onnx::ModelProto model, const 
                                                    model.ir_version() <= 0 ? "no ir_version" : "no graph",
                                                    ")"));
   }
-  RETURN_IF_ERROR(CheckExternalReferences(model, path));
-  return model;
+  return CheckExternalReferences(model, path);
 }
 
 }  // namespace
 
 absl::StatusOr<onnx::ModelProto> LoadModel(const std::string& path) {
+  onnx::ModelProto model;
+  RETURN_IF_ERROR(LoadModelInto(path, &model));
+  return model;
+}
+
+absl::Status LoadModelInto(const std::string& path, onnx::ModelProto* model_out) {
+  onnx::ModelProto& model = *model_out;
+  model.Clear();
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
   if (status.type() == fs::file_type::not_found) {
@@ -814,11 +821,10 @@ absl::StatusOr<onnx::ModelProto> LoadModel(const std::string& path) {
     }
   }
 
-  onnx::ModelProto model;
   if (S_ISREG(st.st_mode)) {
     int read_errno = 0;
     if (ParseModelFromFile(fd, st.st_size, kParseRecursionLimit, model, &read_errno)) {
-      return CheckParsedModel(std::move(model), path);
+      return CheckParsedModel(model, path);
     }
     if (read_errno != 0) return ErrnoStatus(read_errno, absl::StrCat("cannot read model file '", path, "'"));
     // Not a well-formed model: protobuf's own parse below gives the verdict.
@@ -848,7 +854,7 @@ absl::StatusOr<onnx::ModelProto> LoadModel(const std::string& path) {
                      "' is not a valid ONNX model (protobuf parse failed: truncated, not a ModelProto, or "
                      "subgraphs nested far deeper than the ", kMaxSubgraphDepth, " levels supported)"));
   }
-  return CheckParsedModel(std::move(model), path);
+  return CheckParsedModel(model, path);
 }
 
 absl::StatusOr<std::unique_ptr<ExternalDataReader>> OpenExternalData(const std::string& model_path) {

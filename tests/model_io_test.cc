@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/arena.h"
 #include "gtest/gtest.h"
 #include "model_io_internal.h"
 #include "onnx_legalize/legalize.h"
@@ -73,6 +74,34 @@ TEST_F(ModelIoTest, RoundTripsAModel) {
   absl::StatusOr<onnx::ModelProto> loaded = LoadModel(PathOf("m.onnx"));
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_TRUE(SameModel(*loaded, model));
+}
+
+// LoadModelInto parses into a message the caller owns, on an arena if it likes, replacing what it held, and
+// checks what LoadModel checks.
+TEST_F(ModelIoTest, LoadModelIntoFillsAnArenaModelAndChecksLikeLoadModel) {
+  const onnx::ModelProto model = WeightedModel(16);
+  ASSERT_TRUE(SaveModel(model, PathOf("m.onnx")).ok());
+  google::protobuf::Arena arena;
+  onnx::ModelProto* loaded = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+  loaded->set_doc_string("left over from an earlier model");
+  ASSERT_TRUE(LoadModelInto(PathOf("m.onnx"), loaded).ok());
+  EXPECT_TRUE(SameModel(*loaded, model));
+
+  WriteBytes(PathOf("garbage.onnx"), std::string("this is not a model\xff\xfe\x00\x01", 23));
+  const absl::Status garbage = LoadModelInto(PathOf("garbage.onnx"), loaded);
+  EXPECT_EQ(garbage.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(garbage.message()), HasSubstr(PathOf("garbage.onnx")));
+  EXPECT_EQ(LoadModelInto(PathOf("missing.onnx"), loaded).code(), absl::StatusCode::kNotFound);
+
+  onnx::ModelProto external = WeightedModel(4);
+  onnx::TensorProto* w = external.mutable_graph()->mutable_initializer(0);
+  w->clear_raw_data();
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  onnx::StringStringEntryProto* location = w->add_external_data();
+  location->set_key("location");
+  location->set_value("../outside.bin");
+  ASSERT_TRUE(SaveModel(external, PathOf("escapes.onnx")).ok());
+  EXPECT_EQ(LoadModelInto(PathOf("escapes.onnx"), loaded).code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(ModelIoTest, SavesByteIdenticalFilesForTheSameModel) {

@@ -34,6 +34,7 @@
 #include "absl/types/span.h"
 #include "check_inputs.h"
 #include "flag_spelling.h"
+#include "google/protobuf/arena.h"
 #include "google/protobuf/stubs/common.h"
 #include "onnx/common/version.h"
 #include "onnx_legalize/check_report.h"
@@ -250,9 +251,12 @@ onnx_legalize::CheckedFile CheckOneFile(const onnx_legalize::cli::CheckInput& in
     checked.status = input.status;
     return checked;
   }
-  absl::StatusOr<onnx::ModelProto> model = onnx_legalize::LoadModel(input.path);
-  if (!model.ok()) {
-    checked.status = model.status();  // LoadModel's messages name the path
+  // The model's messages live on an arena: allocated in a few blocks, freed at once (a repository of many
+  // small graphs otherwise spends a third of its time in malloc and free).
+  google::protobuf::Arena arena;
+  onnx::ModelProto* model = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+  if (absl::Status loaded = onnx_legalize::LoadModelInto(input.path, model); !loaded.ok()) {
+    checked.status = std::move(loaded);  // LoadModel's messages name the path
     return checked;
   }
   absl::StatusOr<std::vector<onnx_legalize::CheckFinding>> findings = onnx_legalize::CheckModel(*model);

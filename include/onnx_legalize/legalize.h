@@ -122,6 +122,11 @@ bool IsVerificationFailure(const absl::Status& status);
 // a missing file is NotFound; each names the tensor and the path. Nothing outside the folder is read.
 absl::StatusOr<onnx::ModelProto> LoadModel(const std::string& path);
 
+// The same, parsed into `*model` (cleared first), which may live on a protobuf Arena: reading many models
+// (--check over a repository) then allocates and frees each one's messages in a few blocks. On an error,
+// what `*model` holds is unspecified.
+absl::Status LoadModelInto(const std::string& path, onnx::ModelProto* model);
+
 // A reader for the external data of the model file at `model_path`: locations resolve against its folder,
 // under the rules LoadModel checks, which are checked again on every read (and the file opened must be
 // the one checked). Opens nothing until Read. NotFound when the model's folder does not exist.

@@ -1,5 +1,7 @@
 #include "rules/registry.h"
 
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "op_names.h"
@@ -25,12 +27,21 @@ const std::vector<std::unique_ptr<RemovedOpRule>>& Rules() {
   return *rules;
 }
 
+// The rules by op type: asked for every node of every model --check reads.
+const std::unordered_map<std::string, const RemovedOpRule*>& RulesByOpType() {
+  static const auto* by_op_type = [] {
+    auto* map = new std::unordered_map<std::string, const RemovedOpRule*>();
+    for (const auto& rule : Rules()) map->emplace(rule->op_type(), rule.get());
+    return map;
+  }();
+  return *by_op_type;
+}
+
 const RemovedOpRule* RuleForOpType(const onnx::NodeProto& node) {
   if (!IsDefaultDomain(node.domain())) return nullptr;
-  for (const auto& rule : Rules()) {
-    if (node.op_type() == rule->op_type()) return rule.get();
-  }
-  return nullptr;
+  const auto& by_op_type = RulesByOpType();
+  auto it = by_op_type.find(node.op_type());
+  return it == by_op_type.end() ? nullptr : it->second;
 }
 
 }  // namespace
