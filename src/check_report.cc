@@ -51,6 +51,9 @@ constexpr Rule kRules[] = {
     {"removed-op-attributes", "written with the attributes of the removed",
      "The node is a removed experimental op under a name a later op took (MVN-1's attributes); onnx-legalize "
      "rewrites it."},
+    {"schema-mismatch", "does not match the schema of",
+     "The node does not match its op's schema at the imported opset (attributes, their types, input or output "
+     "counts), so no runtime loads it."},
     {"no-schema", "", "The op has no schema at the opset the model imports."},
 };
 constexpr size_t kPolicyRule = 5;

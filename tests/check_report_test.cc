@@ -67,6 +67,13 @@ g (float[1, 1, 2, 2] x, float[4] scales) => (float[1, 1, 4, 4] y) {
 }
 )ONNX")),
               ElementsAre("deprecated-op"));
+  EXPECT_THAT(Rules(Check(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] x) => (float[2] y) {
+  y = Relu <alpha = 0.5> (x)
+}
+)ONNX")),
+              ElementsAre("schema-mismatch"));
 }
 
 TEST(CheckReportTest, AReasonItDoesNotKnowStillGetsARule) {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs ONNX Runtime for Node.js (tests/ort/node_modules) exactly as package-lock.json pins it.
+# Installs ONNX Runtime for Node.js and Microsoft's SARIF validator (tests/ort/node_modules) exactly as
+# package-lock.json pins them.
 # Idempotent: does nothing when node_modules was installed from the current package-lock.json.
 # --ignore-scripts: onnxruntime-node's postinstall tries to download optional GPU binaries, which fails offline;
 # the CPU library it needs ships inside the npm package itself.
