@@ -252,8 +252,15 @@ onnx_legalize::CheckedFile CheckOneFile(const onnx_legalize::cli::CheckInput& in
     return checked;
   }
   // The model's messages live on an arena: allocated in a few blocks, freed at once (a repository of many
-  // small graphs otherwise spends a third of its time in malloc and free).
-  google::protobuf::Arena arena;
+  // small graphs otherwise spends a third of its time in malloc and free). Its first block is this thread's
+  // and serves file after file; larger graphs add blocks of up to 1 MiB.
+  thread_local std::vector<char> first_block(size_t{1} << 20);
+  google::protobuf::ArenaOptions arena_options;
+  arena_options.initial_block = first_block.data();
+  arena_options.initial_block_size = first_block.size();
+  arena_options.start_block_size = size_t{64} << 10;
+  arena_options.max_block_size = size_t{1} << 20;
+  google::protobuf::Arena arena(arena_options);
   onnx::ModelProto* model = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
   if (absl::Status loaded = onnx_legalize::LoadModelInto(input.path, model); !loaded.ok()) {
     checked.status = std::move(loaded);  // LoadModel's messages name the path
