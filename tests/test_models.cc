@@ -4,7 +4,7 @@
 
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
-#include "graph_runner.h"
+#include "eval/model_runner.h"
 #include "graph_scope.h"
 #include "onnx/defs/parser.h"
 

@@ -1,4 +1,4 @@
-#include "graph_runner.h"
+#include "eval/model_runner.h"
 
 #include <algorithm>
 #include <cstring>
@@ -19,7 +19,7 @@
 #include "slice_kernels.h"
 #include "status_macros.h"
 
-namespace onnx_legalize::testing {
+namespace onnx_legalize {
 namespace {
 
 using ::absl::StrCat;
@@ -28,9 +28,10 @@ using ::onnx::TensorProto;
 // Values are shared, not copied: Identity, If and Loop pass a tensor on without touching its bytes.
 using Value = std::shared_ptr<const Tensor>;
 
-// The opsets whose op versions this runner implements; outside them, ops such as Add and Concat have other
-// attributes and semantics (Add-6's `broadcast`, Concat-1's optional axis).
-constexpr int64_t kMinOpset = 7;
+// The opsets whose op versions this runner implements; outside them, ops such as Concat have other attributes
+// and semantics (Concat-1's optional axis). At opset 6, Add, Sub and Mul with legacy broadcasting
+// (`broadcast`, `axis`) are not run.
+constexpr int64_t kMinOpset = 6;
 constexpr int64_t kMaxOpset = 17;
 // Negative axes (Unsqueeze, Squeeze, Concat, Slice) and negative Gather indices are defined from opset 11.
 constexpr int64_t kNegativeIndicesOpset = 11;
@@ -293,6 +294,9 @@ absl::StatusOr<Tensor> ApplyElementwise(Arithmetic op, const Tensor& a, const Te
 
 absl::StatusOr<Outputs> RunArithmetic(const NodeContext& ctx, Arithmetic op) {
   RETURN_IF_ERROR(ExpectInputCount(ctx, 2, 2));
+  if (ctx.opset < 7 && (FindAttribute(ctx.node, "broadcast") != nullptr || FindAttribute(ctx.node, "axis") != nullptr)) {
+    return absl::UnimplementedError(StrCat(ctx.node.op_type(), "-6's legacy broadcasting (broadcast, axis)"));
+  }
   ASSIGN_OR_RETURN(const Tensor* a, RequiredInput(ctx, 0, "A"));
   ASSIGN_OR_RETURN(const Tensor* b, RequiredInput(ctx, 1, "B"));
   if (a->type() != b->type()) {
@@ -660,6 +664,77 @@ absl::StatusOr<Outputs> RunSlice(const NodeContext& ctx) {
   return Outputs{Share(*std::move(out))};
 }
 
+// PRelu: y = x < 0 ? slope * x : x (NaN and -0.0 pass through as x). Which slope element an element of X
+// takes is what changed at opset 7: PRelu-6 and before apply one value to all, a 1-D slope of X's dim 1 per
+// channel, or a slope of X's shape element by element; PRelu-7 broadcasts the slope to X numpy-style, from
+// the last axis.
+absl::StatusOr<std::vector<int64_t>> PReluSlopeIndex(const Tensor& x, const Tensor& slope, int64_t opset) {
+  const std::vector<int64_t>& xd = x.dims();
+  const std::vector<int64_t>& sd = slope.dims();
+  std::vector<int64_t> index(static_cast<size_t>(x.element_count()), 0);
+  if (slope.element_count() == 1) return index;
+  if (opset < 7) {
+    if (sd == xd) {
+      for (size_t i = 0; i < index.size(); ++i) index[i] = static_cast<int64_t>(i);
+      return index;
+    }
+    if (sd.size() == 1 && xd.size() >= 2 && sd[0] == xd[1]) {
+      int64_t inner = 1;
+      for (size_t k = 2; k < xd.size(); ++k) inner *= xd[k];
+      for (size_t i = 0; i < index.size(); ++i) index[i] = (static_cast<int64_t>(i) / inner) % xd[1];
+      return index;
+    }
+    return absl::InvalidArgumentError(StrCat("slope ", DimsString(sd), " does not fit X ", DimsString(xd), " under PRelu-",
+                                             opset, " (one value, one per channel of axis 1, or X's shape)"));
+  }
+  // Unidirectional broadcasting: slope's dims align with X's last ones, each equal or 1.
+  bool fits = sd.size() <= xd.size();
+  for (size_t k = 0; fits && k < sd.size(); ++k) {
+    const int64_t xk = xd[xd.size() - sd.size() + k];
+    fits = sd[k] == xk || sd[k] == 1;
+  }
+  if (!fits) {
+    return absl::InvalidArgumentError(StrCat("slope ", DimsString(sd), " does not broadcast to X ", DimsString(xd)));
+  }
+  const size_t offset = xd.size() - sd.size();
+  std::vector<int64_t> coordinate(xd.size(), 0);
+  for (size_t i = 0; i < index.size(); ++i) {
+    int64_t flat = 0;
+    for (size_t k = 0; k < sd.size(); ++k) flat = flat * sd[k] + (sd[k] == 1 ? 0 : coordinate[offset + k]);
+    index[i] = flat;
+    for (size_t k = xd.size(); k-- > 0;) {  // next coordinate, last axis fastest
+      if (++coordinate[k] < xd[k]) break;
+      coordinate[k] = 0;
+    }
+  }
+  return index;
+}
+
+template <typename T>
+absl::StatusOr<Tensor> ApplyPRelu(const Tensor& x, const Tensor& slope, const std::vector<int64_t>& slope_index) {
+  std::vector<T> values = ElementsOf<T>(x);
+  const std::vector<T> slopes = ElementsOf<T>(slope);
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i] < T{0}) values[i] = slopes[static_cast<size_t>(slope_index[i])] * values[i];
+  }
+  return TensorOf(x.type(), x.dims(), values);
+}
+
+absl::StatusOr<Outputs> RunPRelu(const NodeContext& ctx) {
+  RETURN_IF_ERROR(ExpectInputCount(ctx, 2, 2));
+  ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "X"));
+  ASSIGN_OR_RETURN(const Tensor* slope, RequiredInput(ctx, 1, "slope"));
+  if (x->type() != slope->type() || (x->type() != TensorProto::FLOAT && x->type() != TensorProto::DOUBLE)) {
+    return absl::UnimplementedError(
+        StrCat("PRelu of ", Describe(*x), " and ", Describe(*slope), " (the runner supports float and double)"));
+  }
+  ASSIGN_OR_RETURN(const std::vector<int64_t> slope_index, PReluSlopeIndex(*x, *slope, ctx.opset));
+  absl::StatusOr<Tensor> y = x->type() == TensorProto::FLOAT ? ApplyPRelu<float>(*x, *slope, slope_index)
+                                                             : ApplyPRelu<double>(*x, *slope, slope_index);
+  if (!y.ok()) return y.status();
+  return Outputs{Share(*std::move(y))};
+}
+
 absl::StatusOr<Outputs> RunDynamicSlice(const NodeContext& ctx) {
   RETURN_IF_ERROR(ExpectInputCount(ctx, 3, 4));
   ASSIGN_OR_RETURN(const Tensor* data, RequiredInput(ctx, 0, "data"));
@@ -676,6 +751,7 @@ const std::unordered_map<std::string, Kernel>& Kernels() {
       {kConstantOp, RunConstant},
       {"Identity", RunIdentity},
       {"Relu", RunRelu},
+      {"PRelu", RunPRelu},
       {"Add", [](const NodeContext& ctx) { return RunArithmetic(ctx, Arithmetic::kAdd); }},
       {"Sub", [](const NodeContext& ctx) { return RunArithmetic(ctx, Arithmetic::kSub); }},
       {"Mul", [](const NodeContext& ctx) { return RunArithmetic(ctx, Arithmetic::kMul); }},
@@ -728,7 +804,7 @@ class Scope {
 
 class Runner {
  public:
-  explicit Runner(int64_t opset) : opset_(opset) {}
+  Runner(int64_t opset, const ExtraKernels* extra) : opset_(opset), extra_(extra) {}
 
   // Runs `graph`'s nodes in order, defining their outputs in `scope`.
   absl::Status RunNodes(const onnx::GraphProto& graph, Scope& scope) const {
@@ -799,11 +875,21 @@ class Runner {
     const std::string& op = ctx.node.op_type();
     if (op == kIfOp) return RunIf(ctx, scope);
     if (op == kLoopOp) return RunLoop(ctx, scope);
+    if (extra_ != nullptr && extra_->Handles(ctx.node, ctx.opset)) return RunExtra(ctx);
     auto kernel = Kernels().find(op);
     if (kernel == Kernels().end()) {
-      return absl::UnimplementedError(StrCat("op ", op, " is not supported by the test graph runner"));
+      return absl::UnimplementedError(StrCat("op ", op, " is not supported by the model runner"));
     }
     return kernel->second(ctx);
+  }
+
+  absl::StatusOr<Outputs> RunExtra(const NodeContext& ctx) const {
+    std::vector<const Tensor*> inputs;
+    for (const Value& value : ctx.inputs) inputs.push_back(value.get());
+    ASSIGN_OR_RETURN(std::vector<Tensor> results, extra_->Run(ctx.node, ctx.opset, inputs));
+    Outputs outputs;
+    for (Tensor& result : results) outputs.push_back(Share(std::move(result)));
+    return outputs;
   }
 
   static absl::StatusOr<const onnx::GraphProto*> GraphAttribute(const NodeContext& ctx, absl::string_view name) {
@@ -928,7 +1014,46 @@ class Runner {
   }
 
   int64_t opset_;
+  const ExtraKernels* extra_;
 };
+
+// The first node of `graph` (or of its subgraphs) that the runner has no kernel for, as "op X (graph P)".
+std::optional<std::string> FirstUnsupportedNodeIn(const onnx::GraphProto& graph, const std::string& path,
+                                                  int64_t opset, const ExtraKernels* extra) {
+  for (const onnx::NodeProto& node : graph.node()) {
+    const std::string& op = node.op_type();
+    const bool known = IsDefaultDomain(node.domain()) &&
+                       (op == kIfOp || op == kLoopOp || Kernels().count(op) > 0 ||
+                        (extra != nullptr && extra->Handles(node, opset)));
+    if (!known) {
+      return StrCat("op ", op, IsDefaultDomain(node.domain()) ? "" : StrCat(" of domain '", node.domain(), "'"),
+                    " (graph ", path, ")");
+    }
+    std::optional<std::string> inner;
+    ForEachSubgraph(node, [&](const std::string& attribute, const onnx::GraphProto& subgraph) {
+      if (!inner.has_value()) {
+        inner = FirstUnsupportedNodeIn(subgraph, StrCat(path, "/", SubgraphPathSegment(node, attribute, subgraph)),
+                                       opset, extra);
+      }
+    });
+    if (inner.has_value()) return inner;
+  }
+  return std::nullopt;
+}
+
+// The model's default-domain opset, when the runner implements it.
+absl::StatusOr<int64_t> RunnableOpset(const onnx::ModelProto& model) {
+  std::optional<int64_t> opset;
+  for (const auto& import : model.opset_import()) {
+    if (IsDefaultDomain(import.domain())) opset = import.version();
+  }
+  if (!opset) return absl::InvalidArgumentError("the model imports no default-domain opset");
+  if (*opset < kMinOpset || *opset > kMaxOpset) {
+    return absl::UnimplementedError(StrCat("opset ", *opset, " (the model runner implements opsets ", kMinOpset,
+                                           " to ", kMaxOpset, ")"));
+  }
+  return *opset;
+}
 
 // A fed tensor must match the graph input's declared element type and static dims.
 absl::Status CheckFeed(const onnx::ValueInfoProto& input, const Tensor& fed) {
@@ -951,17 +1076,16 @@ absl::Status CheckFeed(const onnx::ValueInfoProto& input, const Tensor& fed) {
 
 }  // namespace
 
+std::optional<std::string> FirstUnsupportedNode(const onnx::ModelProto& model, const ExtraKernels* extra) {
+  absl::StatusOr<int64_t> opset = RunnableOpset(model);
+  if (!opset.ok()) return std::string(opset.status().message());
+  return FirstUnsupportedNodeIn(model.graph(), kMainGraphPath, *opset, extra);
+}
+
 absl::StatusOr<std::map<std::string, Tensor>> RunModel(const onnx::ModelProto& model,
-                                                       const std::map<std::string, Tensor>& inputs) {
-  std::optional<int64_t> opset;
-  for (const auto& import : model.opset_import()) {
-    if (IsDefaultDomain(import.domain())) opset = import.version();
-  }
-  if (!opset) return absl::InvalidArgumentError("the model imports no default-domain opset");
-  if (*opset < kMinOpset || *opset > kMaxOpset) {
-    return absl::UnimplementedError(StrCat("opset ", *opset, " (the test graph runner implements opsets ",
-                                           kMinOpset, " to ", kMaxOpset, ")"));
-  }
+                                                       const std::map<std::string, Tensor>& inputs,
+                                                       const ExtraKernels* extra) {
+  ASSIGN_OR_RETURN(const int64_t opset, RunnableOpset(model));
   const onnx::GraphProto& graph = model.graph();
   Scope scope(kMainGraphPath, nullptr);
 
@@ -989,7 +1113,7 @@ absl::StatusOr<std::map<std::string, Tensor>> RunModel(const onnx::ModelProto& m
     }
   }
 
-  const Runner runner(*opset);
+  const Runner runner(opset, extra);
   RETURN_IF_ERROR(runner.RunNodes(graph, scope));
   std::map<std::string, Tensor> outputs;
   for (const auto& output : graph.output()) {
@@ -1003,4 +1127,4 @@ absl::StatusOr<std::map<std::string, Tensor>> RunModel(const onnx::ModelProto& m
   return outputs;
 }
 
-}  // namespace onnx_legalize::testing
+}  // namespace onnx_legalize

@@ -1,4 +1,4 @@
-#include "graph_runner.h"
+#include "eval/model_runner.h"
 
 #include <cstdint>
 #include <cstring>
@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "status_macros.h"
 #include "tensor.h"
 #include "test_models.h"
 
@@ -20,9 +21,9 @@ namespace {
 
 using ::onnx::TensorProto;
 using ::onnx_legalize::testing::ParseModel;
-using ::onnx_legalize::testing::RunModel;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::Optional;
 
 using Feeds = std::map<std::string, Tensor>;
 
@@ -106,7 +107,7 @@ std::string Describe(const Tensor& tensor) {
 // ---------------------------------------------------------------------------------------------------------
 // Simple ops.
 
-TEST(GraphRunnerTest, RunsRelu) {
+TEST(ModelRunnerTest, RunsRelu) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (float[2,3] x) => (float[2,3] y) { y = Relu(x) })");
@@ -115,7 +116,7 @@ TEST(GraphRunnerTest, RunsRelu) {
   EXPECT_TRUE(OutputIs(result, "y", Floats({2, 3}, {0.0f, 0.0f, 2.0f, -0.0f, nan, 7.0f})));
 }
 
-TEST(GraphRunnerTest, RunsConstantFromValueAndValueAttributes) {
+TEST(ModelRunnerTest, RunsConstantFromValueAndValueAttributes) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g () => (int64[2] a, int64[3] b, int64 c, float d, float[2] e) {
@@ -133,7 +134,7 @@ TEST(GraphRunnerTest, RunsConstantFromValueAndValueAttributes) {
   EXPECT_TRUE(OutputIs(result, "e", Floats({2}, {0.5f, -1.0f})));
 }
 
-TEST(GraphRunnerTest, RejectsConstantValueIntsBeforeOpset12) {
+TEST(ModelRunnerTest, RejectsConstantValueIntsBeforeOpset12) {
   const auto model = ParseModel(R"(
     <ir_version: 6, opset_import: ["" : 11]>
     g () => (int64[3] b) { b = Constant <value_ints = [4, 5, -6]> () })");
@@ -141,14 +142,14 @@ TEST(GraphRunnerTest, RejectsConstantValueIntsBeforeOpset12) {
                         {"Constant (output 'b', graph main)", "value_ints", "Constant-12"}));
 }
 
-TEST(GraphRunnerTest, RunsIdentityOnAnInput) {
+TEST(ModelRunnerTest, RunsIdentityOnAnInput) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (int32[3] x) => (int32[3] y) { y = Identity(x) })");
   EXPECT_TRUE(OutputIs(RunModel(model, Feed("x", Int32s({3}, {1, -2, 3}))), "y", Int32s({3}, {1, -2, 3})));
 }
 
-TEST(GraphRunnerTest, RunsArithmeticOnSameDimsAndScalars) {
+TEST(ModelRunnerTest, RunsArithmeticOnSameDimsAndScalars) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (float[2,2] a, float[2,2] b, int64[3] i, int32[2] j) => (float[2,2] sum, float[2,2] diff, float[2,2] prod,
@@ -178,7 +179,7 @@ TEST(GraphRunnerTest, RunsArithmeticOnSameDimsAndScalars) {
   EXPECT_TRUE(OutputIs(result, "fromone", Floats({2, 2}, {0, -1, -2, -3})));
 }
 
-TEST(GraphRunnerTest, RejectsGeneralBroadcasting) {
+TEST(ModelRunnerTest, RejectsGeneralBroadcasting) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (float[2,3] a, float[3] b) => (float[2,3] y) { y = Add(a, b) })");
@@ -189,7 +190,7 @@ TEST(GraphRunnerTest, RejectsGeneralBroadcasting) {
                         {"Add (output 'y', graph main)", "float[2,3]", "float[3]"}));
 }
 
-TEST(GraphRunnerTest, RejectsArithmeticOnMixedTypes) {
+TEST(ModelRunnerTest, RejectsArithmeticOnMixedTypes) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (float[2] a, int64[2] b) => (float[2] y) { y = Mul(a, b) })");
@@ -199,7 +200,7 @@ TEST(GraphRunnerTest, RejectsArithmeticOnMixedTypes) {
   EXPECT_TRUE(FailsWith(RunModel(model, feeds), absl::StatusCode::kInvalidArgument, {"differ in type"}));
 }
 
-TEST(GraphRunnerTest, RunsNeg) {
+TEST(ModelRunnerTest, RunsNeg) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (float[3] f, int64[2] i) => (float[3] nf, int64[2] ni) { nf = Neg(f) ni = Neg(i) })");
@@ -211,7 +212,7 @@ TEST(GraphRunnerTest, RunsNeg) {
   EXPECT_TRUE(OutputIs(result, "ni", Int64s({2}, {-3, 4})));
 }
 
-TEST(GraphRunnerTest, RunsShape) {
+TEST(ModelRunnerTest, RunsShape) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (float[2,3,4] x) => (int64[3] s) { s = Shape(x) })");
@@ -219,7 +220,7 @@ TEST(GraphRunnerTest, RunsShape) {
                        Int64s({3}, {2, 3, 4})));
 }
 
-TEST(GraphRunnerTest, RunsShapeStartEndFromOpset15) {
+TEST(ModelRunnerTest, RunsShapeStartEndFromOpset15) {
   const auto model = ParseModel(R"(
     <ir_version: 8, opset_import: ["" : 15]>
     g (float[2,3,4] x) => (int64[2] tail, int64[1] middle) {
@@ -231,7 +232,7 @@ TEST(GraphRunnerTest, RunsShapeStartEndFromOpset15) {
   EXPECT_TRUE(OutputIs(result, "middle", Int64s({1}, {3})));
 }
 
-TEST(GraphRunnerTest, RejectsShapeStartBeforeOpset15) {
+TEST(ModelRunnerTest, RejectsShapeStartBeforeOpset15) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (float[2,3] x) => (int64[1] s) { s = Shape <start = 1> (x) })");
@@ -242,7 +243,7 @@ TEST(GraphRunnerTest, RejectsShapeStartBeforeOpset15) {
 // ---------------------------------------------------------------------------------------------------------
 // Gather.
 
-TEST(GraphRunnerTest, GathersRowsWithNegativeAndInt32Indices) {
+TEST(ModelRunnerTest, GathersRowsWithNegativeAndInt32Indices) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (float[3,2] data) => (float[2,2,2] rows, float[2] last, float[2,2] narrow) {
@@ -259,7 +260,7 @@ TEST(GraphRunnerTest, GathersRowsWithNegativeAndInt32Indices) {
   EXPECT_TRUE(OutputIs(result, "narrow", Floats({2, 2}, {3, 4, 1, 2})));
 }
 
-TEST(GraphRunnerTest, GathersFromAShapeVector) {
+TEST(ModelRunnerTest, GathersFromAShapeVector) {
   // The usual shape arithmetic: Shape -> Gather(scalar index) -> Unsqueeze.
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
@@ -271,7 +272,7 @@ TEST(GraphRunnerTest, GathersFromAShapeVector) {
   EXPECT_TRUE(OutputIs(RunModel(model, Feed("x", Floats({2, 5}, std::vector<float>(10)))), "n", Int64s({}, {5})));
 }
 
-TEST(GraphRunnerTest, RejectsNegativeGatherIndexBeforeOpset11) {
+TEST(ModelRunnerTest, RejectsNegativeGatherIndexBeforeOpset11) {
   const auto model = ParseModel(R"(
     <ir_version: 4, opset_import: ["" : 9]>
     g (float[3] data) => (float[1] y) {
@@ -282,7 +283,7 @@ TEST(GraphRunnerTest, RejectsNegativeGatherIndexBeforeOpset11) {
                         {"Gather", "-1", "opset 9"}));
 }
 
-TEST(GraphRunnerTest, RejectsOutOfRangeGatherIndex) {
+TEST(ModelRunnerTest, RejectsOutOfRangeGatherIndex) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (float[3] data) => (float[1] y) {
@@ -293,7 +294,7 @@ TEST(GraphRunnerTest, RejectsOutOfRangeGatherIndex) {
                         {"index 3", "[-3, 2]"}));
 }
 
-TEST(GraphRunnerTest, RejectsGatherOnAnotherAxis) {
+TEST(ModelRunnerTest, RejectsGatherOnAnotherAxis) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (float[2,2] data) => (float[2,1] y) {
@@ -307,7 +308,7 @@ TEST(GraphRunnerTest, RejectsGatherOnAnotherAxis) {
 // ---------------------------------------------------------------------------------------------------------
 // Unsqueeze, Squeeze, Concat, Reshape, Cast.
 
-TEST(GraphRunnerTest, UnsqueezesWithAxesAttributeBeforeOpset13) {
+TEST(ModelRunnerTest, UnsqueezesWithAxesAttributeBeforeOpset13) {
   const auto model = ParseModel(R"(
     <ir_version: 6, opset_import: ["" : 11]>
     g (float[2,3] x) => (float[1,2,3,1] y) { y = Unsqueeze <axes = [0, -1]> (x) })");
@@ -315,7 +316,7 @@ TEST(GraphRunnerTest, UnsqueezesWithAxesAttributeBeforeOpset13) {
                        Floats({1, 2, 3, 1}, {1, 2, 3, 4, 5, 6})));
 }
 
-TEST(GraphRunnerTest, UnsqueezesWithAxesInputFromOpset13) {
+TEST(ModelRunnerTest, UnsqueezesWithAxesInputFromOpset13) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (int64 x) => (int64[1] y) {
@@ -325,7 +326,7 @@ TEST(GraphRunnerTest, UnsqueezesWithAxesInputFromOpset13) {
   EXPECT_TRUE(OutputIs(RunModel(model, Feed("x", Int64s({}, {42}))), "y", Int64s({1}, {42})));
 }
 
-TEST(GraphRunnerTest, RejectsUnsqueezeAxesAttributeFromOpset13) {
+TEST(ModelRunnerTest, RejectsUnsqueezeAxesAttributeFromOpset13) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (int64 x) => (int64[1] y) { y = Unsqueeze <axes = [0]> (x) })");
@@ -333,7 +334,7 @@ TEST(GraphRunnerTest, RejectsUnsqueezeAxesAttributeFromOpset13) {
                         {"Unsqueeze", "'axes'"}));
 }
 
-TEST(GraphRunnerTest, RejectsNegativeUnsqueezeAxisBeforeOpset11) {
+TEST(ModelRunnerTest, RejectsNegativeUnsqueezeAxisBeforeOpset11) {
   const auto model = ParseModel(R"(
     <ir_version: 4, opset_import: ["" : 9]>
     g (float[2] x) => (float[2,1] y) { y = Unsqueeze <axes = [-1]> (x) })");
@@ -341,7 +342,7 @@ TEST(GraphRunnerTest, RejectsNegativeUnsqueezeAxisBeforeOpset11) {
                         {"axis -1", "opset 9"}));
 }
 
-TEST(GraphRunnerTest, SqueezesByAttributeInputOrEveryUnitDim) {
+TEST(ModelRunnerTest, SqueezesByAttributeInputOrEveryUnitDim) {
   const auto attr_model = ParseModel(R"(
     <ir_version: 6, opset_import: ["" : 11]>
     g (float[1,2,1] x) => (float[2,1] y) { y = Squeeze <axes = [0]> (x) })");
@@ -359,7 +360,7 @@ TEST(GraphRunnerTest, SqueezesByAttributeInputOrEveryUnitDim) {
   EXPECT_TRUE(OutputIs(result, "z", Floats({2}, {1, 2})));
 }
 
-TEST(GraphRunnerTest, RejectsSqueezeOfANonUnitDim) {
+TEST(ModelRunnerTest, RejectsSqueezeOfANonUnitDim) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (float[1,2] x) => (float[1] y) {
@@ -370,7 +371,7 @@ TEST(GraphRunnerTest, RejectsSqueezeOfANonUnitDim) {
                         {"axis 1", "is not 1"}));
 }
 
-TEST(GraphRunnerTest, ConcatenatesAlongAnAxis) {
+TEST(ModelRunnerTest, ConcatenatesAlongAnAxis) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (float[2,1] a, float[2,2] b) => (float[2,3] y, int64[3] v) {
@@ -387,7 +388,7 @@ TEST(GraphRunnerTest, ConcatenatesAlongAnAxis) {
   EXPECT_TRUE(OutputIs(result, "v", Int64s({3}, {1, 2, 3})));
 }
 
-TEST(GraphRunnerTest, RejectsConcatOfMismatchedDims) {
+TEST(ModelRunnerTest, RejectsConcatOfMismatchedDims) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (float[2,1] a, float[3,1] b) => (float[5,2] y) { y = Concat <axis = 1> (a, b) })");
@@ -397,7 +398,7 @@ TEST(GraphRunnerTest, RejectsConcatOfMismatchedDims) {
   EXPECT_TRUE(FailsWith(RunModel(model, feeds), absl::StatusCode::kInvalidArgument, {"cannot concatenate"}));
 }
 
-TEST(GraphRunnerTest, ReshapesWithZeroAndMinusOne) {
+TEST(ModelRunnerTest, ReshapesWithZeroAndMinusOne) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (float[2,3,2] x) => (float[2,6] y) {
@@ -409,7 +410,7 @@ TEST(GraphRunnerTest, ReshapesWithZeroAndMinusOne) {
   EXPECT_TRUE(OutputIs(RunModel(model, Feed("x", Floats({2, 3, 2}, values))), "y", Floats({2, 6}, values)));
 }
 
-TEST(GraphRunnerTest, ReshapeAllowZeroKeepsALiteralZeroFromOpset14) {
+TEST(ModelRunnerTest, ReshapeAllowZeroKeepsALiteralZeroFromOpset14) {
   const auto model = ParseModel(R"(
     <ir_version: 8, opset_import: ["" : 14]>
     g (float[0,3] x) => (float[3,0] y) {
@@ -419,7 +420,7 @@ TEST(GraphRunnerTest, ReshapeAllowZeroKeepsALiteralZeroFromOpset14) {
   EXPECT_TRUE(OutputIs(RunModel(model, Feed("x", Floats({0, 3}, {}))), "y", Floats({3, 0}, {})));
 }
 
-TEST(GraphRunnerTest, RejectsReshapeThatDoesNotFit) {
+TEST(ModelRunnerTest, RejectsReshapeThatDoesNotFit) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (float[2,3] x) => (float[4,-1] y) {
@@ -430,7 +431,7 @@ TEST(GraphRunnerTest, RejectsReshapeThatDoesNotFit) {
                         absl::StatusCode::kInvalidArgument, {"Reshape", "cannot infer"}));
 }
 
-TEST(GraphRunnerTest, CastsBetweenFloatInt32AndInt64) {
+TEST(ModelRunnerTest, CastsBetweenFloatInt32AndInt64) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (float[3] f, int64[2] i) => (int64[3] fi, int32[3] fj, float[2] iff, int32[2] ij, float[3] same) {
@@ -451,7 +452,7 @@ TEST(GraphRunnerTest, CastsBetweenFloatInt32AndInt64) {
   EXPECT_TRUE(OutputIs(result, "same", Floats({3}, {1.9f, -2.7f, 0.0f})));
 }
 
-TEST(GraphRunnerTest, RejectsCastOfNaNToAnInteger) {
+TEST(ModelRunnerTest, RejectsCastOfNaNToAnInteger) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (float[1] f) => (int64[1] y) { y = Cast <to = 7> (f) })");
@@ -459,7 +460,7 @@ TEST(GraphRunnerTest, RejectsCastOfNaNToAnInteger) {
                         absl::StatusCode::kInvalidArgument, {"Cast", "does not fit int64"}));
 }
 
-TEST(GraphRunnerTest, RejectsCastToAnUnsupportedType) {
+TEST(ModelRunnerTest, RejectsCastToAnUnsupportedType) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (float[1] f) => (double[1] y) { y = Cast <to = 11> (f) })");
@@ -470,7 +471,7 @@ TEST(GraphRunnerTest, RejectsCastToAnUnsupportedType) {
 // ---------------------------------------------------------------------------------------------------------
 // Slice and DynamicSlice.
 
-TEST(GraphRunnerTest, RunsSlice1WithAttributesBeforeOpset10) {
+TEST(ModelRunnerTest, RunsSlice1WithAttributesBeforeOpset10) {
   const auto model = ParseModel(R"(
     <ir_version: 4, opset_import: ["" : 9]>
     g (float[3,4] x) => (float[2,2] y) { y = Slice <starts = [1, 1], ends = [1000, 3], axes = [0, 1]> (x) })");
@@ -479,7 +480,7 @@ TEST(GraphRunnerTest, RunsSlice1WithAttributesBeforeOpset10) {
   EXPECT_TRUE(OutputIs(RunModel(model, Feed("x", Floats({3, 4}, values))), "y", Floats({2, 2}, {5, 6, 9, 10})));
 }
 
-TEST(GraphRunnerTest, RunsSliceWithInputsAndStepsFromOpset10) {
+TEST(ModelRunnerTest, RunsSliceWithInputsAndStepsFromOpset10) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (float[6] x) => (float[3] y, float[2] z) {
@@ -497,7 +498,7 @@ TEST(GraphRunnerTest, RunsSliceWithInputsAndStepsFromOpset10) {
   EXPECT_TRUE(OutputIs(result, "z", Floats({2}, {1, 2})));
 }
 
-TEST(GraphRunnerTest, RejectsNegativeSliceAxisAtOpset10) {
+TEST(ModelRunnerTest, RejectsNegativeSliceAxisAtOpset10) {
   const auto model = ParseModel(R"(
     <ir_version: 5, opset_import: ["" : 10]>
     g (float[4] x) => (float[2] y) {
@@ -510,7 +511,7 @@ TEST(GraphRunnerTest, RejectsNegativeSliceAxisAtOpset10) {
                         {"Slice (output 'y', graph main)", "axis -1", "opset 10"}));
 }
 
-TEST(GraphRunnerTest, RunsDynamicSliceWithTheReferenceKernel) {
+TEST(ModelRunnerTest, RunsDynamicSliceWithTheReferenceKernel) {
   const auto model = ParseModel(R"(
     <ir_version: 4, opset_import: ["" : 9]>
     g (float[3,4] x, int64[2] starts, int64[2] ends) => (float[2,2] y, float[3,3] z) {
@@ -531,7 +532,7 @@ TEST(GraphRunnerTest, RunsDynamicSliceWithTheReferenceKernel) {
   EXPECT_TRUE(OutputIs(result, "z", Floats({3, 3}, {1, 2, 3, 5, 6, 7, 9, 10, 11})));
 }
 
-TEST(GraphRunnerTest, DynamicSliceAndItsSliceRewriteAgreeBitForBit) {
+TEST(ModelRunnerTest, DynamicSliceAndItsSliceRewriteAgreeBitForBit) {
   // The use the runner exists for: run the legacy form and the legalized form on the same inputs.
   const auto before = ParseModel(R"(
     <ir_version: 4, opset_import: ["" : 9]>
@@ -565,7 +566,7 @@ constexpr char kIfModel[] = R"(
     >
   })";
 
-TEST(GraphRunnerTest, IfRunsTheChosenBranchWhichReadsOuterValues) {
+TEST(ModelRunnerTest, IfRunsTheChosenBranchWhichReadsOuterValues) {
   const auto model = ParseModel(kIfModel);
   Feeds then_feeds;
   then_feeds.emplace("c", Bools({}, {1}));
@@ -577,7 +578,7 @@ TEST(GraphRunnerTest, IfRunsTheChosenBranchWhichReadsOuterValues) {
   EXPECT_TRUE(OutputIs(RunModel(model, else_feeds), "y", Floats({2}, {-1, -2})));
 }
 
-TEST(GraphRunnerTest, ErrorInsideABranchNamesBothNodesAndTheSubgraphPath) {
+TEST(ModelRunnerTest, ErrorInsideABranchNamesBothNodesAndTheSubgraphPath) {
   auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (bool c, float[2] x) => (float[2] y) {
@@ -595,7 +596,7 @@ TEST(GraphRunnerTest, ErrorInsideABranchNamesBothNodesAndTheSubgraphPath) {
                          "op Softmax is not supported"}));
 }
 
-TEST(GraphRunnerTest, LoopCarriesValuesAndStacksScanOutputs) {
+TEST(ModelRunnerTest, LoopCarriesValuesAndStacksScanOutputs) {
   // acc starts at init and adds step (an outer value) each iteration; the scan output records acc * i.
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
@@ -623,7 +624,7 @@ TEST(GraphRunnerTest, LoopCarriesValuesAndStacksScanOutputs) {
   EXPECT_TRUE(OutputIs(result, "iters", Int64s({3, 1}, {0, 1, 2})));
 }
 
-TEST(GraphRunnerTest, LoopStopsWhenTheBodyConditionTurnsFalse) {
+TEST(ModelRunnerTest, LoopStopsWhenTheBodyConditionTurnsFalse) {
   // No trip count: the body's cond output, read from an outer table, ends the loop after 3 iterations.
   auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
@@ -646,7 +647,7 @@ TEST(GraphRunnerTest, LoopStopsWhenTheBodyConditionTurnsFalse) {
   EXPECT_TRUE(OutputIs(result, "seen", Int64s({3}, {0, 1, 2})));
 }
 
-TEST(GraphRunnerTest, LoopWithZeroIterationsGivesEmptyScanOutputsOfTheDeclaredType) {
+TEST(ModelRunnerTest, LoopWithZeroIterationsGivesEmptyScanOutputsOfTheDeclaredType) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (int64 m, float[2] init) => (float[2] final, float[0,2] scanned) {
@@ -666,7 +667,7 @@ TEST(GraphRunnerTest, LoopWithZeroIterationsGivesEmptyScanOutputsOfTheDeclaredTy
   EXPECT_TRUE(OutputIs(result, "scanned", Floats({0, 2}, {})));
 }
 
-TEST(GraphRunnerTest, NestedSubgraphsReadEveryEnclosingScope) {
+TEST(ModelRunnerTest, NestedSubgraphsReadEveryEnclosingScope) {
   // An If inside a Loop body reads a main-graph value and a body value.
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
@@ -690,7 +691,7 @@ TEST(GraphRunnerTest, NestedSubgraphsReadEveryEnclosingScope) {
   EXPECT_TRUE(OutputIs(RunModel(model, feeds), "final", Floats({1}, {7})));
 }
 
-TEST(GraphRunnerTest, RejectsScanOutputsThatChangeShape) {
+TEST(ModelRunnerTest, RejectsScanOutputsThatChangeShape) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (int64 m, float[1] init) => (float[3] final, float[2,-1] scanned) {
@@ -716,7 +717,7 @@ constexpr char kOverridableModel[] = R"(
   <ir_version: 7, opset_import: ["" : 13]>
   g (float[2] x, float[2] w) => (float[2] y) <float[2] w = {1, 2}> { y = Add(x, w) })";
 
-TEST(GraphRunnerTest, UsesAnOverridableInitializerUnlessFed) {
+TEST(ModelRunnerTest, UsesAnOverridableInitializerUnlessFed) {
   const auto model = ParseModel(kOverridableModel);
   EXPECT_TRUE(OutputIs(RunModel(model, Feed("x", Floats({2}, {10, 20}))), "y", Floats({2}, {11, 22})));
   Feeds feeds;
@@ -725,7 +726,7 @@ TEST(GraphRunnerTest, UsesAnOverridableInitializerUnlessFed) {
   EXPECT_TRUE(OutputIs(RunModel(model, feeds), "y", Floats({2}, {110, 220})));
 }
 
-TEST(GraphRunnerTest, FeedingAnIr3InitializerOverridesIt) {
+TEST(ModelRunnerTest, FeedingAnIr3InitializerOverridesIt) {
   // In IR 3 every initializer is also a graph input; feeding one replaces its value as well.
   const auto model = ParseModel(R"(
     <ir_version: 3, opset_import: ["" : 8]>
@@ -737,7 +738,7 @@ TEST(GraphRunnerTest, FeedingAnIr3InitializerOverridesIt) {
   EXPECT_TRUE(OutputIs(RunModel(model, feeds), "y", Floats({2}, {-3, 2})));
 }
 
-TEST(GraphRunnerTest, RejectsFeedingAnInitializerThatIsNotAnInput) {
+TEST(ModelRunnerTest, RejectsFeedingAnInitializerThatIsNotAnInput) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (float[2] x) => (float[2] y) <float[2] w = {1, 2}> { y = Add(x, w) })");
@@ -749,13 +750,13 @@ TEST(GraphRunnerTest, RejectsFeedingAnInitializerThatIsNotAnInput) {
                         {"'w' is fed but is not an input"}));
 }
 
-TEST(GraphRunnerTest, RejectsAMissingInput) {
+TEST(ModelRunnerTest, RejectsAMissingInput) {
   const auto model = ParseModel(kOverridableModel);
   EXPECT_TRUE(FailsWith(RunModel(model, Feed("w", Floats({2}, {1, 2}))), absl::StatusCode::kInvalidArgument,
                         {"graph input 'x'"}));
 }
 
-TEST(GraphRunnerTest, RejectsAFeedOfTheWrongTypeOrDims) {
+TEST(ModelRunnerTest, RejectsAFeedOfTheWrongTypeOrDims) {
   const auto model = ParseModel(kOverridableModel);
   EXPECT_TRUE(FailsWith(RunModel(model, Feed("x", Floats({3}, {1, 2, 3}))), absl::StatusCode::kInvalidArgument,
                         {"'x' is fed float[3]"}));
@@ -763,7 +764,7 @@ TEST(GraphRunnerTest, RejectsAFeedOfTheWrongTypeOrDims) {
                         {"'x' is fed int64[2]"}));
 }
 
-TEST(GraphRunnerTest, RejectsANodeReadingAValueDefinedLater) {
+TEST(ModelRunnerTest, RejectsANodeReadingAValueDefinedLater) {
   // Nodes run in the listed order, which ONNX requires to be topological.
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
@@ -772,7 +773,7 @@ TEST(GraphRunnerTest, RejectsANodeReadingAValueDefinedLater) {
                         {"Relu (output 'z', graph main)", "input 'y' is not defined"}));
 }
 
-TEST(GraphRunnerTest, RejectsAValueDefinedTwice) {
+TEST(ModelRunnerTest, RejectsAValueDefinedTwice) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (float[2] x) => (float[2] y) { y = Relu(x) y = Neg(x) })");
@@ -780,7 +781,7 @@ TEST(GraphRunnerTest, RejectsAValueDefinedTwice) {
                         {"Neg (output 'y', graph main)", "defined twice"}));
 }
 
-TEST(GraphRunnerTest, RejectsAnUnsupportedOpByName) {
+TEST(ModelRunnerTest, RejectsAnUnsupportedOpByName) {
   auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (float[2] x) => (float[2] y) { y = Sigmoid(x) })");
@@ -789,15 +790,95 @@ TEST(GraphRunnerTest, RejectsAnUnsupportedOpByName) {
                         {"Sigmoid 'squash' (graph main)", "op Sigmoid"}));
 }
 
-TEST(GraphRunnerTest, RejectsAnOpsetOutsideTheImplementedRange) {
+TEST(ModelRunnerTest, RejectsAnOpsetOutsideTheImplementedRange) {
   const auto model = ParseModel(R"(
-    <ir_version: 3, opset_import: ["" : 6]>
+    <ir_version: 3, opset_import: ["" : 5]>
     g (float[2] x) => (float[2] y) { y = Relu(x) })");
   EXPECT_TRUE(FailsWith(RunModel(model, Feed("x", Floats({2}, {1, 2}))), absl::StatusCode::kUnimplemented,
-                        {"opset 6"}));
+                        {"opset 5"}));
+  EXPECT_THAT(FirstUnsupportedNode(model), Optional(HasSubstr("opset 5")));
 }
 
-TEST(GraphRunnerTest, RejectsAnotherDomain) {
+Feeds TwoFeeds(const std::string& a, Tensor ta, const std::string& b, Tensor tb) {
+  Feeds feeds;
+  feeds.emplace(a, std::move(ta));
+  feeds.emplace(b, std::move(tb));
+  return feeds;
+}
+
+TEST(ModelRunnerTest, DoesNotRunLegacyBroadcastingAtOpset6) {
+  const auto model = ParseModel(R"(
+    <ir_version: 3, opset_import: ["" : 6]>
+    g (float[2,3] x, float[3] b) => (float[2,3] y) { y = Add<broadcast=1, axis=1>(x, b) })");
+  EXPECT_TRUE(FailsWith(RunModel(model, TwoFeeds("x", Floats({2, 3}, std::vector<float>(6)), "b", Floats({3}, {1, 2, 3}))),
+                        absl::StatusCode::kUnimplemented, {"legacy broadcasting"}));
+}
+
+// PRelu-6 applies a 1-D slope per channel (axis 1); PRelu-7 broadcasts it from the last axis. The same
+// model means different things at the two opsets, and the runner says so.
+TEST(ModelRunnerTest, PReluReadsItsSlopeAsItsOpsetSays) {
+  constexpr char kPRelu[] = R"(
+    <ir_version: 3, opset_import: ["" : OPSET]>
+    g (float[1,2,2] x, float[2] slope) => (float[1,2,2] y) { y = PRelu(x, slope) })";
+  auto at = [&](const char* opset) {
+    std::string text = kPRelu;
+    text.replace(text.find("OPSET"), 5, opset);
+    return ParseModel(text.c_str());
+  };
+  const Feeds feeds = TwoFeeds("x", Floats({1, 2, 2}, {-1, -2, -3, 4}), "slope", Floats({2}, {10, 100}));
+  // Channel 0 is {-1, -2}, channel 1 is {-3, 4}.
+  EXPECT_TRUE(OutputIs(RunModel(at("6"), feeds), "y", Floats({1, 2, 2}, {-10, -20, -300, 4})));
+  // From the last axis: column 0 takes 10, column 1 takes 100.
+  EXPECT_TRUE(OutputIs(RunModel(at("7"), feeds), "y", Floats({1, 2, 2}, {-10, -200, -30, 4})));
+
+  const Feeds per_channel = TwoFeeds("x", Floats({1, 2, 2}, {-1, -2, -3, 4}), "slope", Floats({2, 1}, {10, 100}));
+  auto wide = ParseModel(R"(
+    <ir_version: 3, opset_import: ["" : 7]>
+    g (float[1,2,2] x, float[2,1] slope) => (float[1,2,2] y) { y = PRelu(x, slope) })");
+  EXPECT_TRUE(OutputIs(RunModel(wide, per_channel), "y", Floats({1, 2, 2}, {-10, -20, -300, 4})));
+
+  auto misfit = ParseModel(R"(
+    <ir_version: 3, opset_import: ["" : 13]>
+    g (float[1,3,2] x, float[3] slope) => (float[1,3,2] y) { y = PRelu(x, slope) })");
+  EXPECT_TRUE(FailsWith(RunModel(misfit, TwoFeeds("x", Floats({1, 3, 2}, std::vector<float>(6)), "slope", Floats({3}, {1, 2, 3}))),
+                        absl::StatusCode::kInvalidArgument, {"slope [3] does not broadcast to X [1,3,2]"}));
+}
+
+// A caller's kernels run the ops the runner does not know (the legalizer's removed ops).
+class NegatingSquash : public ExtraKernels {
+ public:
+  bool Handles(const onnx::NodeProto& node, int64_t) const override { return node.op_type() == "Squash"; }
+  absl::StatusOr<std::vector<Tensor>> Run(const onnx::NodeProto&, int64_t,
+                                          const std::vector<const Tensor*>& inputs) const override {
+    std::vector<float> values(static_cast<size_t>(inputs[0]->element_count()));
+    std::memcpy(values.data(), inputs[0]->bytes().data(), values.size() * sizeof(float));
+    for (float& v : values) v = -v;
+    std::string bytes(values.size() * sizeof(float), '\0');
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    ASSIGN_OR_RETURN(Tensor out, Tensor::FromBytes(onnx::TensorProto::FLOAT, inputs[0]->dims(), std::move(bytes)));
+    std::vector<Tensor> outputs;
+    outputs.push_back(std::move(out));
+    return outputs;
+  }
+};
+
+TEST(ModelRunnerTest, RunsWhatExtraKernelsHandleAndNamesTheFirstNodeNoKernelRuns) {
+  const auto model = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[2] x) => (float[2] y) { s = Squash(x)  y = Relu(s) })");
+  const NegatingSquash squash;
+  EXPECT_TRUE(OutputIs(RunModel(model, Feed("x", Floats({2}, {1, -2})), &squash), "y", Floats({2}, {0, 2})));
+  EXPECT_EQ(FirstUnsupportedNode(model, &squash), std::nullopt);
+  EXPECT_THAT(FirstUnsupportedNode(model), Optional(std::string("op Squash (graph main)")));
+  const auto in_branch = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (bool c, float[2] x) => (float[2] y) {
+      y = If(c) <then_branch = t () => (float[2] a) { a = Sigmoid(x) }, else_branch = e () => (float[2] b) { b = Relu(x) }>
+    })");
+  EXPECT_THAT(FirstUnsupportedNode(in_branch), Optional(HasSubstr("op Sigmoid (graph main/")));
+}
+
+TEST(ModelRunnerTest, RejectsAnotherDomain) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13, "com.example" : 1]>
     g (float[2] x) => (float[2] y) { y = com.example.Relu(x) })");

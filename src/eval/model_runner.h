@@ -1,0 +1,71 @@
+// A small interpreter for whole ONNX models: the library runs a model before and after the opset move on
+// seeded inputs and compares the outputs bit for bit (opset_move_proof.h), and pass tests do the same before
+// and after legalization (as onnxruntime's TransformerTester does for its graph transformers). Each op
+// version's semantics are written from its own spec, so two versions of one op that mean different things
+// compute different values here.
+//
+// It runs the main graph's nodes in the order they are listed (ONNX requires a topological order, so a
+// node that reads a value no earlier node produced is an error, which also catches a pass that breaks the
+// order). Slice and DynamicSlice are evaluated with src/slice_kernels.h, the kernels verification trusts;
+// the runner only wires them up.
+//
+// Supported, in the default domain, in the versions opsets 6..17 use (the model's default-domain
+// opset_import picks the version, and version-specific rules are enforced: Unsqueeze/Squeeze/Slice take
+// attributes or inputs by version, negative axes are rejected before opset 11, Constant value_* needs 12):
+//   Constant (value, value_float(s), value_int(s), value_string(s)), Identity, Relu (float), PRelu (float,
+//   double; PRelu-6's slope per channel, PRelu-7's numpy broadcasting),
+//   Add/Sub/Mul (float/int32/int64; same dims, or one operand with a single element of no greater rank; not
+//   Add-6's legacy broadcasting),
+//   Neg (float/int32/int64), Shape (start/end from 15), Gather (axis 0, any data type and rank, int32/int64
+//   indices of any rank incl. scalar and, from opset 11, negative), Unsqueeze, Squeeze, Concat,
+//   Cast (between float/int32/int64, and to the same type), Reshape (0, -1, allowzero from 14),
+//   DynamicSlice, Slice (Slice-1 attributes below opset 10, inputs from 10), If, Loop (M, cond,
+//   loop-carried values, scan outputs stacked along a new axis 0). Subgraphs read outer-scope values.
+// Anything else is Unimplemented naming the op. Errors name the node and the graph it is in.
+#ifndef ONNX_LEGALIZE_SRC_EVAL_MODEL_RUNNER_H_
+#define ONNX_LEGALIZE_SRC_EVAL_MODEL_RUNNER_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "onnx/onnx_pb.h"
+#include "tensor.h"
+
+namespace onnx_legalize {
+
+// Ops the runner has no kernel for that a caller computes: the legalizer's removed ops, by their rules'
+// reference kernels.
+class ExtraKernels {
+ public:
+  virtual ~ExtraKernels() = default;
+  // Whether this computes `node` in a model of default opset `opset`.
+  virtual bool Handles(const onnx::NodeProto& node, int64_t opset) const = 0;
+  // The node's outputs in order, from its inputs (null for an omitted one).
+  virtual absl::StatusOr<std::vector<Tensor>> Run(const onnx::NodeProto& node, int64_t opset,
+                                                  const std::vector<const Tensor*>& inputs) const = 0;
+};
+
+// Runs `model`'s main graph on `inputs` (keyed by graph-input name) and returns its graph outputs by name.
+//
+// An initializer supplies its value unless `inputs` feeds the same name, which it may only when that name
+// is also a graph input: from IR 4 that makes the initializer an overridable default, and in IR 3 every
+// initializer is listed as an input, so feeding one overrides it too. Feeding a name that is not a graph
+// input, omitting a graph input that has no initializer, or feeding a tensor whose type or static dims
+// differ from the input's declaration is InvalidArgument. An op it cannot run is Unimplemented; a value an
+// op's spec does not allow (shapes that do not broadcast, an index out of range) is InvalidArgument.
+absl::StatusOr<std::map<std::string, Tensor>> RunModel(const onnx::ModelProto& model,
+                                                       const std::map<std::string, Tensor>& inputs,
+                                                       const ExtraKernels* extra = nullptr);
+
+// Why RunModel could not run `model` whatever its inputs: the first node, at any depth, of an op (or domain)
+// it has no kernel for ("op Conv (graph main)"), or an opset it does not implement. nullopt when it has a
+// kernel for every node.
+std::optional<std::string> FirstUnsupportedNode(const onnx::ModelProto& model, const ExtraKernels* extra = nullptr);
+
+}  // namespace onnx_legalize
+
+#endif  // ONNX_LEGALIZE_SRC_EVAL_MODEL_RUNNER_H_
