@@ -23,6 +23,7 @@
 #include "onnx/shape_inference/implementation.h"
 #include "onnx_legalize/legalize.h"
 #include "op_names.h"
+#include "opset_move_proof.h"
 #include "opset_upgrade.h"
 #include "removed_ops_pass.h"
 #include "status_macros.h"
@@ -310,11 +311,28 @@ class ConcurrentVerification {
   std::future<void> helper_;
 };
 
-// Moves the model to `target` and applies the plan. UpgradeDefaultOpset is transactional; ApplyPlan cannot
-// fail.
-absl::Status Transform(Plan& plan, RemovedOpPlan& removed, int64_t current, int64_t target,
-                       onnx::ModelProto& model) {
-  if (target > current) RETURN_IF_ERROR(UpgradeDefaultOpset(model, target));
+// The opset move, proved by executing the model before and after it (opset_move_proof.h) unless the model
+// runner cannot run it, which is checked before the model is copied for the proof.
+absl::Status MoveOpset(int64_t target, const Options& options, onnx::ModelProto& model, std::string& opset_move) {
+  if (!options.verify) {
+    opset_move = "skipped (--no-verify)";
+    return UpgradeDefaultOpset(model, target);
+  }
+  if (std::optional<std::string> why = WhyOpsetMoveCannotBeExecuted(model)) {
+    opset_move = "not executed: " + *why;
+    return UpgradeDefaultOpset(model, target);
+  }
+  const onnx::ModelProto before = model;
+  RETURN_IF_ERROR(UpgradeDefaultOpset(model, target));
+  ASSIGN_OR_RETURN(opset_move, ProveOpsetMove(before, model, options));
+  return absl::OkStatus();
+}
+
+// Moves the model to `target`, proving the move where the model runner can execute the model (its text goes
+// to `opset_move`), and applies the plan. UpgradeDefaultOpset is transactional; ApplyPlan cannot fail.
+absl::Status Transform(Plan& plan, RemovedOpPlan& removed, int64_t current, int64_t target, const Options& options,
+                       onnx::ModelProto& model, std::string& opset_move) {
+  if (target > current) RETURN_IF_ERROR(MoveOpset(target, options, model, opset_move));
   // Large folded values are filled in after verification, which reads them meanwhile.
   ApplyPlan(plan, model, FoldedValues::kDefer);
   RETURN_IF_ERROR(ApplyRemovedOps(removed, model, target));
@@ -412,7 +430,8 @@ absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& opti
   const bool check_result = input_verdict.ok();
   aside.emplace(model);
   result = model;
-  if (absl::Status transformed = Transform(plan, removed, current, target, result); !transformed.ok()) {
+  if (absl::Status transformed = Transform(plan, removed, current, target, options, result, report.opset_move);
+      !transformed.ok()) {
     absl::Status verified = verification.has_value() ? verification->Finish() : absl::OkStatus();
     aside->Restore(model);
     RETURN_IF_ERROR(verified);  // verification runs first when the steps run one after the other

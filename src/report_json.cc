@@ -87,6 +87,7 @@ std::string ReportToJson(const Report& report) {
   AppendMember("ir_version_before", report.ir_version_before, kIndent, first, out);
   AppendMember("ir_version_after", report.ir_version_after, kIndent, first, out);
   AppendMember("onnx_check", report.onnx_check, kIndent, first, out);
+  AppendMember("opset_move", report.opset_move, kIndent, first, out);
   AppendKey("nodes", kIndent, first, out);
   if (report.nodes.empty()) {
     out.append("[]");

@@ -36,6 +36,7 @@ TEST(ReportToJsonTest, WritesAnUnchangedReport) {
   "ir_version_before": 8,
   "ir_version_after": 8,
   "onnx_check": "",
+  "opset_move": "",
   "nodes": []
 }
 )json");
@@ -49,6 +50,7 @@ TEST(ReportToJsonTest, WritesNodesInOrderWithStableKeys) {
   report.ir_version_before = 3;
   report.ir_version_after = 5;
   report.onnx_check = "accepted";
+  report.opset_move = "executed: identical";
   NodeReport folded;
   folded.graph_path = "main";
   folded.node_name = "crop";
@@ -74,6 +76,7 @@ TEST(ReportToJsonTest, WritesNodesInOrderWithStableKeys) {
   "ir_version_before": 3,
   "ir_version_after": 5,
   "onnx_check": "accepted",
+  "opset_move": "executed: identical",
   "nodes": [
     {
       "op_type": "DynamicSlice",

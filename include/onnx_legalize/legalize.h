@@ -98,6 +98,10 @@ struct Report {
   // What onnx's checker and strict shape inference said of the result; "not run: ..." with the checker's
   // reason when it rejects the input itself (a result is held to them only when the input passes).
   std::string onnx_check;
+  // How the opset move was proved: the model before and after it executed on seeded inputs with every output
+  // identical, or "not executed: " and why (an op the library's model runner has no kernel for, ...); ""
+  // when the opset did not move, "skipped (--no-verify)" without verification.
+  std::string opset_move;
 };
 
 // Legalizes `model` in place: every op ONNX 1.5 removed (DynamicSlice, ImageScaler, Crop, Affine, ScaledTanh,
