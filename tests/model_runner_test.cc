@@ -806,6 +806,27 @@ Feeds TwoFeeds(const std::string& a, Tensor ta, const std::string& b, Tensor tb)
   return feeds;
 }
 
+// The runner executes models it is given: a value that would outgrow its budget is refused, not allocated.
+TEST(ModelRunnerTest, RefusesAValueOverItsBudgetBeforeAllocatingIt) {
+  const auto model = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[4096] x, int64[4097] i) => (float[4097,4096] y) {
+      r = Reshape(x, s)
+      y = Gather(r, i)
+    })");
+  // Gather of 4097 rows of a [1,4096] tensor: 4097 * 4096 elements, just over 2^24.
+  onnx::ModelProto with_shape = model;
+  onnx::TensorProto* s = with_shape.mutable_graph()->add_initializer();
+  s->set_name("s");
+  s->set_data_type(TensorProto::INT64);
+  s->add_dims(2);
+  s->add_int64_data(1);
+  s->add_int64_data(4096);
+  EXPECT_TRUE(FailsWith(RunModel(with_shape, TwoFeeds("x", Floats({4096}, std::vector<float>(4096)), "i",
+                                                      Int64s({4097}, std::vector<int64_t>(4097)))),
+                        absl::StatusCode::kResourceExhausted, {"Gather's output would hold 16781312 elements"}));
+}
+
 TEST(ModelRunnerTest, DoesNotRunLegacyBroadcastingAtOpset6) {
   const auto model = ParseModel(R"(
     <ir_version: 3, opset_import: ["" : 6]>

@@ -35,8 +35,19 @@ constexpr int64_t kMinOpset = 6;
 constexpr int64_t kMaxOpset = 17;
 // Negative axes (Unsqueeze, Squeeze, Concat, Slice) and negative Gather indices are defined from opset 11.
 constexpr int64_t kNegativeIndicesOpset = 11;
-// A Loop with neither a trip count nor a condition that turns false would hang the test; stop it here.
-constexpr int64_t kMaxLoopIterations = int64_t{1} << 20;
+// A Loop with neither a trip count nor a condition that turns false would never end; stop it here.
+constexpr int64_t kMaxLoopIterations = int64_t{1} << 16;
+// The largest value an op that can grow its data (Gather, Concat, a Loop's scan outputs) may make: the runner
+// executes models it is given (the opset move's proof), which may ask for any size.
+constexpr int64_t kMaxValueElements = int64_t{1} << 24;
+
+absl::Status CheckValueSize(int64_t count, absl::string_view what) {
+  if (count > kMaxValueElements) {
+    return absl::ResourceExhaustedError(StrCat(what, " would hold ", count, " elements, over the model runner's ",
+                                               kMaxValueElements));
+  }
+  return absl::OkStatus();
+}
 
 constexpr char kIfOp[] = "If";
 constexpr char kLoopOp[] = "Loop";
@@ -103,6 +114,7 @@ absl::StatusOr<Tensor> ConcatenateAlong(const std::vector<const Tensor*>& parts,
                                         std::vector<int64_t> out_dims) {
   const DataType type = parts.front()->type();
   ASSIGN_OR_RETURN(const int64_t out_count, CheckedElementCount(out_dims, "concatenated output"));
+  RETURN_IF_ERROR(CheckValueSize(out_count, "the concatenated output"));
   ASSIGN_OR_RETURN(const int64_t outer,
                    CheckedElementCount({out_dims.begin(), out_dims.begin() + axis}, "concatenated output"));
   std::vector<int64_t> run(parts.size());
@@ -414,6 +426,7 @@ absl::StatusOr<Outputs> RunGather(const NodeContext& ctx) {
   std::vector<int64_t> out_dims = indices->dims();
   out_dims.insert(out_dims.end(), data->dims().begin() + 1, data->dims().end());
   ASSIGN_OR_RETURN(const int64_t out_count, CheckedElementCount(out_dims, "Gather output"));
+  RETURN_IF_ERROR(CheckValueSize(out_count, "Gather's output"));
   const int64_t row = size == 0 ? 0 : data->element_count() / size;  // elements per index
   if (data->is_string()) {
     std::vector<std::string> strings;
@@ -808,12 +821,14 @@ class Runner {
 
   // Runs `graph`'s nodes in order, defining their outputs in `scope`.
   absl::Status RunNodes(const onnx::GraphProto& graph, Scope& scope) const {
+    // The node's label is built only for an error: a model of many nodes runs them all.
+    auto label = [&scope](const onnx::NodeProto& node) { return NodeLabel(node, scope.path()); };
     for (const onnx::NodeProto& node : graph.node()) {
-      const std::string label = NodeLabel(node, scope.path());
       if (!IsDefaultDomain(node.domain())) {
-        return absl::UnimplementedError(StrCat(label, ": domain '", node.domain(), "' is not supported"));
+        return absl::UnimplementedError(StrCat(label(node), ": domain '", node.domain(), "' is not supported"));
       }
       NodeContext ctx{node, {}, opset_};
+      ctx.inputs.reserve(static_cast<size_t>(node.input_size()));
       for (const std::string& name : node.input()) {
         if (name.empty()) {
           ctx.inputs.push_back(nullptr);
@@ -821,21 +836,21 @@ class Runner {
         }
         const Value* value = scope.Find(name);
         if (value == nullptr) {
-          return absl::InvalidArgumentError(
-              StrCat(label, ": input '", name, "' is not defined by a graph input, an initializer or an earlier node"));
+          return absl::InvalidArgumentError(StrCat(
+              label(node), ": input '", name, "' is not defined by a graph input, an initializer or an earlier node"));
         }
         ctx.inputs.push_back(*value);
       }
       absl::StatusOr<Outputs> outputs = RunNode(ctx, scope);
-      if (!outputs.ok()) return Prefixed(outputs.status(), label);
+      if (!outputs.ok()) return Prefixed(outputs.status(), label(node));
       if (static_cast<int>(outputs->size()) < node.output_size()) {
         return absl::InvalidArgumentError(
-            StrCat(label, ": has ", node.output_size(), " outputs, but the op produces ", outputs->size()));
+            StrCat(label(node), ": has ", node.output_size(), " outputs, but the op produces ", outputs->size()));
       }
       for (int i = 0; i < node.output_size(); ++i) {
         if (node.output(i).empty()) continue;
         absl::Status defined = scope.Define(node.output(i), std::move((*outputs)[i]));
-        if (!defined.ok()) return Prefixed(defined, label);
+        if (!defined.ok()) return Prefixed(defined, label(node));
       }
     }
     return absl::OkStatus();
@@ -957,6 +972,7 @@ class Runner {
                                                carried_count, " loop-carried values and ", scan_count, " scan outputs"));
     }
     std::vector<Outputs> scans(scan_count);
+    int64_t scan_elements = 0;
     int64_t iteration = 0;
     for (; (!trip_count || iteration < *trip_count) && cond; ++iteration) {
       if (iteration >= kMaxLoopIterations) {
@@ -970,7 +986,11 @@ class Runner {
         ASSIGN_OR_RETURN(cond, SingleBool(*(*body_outputs)[0], "the body's cond output"));
       }
       for (int i = 0; i < carried_count; ++i) carried[i] = (*body_outputs)[1 + i];
-      for (int j = 0; j < scan_count; ++j) scans[j].push_back((*body_outputs)[1 + carried_count + j]);
+      for (int j = 0; j < scan_count; ++j) {
+        scan_elements += (*body_outputs)[1 + carried_count + j]->element_count();
+        scans[j].push_back((*body_outputs)[1 + carried_count + j]);
+      }
+      RETURN_IF_ERROR(CheckValueSize(scan_elements, "the scan outputs"));
     }
     Outputs outputs = std::move(carried);
     for (int j = 0; j < scan_count; ++j) {

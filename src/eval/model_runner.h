@@ -21,7 +21,9 @@
 //   Cast (between float/int32/int64, and to the same type), Reshape (0, -1, allowzero from 14),
 //   DynamicSlice, Slice (Slice-1 attributes below opset 10, inputs from 10), If, Loop (M, cond,
 //   loop-carried values, scan outputs stacked along a new axis 0). Subgraphs read outer-scope values.
-// Anything else is Unimplemented naming the op. Errors name the node and the graph it is in.
+// Anything else is Unimplemented naming the op. Errors name the node and the graph it is in. A value of more
+// than 2^24 elements (Gather, Concat, a Loop's scan outputs) or a Loop past 2^16 iterations is
+// ResourceExhausted: the models it runs may come from anyone.
 #ifndef ONNX_LEGALIZE_SRC_EVAL_MODEL_RUNNER_H_
 #define ONNX_LEGALIZE_SRC_EVAL_MODEL_RUNNER_H_
 
