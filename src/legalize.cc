@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "absl/strings/cord.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "dynamic_slice_pass.h"
 #include "google/protobuf/arena.h"
@@ -435,7 +437,7 @@ absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& opti
     absl::Status verified = verification.has_value() ? verification->Finish() : absl::OkStatus();
     aside->Restore(model);
     RETURN_IF_ERROR(verified);  // verification runs first when the steps run one after the other
-    return transformed;
+    return internal::AtTarget(transformed, target);
   }
   onnx::ModelProto* skeleton = nullptr;
   auto arena = std::make_unique<google::protobuf::Arena>();
@@ -450,15 +452,17 @@ absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& opti
     absl::Status proven = use == nullptr ? proofs.Await() : proofs.AwaitVerification();
     if (!proven.ok()) {
       aside->Restore(model);
-      return proven;
+      return internal::AtTarget(proven, target);
     }
     FillDeferredFolds(plan, result);
   }
   model.Swap(&result);
   aside->Restore(model);
   if (use != nullptr) {
-    RETURN_IF_ERROR((*use)(model, [&proofs] { return proofs.Await(); }));
-    RETURN_IF_ERROR(proofs.Await());  // in case `use` did not wait
+    absl::Status used = (*use)(model, [&proofs] { return proofs.Await(); });
+    if (used.ok()) used = proofs.Await();  // in case `use` did not wait
+    // A failure of the proofs is the target's; one of `use` (writing the file) is not, and is not marked.
+    if (!used.ok()) return proofs.Await().ok() ? used : internal::AtTarget(used, target);
   }
 
   report.onnx_check = check_result ? "onnx's checker and strict shape inference accept the result"
@@ -499,10 +503,39 @@ absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& opti
 }  // namespace
 
 absl::StatusOr<Report> Legalize(onnx::ModelProto& model, const Options& options) {
-  return LegalizeImpl(model, options, nullptr);
+  return internal::TryLaterTargets(options, [&model](const Options& at) { return LegalizeImpl(model, at, nullptr); });
 }
 
 namespace internal {
+
+absl::Status AtTarget(absl::Status status, int64_t target) {
+  if (!status.ok() && !IsVerificationFailure(status)) {
+    status.SetPayload(kTargetFailurePayloadUrl, absl::Cord(absl::StrCat(target)));
+  }
+  return status;
+}
+
+absl::StatusOr<Report> TryLaterTargets(const Options& options,
+                                       const std::function<absl::StatusOr<Report>(const Options&)>& attempt) {
+  absl::StatusOr<Report> first = attempt(options);
+  if (first.ok() || options.target_opset.has_value() || options.keep_opset) return first;
+  std::vector<PassedOverTarget> passed_over;
+  absl::StatusOr<Report> last = first;
+  Options later = options;
+  int64_t failed_at = 0;
+  while (!last.ok()) {
+    const auto payload = last.status().GetPayload(kTargetFailurePayloadUrl);
+    if (!payload.has_value() || !absl::SimpleAtoi(std::string(*payload), &failed_at) ||
+        failed_at >= kMaxTargetOpset) {
+      return first;
+    }
+    passed_over.push_back({failed_at, std::string(FirstLine(last.status().message()))});
+    later.target_opset = failed_at + 1;
+    last = attempt(later);
+  }
+  last->targets_passed_over = std::move(passed_over);
+  return last;
+}
 
 absl::StatusOr<Report> LegalizeAndUse(onnx::ModelProto& model, const Options& options, const UseLegalized& use) {
   return LegalizeImpl(model, options, &use);

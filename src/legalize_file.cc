@@ -37,7 +37,8 @@ absl::StatusOr<Report> LegalizeFile(const std::string& input_path, const std::st
         absl::StrCat("output '", output_path, "' is the input file '", input_path,
                      "'; refusing to overwrite the input (write to a different file, or ask for in-place)"));
   }
-  ASSIGN_OR_RETURN(onnx::ModelProto model, LoadModel(input_path));
+  absl::StatusOr<onnx::ModelProto> loaded = LoadModel(input_path);
+  RETURN_IF_ERROR(loaded.status());
 
   // External data is read only where a fold needs it, from the input's folder.
   std::unique_ptr<ExternalDataReader> reader;
@@ -53,18 +54,26 @@ absl::StatusOr<Report> LegalizeFile(const std::string& input_path, const std::st
   }
   // The output is written while the legalization is still being proven (a model of many rewrites spends
   // about as long on each), and renamed into place only once the proofs hold. Failures are reported in
-  // the order the steps would run one after the other: the proofs' first.
+  // the order the steps would run one after the other: the proofs' first. A target tried after another
+  // failed legalizes the model as read again (the failed attempt may have left it legalized).
   absl::Status save_failure;
-  absl::StatusOr<Report> report = internal::LegalizeAndUse(
-      model, legalize_options, [&](onnx::ModelProto& legalized, const internal::AwaitProofs& await_proofs) {
-        absl::Status saved =
-            internal::SaveModelIf(legalized, output_path, save, internal::kMaxProtoBytes, await_proofs);
-        if (!saved.ok()) {
-          RETURN_IF_ERROR(await_proofs());
-          save_failure = saved;
-        }
-        return saved;
-      });
+  bool first_attempt = true;
+  auto attempt = [&](const Options& at) -> absl::StatusOr<Report> {
+    if (!first_attempt) loaded = LoadModel(input_path);
+    first_attempt = false;
+    RETURN_IF_ERROR(loaded.status());
+    return internal::LegalizeAndUse(
+        *loaded, at, [&](onnx::ModelProto& legalized, const internal::AwaitProofs& await_proofs) {
+          absl::Status saved =
+              internal::SaveModelIf(legalized, output_path, save, internal::kMaxProtoBytes, await_proofs);
+          if (!saved.ok()) {
+            RETURN_IF_ERROR(await_proofs());
+            save_failure = saved;
+          }
+          return saved;
+        });
+  };
+  absl::StatusOr<Report> report = internal::TryLaterTargets(legalize_options, attempt);
   if (!save_failure.ok()) return save_failure;
   if (!report.ok()) {
     // Name the file too. Appended, not prepended: callers may match messages by their start ("verification

@@ -4,7 +4,9 @@
 #ifndef ONNX_LEGALIZE_SRC_LEGALIZE_INTERNAL_H_
 #define ONNX_LEGALIZE_SRC_LEGALIZE_INTERNAL_H_
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -24,6 +26,21 @@ using UseLegalized = std::function<absl::Status(onnx::ModelProto& legalized, con
 // proofs hold and `use` succeeded. On failure `model` is in an unspecified state (it may be the legalized
 // model): unlike Legalize(), this is for callers that discard it then.
 absl::StatusOr<Report> LegalizeAndUse(onnx::ModelProto& model, const Options& options, const UseLegalized& use);
+
+// A failure that another target opset may avoid (onnx's version converter, or its checker and strict shape
+// inference on the result) carries the target it happened at under this type URL.
+inline constexpr char kTargetFailurePayloadUrl[] = "type.googleapis.com/onnx_legalize.TargetFailure";
+
+// `status` marked as having failed at `target` for a reason a later target may avoid (a verification failure
+// is never: it says the library is wrong).
+absl::Status AtTarget(absl::Status status, int64_t target);
+
+// Runs `attempt` with `options`; when they leave the target to the library and it fails at a target for a
+// reason a later one may avoid, runs it again at each next target up to 17 until one succeeds. The report
+// lists the targets passed over; when none succeeds, the first failure is returned. `attempt` must leave
+// nothing behind when it fails (Legalize is transactional; LegalizeFile commits nothing).
+absl::StatusOr<Report> TryLaterTargets(const Options& options,
+                                       const std::function<absl::StatusOr<Report>(const Options&)>& attempt);
 
 }  // namespace onnx_legalize::internal
 

@@ -88,6 +88,15 @@ std::string ReportToJson(const Report& report) {
   AppendMember("ir_version_after", report.ir_version_after, kIndent, first, out);
   AppendMember("onnx_check", report.onnx_check, kIndent, first, out);
   AppendMember("opset_move", report.opset_move, kIndent, first, out);
+  AppendKey("targets_passed_over", kIndent, first, out);
+  if (report.targets_passed_over.empty()) out.append("[]");
+  for (size_t i = 0; i < report.targets_passed_over.size(); ++i) {
+    out.append(i == 0 ? "[\n    {" : ",\n    {");
+    bool first_field = true;
+    AppendMember("opset", report.targets_passed_over[i].opset, 6, first_field, out);
+    AppendMember("reason", report.targets_passed_over[i].reason, 6, first_field, out);
+    out.append(i + 1 == report.targets_passed_over.size() ? "\n    }\n  ]" : "\n    }");
+  }
   AppendKey("nodes", kIndent, first, out);
   if (report.nodes.empty()) {
     out.append("[]");

@@ -3,6 +3,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "test_files.h"
 #include "test_models.h"
 
 namespace onnx_legalize {
@@ -695,6 +696,64 @@ failing (float[?,?] x, int64[1] s, int64[1] e, float u) => (float[?,?] d, float 
   Options options;
   options.target_opset = 13;
   ExpectRejected(model, absl::StatusCode::kFailedPrecondition, "input shape is unknown", options);
+}
+
+}  // namespace
+}  // namespace onnx_legalize
+
+namespace onnx_legalize {
+namespace {
+
+// node/test_compress_0 of onnx's backend tests written at opset 9, with a DynamicSlice over its output as
+// legacy exporters wrote it: at opset 10 (the lowest target for the Slice) onnx's strict shape inference
+// gives the Slice no input type; at 11 it does.
+constexpr char kCompressAtOpset9[] = R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[3,2] input, bool[3] condition) => (float[?,2] output) {
+  before = Compress<axis = 0>(input, condition)
+  s = Constant<value = int64[1] {0}>()
+  e = Constant<value = int64[1] {9223372036854775807}>()
+  a = Constant<value = int64[1] {1}>()
+  output = DynamicSlice(before, s, e, a)
+}
+)ONNX";
+
+TEST(LegalizeTargetTest, TriesTheNextTargetWhenTheLowestFailsAndSaysWhy) {
+  onnx::ModelProto model = ParseModel(kCompressAtOpset9);
+  const absl::StatusOr<Report> report = Legalize(model, Options());
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->opset_after, 11);
+  ASSERT_EQ(report->targets_passed_over.size(), 1u);
+  EXPECT_EQ(report->targets_passed_over[0].opset, 10);
+  EXPECT_THAT(report->targets_passed_over[0].reason,
+              HasSubstr("would not pass onnx's checker and strict shape inference"));
+  EXPECT_EQ(DefaultOpset(model), 11);
+  EXPECT_EQ(CountOps(model, "DynamicSlice"), 0);
+}
+
+TEST(LegalizeTargetTest, AnExplicitTargetOrKeepOpsetIsNeverChangedBehindTheCallersBack) {
+  onnx::ModelProto model = ParseModel(kCompressAtOpset9);
+  const std::string before = Serialize(model);
+  Options at10;
+  at10.target_opset = 10;
+  const absl::StatusOr<Report> report = Legalize(model, at10);
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kFailedPrecondition) << report.status();
+  EXPECT_THAT(std::string(report.status().message()), HasSubstr("strict shape inference"));
+  EXPECT_EQ(Serialize(model), before);
+}
+
+TEST(LegalizeTargetTest, LegalizeFileTriesTheNextTargetToo) {
+  const std::filesystem::path dir = testing::MakeTestDir("legalize_target_test");
+  onnx::ModelProto model = ParseModel(kCompressAtOpset9);
+  testing::WriteBytes(dir / "in.onnx", Serialize(model));
+  const absl::StatusOr<Report> report = LegalizeFile((dir / "in.onnx").string(), (dir / "out.onnx").string(), Options(), SaveOptions());
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->opset_after, 11);
+  ASSERT_EQ(report->targets_passed_over.size(), 1u);
+  absl::StatusOr<onnx::ModelProto> written = LoadModel((dir / "out.onnx").string());
+  ASSERT_TRUE(written.ok()) << written.status();
+  EXPECT_EQ(DefaultOpset(*written), 11);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

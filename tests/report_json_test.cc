@@ -37,6 +37,7 @@ TEST(ReportToJsonTest, WritesAnUnchangedReport) {
   "ir_version_after": 8,
   "onnx_check": "",
   "opset_move": "",
+  "targets_passed_over": [],
   "nodes": []
 }
 )json");
@@ -51,6 +52,7 @@ TEST(ReportToJsonTest, WritesNodesInOrderWithStableKeys) {
   report.ir_version_after = 5;
   report.onnx_check = "accepted";
   report.opset_move = "executed: identical";
+  report.targets_passed_over = {{10, "checker says \"no\""}, {11, "converter"}};
   NodeReport folded;
   folded.graph_path = "main";
   folded.node_name = "crop";
@@ -77,6 +79,16 @@ TEST(ReportToJsonTest, WritesNodesInOrderWithStableKeys) {
   "ir_version_after": 5,
   "onnx_check": "accepted",
   "opset_move": "executed: identical",
+  "targets_passed_over": [
+    {
+      "opset": 10,
+      "reason": "checker says \"no\""
+    },
+    {
+      "opset": 11,
+      "reason": "converter"
+    }
+  ],
   "nodes": [
     {
       "op_type": "DynamicSlice",

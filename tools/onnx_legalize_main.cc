@@ -383,6 +383,10 @@ void PrintSummary(const std::string& input, const std::string& output, const onn
     std::cout << "; verification: " << node.verification << "\n";
   }
   if (!report.onnx_check.empty()) std::cout << "  onnx check: " << report.onnx_check << "\n";
+  if (!report.opset_move.empty()) std::cout << "  opset move: " << report.opset_move << "\n";
+  for (const onnx_legalize::PassedOverTarget& passed : report.targets_passed_over) {
+    std::cout << "  opset " << passed.opset << " passed over: " << passed.reason << "\n";
+  }
 }
 
 int RunLegalize(const std::vector<std::string>& positionals, const std::set<std::string>& given) {

@@ -86,6 +86,12 @@ struct NodeReport {
   std::string verification;   // what verification ran and its result, or "skipped (--no-verify)"
 };
 
+// A target opset the library chose, tried and left for a later one (Options::target_opset unset).
+struct PassedOverTarget {
+  int64_t opset = 0;
+  std::string reason;  // the failure at that opset
+};
+
 struct Report {
   int64_t opset_before = 0;  // default-domain opset
   int64_t opset_after = 0;
@@ -102,6 +108,10 @@ struct Report {
   // identical, or "not executed: " and why (an op the library's model runner has no kernel for, ...); ""
   // when the opset did not move, "skipped (--no-verify)" without verification.
   std::string opset_move;
+  // With no target_opset given, the lowest target that expresses every rewrite is tried first; where onnx's
+  // converter or checker fails there for a reason a later opset may avoid, the next ones are tried in turn
+  // (up to 17). The targets passed over, lowest first, each with its failure.
+  std::vector<PassedOverTarget> targets_passed_over;
 };
 
 // Legalizes `model` in place: every op ONNX 1.5 removed (DynamicSlice, ImageScaler, Crop, Affine, ScaledTanh,
