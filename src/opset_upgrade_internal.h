@@ -104,6 +104,10 @@ bool ShownAsStandIn(const NodeProto& node, int64_t from_opset);
 // FailedPrecondition when onnx 1.12 does not define `node`'s op at the model's opset (node in graph `where`).
 absl::Status CheckOpKnownAtSourceOpset(const NodeProto& node, const std::string& where, const Context& ctx);
 
+// FailedPrecondition when onnx 1.12's converter would move `node` to a form that computes something else and
+// no repair puts it right (Scan-8 crossing opset 9).
+absl::Status CheckConverterMovesItRight(const NodeProto& node, const std::string& where, const Context& ctx);
+
 // Appends to `out` the skeleton of `graph` (at `path`; `is_main` for the main graph), recording its nodes in
 // ctx.records.
 absl::Status BuildSkeletonGraph(const GraphProto& graph, const std::string& path, bool is_main, Context& ctx,

@@ -62,6 +62,7 @@ absl::Status BuildSkeletonNode(const NodeProto& node, const GraphProto& owner, c
   const bool opaque = ShownAsStandIn(node, ctx.from);
   const TensorProto* constant = ConstantValue(node);
   if (!opaque) RETURN_IF_ERROR(CheckOpKnownAtSourceOpset(node, where, ctx));
+  if (!opaque) RETURN_IF_ERROR(CheckConverterMovesItRight(node, where, ctx));
 
   NodeProto* s = out->add_node();
   s->set_name(NameCodec::NodeTag(index));
@@ -144,6 +145,21 @@ absl::Status CheckOpKnownAtSourceOpset(const NodeProto& node, const std::string&
   return absl::FailedPreconditionError(absl::StrCat(NodeLabel(node), " (graph ", where, "): op '",
                                                     node.op_type(), "' is not defined in default opset ", ctx.from,
                                                     " of onnx 1.12, so it cannot be moved to opset ", ctx.to));
+}
+
+// Scan-8 scans batched tensors ([batch, sequence, ...], with optional sequence_lens); Scan-9 has no batch
+// axis. onnx 1.12's 8->9 adapter only drops the first dim from the declared sizes of the values the Scan
+// reads and writes, and drops inputs whose sizes it does not know: the Scan then reads the batched tensors
+// (or nothing) as sequences. No repair here writes the batch loop Scan-9 would need, so such a node is
+// refused rather than passed on meaning something else.
+absl::Status CheckConverterMovesItRight(const NodeProto& node, const std::string& where, const Context& ctx) {
+  if (node.op_type() == "Scan" && Crosses(ctx, 9) && ctx.from >= 8) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        NodeLabel(node), " (graph ", where, "): Scan-8 scans batched tensors and Scan-9 has no batch axis; onnx "
+        "1.12's converter moves it to opset 9 by dropping the batch dim from its values' declared sizes, which "
+        "changes what it computes, so it cannot be moved to opset ", ctx.to));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status BuildSkeletonGraph(const GraphProto& graph, const std::string& path, bool is_main, Context& ctx,

@@ -1390,21 +1390,36 @@ g (float[1,3,4,4] x, float[3] bias, float[2,3] a, float[3,4] w, float[4] c) => (
 
   ModelProto opset8 = ParseModel(R"ONNX(
 <ir_version: 3, opset_import: ["" : 8]>
-g (float[2,5,3] x, float[2,3] init) => (float[2,3] final, float[2,5,3] ys, float[2,5,3] soft, float[2,5,3] r2) {
+g (float[2,5,3] x, float[4] scales) => (float[2,5,3] soft, float[2,5,3] r2, float[?,?,?] up) {
   r = Relu(x)
-  final, ys = Scan<num_scan_inputs=1, body = body (float[3] acc, float[3] xi) => (float[3] acc_out, float[3] y) {
-    acc_out = Add(acc, xi)
-    y = Identity(acc_out)
-  }>(init, r)
   soft = Softmax<axis=1>(r)
+  up = Upsample<mode="nearest">(r, scales)
   r2 = Relu(r)
 }
 )ONNX");
+  for (int64_t target : {9, 11, 13}) ExpectChunksConvertLikeTheWhole(opset8, target);
+}
+
+// Scan-8 scans batched tensors; onnx 1.12's 8->9 adapter only drops the batch dim from declared sizes (and
+// inputs of unknown size), which changes what the Scan computes: refused, naming the node.
+TEST(OpsetUpgradeTest, RefusesToMoveAScan8PastOpset9) {
+  ModelProto model = ParseModel(R"ONNX(
+<ir_version: 3, opset_import: ["" : 8]>
+g (float[1,5,3] x, float[1,3] init) => (float[1,3] final, float[1,5,3] ys) {
+  final, ys = Scan<num_scan_inputs=1, body = body (float[3] acc, float[3] xi) => (float[3] acc_out, float[3] y) {
+    acc_out = Add(acc, xi)
+    y = Identity(acc_out)
+  }>(init, x)
+}
+)ONNX");
   // Scan-8's first input is the optional sequence_lens.
-  auto* scan_inputs = opset8.mutable_graph()->mutable_node(1)->mutable_input();
+  auto* scan_inputs = model.mutable_graph()->mutable_node(0)->mutable_input();
   scan_inputs->Add();
   for (int k = scan_inputs->size() - 1; k > 0; --k) scan_inputs->SwapElements(k, k - 1);
-  for (int64_t target : {9, 11, 13}) ExpectChunksConvertLikeTheWhole(opset8, target);
+  for (int64_t target : {9, 10, 13}) {
+    ExpectRejectedUnchanged(model, target, absl::StatusCode::kFailedPrecondition,
+                            "Scan 'node_final' (graph main): Scan-8 scans batched tensors and Scan-9 has no batch axis");
+  }
 }
 
 TEST(ChunkedConversionTest, LongChainsConvertLikeTheWhole) {
