@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "eval/typed_elements.h"
 #include "op_names.h"
 #include "slice_kernels.h"
 #include "status_macros.h"
@@ -47,21 +48,7 @@ absl::StatusOr<const Tensor*> Input(const NodeRun& run, size_t index) {
   return run.inputs[index];
 }
 
-// ---------------------------------------------------------------------------------- typed element access
-
-template <typename T>
-std::vector<T> ElementsOf(const Tensor& tensor) {
-  std::vector<T> values(static_cast<size_t>(tensor.element_count()));
-  if (!values.empty()) std::memcpy(values.data(), tensor.bytes().data(), values.size() * sizeof(T));
-  return values;
-}
-
-template <typename T>
-absl::StatusOr<Tensor> TensorOf(DataType type, std::vector<int64_t> dims, const std::vector<T>& values) {
-  std::string bytes(values.size() * sizeof(T), '\0');
-  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-  return Tensor::FromBytes(type, std::move(dims), std::move(bytes));
-}
+// ---------------------------------------------------------------------------------- float types
 
 bool IsFloatType(DataType type) { return type == TensorProto::FLOAT || type == TensorProto::DOUBLE; }
 

@@ -17,6 +17,7 @@
 #include "graph_scope.h"
 #include "op_names.h"
 #include "slice_kernels.h"
+#include "eval/typed_elements.h"
 #include "status_macros.h"
 
 namespace onnx_legalize {
@@ -74,19 +75,6 @@ absl::Status Prefixed(const absl::Status& status, absl::string_view prefix) {
 
 Value Share(Tensor tensor) { return std::make_shared<const Tensor>(std::move(tensor)); }
 
-template <typename T>
-std::vector<T> ElementsOf(const Tensor& tensor) {
-  std::vector<T> values(tensor.element_count());
-  if (!values.empty()) std::memcpy(values.data(), tensor.bytes().data(), values.size() * sizeof(T));
-  return values;
-}
-
-template <typename T>
-absl::StatusOr<Tensor> TensorOf(DataType type, std::vector<int64_t> dims, const std::vector<T>& values) {
-  std::string bytes(values.size() * sizeof(T), '\0');
-  if (!bytes.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-  return Tensor::FromBytes(type, std::move(dims), std::move(bytes));
-}
 
 Value Int64Scalar(int64_t value) {
   return Share(*TensorOf<int64_t>(TensorProto::INT64, {}, {value}));

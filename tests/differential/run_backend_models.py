@@ -39,7 +39,7 @@ import onnx
 from onnx import helper, numpy_helper
 
 from run_differential import (ORT_DIR, Failure, compare_dirs, default_opset, float_ulp_distance, output_files,
-                              removed_ops_left, run_cli, run_ort)
+                              removed_ops_left, run_checks, run_cli, run_ort)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 INT64_MAX = 2**63 - 1
@@ -182,21 +182,11 @@ def main():
     cli, scratch = os.path.abspath(args.cli), os.path.abspath(args.scratch_dir)
     os.makedirs(scratch, exist_ok=True)
 
-    passed = failed = 0
-    for entry in entries:
-        for variant in entry["variants"]:
-            if variant == "as_is" and args.target_opset is None:
-                continue
-            label = f"{entry['model']} [{variant}]"
-            try:
-                detail = check_variant(entry, variant, cli, args.testdata_dir, scratch, args.target_opset)
-                print(f"PASS {label} ({detail})", flush=True)
-                passed += 1
-            except Failure as e:
-                print(f"FAIL {label}: {e}", flush=True)
-                failed += 1
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed or not passed else 0
+    return run_checks((f"{entry['model']} [{variant}]",
+                       lambda entry=entry, variant=variant: check_variant(entry, variant, cli, args.testdata_dir,
+                                                                          scratch, args.target_opset))
+                      for entry in entries for variant in entry["variants"]
+                      if not (variant == "as_is" and args.target_opset is None))
 
 
 if __name__ == "__main__":

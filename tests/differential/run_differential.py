@@ -513,17 +513,24 @@ def main():
     subprocess.run(["bash", os.path.join(ORT_DIR, "install.sh")], check=True, stdin=subprocess.DEVNULL)
     os.makedirs(scratch, exist_ok=True)
 
+    def check(entry):
+        if "removed_ops" in entry:
+            return check_removed_model(entry, cli, legacy, scratch, args.target_opset)
+        return check_model(entry, cli, legacy, scratch, args.target_opset)
+    return run_checks((entry["name"], lambda entry=entry: check(entry)) for entry in entries)
+
+
+def run_checks(checks):
+    """Runs each (label, check) of `checks`, printing PASS with the check's detail or FAIL with its Failure, then the
+    totals; returns the exit status: 1 when any failed or none ran."""
     passed = failed = 0
-    for entry in entries:
+    for label, check in checks:
         try:
-            if "removed_ops" in entry:
-                detail = check_removed_model(entry, cli, legacy, scratch, args.target_opset)
-            else:
-                detail = check_model(entry, cli, legacy, scratch, args.target_opset)
-            print(f"PASS {entry['name']} ({detail})", flush=True)
+            detail = check()
+            print(f"PASS {label} ({detail})", flush=True)
             passed += 1
         except Failure as e:
-            print(f"FAIL {entry['name']}: {e}", flush=True)
+            print(f"FAIL {label}: {e}", flush=True)
             failed += 1
     print(f"{passed} passed, {failed} failed")
     return 1 if failed or not passed else 0
