@@ -508,6 +508,21 @@ absl::StatusOr<Report> Legalize(onnx::ModelProto& model, const Options& options)
 
 namespace internal {
 
+namespace {
+
+bool SameButForNumbers(absl::string_view a, absl::string_view b) {
+  auto without_digits = [](absl::string_view text) {
+    std::string kept;
+    for (char c : text) {
+      if (c < '0' || c > '9') kept.push_back(c);
+    }
+    return kept;
+  };
+  return without_digits(a) == without_digits(b);
+}
+
+}  // namespace
+
 absl::Status AtTarget(absl::Status status, int64_t target) {
   if (!status.ok() && !IsVerificationFailure(status)) {
     status.SetPayload(kTargetFailurePayloadUrl, absl::Cord(absl::StrCat(target)));
@@ -530,6 +545,12 @@ absl::StatusOr<Report> TryLaterTargets(const Options& options,
       return first;
     }
     passed_over.push_back({failed_at, std::string(FirstLine(last.status().message()))});
+    // A reason that comes back at the next target the same (but for opset numbers) is the model's, not the
+    // target's: stop there rather than try every opset up to 17 (a hopeless model is refused in two tries).
+    if (passed_over.size() >= 2 && SameButForNumbers(passed_over[passed_over.size() - 2].reason,
+                                                     passed_over.back().reason)) {
+      return first;
+    }
     later.target_opset = failed_at + 1;
     last = attempt(later);
   }

@@ -36,8 +36,9 @@ inline constexpr char kTargetFailurePayloadUrl[] = "type.googleapis.com/onnx_leg
 absl::Status AtTarget(absl::Status status, int64_t target);
 
 // Runs `attempt` with `options`; when they leave the target to the library and it fails at a target for a
-// reason a later one may avoid, runs it again at each next target up to 17 until one succeeds. The report
-// lists the targets passed over; when none succeeds, the first failure is returned. `attempt` must leave
+// reason a later one may avoid, runs it again at each next target up to 17 until one succeeds, or until two
+// targets in a row fail the same way (but for opset numbers). The report lists the targets passed over;
+// when none succeeds, the first failure is returned. `attempt` must leave
 // nothing behind when it fails (Legalize is transactional; LegalizeFile commits nothing).
 absl::StatusOr<Report> TryLaterTargets(const Options& options,
                                        const std::function<absl::StatusOr<Report>(const Options&)>& attempt);

@@ -3,8 +3,10 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "legalize_internal.h"
 #include "test_files.h"
 #include "test_models.h"
+#include "verify.h"
 
 namespace onnx_legalize {
 namespace {
@@ -754,6 +756,69 @@ TEST(LegalizeTargetTest, LegalizeFileTriesTheNextTargetToo) {
   ASSERT_TRUE(written.ok()) << written.status();
   EXPECT_EQ(DefaultOpset(*written), 11);
   std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace onnx_legalize
+
+namespace onnx_legalize {
+namespace {
+
+// A stand-in for one legalization at the target `options` name (10 when none), failing as `fail_at` says.
+absl::StatusOr<Report> AttemptAt(const Options& options, int& calls,
+                                 const std::function<absl::Status(int64_t)>& fail_at) {
+  ++calls;
+  const int64_t target = options.target_opset.value_or(10);
+  if (absl::Status failure = fail_at(target); !failure.ok()) return internal::AtTarget(failure, target);
+  Report report;
+  report.opset_after = target;
+  return report;
+}
+
+TEST(LegalizeTargetTest, StopsWhenTwoTargetsInARowFailTheSameWay) {
+  int calls = 0;
+  const absl::StatusOr<Report> report = internal::TryLaterTargets(Options(), [&](const Options& at) {
+    return AttemptAt(at, calls, [](int64_t target) {
+      return absl::FailedPreconditionError(absl::StrCat("the converter cannot move Foo to opset ", target));
+    });
+  });
+  EXPECT_EQ(calls, 2);
+  EXPECT_THAT(std::string(report.status().message()), HasSubstr("to opset 10")) << "the first failure is returned";
+}
+
+TEST(LegalizeTargetTest, GoesOnWhileTheReasonChangesAndNeverRetriesAVerificationFailure) {
+  int calls = 0;
+  absl::StatusOr<Report> report = internal::TryLaterTargets(Options(), [&](const Options& at) {
+    return AttemptAt(at, calls, [](int64_t target) {
+      if (target == 10) return absl::FailedPreconditionError("checker: A");
+      if (target == 11) return absl::FailedPreconditionError("converter: B");
+      return absl::OkStatus();
+    });
+  });
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(report->opset_after, 12);
+  ASSERT_EQ(report->targets_passed_over.size(), 2u);
+  EXPECT_EQ(report->targets_passed_over[1].opset, 11);
+  EXPECT_EQ(report->targets_passed_over[1].reason, "converter: B");
+
+  calls = 0;
+  Options explicit_target;
+  explicit_target.target_opset = 10;
+  report = internal::TryLaterTargets(explicit_target, [&](const Options& at) {
+    return AttemptAt(at, calls, [](int64_t) { return absl::FailedPreconditionError("checker: A"); });
+  });
+  EXPECT_EQ(calls, 1);
+
+  calls = 0;
+  report = internal::TryLaterTargets(Options(), [&](const Options& at) {
+    ++calls;
+    absl::Status failure = absl::InternalError("verification failed: x");
+    failure.SetPayload(kVerificationFailurePayloadUrl, absl::Cord("x"));
+    return absl::StatusOr<Report>(internal::AtTarget(failure, 10));
+  });
+  EXPECT_EQ(calls, 1);
+  EXPECT_TRUE(IsVerificationFailure(report.status()));
 }
 
 }  // namespace
