@@ -33,7 +33,7 @@ int CountOps(const onnx::ModelProto& model, const std::string& op_type);
 // The default-domain opset the model imports.
 int64_t DefaultOpset(const onnx::ModelProto& model);
 
-// Runs both models on the same inputs with the test graph runner and expects every graph output of
+// Runs both models on the same inputs with the library's model runner and expects every graph output of
 // `original` to be produced by `legalized` with identical type, dims and bytes.
 void ExpectSameOutputs(const onnx::ModelProto& original, const onnx::ModelProto& legalized,
                        const std::map<std::string, const Tensor*>& inputs);
