@@ -195,9 +195,14 @@ class Checker {
       problem = absl::StrCat("written with the attributes of the removed ", node.op_type(),
                              "-1, which its schema at this opset does not have");
     }
-    if (problem.empty() && lookup.schema != nullptr) problem = SchemaMismatch(*lookup.schema, node);
+    bool mismatch = false;
+    if (problem.empty() && lookup.schema != nullptr) {
+      problem = SchemaMismatch(*lookup.schema, node);
+      mismatch = !problem.empty();
+    }
     if (problem.empty()) return;
     CheckFinding& finding = Add(node, path, domain, import->second, std::move(problem));
+    finding.mismatches_schema = mismatch;
     // Legalizing handles the removed ops of the model's graphs, not those of function bodies.
     const bool in_function = absl::StartsWith(path, "function:");
     if (in_function) return;

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <atomic>
 #include <future>
+#include <map>
+#include <tuple>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -313,6 +315,40 @@ class ConcurrentVerification {
   std::future<void> helper_;
 };
 
+// The nodes of `model` that do not match their op's schema, as (graph path, node name, op type) with their
+// reasons.
+absl::StatusOr<std::multimap<std::tuple<std::string, std::string, std::string>, std::string>> SchemaMismatches(
+    const onnx::ModelProto& model) {
+  ASSIGN_OR_RETURN(const std::vector<CheckFinding> findings, CheckModel(model));
+  std::multimap<std::tuple<std::string, std::string, std::string>, std::string> mismatches;
+  for (const CheckFinding& finding : findings) {
+    if (finding.mismatches_schema) {
+      mismatches.emplace(std::make_tuple(finding.graph_path, finding.node_name, finding.op_type), finding.reason);
+    }
+  }
+  return mismatches;
+}
+
+// FailedPrecondition when legalizing made a node that does not match its schema (onnx's converter carries an
+// attribute of an invalid input over, say): a node the input already wrote wrong passes through, but none
+// is made wrong. Held even where onnx's checker is not (an input it rejects).
+absl::Status RefuseNewSchemaMismatches(const onnx::ModelProto& input, const onnx::ModelProto& result) {
+  ASSIGN_OR_RETURN(auto before, SchemaMismatches(input));
+  ASSIGN_OR_RETURN(auto after, SchemaMismatches(result));
+  for (const auto& [key, reason] : after) {
+    auto same = before.find(key);
+    if (same != before.end()) {
+      before.erase(same);
+      continue;
+    }
+    const auto& [graph_path, node_name, op_type] = key;
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the legalized model would hold a node that does not match its schema: ", op_type,
+        node_name.empty() ? std::string() : absl::StrCat(" '", node_name, "'"), " (graph ", graph_path, ") ", reason));
+  }
+  return absl::OkStatus();
+}
+
 // The opset move, proved by executing the model before and after it (opset_move_proof.h) unless the model
 // runner cannot run it, which is checked before the model is copied for the proof.
 absl::Status MoveOpset(int64_t target, const Options& options, onnx::ModelProto& model, std::string& opset_move) {
@@ -438,6 +474,12 @@ absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& opti
     aside->Restore(model);
     RETURN_IF_ERROR(verified);  // verification runs first when the steps run one after the other
     return internal::AtTarget(transformed, target);
+  }
+  if (absl::Status made_wrong = RefuseNewSchemaMismatches(model, result); !made_wrong.ok()) {
+    absl::Status verified = verification.has_value() ? verification->Finish() : absl::OkStatus();
+    aside->Restore(model);
+    RETURN_IF_ERROR(verified);
+    return internal::AtTarget(made_wrong, target);
   }
   onnx::ModelProto* skeleton = nullptr;
   auto arena = std::make_unique<google::protobuf::Arena>();

@@ -170,6 +170,7 @@ absl::Status RefuseWhatCannotBeLegalized(const onnx::ModelProto& model) {
   std::vector<std::string> refused;
   for (const CheckFinding& finding : findings) {
     if (finding.fixable || finding.opset == 0) continue;  // no import: no schema to judge by (see check.cc)
+    if (finding.mismatches_schema) continue;  // an op that exists, written wrong: passed through as it is
     refused.push_back(absl::StrCat(finding.op_type, finding.node_name.empty() ? "" : " '", finding.node_name,
                                    finding.node_name.empty() ? "" : "'", " (graph ", finding.graph_path, "): ",
                                    finding.reason));

@@ -210,5 +210,49 @@ TEST(FuzzRegressionTest, AnAttributeHoldingBothAGraphAndGraphsIsRefused) {
   ExpectRefused(model, "If node #0 (graph main): attribute 'then_branch' holds both g and graphs");
 }
 
+// The legalize fuzzer: a Pad-2 of an unknown mode ("colstant") keeps its `value` attribute through onnx's
+// Pad 10->11 adapter, which only moves it to an input in constant mode; Pad-11 has no such attribute. The
+// input fails onnx's checker, so the result was not held to it, and exit 0 came with a node no runtime
+// loads (and a second legalization refused it). A node legalizing makes wrong is now refused.
+TEST(FuzzRegressionTest, ANodeTheConverterMakesMismatchItsSchemaIsRefused) {
+  onnx::ModelProto model = ParseModel(R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[1,2,4,5] x, int64[1] s, int64[1] e) => (float[?,?,?,?] pad, float[?,?,?,?] y) {
+  pad = Pad<mode = "colstant", pads = [0, 0, 1, 2, 0, 0, 2, 1], value = 1.5>(x)
+  y = DynamicSlice(x, s, e)
+}
+)ONNX");
+  model.mutable_graph()->mutable_node(0)->set_name("pad");
+  const std::string before = model.SerializeAsString();
+  Options options;
+  options.target_opset = 13;
+  const absl::StatusOr<Report> report = Legalize(model, options);
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kFailedPrecondition) << report.status();
+  EXPECT_THAT(std::string(report.status().message()),
+              HasSubstr("would hold a node that does not match its schema: Pad 'pad' (graph main) does not match "
+                        "the schema of Pad-13: Unrecognized attribute: value"));
+  EXPECT_EQ(model.SerializeAsString(), before);
+}
+
+// A node the input already writes wrong (Relu with an attribute it does not have) is not the legalizer's to
+// judge: it passes through, and a second legalization changes nothing.
+TEST(FuzzRegressionTest, ANodeTheInputWritesWrongPassesThroughAndStaysIdempotent) {
+  onnx::ModelProto model = ParseModel(R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[4] x, int64[1] s, int64[1] e) => (float[4] r, float[?] y) {
+  r = Relu<alpha = 0.5>(x)
+  y = DynamicSlice(x, s, e)
+}
+)ONNX");
+  const absl::StatusOr<Report> first = Legalize(model, Options());
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(CountOps(model, "DynamicSlice"), 0);
+  const std::string legalized = model.SerializeAsString();
+  const absl::StatusOr<Report> second = Legalize(model, Options());
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_FALSE(second->changed);
+  EXPECT_EQ(model.SerializeAsString(), legalized);
+}
+
 }  // namespace
 }  // namespace onnx_legalize

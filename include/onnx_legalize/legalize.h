@@ -220,6 +220,10 @@ struct CheckFinding {
   // "" when it cannot, and the model is refused.
   bool fixable = false;
   std::string fix;
+  // The op has a schema at the opset, but the node does not match it (attributes, input or output counts):
+  // a fault of the node, not a removed op. Legalizing passes such a node through as it is (it refuses a
+  // result only where legalizing made a node mismatch).
+  bool mismatches_schema = false;
 };
 absl::StatusOr<std::vector<CheckFinding>> CheckModel(const onnx::ModelProto& model);
 
