@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -133,6 +134,16 @@ absl::StatusOr<std::map<std::string, Tensor>> DrawInputs(const onnx::GraphProto&
   return inputs;
 }
 
+// Element `i` of two float tensors whose bytes differ there: nullopt when both are NaN, else how.
+template <typename T>
+std::optional<std::string> FloatDifference(const char* a, const char* b, int64_t i) {
+  T x, y;
+  std::memcpy(&x, a, sizeof(T));
+  std::memcpy(&y, b, sizeof(T));
+  if (std::isnan(x) && std::isnan(y)) return std::nullopt;
+  return absl::StrCat("element ", i, " is ", x, " before and ", y, " after");
+}
+
 // "" when `after` is `before` bit for bit, a NaN matching any NaN (IEEE 754 leaves a computed NaN's sign
 // and payload to the implementation); else what differs.
 std::string Difference(const Tensor& before, const Tensor& after) {
@@ -148,21 +159,10 @@ std::string Difference(const Tensor& before, const Tensor& after) {
     const char* a = before.bytes().data() + i * size;
     const char* b = after.bytes().data() + i * size;
     if (std::memcmp(a, b, static_cast<size_t>(size)) == 0) continue;
-    if (is_float) {
-      float x, y;
-      std::memcpy(&x, a, 4);
-      std::memcpy(&y, b, 4);
-      if (std::isnan(x) && std::isnan(y)) continue;
-      return absl::StrCat("element ", i, " is ", x, " before and ", y, " after");
-    }
-    if (is_double) {
-      double x, y;
-      std::memcpy(&x, a, 8);
-      std::memcpy(&y, b, 8);
-      if (std::isnan(x) && std::isnan(y)) continue;
-      return absl::StrCat("element ", i, " is ", x, " before and ", y, " after");
-    }
-    return absl::StrCat("element ", i, " differs");
+    std::optional<std::string> difference = is_float    ? FloatDifference<float>(a, b, i)
+                                             : is_double ? FloatDifference<double>(a, b, i)
+                                                         : absl::StrCat("element ", i, " differs");
+    if (difference.has_value()) return *difference;
   }
   return "";
 }

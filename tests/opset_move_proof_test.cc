@@ -65,6 +65,20 @@ g (float[4] x) => (float[2] y) {
   proof = ProveOpsetMove(slice1, wrong, Options());
   EXPECT_TRUE(IsVerificationFailure(proof.status())) << proof.status();
   EXPECT_THAT(std::string(proof.status().message()), HasSubstr("output 'y': float[3] before, float[2] after"));
+
+  // Same shape, other values: Relu lost on the way.
+  const onnx::ModelProto relu = ParseModel(R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[4] x) => (float[4] y) { y = Relu(x) }
+)ONNX");
+  const onnx::ModelProto identity = ParseModel(R"ONNX(
+<ir_version: 7, opset_import: ["" : 13]>
+g (float[4] x) => (float[4] y) { y = Identity(x) }
+)ONNX");
+  proof = ProveOpsetMove(relu, identity, Options());
+  EXPECT_TRUE(IsVerificationFailure(proof.status())) << proof.status();
+  EXPECT_THAT(std::string(proof.status().message()), HasSubstr("output 'y': element "));
+  EXPECT_THAT(std::string(proof.status().message()), HasSubstr(" before and "));
 }
 
 TEST(OpsetMoveProofTest, SaysWhyWhenItCannotExecuteTheModel) {

@@ -39,7 +39,7 @@ import onnx
 from onnx import helper, numpy_helper
 
 from run_differential import (ORT_DIR, Failure, compare_dirs, default_opset, float_ulp_distance, output_files,
-                              removed_ops_left, run_checks, run_cli, run_ort)
+                              removed_ops_left, run_checks, run_cli, run_ort, select_only)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 INT64_MAX = 2**63 - 1
@@ -167,11 +167,7 @@ def main():
 
     with open(os.path.join(HERE, "backend_models.json")) as f:
         entries = json.load(f)["models"]
-    if args.only:
-        unknown = set(args.only) - {e["model"] for e in entries}
-        if unknown:
-            sys.exit(f"unknown model(s): {sorted(unknown)}")
-        entries = [e for e in entries if e["model"] in args.only]
+    entries = select_only(entries, args.only, "model")
     missing = [e["model"] for e in entries if not os.path.isfile(os.path.join(args.testdata_dir, e["model"],
                                                                               "model.onnx"))]
     if missing:

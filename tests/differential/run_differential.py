@@ -503,11 +503,7 @@ def main():
     scratch = os.path.abspath(args.scratch_dir)
     with open(os.path.join(legacy, "manifest.json")) as f:
         entries = json.load(f)["models"]
-    if args.only:
-        unknown = set(args.only) - {e["name"] for e in entries}
-        if unknown:
-            sys.exit(f"unknown model(s): {sorted(unknown)}")
-        entries = [e for e in entries if e["name"] in args.only]
+    entries = select_only(entries, args.only, "name")
     if shutil.which("node") is None:
         sys.exit("run_differential: node not found")
     subprocess.run(["bash", os.path.join(ORT_DIR, "install.sh")], check=True, stdin=subprocess.DEVNULL)
@@ -518,6 +514,16 @@ def main():
             return check_removed_model(entry, cli, legacy, scratch, args.target_opset)
         return check_model(entry, cli, legacy, scratch, args.target_opset)
     return run_checks((entry["name"], lambda entry=entry: check(entry)) for entry in entries)
+
+
+def select_only(entries, only, key):
+    """The entries whose `key` field is one of `only` (all of them when `only` is empty); exits naming any unknown."""
+    if not only:
+        return entries
+    unknown = set(only) - {e[key] for e in entries}
+    if unknown:
+        sys.exit(f"unknown model(s): {sorted(unknown)}")
+    return [e for e in entries if e[key] in only]
 
 
 def run_checks(checks):
