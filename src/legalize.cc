@@ -4,13 +4,13 @@
 #include <algorithm>
 #include <atomic>
 #include <future>
-#include <map>
-#include <tuple>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <streambuf>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -468,18 +468,19 @@ absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& opti
   const bool check_result = input_verdict.ok();
   aside.emplace(model);
   result = model;
+  // A failure of the transformation or of its result leaves the model as it was; verification's failure
+  // comes first, as it would when the steps run one after the other.
+  auto abandon = [&](const absl::Status& failure) {
+    absl::Status verified = verification.has_value() ? verification->Finish() : absl::OkStatus();
+    aside->Restore(model);
+    return verified.ok() ? internal::AtTarget(failure, target) : verified;
+  };
   if (absl::Status transformed = Transform(plan, removed, current, target, options, result, report.opset_move);
       !transformed.ok()) {
-    absl::Status verified = verification.has_value() ? verification->Finish() : absl::OkStatus();
-    aside->Restore(model);
-    RETURN_IF_ERROR(verified);  // verification runs first when the steps run one after the other
-    return internal::AtTarget(transformed, target);
+    return abandon(transformed);
   }
   if (absl::Status made_wrong = RefuseNewSchemaMismatches(model, result); !made_wrong.ok()) {
-    absl::Status verified = verification.has_value() ? verification->Finish() : absl::OkStatus();
-    aside->Restore(model);
-    RETURN_IF_ERROR(verified);
-    return internal::AtTarget(made_wrong, target);
+    return abandon(made_wrong);
   }
   onnx::ModelProto* skeleton = nullptr;
   auto arena = std::make_unique<google::protobuf::Arena>();
