@@ -56,6 +56,18 @@ onnx::ModelProto WeightedModel(int64_t weight_count) {
   return model;
 }
 
+// WeightedModel(4) with its weight stored as external data at `location` (16 bytes).
+onnx::ModelProto WeightedModelWithExternalData(const std::string& location) {
+  onnx::ModelProto model = WeightedModel(4);
+  onnx::TensorProto* w = model.mutable_graph()->mutable_initializer(0);
+  w->clear_raw_data();
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  onnx::StringStringEntryProto* entry = w->add_external_data();
+  entry->set_key("location");
+  entry->set_value(location);
+  return model;
+}
+
 class ModelIoTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -93,14 +105,7 @@ TEST_F(ModelIoTest, LoadModelIntoFillsAnArenaModelAndChecksLikeLoadModel) {
   EXPECT_THAT(std::string(garbage.message()), HasSubstr(PathOf("garbage.onnx")));
   EXPECT_EQ(LoadModelInto(PathOf("missing.onnx"), loaded).code(), absl::StatusCode::kNotFound);
 
-  onnx::ModelProto external = WeightedModel(4);
-  onnx::TensorProto* w = external.mutable_graph()->mutable_initializer(0);
-  w->clear_raw_data();
-  w->set_data_location(onnx::TensorProto::EXTERNAL);
-  onnx::StringStringEntryProto* location = w->add_external_data();
-  location->set_key("location");
-  location->set_value("../outside.bin");
-  ASSERT_TRUE(SaveModel(external, PathOf("escapes.onnx")).ok());
+  ASSERT_TRUE(SaveModel(WeightedModelWithExternalData("../outside.bin"), PathOf("escapes.onnx")).ok());
   EXPECT_EQ(LoadModelInto(PathOf("escapes.onnx"), loaded).code(), absl::StatusCode::kInvalidArgument);
 }
 
@@ -143,13 +148,7 @@ TEST_F(ModelIoTest, SaveKeepsTheReplacedFilesPermissions) {
 
 // More on external data in model_io_external_data_test.cc.
 TEST_F(ModelIoTest, LoadsAModelWithExternalDataKeepingItsEntries) {
-  onnx::ModelProto model = WeightedModel(4);
-  onnx::TensorProto* w = model.mutable_graph()->mutable_initializer(0);
-  w->clear_raw_data();
-  w->set_data_location(onnx::TensorProto::EXTERNAL);
-  onnx::StringStringEntryProto* location = w->add_external_data();
-  location->set_key("location");
-  location->set_value("weights.bin");
+  const onnx::ModelProto model = WeightedModelWithExternalData("weights.bin");
   WriteBytes(PathOf("weights.bin"), std::string(16, '\x3f'));
   ASSERT_TRUE(SaveModel(model, PathOf("m.onnx")).ok());
   absl::StatusOr<onnx::ModelProto> loaded = LoadModel(PathOf("m.onnx"));
