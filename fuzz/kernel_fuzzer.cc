@@ -30,8 +30,8 @@
 #include "absl/strings/str_join.h"
 #include "fuzz_support.h"
 #include "onnx/onnx_pb.h"
-#include "slice_kernels.h"
-#include "tensor.h"
+#include "eval/slice_kernels.h"
+#include "eval/tensor.h"
 
 namespace {
 

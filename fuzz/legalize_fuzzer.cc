@@ -13,10 +13,10 @@
 #include <string>
 
 #include "fuzz_support.h"
-#include "graph_scope.h"
+#include "graph/graph_scope.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
-#include "op_names.h"
+#include "graph/op_names.h"
 
 namespace {
 

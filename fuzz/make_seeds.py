@@ -3,7 +3,7 @@
 OUT_DIR/model_file/*.
 
 legalize: every testdata/legacy model, plus small models written here, most of them broken on purpose
-(each a case tests/hostile_input_test.cc also covers), so mutation starts next to every guard clause.
+(each a case tests/tools/hostile_input_test.cc also covers), so mutation starts next to every guard clause.
 kernel: every TensorProto in testdata/legacy/*.inputs and *.expected, framed as kernel_fuzzer.cc reads its
 input ([2-byte length][TensorProto][choices]).
 model_file: the small models of legalize, each behind a few of the size-choosing first bytes that

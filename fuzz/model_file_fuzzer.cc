@@ -17,7 +17,7 @@
 
 #include "fuzz_support.h"
 #include "google/protobuf/io/coded_stream.h"
-#include "model_file_streams.h"
+#include "io/model_file_streams.h"
 #include "onnx/onnx_pb.h"
 
 namespace {

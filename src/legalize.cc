@@ -17,21 +17,21 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "dynamic_slice_pass.h"
+#include "rules/dynamic_slice.h"
 #include "google/protobuf/arena.h"
-#include "graph_scope.h"
-#include "graph_validation.h"
+#include "graph/graph_scope.h"
+#include "graph/graph_validation.h"
 #include "legalize_internal.h"
-#include "model_skeleton.h"
+#include "graph/model_skeleton.h"
 #include "onnx/checker.h"
 #include "onnx/shape_inference/implementation.h"
 #include "onnx_legalize/legalize.h"
-#include "op_names.h"
-#include "opset_move_proof.h"
-#include "opset_upgrade.h"
-#include "removed_ops_pass.h"
+#include "graph/op_names.h"
+#include "verify/opset_move_proof.h"
+#include "upgrade/opset_upgrade.h"
+#include "pass/removed_ops_pass.h"
 #include "status_macros.h"
-#include "verify.h"
+#include "verify/verify.h"
 
 namespace onnx_legalize {
 namespace {
@@ -350,7 +350,7 @@ absl::Status RefuseNewSchemaMismatches(const onnx::ModelProto& input, const onnx
   return absl::OkStatus();
 }
 
-// The opset move, proved by executing the model before and after it (opset_move_proof.h) unless the model
+// The opset move, proved by executing the model before and after it (verify/opset_move_proof.h) unless the model
 // runner cannot run it, which is checked before the model is copied for the proof.
 absl::Status MoveOpset(int64_t target, const Options& options, onnx::ModelProto& model, std::string& opset_move) {
   if (!options.verify) {

@@ -6,7 +6,7 @@
 #include "legalize_internal.h"
 #include "test_files.h"
 #include "test_models.h"
-#include "verify.h"
+#include "verify/verify.h"
 
 namespace onnx_legalize {
 namespace {

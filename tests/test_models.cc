@@ -5,7 +5,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "eval/model_runner.h"
-#include "graph_scope.h"
+#include "graph/graph_scope.h"
 #include "onnx/defs/parser.h"
 
 namespace onnx_legalize::testing {

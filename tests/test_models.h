@@ -7,7 +7,7 @@
 
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
-#include "tensor.h"
+#include "eval/tensor.h"
 
 namespace onnx_legalize::testing {
 

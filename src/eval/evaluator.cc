@@ -10,8 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "eval/typed_elements.h"
-#include "op_names.h"
-#include "slice_kernels.h"
+#include "graph/op_names.h"
+#include "eval/slice_kernels.h"
 #include "status_macros.h"
 
 namespace onnx_legalize {

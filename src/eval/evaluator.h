@@ -20,7 +20,7 @@
 
 #include "absl/status/statusor.h"
 #include "onnx/onnx_pb.h"
-#include "tensor.h"
+#include "eval/tensor.h"
 
 namespace onnx_legalize {
 

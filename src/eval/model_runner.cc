@@ -14,9 +14,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
-#include "graph_scope.h"
-#include "op_names.h"
-#include "slice_kernels.h"
+#include "graph/graph_scope.h"
+#include "graph/op_names.h"
+#include "eval/slice_kernels.h"
 #include "eval/typed_elements.h"
 #include "status_macros.h"
 

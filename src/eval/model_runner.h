@@ -1,12 +1,12 @@
 // A small interpreter for whole ONNX models: the library runs a model before and after the opset move on
-// seeded inputs and compares the outputs bit for bit (opset_move_proof.h), and pass tests do the same before
+// seeded inputs and compares the outputs bit for bit (verify/opset_move_proof.h), and pass tests do the same before
 // and after legalization (as onnxruntime's TransformerTester does for its graph transformers). Each op
 // version's semantics are written from its own spec, so two versions of one op that mean different things
 // compute different values here.
 //
 // It runs the main graph's nodes in the order they are listed (ONNX requires a topological order, so a
 // node that reads a value no earlier node produced is an error, which also catches a pass that breaks the
-// order). Slice and DynamicSlice are evaluated with src/slice_kernels.h, the kernels verification trusts;
+// order). Slice and DynamicSlice are evaluated with src/eval/slice_kernels.h, the kernels verification trusts;
 // the runner only wires them up.
 //
 // Supported, in the default domain, in the versions opsets 6..17 use (the model's default-domain
@@ -35,7 +35,7 @@
 
 #include "absl/status/statusor.h"
 #include "onnx/onnx_pb.h"
-#include "tensor.h"
+#include "eval/tensor.h"
 
 namespace onnx_legalize {
 

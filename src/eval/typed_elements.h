@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "tensor.h"
+#include "eval/tensor.h"
 
 namespace onnx_legalize {
 

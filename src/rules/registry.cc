@@ -4,7 +4,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "op_names.h"
+#include "graph/op_names.h"
 
 namespace onnx_legalize {
 namespace {

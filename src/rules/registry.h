@@ -1,5 +1,5 @@
 // The removed-op rules, one per op ONNX 1.5 removed (DynamicSlice has a pass of its own, which predates
-// them: dynamic_slice_pass.h). Adding an op: a rule file in rules/, its test, and one line in registry.cc.
+// them: rules/dynamic_slice.h). Adding an op: a rule file in rules/, its test, and one line in registry.cc.
 #ifndef ONNX_LEGALIZE_SRC_RULES_REGISTRY_H_
 #define ONNX_LEGALIZE_SRC_RULES_REGISTRY_H_
 

@@ -1,7 +1,7 @@
 // A removed op's rule: how one experimental op that ONNX 1.5 removed (ImageScaler, Crop, Affine, ...) is
 // recognized, checked against its old spec, replaced by standard ops, and computed for verification.
 //
-// Each rule is one file in rules/ and one line in the registry (registry.cc). The pass (removed_ops_pass.h)
+// Each rule is one file in rules/ and one line in the registry (registry.cc). The pass (pass/removed_ops_pass.h)
 // walks the model, asks the rule of each removed node for the lowest opset its replacement needs, folds the
 // node when its inputs are constants (with the rule's reference kernel), and otherwise writes the
 // replacement at the target opset. Verification runs the replacement with the library's evaluator
@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "graph_scope.h"
-#include "mt19937_64.h"
+#include "graph/graph_scope.h"
+#include "eval/mt19937_64.h"
 #include "onnx/onnx_pb.h"
-#include "tensor.h"
+#include "eval/tensor.h"
 
 namespace onnx_legalize {
 

@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "absl/strings/str_join.h"
-#include "op_names.h"
+#include "graph/op_names.h"
 #include "status_macros.h"
 
 namespace onnx_legalize {

@@ -1,6 +1,6 @@
 """onnx-legalize --check as a CI gate: folders, -j, --format, the opset policy, exit codes, UTF-8.
 
-The formats' exact text is tested in tests/check_report_test.cc; here the CLI runs on real files, and its
+The formats' exact text is tested in tests/report/check_report_test.cc; here the CLI runs on real files, and its
 JSON and SARIF documents are parsed.
 """
 

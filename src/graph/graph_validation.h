@@ -1,0 +1,52 @@
+// Structural checks of a model's graphs, run before anything else looks at them. onnx's own version
+// converter, checker and shape inference are not safe on broken graphs (the converter of onnx 1.12 dies
+// with a segmentation fault on a graph output that no node produces), so a model reaches them only after
+// passing these checks.
+#ifndef ONNX_LEGALIZE_SRC_GRAPH_GRAPH_VALIDATION_H_
+#define ONNX_LEGALIZE_SRC_GRAPH_GRAPH_VALIDATION_H_
+
+#include "absl/status/status.h"
+#include "onnx/onnx_pb.h"
+
+namespace onnx_legalize {
+
+// How deeply If/Loop/Scan bodies may nest. Real models nest a few levels; the bound keeps recursion
+// (ours and onnx's) from exhausting the stack on a hostile model.
+inline constexpr int kMaxSubgraphDepth = 64;
+
+// InvalidArgument, naming the graph path, node and value, when a graph of `model`:
+// - has a node input that nothing visible defines (graph input, initializer, earlier node output here or
+//   in an enclosing graph) — which also catches cycles, since ONNX requires nodes in topological order;
+// - has two definitions of one name (two node outputs, a node output that is also an input or
+//   initializer, or two initializers, dense or sparse; an initializer may also be a graph input);
+// - has a graph output that is not defined;
+// - nests subgraphs deeper than kMaxSubgraphDepth, or holds one where it cannot be found again: in a node
+//   without a first output, in an attribute holding both g and graphs, or beside another attribute of the
+//   same name;
+// - has a default-domain node whose input or output count is outside what its schema at the model's
+//   opset allows, no attribute its schema requires, or an attribute its schema knows of another type (onnx's
+//   version converter trusts all three);
+// - holds an initializer or a node's tensor attribute whose dims are negative or overflow int64 (count or
+//   bytes), or whose raw_data or typed field is not as long as its dims say (sizes only: no data is read
+//   or allocated; external data is checked where it is read);
+// or when the model has no graph.
+absl::Status ValidateGraphs(const onnx::ModelProto& model);
+
+// The check UpgradeDefaultOpset (upgrade/opset_upgrade.h) makes of its input on its own, since it may be called
+// without ValidateGraphs: what would crash onnx 1.12's version converter or be silently corrupted by it.
+// It asks for more than ValidateGraphs where only the converter needs it (names of inputs and
+// initializers, inputs listed once, attributes typed), and for less where it does not (node order).
+// InvalidArgument, naming nodes and graphs as the opset upgrade does (graph/labels.h), when the
+// main graph `graph` or a subgraph at any depth:
+// - has a graph input or initializer without a name, or listed twice (an initializer may also be an input);
+// - has a node output that is already defined in its graph (input, initializer or another node's output);
+// - has a node input that nothing in its graph or an enclosing graph defines (in any order: node order is
+//   not checked here);
+// - has an attribute without a type;
+// - has a graph output that nothing defines (the converter dies with SIGSEGV on such a main-graph output);
+// - is nested more than kMaxSubgraphDepth levels deep.
+absl::Status ValidateGraphsForConverter(const onnx::GraphProto& graph);
+
+}  // namespace onnx_legalize
+
+#endif  // ONNX_LEGALIZE_SRC_GRAPH_GRAPH_VALIDATION_H_

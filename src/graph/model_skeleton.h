@@ -1,0 +1,37 @@
+// A light copy of a model for onnx's checker and shape inference, which take or build whole copies: large
+// initializers are left out (their names stay defined as typed graph inputs), so checking a model of
+// gigabytes costs what its graph costs, not what its weights cost.
+#ifndef ONNX_LEGALIZE_SRC_GRAPH_MODEL_SKELETON_H_
+#define ONNX_LEGALIZE_SRC_GRAPH_MODEL_SKELETON_H_
+
+#include <cstdint>
+
+#include "google/protobuf/arena.h"
+#include "onnx/onnx_pb.h"
+
+namespace onnx_legalize {
+
+// Initializers up to this size keep their data: shape-computing inputs (Reshape's shape, Slice's starts,
+// ...) are small, and shape inference reads them.
+inline constexpr int64_t kSkeletonKeepBytes = 64 * 1024;
+
+// Whether ModelSkeleton leaves `initializer` out (declares it as a graph input instead): its data passes
+// kSkeletonKeepBytes or is stored as external data.
+bool SkeletonLeavesOut(const onnx::TensorProto& initializer);
+
+// `model` with every initializer (in every graph) whose data passes kSkeletonKeepBytes or is stored as
+// external data replaced by a graph input of the same name, element type and shape.
+onnx::ModelProto ModelSkeleton(const onnx::ModelProto& model);
+
+// The same, built into `skeleton` (empty), which may live on an arena: a copy made for one check or one
+// inference, then dropped, is built and freed much faster there than object by object.
+void BuildModelSkeleton(const onnx::ModelProto& model, onnx::ModelProto& skeleton);
+
+// A skeleton of `model` on `arena` after onnx's shape inference, only to learn ranks and types the model
+// does not declare. Inference is a best effort here: where it throws, the skeleton is returned without it
+// (a model it cannot handle is still legalized, with fewer known ranks).
+onnx::ModelProto* InferTypesOnSkeleton(const onnx::ModelProto& model, google::protobuf::Arena& arena);
+
+}  // namespace onnx_legalize
+
+#endif  // ONNX_LEGALIZE_SRC_GRAPH_MODEL_SKELETON_H_

@@ -1,0 +1,91 @@
+// LegalizeFile: file -> ModelProto -> Legalize -> file, writing nothing unless every step succeeds.
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/cord.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "legalize_internal.h"
+#include "io/model_io_internal.h"
+#include "onnx_legalize/legalize.h"
+#include "status_macros.h"
+
+namespace onnx_legalize {
+namespace {
+
+// True when both paths exist and name the same file (hard links, symlinks and "./a" vs "a" included).
+// When the output does not exist yet it cannot be the input.
+bool SameExistingFile(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  const bool same = std::filesystem::equivalent(a, b, ec);
+  return !ec && same;
+}
+
+}  // namespace
+
+absl::StatusOr<Report> LegalizeFile(const std::string& input_path, const std::string& output_path,
+                                    const Options& options, const SaveOptions& save_options) {
+  // Writing over the input would lose the original if anything later went wrong in a way the atomic save
+  // cannot see (a wrong legalization is still a complete file): only on explicit request.
+  if (!save_options.in_place && SameExistingFile(input_path, output_path)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("output '", output_path, "' is the input file '", input_path,
+                     "'; refusing to overwrite the input (write to a different file, or ask for in-place)"));
+  }
+  absl::StatusOr<onnx::ModelProto> loaded = LoadModel(input_path);
+  RETURN_IF_ERROR(loaded.status());
+
+  // External data is read only where a fold needs it, from the input's folder.
+  std::unique_ptr<ExternalDataReader> reader;
+  Options legalize_options = options;
+  if (legalize_options.external_data == nullptr) {
+    ASSIGN_OR_RETURN(reader, OpenExternalData(input_path));
+    legalize_options.external_data = reader.get();
+  }
+  SaveOptions save = save_options;
+  if (save.external_data_folder.empty()) {
+    const std::filesystem::path folder = std::filesystem::path(input_path).parent_path();
+    save.external_data_folder = folder.empty() ? "." : folder.string();
+  }
+  // The output is written while the legalization is still being proven (a model of many rewrites spends
+  // about as long on each), and renamed into place only once the proofs hold. Failures are reported in
+  // the order the steps would run one after the other: the proofs' first. A target tried after another
+  // failed legalizes the model as read again (the failed attempt may have left it legalized).
+  absl::Status save_failure;
+  bool first_attempt = true;
+  auto attempt = [&](const Options& at) -> absl::StatusOr<Report> {
+    if (!first_attempt) loaded = LoadModel(input_path);
+    first_attempt = false;
+    RETURN_IF_ERROR(loaded.status());
+    return internal::LegalizeAndUse(
+        *loaded, at, [&](onnx::ModelProto& legalized, const internal::AwaitProofs& await_proofs) {
+          absl::Status saved =
+              internal::SaveModelIf(legalized, output_path, save, internal::kMaxProtoBytes, await_proofs);
+          if (!saved.ok()) {
+            RETURN_IF_ERROR(await_proofs());
+            save_failure = saved;
+          }
+          return saved;
+        });
+  };
+  absl::StatusOr<Report> report = internal::TryLaterTargets(legalize_options, attempt);
+  if (!save_failure.ok()) return save_failure;
+  if (!report.ok()) {
+    // Name the file too. Appended, not prepended: callers may match messages by their start ("verification
+    // failed...").
+    // The payloads go along: they mark a verification failure (IsVerificationFailure).
+    absl::Status named(report.status().code(),
+                       absl::StrCat(report.status().message(), " (model '", input_path, "')"));
+    report.status().ForEachPayload(
+        [&named](absl::string_view url, const absl::Cord& payload) { named.SetPayload(url, payload); });
+    return named;
+  }
+  return report;
+}
+
+}  // namespace onnx_legalize

@@ -1,0 +1,124 @@
+// ApplyRemovedOps: writes each verified change where the removed node stands. The node's place goes to the
+// replacement's nodes (a fold's: none), and the values they read become initializers, or Constant nodes in
+// IR 3 subgraphs, whose inputs (which IR 3 requires of every initializer) are fixed by their owner.
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "absl/strings/str_cat.h"
+#include "graph/constant_writer.h"
+#include "graph/graph_scope.h"
+#include "graph/op_names.h"
+#include "pass/removed_ops_pass.h"
+#include "status_macros.h"
+
+namespace onnx_legalize {
+namespace {
+
+void CollectNames(const onnx::GraphProto& graph, std::unordered_set<std::string>& names) {
+  for (const auto& value : graph.input()) names.insert(value.name());
+  for (const auto& value : graph.output()) names.insert(value.name());
+  for (const auto& value : graph.value_info()) names.insert(value.name());
+  for (const auto& value : graph.initializer()) names.insert(value.name());
+  for (const auto& value : graph.sparse_initializer()) names.insert(value.values().name());
+  for (const auto& node : graph.node()) {
+    names.insert(node.input().begin(), node.input().end());
+    names.insert(node.output().begin(), node.output().end());
+    ForEachSubgraph(node, [&](const std::string&, const onnx::GraphProto& subgraph) { CollectNames(subgraph, names); });
+  }
+}
+
+// Fresh names: new to every graph of the model, and to each other.
+class ModelNames final : public NameSource {
+ public:
+  explicit ModelNames(const onnx::ModelProto& model) { CollectNames(model.graph(), used_); }
+  std::string Fresh(const std::string& base) override {
+    std::string name = base;
+    for (int i = 1; used_.count(name) > 0; ++i) name = absl::StrCat(base, "_", i);
+    used_.insert(name);
+    return name;
+  }
+
+ private:
+  std::unordered_set<std::string> used_;
+};
+
+onnx::GraphProto& Resolve(onnx::ModelProto& model, const GraphLocator& locator) {
+  onnx::GraphProto* graph = model.mutable_graph();
+  for (const GraphLocator::Step& step : locator.steps) {
+    for (onnx::NodeProto& node : *graph->mutable_node()) {
+      if (node.output_size() == 0 || node.output(0) != step.node_output) continue;
+      for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
+        if (attribute.name() != step.attribute) continue;
+        graph = attribute.has_g() ? attribute.mutable_g() : attribute.mutable_graphs(step.graph_index);
+      }
+      break;
+    }
+  }
+  return *graph;
+}
+
+}  // namespace
+
+absl::Status ApplyRemovedOps(RemovedOpPlan& plan, onnx::ModelProto& model, int64_t target) {
+  ModelNames names(model);
+  const ConstantWriter writer(model.ir_version());
+  // Every replacement is built first: a graph's node list is rebuilt once, after its changes are known.
+  struct Edit {
+    std::vector<onnx::NodeProto> nodes;
+  };
+  std::map<onnx::GraphProto*, std::unordered_map<std::string, Edit>> edits;  // by graph, by first output
+  for (RemovedOpChange& change : plan.changes) {
+    onnx::GraphProto& graph = Resolve(model, change.graph);
+    const bool is_main = change.graph.steps.empty();
+    Edit edit;
+    std::vector<std::pair<std::string, Tensor>> constants;
+    if (change.action == Action::kFolded) {
+      for (int i = 0; i < change.node.output_size(); ++i) {
+        constants.emplace_back(change.node.output(i), std::move(change.folded[static_cast<size_t>(i)]));
+      }
+    } else {
+      std::string became;
+      ASSIGN_OR_RETURN(Replacement replacement, change.rule->Replace(change.AsRuleNode(), target, names, became));
+      change.became = became;
+      constants = std::move(replacement.constants);
+      edit.nodes = std::move(replacement.nodes);
+    }
+    std::vector<onnx::NodeProto> constant_nodes;
+    for (auto& [name, value] : constants) {
+      if (writer.WritesConstantNode(is_main)) {
+        constant_nodes.push_back(writer.ConstantNode(name, std::move(value)));
+      } else {
+        writer.DefineInitializer(graph, name, std::move(value));
+      }
+    }
+    edit.nodes.insert(edit.nodes.begin(), std::make_move_iterator(constant_nodes.begin()),
+                      std::make_move_iterator(constant_nodes.end()));
+    if (!edit.nodes.empty()) {
+      // The replacement's last node, which produces the removed node's output, keeps its name and doc
+      // string, so that tools and people that name nodes still find it.
+      onnx::NodeProto& last = edit.nodes.back();
+      last.set_name(change.node.name());
+      last.set_doc_string(change.node.doc_string());
+    }
+    edits[&graph].emplace(change.node.output(0), std::move(edit));
+  }
+  // Inner graphs are edited in place (nested messages do not move when an outer list is rebuilt: the outer
+  // rebuild swaps node messages, which keeps each node's subgraphs where they are).
+  for (auto& [graph, by_output] : edits) {
+    google::protobuf::RepeatedPtrField<onnx::NodeProto> rebuilt;
+    rebuilt.Reserve(graph->node_size());
+    for (onnx::NodeProto& node : *graph->mutable_node()) {
+      auto edit = node.output_size() > 0 ? by_output.find(node.output(0)) : by_output.end();
+      if (edit == by_output.end()) {
+        rebuilt.Add()->Swap(&node);
+        continue;
+      }
+      for (onnx::NodeProto& replacement : edit->second.nodes) rebuilt.Add()->Swap(&replacement);
+    }
+    graph->mutable_node()->Swap(&rebuilt);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace onnx_legalize

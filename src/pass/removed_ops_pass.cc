@@ -1,0 +1,219 @@
+// PlanRemovedOps and ApplyRemovedOps: find every removed op, decide Fold | Rewrite with its rule, and write
+// the decision into the model once it is at its target opset.
+#include "pass/removed_ops_pass.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "google/protobuf/arena.h"
+#include "graph/graph_scope.h"
+#include "graph/model_skeleton.h"
+#include "graph/op_names.h"
+#include "rules/registry.h"
+#include "status_macros.h"
+
+namespace onnx_legalize {
+namespace {
+
+std::string NodeLabel(const onnx::NodeProto& node, const std::string& graph_path) {
+  return node.name().empty()
+             ? absl::StrCat(node.op_type(), " producing '", node.output_size() > 0 ? node.output(0) : "",
+                            "' (graph ", graph_path, ")")
+             : absl::StrCat(node.op_type(), " '", node.name(), "' (graph ", graph_path, ")");
+}
+
+bool HoldsRemovedOp(const onnx::GraphProto& graph, int64_t opset) {
+  for (const auto& node : graph.node()) {
+    if (FindRemovedOpRule(node, opset) != nullptr) return true;
+    bool inner = false;
+    ForEachSubgraph(node, [&](const std::string&, const onnx::GraphProto& subgraph) {
+      inner = inner || HoldsRemovedOp(subgraph, opset);
+    });
+    if (inner) return true;
+  }
+  return false;
+}
+
+class Planner {
+ public:
+  Planner(const onnx::ModelProto& model, const Options& options, int64_t opset, RemovedOpPlan& plan)
+      : options_(options), opset_(opset), plan_(plan), overridable_(model.ir_version() >= 4) {}
+
+  absl::Status PlanGraph(const onnx::GraphProto& graph, const onnx::GraphProto* inferred, const std::string& path,
+                         const GraphLocator& locator, const GraphScope* outer) {
+    scopes_.push_back(std::make_unique<GraphScope>(graph, path, outer, overridable_, inferred, options_.external_data));
+    GraphScope& scope = *scopes_.back();
+    for (int i = 0; i < graph.node_size(); ++i) {
+      const onnx::NodeProto& node = graph.node(i);
+      if (const RemovedOpRule* rule = FindRemovedOpRule(node, opset_)) {
+        RETURN_IF_ERROR(PlanNode(node, *rule, scope, locator));
+      }
+      const onnx::NodeProto* inferred_node =
+          inferred != nullptr && i < inferred->node_size() ? &inferred->node(i) : nullptr;
+      for (int a = 0; a < node.attribute_size(); ++a) {
+        const onnx::AttributeProto& attribute = node.attribute(a);
+        const onnx::AttributeProto* inferred_attribute =
+            inferred_node != nullptr && a < inferred_node->attribute_size() ? &inferred_node->attribute(a) : nullptr;
+        const int graphs = attribute.has_g() ? 1 : attribute.graphs_size();
+        for (int g = 0; g < graphs; ++g) {
+          const onnx::GraphProto& subgraph = attribute.has_g() ? attribute.g() : attribute.graphs(g);
+          const onnx::GraphProto* inferred_subgraph = nullptr;
+          if (inferred_attribute != nullptr) {
+            if (attribute.has_g() && inferred_attribute->has_g()) inferred_subgraph = &inferred_attribute->g();
+            if (!attribute.has_g() && g < inferred_attribute->graphs_size()) inferred_subgraph = &inferred_attribute->graphs(g);
+          }
+          GraphLocator inner = locator;
+          inner.steps.push_back({node.output_size() > 0 ? node.output(0) : "", attribute.name(), g});
+          RETURN_IF_ERROR(PlanGraph(subgraph, inferred_subgraph,
+                                    absl::StrCat(path, "/", SubgraphPathSegment(node, attribute.name(), subgraph)),
+                                    inner, &scope));
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::Status PlanNode(const onnx::NodeProto& node, const RemovedOpRule& rule, GraphScope& scope,
+                        const GraphLocator& locator) {
+    RemovedOpChange change;
+    change.graph = locator;
+    change.graph_path = scope.path();
+    change.node = node;
+    change.rule = &rule;
+    change.opset = opset_;
+    for (const std::string& name : node.input()) {
+      RuleInput input;
+      input.name = name;
+      if (!name.empty()) {
+        input.type = TypeOf(name, scope);
+        ASSIGN_OR_RETURN(const Tensor* constant, scope.FindConstant(name));
+        if (constant != nullptr) {
+          // Owned by the change: the model's tensors move while it is transformed.
+          change.owned.push_back(std::make_unique<Tensor>(constant->Clone()));
+          input.constant = change.owned.back().get();
+          input.type = ValueType{constant->type(), constant->dims()};
+        }
+      }
+      change.inputs.push_back(std::move(input));
+    }
+    const RuleNode rule_node = change.AsRuleNode();
+    ASSIGN_OR_RETURN(change.min_opset, rule.MinOpset(rule_node));
+
+    if (rule.CanFold(rule_node)) {
+      const int64_t bytes = rule.FoldedBytesBound(rule_node);
+      if (bytes > options_.max_fold_bytes || folded_bytes_ + bytes > options_.max_total_fold_bytes) {
+        change.detail = absl::StrCat("its inputs are constant, but a fold of ", bytes, " bytes passes the fold limits");
+      } else {
+        // Null for an input that is not constant: a fill that folds reads only its static shape.
+        std::vector<const Tensor*> inputs;
+        for (const RuleInput& input : change.inputs) {
+          inputs.push_back(input.constant);
+        }
+        ASSIGN_OR_RETURN(change.folded, rule.Reference(rule_node, inputs));
+        int64_t folded = 0;
+        for (const Tensor& value : change.folded) folded += static_cast<int64_t>(value.bytes().size());
+        if (folded > options_.max_fold_bytes || folded_bytes_ + folded > options_.max_total_fold_bytes) {
+          return absl::ResourceExhaustedError(absl::StrCat(
+              rule_node.label, ": its value has ", folded, " bytes, past the fold limits (max_fold_bytes ",
+              options_.max_fold_bytes, ", max_total_fold_bytes ", options_.max_total_fold_bytes, ")"));
+        }
+        folded_bytes_ += folded;
+        change.action = Action::kFolded;
+        change.became = "initializer";
+        change.detail = "its value is known while planning";
+        for (size_t i = 0; i < change.folded.size(); ++i) {
+          auto value = std::make_shared<Tensor>(change.folded[i].Clone());
+          planned_types_[node.output(static_cast<int>(i))] = ValueType{value->type(), value->dims()};
+          scope.AddConstant(node.output(static_cast<int>(i)), std::move(value));
+        }
+        plan_.changes.push_back(std::move(change));
+        return absl::OkStatus();
+      }
+    }
+    if (change.detail.empty()) change.detail = "its input is computed at run time";
+    change.action = Action::kRewritten;
+    // Later removed ops that read this one's output learn its type here: onnx's inference has no schema
+    // for it.
+    if (node.output_size() == 1) planned_types_[node.output(0)] = rule.OutputType(rule_node);
+    plan_.changes.push_back(std::move(change));
+    return absl::OkStatus();
+  }
+
+  ValueType TypeOf(const std::string& name, const GraphScope& scope) const {
+    auto planned = planned_types_.find(name);
+    if (planned != planned_types_.end()) {
+      ValueType type;
+      type.elem_type = planned->second.elem_type;
+      type.dims = planned->second.dims;
+      return type;
+    }
+    return scope.FindType(name);
+  }
+
+  const Options& options_;
+  const int64_t opset_;
+  RemovedOpPlan& plan_;
+  const bool overridable_;
+  int64_t folded_bytes_ = 0;
+  std::vector<std::unique_ptr<GraphScope>> scopes_;
+  std::unordered_map<std::string, ValueType> planned_types_;
+};
+
+// Nodes no one can legalize, as CheckModel finds them: named together in one refusal.
+absl::Status RefuseWhatCannotBeLegalized(const onnx::ModelProto& model) {
+  ASSIGN_OR_RETURN(const std::vector<CheckFinding> findings, CheckModel(model));
+  std::vector<std::string> refused;
+  for (const CheckFinding& finding : findings) {
+    if (finding.fixable || finding.opset == 0) continue;  // no import: no schema to judge by (see report/check.cc)
+    if (finding.mismatches_schema) continue;  // an op that exists, written wrong: passed through as it is
+    refused.push_back(absl::StrCat(finding.op_type, finding.node_name.empty() ? "" : " '", finding.node_name,
+                                   finding.node_name.empty() ? "" : "'", " (graph ", finding.graph_path, "): ",
+                                   finding.reason));
+  }
+  if (refused.empty()) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "the model holds ", refused.size(), refused.size() == 1 ? " node" : " nodes",
+      " that cannot be legalized (no schema at the model's opset, and no rule to replace it): ",
+      absl::StrJoin(refused, "; ")));
+}
+
+}  // namespace
+
+RuleNode RemovedOpChange::AsRuleNode() const {
+  RuleNode rule_node;
+  rule_node.node = &node;
+  rule_node.label = NodeLabel(node, graph_path);
+  rule_node.opset = opset;
+  rule_node.inputs = inputs;
+  return rule_node;
+}
+
+absl::StatusOr<RemovedOpPlan> PlanRemovedOps(const onnx::ModelProto& model, const Options& options) {
+  RETURN_IF_ERROR(RefuseWhatCannotBeLegalized(model));
+  RemovedOpPlan plan;
+  int64_t opset = 0;
+  for (const auto& import : model.opset_import()) {
+    if (IsDefaultDomain(import.domain())) opset = import.version();
+  }
+  if (!HoldsRemovedOp(model.graph(), opset)) return plan;
+  google::protobuf::Arena arena;
+  const onnx::ModelProto* inferred = InferTypesOnSkeleton(model, arena);
+  Planner planner(model, options, opset, plan);
+  RETURN_IF_ERROR(planner.PlanGraph(model.graph(), &inferred->graph(), kMainGraphPath, GraphLocator{}, nullptr));
+  return plan;
+}
+
+int64_t MinOpsetForRemovedOps(const RemovedOpPlan& plan) {
+  int64_t needed = 0;
+  for (const RemovedOpChange& change : plan.changes) {
+    if (change.action == Action::kRewritten) needed = std::max(needed, change.min_opset);
+  }
+  return needed;
+}
+
+}  // namespace onnx_legalize

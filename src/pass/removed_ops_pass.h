@@ -1,0 +1,73 @@
+// The removed-ops pass: every node of an op that ONNX 1.5 removed (other than DynamicSlice, which has a
+// pass of its own) is folded or replaced by standard ops, by its rule (rules/registry.h).
+//
+// Plan, verify, apply, as the DynamicSlice pass does: planning reads the model and decides Fold | Rewrite
+// for each node (or refuses it with a reason), and the lowest opset each rewrite needs; the caller picks one
+// target opset for the whole model, verification runs each replacement against the rule's reference kernel,
+// the opset upgrade passes the removed nodes through untouched, and applying writes the replacements at the
+// target opset. Applying cannot fail.
+//
+//   Fold:    y = ImageScaler(W) with W constant  ->  initializer y (the reference kernel's value)
+//   Rewrite: y = ImageScaler(x)                  ->  y_scaled = Mul(x, scale); y = Add(y_scaled, bias)
+#ifndef ONNX_LEGALIZE_SRC_PASS_REMOVED_OPS_PASS_H_
+#define ONNX_LEGALIZE_SRC_PASS_REMOVED_OPS_PASS_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "rules/dynamic_slice.h"
+#include "onnx/onnx_pb.h"
+#include "onnx_legalize/legalize.h"
+#include "rules/removed_op_rule.h"
+
+namespace onnx_legalize {
+
+struct RemovedOpChange {
+  GraphLocator graph;
+  std::string graph_path;
+  onnx::NodeProto node;  // the removed node as the model held it (the model changes before ApplyRemovedOps)
+  const RemovedOpRule* rule = nullptr;
+  int64_t opset = 0;                     // the default opset the model imports
+  std::vector<RuleInput> inputs;         // constants point into `owned`
+  std::vector<std::unique_ptr<Tensor>> owned;
+  Action action = Action::kRewritten;
+  int64_t min_opset = 0;                 // kRewritten: the lowest opset its replacement is written at
+  std::vector<Tensor> folded;            // kFolded: the node's value, one per output
+  std::string detail;                    // why this action
+  std::string became;                    // what it became: "initializer", "Mul + Add", ...
+  std::string verification;
+
+  // The node as its rule sees it (pointing into this change).
+  RuleNode AsRuleNode() const;
+};
+
+struct RemovedOpPlan {
+  std::vector<RemovedOpChange> changes;
+};
+
+// Finds every removed op (main graph and subgraphs at any depth) and decides what to do with it.
+// FailedPrecondition naming every node, its graph and op when the model holds nodes no one can legalize:
+// an op of the default domain without a schema at the model's opset that is neither DynamicSlice nor a
+// removed op with a rule (ATen, GRUUnit, an op onnx never defined, Upsample past opset 9, ...), or a removed
+// op in a model-local function. A removed node its rule refuses (attributes the old spec does not allow, an
+// element type it cannot verify) is InvalidArgument or FailedPrecondition naming it.
+absl::StatusOr<RemovedOpPlan> PlanRemovedOps(const onnx::ModelProto& model, const Options& options);
+
+// The lowest default opset that expresses every rewrite of `plan`; 0 when it has none.
+int64_t MinOpsetForRemovedOps(const RemovedOpPlan& plan);
+
+// Proves each change at `target` (the default opset the model will have): the replacement, run by the
+// evaluator, against the rule's reference kernel, on seeded trials (rewrites) or on the constants (folds).
+// Internal error starting "verification failed" on a mismatch, naming the node and the trial.
+absl::Status VerifyRemovedOps(RemovedOpPlan& plan, int64_t target, const Options& options);
+
+// Writes the plan into `model`, whose default opset is already `target`. Never fails for a plan made from
+// this model (before its upgrade) and verified at `target`.
+absl::Status ApplyRemovedOps(RemovedOpPlan& plan, onnx::ModelProto& model, int64_t target);
+
+}  // namespace onnx_legalize
+
+#endif  // ONNX_LEGALIZE_SRC_PASS_REMOVED_OPS_PASS_H_

@@ -1,0 +1,272 @@
+// CheckModel: which nodes have no operator schema at the opset their model imports, or do not match it (for
+// --check).
+//
+// The rules, and why:
+//  - "" and "ai.onnx" are the same domain (ONNX IR spec); opset imports and nodes are compared normalized.
+//  - A node whose domain has no opset_import is a finding: no runtime can resolve its version. (Models of
+//    IR version < 3 predate opset_import and implicitly use the default domain at opset 1.)
+//  - For the domains onnx itself defines (default, ai.onnx.ml, training, preview.training), the op must
+//    have a schema at the imported opset in onnx's OpSchemaRegistry. Three ways to fail, each a finding:
+//    no schema at any opset (removed, like DynamicSlice, or never existed), a schema only from a later
+//    opset (Resize at opset 9), or a schema that is deprecated there (Upsample at opset 10+, which onnx's
+//    checker rejects).
+//  - A node whose op is valid there must match its schema (onnx's OpSchema::Verify: required and unknown
+//    attributes, attribute types, input and output counts): MVN-9 written with MVN-1's attributes loads in
+//    no runtime, and neither does a node of the wrong arity.
+//  - Domains onnx knows nothing about (com.microsoft, vendor domains) are not judged: their ops are not
+//    removed ONNX ops and only the runtime that defines them can say whether they exist. Only a missing
+//    opset_import is reported for them.
+//  - A node calling a model-local function (FunctionProto, IR 8) is defined by the model itself. The
+//    function bodies are checked as graphs of their own, against the function's own opset imports.
+#include <climits>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "graph/graph_scope.h"
+#include "onnx/defs/schema.h"
+#include "onnx/onnx_pb.h"
+#include "onnx_legalize/legalize.h"
+#include "graph/op_names.h"
+#include "rules/registry.h"
+#include "status_macros.h"
+
+namespace onnx_legalize {
+namespace {
+
+// domain (normalized: the default domain is "") -> imported opset version.
+using OpsetMap = std::map<std::string, int64_t>;
+
+std::string NormalizeDomain(const std::string& domain) {
+  return IsDefaultDomain(domain) ? std::string(kDefaultDomain) : domain;
+}
+
+// The domain as a message shows it: the default domain has an empty name, which reads badly.
+std::string DomainForDisplay(const std::string& normalized_domain) {
+  return normalized_domain.empty() ? std::string(kDefaultDomainAlias) : normalized_domain;
+}
+
+// `where` names the importer ("model", "function 'f'") in messages.
+absl::StatusOr<OpsetMap> CollectOpsets(
+    const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports, const std::string& where) {
+  OpsetMap opsets;
+  for (const onnx::OperatorSetIdProto& import : imports) {
+    const std::string domain = NormalizeDomain(import.domain());
+    if (import.version() < 1) {
+      return absl::InvalidArgumentError(absl::StrCat(where, " imports domain '", DomainForDisplay(domain),
+                                                     "' at opset ", import.version(),
+                                                     "; opset versions start at 1"));
+    }
+    auto [it, inserted] = opsets.emplace(domain, import.version());
+    if (!inserted && it->second != import.version()) {
+      return absl::InvalidArgumentError(absl::StrCat(where, " imports domain '", DomainForDisplay(domain),
+                                                     "' twice, at opsets ", it->second, " and ",
+                                                     import.version()));
+    }
+  }
+  return opsets;
+}
+
+bool IsDomainKnownToOnnx(const std::string& normalized_domain) {
+  const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  return ranges.count(normalized_domain) > 0;
+}
+
+// The highest opset onnx knows for `normalized_domain` (a domain it knows).
+int HighestKnownOpset(const std::string& normalized_domain) {
+  const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  return ranges.at(normalized_domain).second;
+}
+
+// What a (op, domain, opset) lookup found: the schema nodes must match, or why there is none to match.
+struct SchemaLookup {
+  const onnx::OpSchema* schema = nullptr;  // set when the op is valid at the opset
+  std::string problem;                     // set otherwise
+};
+
+// Why `op_type` of a known domain is not valid at `opset`, or "" when it is.
+std::string SchemaProblem(const std::string& op_type, const std::string& normalized_domain, int64_t opset) {
+  const onnx::OpSchemaRegistry* registry = onnx::OpSchemaRegistry::Instance();
+  // GetSchema takes an int; an opset beyond int's range is beyond every schema anyway.
+  const int max_inclusive = opset > INT_MAX ? INT_MAX : static_cast<int>(opset);
+  const onnx::OpSchema* schema = registry->GetSchema(op_type, max_inclusive, normalized_domain);
+  if (schema != nullptr) {
+    if (!schema->Deprecated()) return "";
+    return absl::StrCat("deprecated since opset ", schema->SinceVersion());
+  }
+  if (const onnx::OpSchema* later = registry->GetSchema(op_type, INT_MAX, normalized_domain)) {
+    // GetSchema gives the newest version at or below a bound; step down to the op's first version.
+    int first = later->SinceVersion();
+    while (const onnx::OpSchema* earlier = registry->GetSchema(op_type, first - 1, normalized_domain)) {
+      first = earlier->SinceVersion();
+    }
+    return absl::StrCat("exists only from opset ", first);
+  }
+  if (normalized_domain.empty() && op_type == kDynamicSliceOp) {
+    return "removed experimental op (onnx 1.4 only; use onnx-legalize to rewrite it)";
+  }
+  if (normalized_domain.empty()) {
+    onnx::NodeProto probe;
+    probe.set_op_type(op_type);
+    if (IsRemovedOpType(probe)) return "removed experimental op (onnx 1.4 and earlier; use onnx-legalize to rewrite it)";
+  }
+  if (opset > HighestKnownOpset(normalized_domain)) {
+    return absl::StrCat("no schema in onnx, which knows this domain up to opset ",
+                        HighestKnownOpset(normalized_domain));
+  }
+  return "no schema in onnx (removed or never defined)";
+}
+
+SchemaLookup LookUpSchema(const std::string& op_type, const std::string& normalized_domain, int64_t opset) {
+  SchemaLookup lookup;
+  lookup.problem = SchemaProblem(op_type, normalized_domain, opset);
+  if (lookup.problem.empty()) {
+    const int max_inclusive = opset > INT_MAX ? INT_MAX : static_cast<int>(opset);
+    lookup.schema = onnx::OpSchemaRegistry::Schema(op_type, max_inclusive, normalized_domain);
+  }
+  return lookup;
+}
+
+// Why `node` does not match `schema` (its attributes, their types, its input and output counts), or "".
+// onnx's message ends in a dump of the node ("==> Context: ..."), which the finding already names.
+std::string SchemaMismatch(const onnx::OpSchema& schema, const onnx::NodeProto& node) {
+  try {
+    if (schema.Name() == "Loop" && schema.domain().empty() && node.input_size() == 2) {
+      // onnx 1.12's Loop wants at least one loop-carried value; later releases and ONNX Runtime accept a Loop
+      // of M and cond only (its results all scan outputs). Verify the rest of it.
+      onnx::NodeProto with_carried_value = node;
+      with_carried_value.add_input("loop_carried_value");
+      schema.Verify(with_carried_value);
+      return "";
+    }
+    schema.Verify(node);
+    return "";
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    std::string message = e.what();
+    const size_t context = message.find("\n\n==> Context:");
+    if (context != std::string::npos) message.resize(context);
+    return absl::StrCat("does not match the schema of ", schema.Name(), "-", schema.SinceVersion(), ": ", message);
+  }
+}
+
+class Checker {
+ public:
+  Checker(const OpsetMap& opsets, const std::set<std::pair<std::string, std::string>>& local_functions,
+          std::vector<CheckFinding>& findings)
+      : opsets_(opsets), local_functions_(local_functions), findings_(findings) {}
+
+  void CheckNodes(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, const std::string& path) {
+    for (const onnx::NodeProto& node : nodes) {
+      CheckNode(node, path);
+      ForEachSubgraph(node, [&](const std::string& attribute, const onnx::GraphProto& subgraph) {
+        CheckNodes(subgraph.node(), absl::StrCat(path, "/", SubgraphPathSegment(node, attribute, subgraph)));
+      });
+    }
+  }
+
+ private:
+  void CheckNode(const onnx::NodeProto& node, const std::string& path) {
+    const std::string domain = NormalizeDomain(node.domain());
+    if (local_functions_.count({domain, node.op_type()}) > 0) return;
+    auto import = opsets_.find(domain);
+    if (import == opsets_.end()) {
+      Add(node, path, domain, 0,
+          absl::StrCat("the model imports no opset for domain '", DomainForDisplay(domain), "'"));
+      return;
+    }
+    if (!IsDomainKnownToOnnx(domain)) return;  // Not onnx's to judge; see the rules above.
+    const SchemaLookup& lookup = CachedSchemaLookup(node.op_type(), domain, import->second);
+    std::string problem = lookup.problem;
+    const bool removed = domain.empty() && FindRemovedOpRule(node, import->second) != nullptr;
+    if (problem.empty() && removed) {
+      // A schema of that name exists at this opset, but the node is still the removed op (MVN-1's
+      // attributes at opset 9 or later): the op it names would reject it.
+      problem = absl::StrCat("written with the attributes of the removed ", node.op_type(),
+                             "-1, which its schema at this opset does not have");
+    }
+    bool mismatch = false;
+    if (problem.empty() && lookup.schema != nullptr) {
+      problem = SchemaMismatch(*lookup.schema, node);
+      mismatch = !problem.empty();
+    }
+    if (problem.empty()) return;
+    CheckFinding& finding = Add(node, path, domain, import->second, std::move(problem));
+    finding.mismatches_schema = mismatch;
+    // Legalizing handles the removed ops of the model's graphs, not those of function bodies.
+    const bool in_function = absl::StartsWith(path, "function:");
+    if (in_function) return;
+    if (domain.empty() && node.op_type() == kDynamicSliceOp) {
+      finding.fixable = true;
+      finding.fix = "fold, or rewrite to Slice";
+    } else if (removed) {
+      finding.fixable = true;
+      finding.fix = "fold, or rewrite into standard ops";
+    }
+  }
+
+  CheckFinding& Add(const onnx::NodeProto& node, const std::string& path, const std::string& domain, int64_t opset,
+                    std::string reason) {
+    CheckFinding finding;
+    finding.graph_path = path;
+    finding.node_name = node.name();
+    finding.op_type = node.op_type();
+    finding.domain = DomainForDisplay(domain);
+    finding.opset = opset;
+    finding.reason = std::move(reason);
+    findings_.push_back(std::move(finding));
+    return findings_.back();
+  }
+
+  // LookUpSchema once per (op, domain, opset): onnx's schema lookups cost more than the rest of the check,
+  // and a graph names few ops many times. Found without building a key: a graph has few (domain, opset)
+  // pairs, and the op type is looked up as the node holds it.
+  const SchemaLookup& CachedSchemaLookup(const std::string& op_type, const std::string& domain, int64_t opset) {
+    auto& by_op_type = schema_lookups_[std::make_pair(domain, opset)];
+    auto it = by_op_type.find(op_type);
+    if (it == by_op_type.end()) it = by_op_type.emplace(op_type, LookUpSchema(op_type, domain, opset)).first;
+    return it->second;
+  }
+
+  const OpsetMap& opsets_;
+  const std::set<std::pair<std::string, std::string>>& local_functions_;
+  std::vector<CheckFinding>& findings_;
+  std::map<std::pair<std::string, int64_t>, std::unordered_map<std::string, SchemaLookup>> schema_lookups_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::vector<CheckFinding>> CheckModel(const onnx::ModelProto& model) {
+  ASSIGN_OR_RETURN(OpsetMap opsets, CollectOpsets(model.opset_import(), "the model"));
+  // IR versions 1 and 2 had no opset_import: the default domain at opset 1 was implied.
+  if (model.opset_import_size() == 0 && model.ir_version() < 3) opsets.emplace(kDefaultDomain, 1);
+
+  std::set<std::pair<std::string, std::string>> local_functions;
+  for (const onnx::FunctionProto& function : model.functions()) {
+    local_functions.emplace(NormalizeDomain(function.domain()), function.name());
+  }
+
+  std::vector<CheckFinding> findings;
+  Checker(opsets, local_functions, findings).CheckNodes(model.graph().node(), kMainGraphPath);
+
+  for (const onnx::FunctionProto& function : model.functions()) {
+    const std::string where = absl::StrCat("function '", function.name(), "'");
+    ASSIGN_OR_RETURN(OpsetMap function_opsets, CollectOpsets(function.opset_import(), where));
+    const std::string path =
+        absl::StrCat("function:", DomainForDisplay(NormalizeDomain(function.domain())), ".", function.name());
+    Checker(function_opsets, local_functions, findings).CheckNodes(function.node(), path);
+  }
+  return findings;
+}
+
+}  // namespace onnx_legalize

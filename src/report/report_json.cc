@@ -1,0 +1,115 @@
+// ReportToJson: the Report as a JSON document for tools and CI logs.
+//
+// The text is fully determined by the Report: keys come in a fixed order ("changed", the one-glance answer,
+// first; then the other fields in the order the structs declare them, the node list last), two-space
+// indentation, one trailing newline. Shape:
+//   {
+//     "changed": true,
+//     "opset_before": 9,
+//     ...
+//     "nodes": [
+//       {
+//         "graph_path": "main",
+//         ...
+//       }
+//     ]
+//   }
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "onnx_legalize/legalize.h"
+#include "report/text_escape.h"
+
+namespace onnx_legalize {
+namespace {
+
+absl::string_view ActionName(Action action) {
+  switch (action) {
+    case Action::kFolded:
+      return "folded";
+    case Action::kRewritten:
+      return "rewritten";
+  }
+  return "unknown";  // Not reachable for a valid enum value.
+}
+
+// Appends `"key": ` at `indent`, preceded by a comma and newline unless it is the first member.
+void AppendKey(absl::string_view key, int indent, bool& first, std::string& out) {
+  out.append(first ? "\n" : ",\n");
+  first = false;
+  out.append(indent, ' ');
+  AppendJsonString(key, out);
+  out.append(": ");
+}
+
+void AppendMember(absl::string_view key, absl::string_view value, int indent, bool& first, std::string& out) {
+  AppendKey(key, indent, first, out);
+  AppendJsonString(value, out);
+}
+
+void AppendMember(absl::string_view key, int64_t value, int indent, bool& first, std::string& out) {
+  AppendKey(key, indent, first, out);
+  absl::StrAppend(&out, value);
+}
+
+void AppendBoolMember(absl::string_view key, bool value, int indent, bool& first, std::string& out) {
+  AppendKey(key, indent, first, out);
+  out.append(value ? "true" : "false");
+}
+
+void AppendNode(const NodeReport& node, std::string& out) {
+  constexpr int kIndent = 6;
+  out.append("    {");
+  bool first = true;
+  AppendMember("op_type", node.op_type, kIndent, first, out);
+  AppendMember("graph_path", node.graph_path, kIndent, first, out);
+  AppendMember("node_name", node.node_name, kIndent, first, out);
+  AppendMember("output", node.output, kIndent, first, out);
+  AppendMember("action", ActionName(node.action), kIndent, first, out);
+  AppendMember("slice_version", node.slice_version, kIndent, first, out);
+  AppendMember("became", node.became, kIndent, first, out);
+  AppendMember("detail", node.detail, kIndent, first, out);
+  AppendMember("verification", node.verification, kIndent, first, out);
+  out.append("\n    }");
+}
+
+}  // namespace
+
+std::string ReportToJson(const Report& report) {
+  constexpr int kIndent = 2;
+  std::string out = "{";
+  bool first = true;
+  AppendBoolMember("changed", report.changed, kIndent, first, out);
+  AppendMember("opset_before", report.opset_before, kIndent, first, out);
+  AppendMember("opset_after", report.opset_after, kIndent, first, out);
+  AppendMember("ir_version_before", report.ir_version_before, kIndent, first, out);
+  AppendMember("ir_version_after", report.ir_version_after, kIndent, first, out);
+  AppendMember("onnx_check", report.onnx_check, kIndent, first, out);
+  AppendMember("opset_move", report.opset_move, kIndent, first, out);
+  AppendKey("targets_passed_over", kIndent, first, out);
+  if (report.targets_passed_over.empty()) out.append("[]");
+  for (size_t i = 0; i < report.targets_passed_over.size(); ++i) {
+    out.append(i == 0 ? "[\n    {" : ",\n    {");
+    bool first_field = true;
+    AppendMember("opset", report.targets_passed_over[i].opset, 6, first_field, out);
+    AppendMember("reason", report.targets_passed_over[i].reason, 6, first_field, out);
+    out.append(i + 1 == report.targets_passed_over.size() ? "\n    }\n  ]" : "\n    }");
+  }
+  AppendKey("nodes", kIndent, first, out);
+  if (report.nodes.empty()) {
+    out.append("[]");
+  } else {
+    out.append("[\n");
+    for (size_t i = 0; i < report.nodes.size(); ++i) {
+      if (i > 0) out.append(",\n");
+      AppendNode(report.nodes[i], out);
+    }
+    out.append("\n  ]");
+  }
+  out.append("\n}\n");
+  return out;
+}
+
+}  // namespace onnx_legalize

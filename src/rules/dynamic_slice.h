@@ -1,0 +1,121 @@
+// The DynamicSlice pass: for each DynamicSlice in the model, decide Fold | Rewrite (or fail), then apply.
+//
+// Planning reads the model and changes nothing; applying cannot fail. Between the two the caller verifies
+// the plan and moves the model's opset, so a model that fails anywhere is left exactly as it was.
+//
+//   Fold:     x_sliced = DynamicSlice(W, s, e, a)   with all inputs constant
+//             -> initializer x_sliced (the value); W, s, e, a removed when nothing else reads them
+//   Rewrite:  y = DynamicSlice(x, s, e[, a])
+//             -> y = Slice(x, s, e[, a'])           a' = a with negative axes made positive when the
+//                                                    rank is known (Slice-10 leaves them undefined)
+//             -> y = Slice-1<starts, ends, axes>(x) with Options::keep_opset
+#ifndef ONNX_LEGALIZE_SRC_RULES_DYNAMIC_SLICE_H_
+#define ONNX_LEGALIZE_SRC_RULES_DYNAMIC_SLICE_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "graph/graph_scope.h"
+#include "onnx/onnx_pb.h"
+#include "onnx_legalize/legalize.h"
+#include "eval/tensor.h"
+
+namespace onnx_legalize {
+
+// Where a graph sits in a model: the chain of (node, attribute, graph index) steps from the main graph.
+// A node is named by its first output, which is unique in its graph and survives opset conversion.
+struct GraphLocator {
+  struct Step {
+    std::string node_output;
+    std::string attribute;
+    int graph_index = 0;  // for GRAPHS attributes; 0 for GRAPH
+  };
+  std::vector<Step> steps;
+};
+
+// One of a DynamicSlice node's index inputs (starts, ends or axes) as the plan sees it.
+struct IndexInput {
+  std::string name;                // "" when omitted (axes only)
+  const Tensor* constant = nullptr;  // its value when constant (owned by the plan's scopes)
+};
+
+struct PlannedChange {
+  GraphLocator graph;
+  std::string graph_path;
+  std::string node_name;
+  std::string output;
+  Action action = Action::kFolded;
+  std::string detail;
+
+  // The original node's inputs.
+  std::string data;
+  const Tensor* data_constant = nullptr;
+  ValueType data_type;  // what is known of data's type
+  IndexInput starts, ends, axes;
+  DataType index_type = 0;  // int32 or int64 when known (from any constant or declared index input)
+
+  // kFolded: the value, computed with the DynamicSlice reference kernel. Not const: FillDeferredFolds
+  // may move it into the model once nothing reads it any more.
+  std::shared_ptr<Tensor> folded;
+
+  // kRewritten: the Slice node's inputs; `new_axes` is set when the axes were normalized into a new
+  // constant named new_axes_name.
+  int64_t slice_version = 0;
+  std::string new_axes_name;
+  std::shared_ptr<const Tensor> new_axes;
+  // The lowest opset whose Slice expresses this rewrite: 10; 11 for axes that may be negative when the
+  // rank is unknown (Slice-10 leaves negative axes undefined); 13 for bfloat16 data.
+  int64_t min_opset = 10;
+  // Options::keep_opset: Slice-1's attributes.
+  std::vector<int64_t> attribute_starts, attribute_ends, attribute_axes;
+
+  std::string verification;  // filled by verification
+};
+
+struct Plan {
+  std::vector<PlannedChange> changes;
+  // The scopes the constants above point into; kept alive with the plan, and never queried once planning
+  // is done: the inferred types they consulted (a whole copy of the model's graph, with shape inference's
+  // value_info) are released as soon as the plan is made, and their name tables view strings of graphs
+  // that Legalize then changes.
+  std::vector<std::unique_ptr<GraphScope>> scopes;
+};
+
+// Finds every DynamicSlice and decides what to do with it. Errors (InvalidArgument) name the node, its
+// graph path and the offending value: wrong input or output counts, attributes, index inputs of a type
+// other than int32/int64 or of mixed types, constant indices the operator rejects (lengths, duplicate or
+// out-of-range axes, not 1-D), and FailedPrecondition for what keep_opset cannot express.
+// The plan's constants (data_constant, IndexInput::constant) may view the bytes of `model`'s large
+// initializers and Constant values instead of copying them (GraphScope::FindConstant): while the plan is
+// read, those TensorProtos must keep their raw_data where it is (Legalize moves them only by Swap between
+// heap messages, which does).
+absl::StatusOr<Plan> PlanDynamicSlices(const onnx::ModelProto& model, const Options& options);
+
+// How ApplyPlan writes a folded value into the main graph.
+enum class FoldedValues {
+  kWrite,  // the value itself (a copy; the plan keeps its own)
+  // For a value ModelSkeleton would leave out (more bytes than kSkeletonKeepBytes, not strings): a stub
+  // with its name, type and dims, marked as external data, which FillDeferredFolds fills later. The model
+  // can be checked (through ModelSkeleton) meanwhile, and the value is never copied.
+  kDefer,
+};
+
+// Applies `plan` to `model`, whose default opset is already `opset` (at least 10, or the original opset
+// when every change is a fold or keep_opset). Never fails for a plan made from this model.
+void ApplyPlan(Plan& plan, onnx::ModelProto& model, FoldedValues folded = FoldedValues::kWrite);
+
+// Fills the stubs ApplyPlan(kDefer) left in `model`'s main graph with the folded values, moved out of the
+// plan where no other change reads them (a fold that feeds another DynamicSlice is copied). Call it once
+// nothing reads the plan's folded values any more (after verification).
+void FillDeferredFolds(Plan& plan, onnx::ModelProto& model);
+
+// The Slice version a model at default opset `opset` runs: 1 below 10, 10, 11 (11-12) or 13 (13+).
+int64_t SliceVersionAtOpset(int64_t opset);
+
+}  // namespace onnx_legalize
+
+#endif  // ONNX_LEGALIZE_SRC_RULES_DYNAMIC_SLICE_H_

@@ -1,0 +1,288 @@
+// ApplyPlan: writes a verified plan into the model. Cannot fail: everything that could go wrong was
+// decided while planning.
+//
+// Linear in the model's size: graphs are resolved and nodes found through indexes built once, and each
+// graph's node, initializer and input lists are rebuilt once, not edited element by element (a model
+// with 20,000 DynamicSlices would otherwise cost 20,000 scans and erasures).
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "rules/dynamic_slice.h"
+#include "graph/constant_writer.h"
+#include "graph/model_skeleton.h"
+#include "graph/op_names.h"
+
+namespace onnx_legalize {
+namespace {
+
+// The graphs of a model by locator, and the nodes of each graph by first output; built on first use.
+// Valid while no node list changes and no first output is renamed: the node table views the nodes' own
+// strings (no copy of 40,000 names for a model of 20,000 DynamicSlices).
+class GraphIndex {
+ public:
+  explicit GraphIndex(onnx::ModelProto& model) : model_(model) {}
+
+  onnx::GraphProto& Resolve(const GraphLocator& locator) {
+    onnx::GraphProto* graph = model_.mutable_graph();
+    std::string key;
+    for (const GraphLocator::Step& step : locator.steps) {
+      absl::StrAppend(&key, step.node_output.size(), ":", step.node_output, "/", step.attribute, "/",
+                      step.graph_index, ";");
+      auto cached = resolved_.find(key);
+      if (cached != resolved_.end()) {
+        graph = cached->second;
+        continue;
+      }
+      onnx::NodeProto& owner = *graph->mutable_node(NodeIndex(*graph, step.node_output));
+      for (auto& attribute : *owner.mutable_attribute()) {
+        if (attribute.name() != step.attribute) continue;
+        graph = attribute.has_g() ? attribute.mutable_g() : attribute.mutable_graphs(step.graph_index);
+      }
+      resolved_.emplace(key, graph);
+    }
+    return *graph;
+  }
+
+  // The index of the first node of `graph` whose first output is `output`, or -1.
+  int NodeIndex(const onnx::GraphProto& graph, const std::string& output) {
+    auto [it, inserted] = nodes_.try_emplace(&graph);
+    if (inserted) {
+      it->second.reserve(static_cast<size_t>(graph.node_size()));
+      for (int i = 0; i < graph.node_size(); ++i) {
+        if (graph.node(i).output_size() > 0) it->second.emplace(graph.node(i).output(0), i);
+      }
+    }
+    auto found = it->second.find(output);
+    return found == it->second.end() ? -1 : found->second;
+  }
+
+ private:
+  onnx::ModelProto& model_;
+  std::unordered_map<std::string, onnx::GraphProto*> resolved_;
+  std::unordered_map<const onnx::GraphProto*, absl::flat_hash_map<absl::string_view, int>> nodes_;
+};
+
+// Removes the elements whose index is marked, keeping the others in order; elements move, none is copied.
+template <typename T>
+void EraseMarked(google::protobuf::RepeatedPtrField<T>& field, const std::vector<bool>& marked) {
+  int kept = 0;
+  for (int i = 0; i < field.size(); ++i) {
+    if (i < static_cast<int>(marked.size()) && marked[i]) continue;
+    if (i != kept) field.SwapElements(i, kept);
+    ++kept;
+  }
+  while (field.size() > kept) field.RemoveLast();
+}
+
+// What the plan does to one graph's node list: nodes removed, Constant nodes put before a node.
+struct NodeEdits {
+  onnx::GraphProto* graph = nullptr;
+  std::vector<bool> removed;
+  std::map<int, std::vector<onnx::NodeProto>> before;
+
+  void Apply() {
+    auto& nodes = *graph->mutable_node();
+    google::protobuf::RepeatedPtrField<onnx::NodeProto> rebuilt;
+    rebuilt.Reserve(nodes.size());
+    for (int i = 0; i < nodes.size(); ++i) {
+      auto inserted = before.find(i);
+      if (inserted != before.end()) {
+        for (onnx::NodeProto& constant : inserted->second) rebuilt.Add()->Swap(&constant);
+      }
+      if (!removed[static_cast<size_t>(i)]) rebuilt.Add()->Swap(nodes.Mutable(i));
+    }
+    nodes.Swap(&rebuilt);
+  }
+};
+
+void RewriteToSlice(const PlannedChange& change, onnx::NodeProto& node) {
+  node.set_op_type(kSliceOp);
+  // A DynamicSlice may be written in domain "ai.onnx"; onnx's checker accepts that spelling only where
+  // the model imports it by that name too, so the new node uses the canonical "".
+  node.set_domain(kDefaultDomain);
+  if (change.slice_version == 1) {
+    // Slice-1: y = Slice<starts, ends[, axes]>(data)
+    node.clear_input();
+    node.add_input(change.data);
+    auto add_ints = [&](const char* name, const std::vector<int64_t>& values) {
+      onnx::AttributeProto* attribute = node.add_attribute();
+      attribute->set_name(name);
+      attribute->set_type(onnx::AttributeProto::INTS);
+      for (int64_t v : values) attribute->add_ints(v);
+    };
+    add_ints("starts", change.attribute_starts);
+    add_ints("ends", change.attribute_ends);
+    if (!change.axes.name.empty()) add_ints("axes", change.attribute_axes);
+    return;
+  }
+  // Slice-10+: y = Slice(data, starts, ends[, axes]); no steps, which default to 1.
+  node.clear_input();
+  node.add_input(change.data);
+  node.add_input(change.starts.name);
+  node.add_input(change.ends.name);
+  if (!change.new_axes_name.empty()) {
+    node.add_input(change.new_axes_name);
+  } else if (!change.axes.name.empty()) {
+    node.add_input(change.axes.name);
+  }
+}
+
+void CollectReferences(const onnx::GraphProto& graph, absl::flat_hash_set<absl::string_view>& referenced) {
+  for (const auto& output : graph.output()) referenced.insert(output.name());
+  for (const auto& node : graph.node()) {
+    referenced.insert(node.input().begin(), node.input().end());
+    ForEachSubgraph(node, [&](const std::string&, const onnx::GraphProto& subgraph) {
+      CollectReferences(subgraph, referenced);
+    });
+  }
+}
+
+// Whether ApplyPlan(kDefer) leaves a stub for a folded value: what ModelSkeleton would leave out.
+bool DefersFold(const PlannedChange& change, bool is_main) {
+  return is_main && !change.folded->is_string() &&
+         static_cast<int64_t>(change.folded->bytes().size()) > kSkeletonKeepBytes;
+}
+
+}  // namespace
+
+void ApplyPlan(Plan& plan, onnx::ModelProto& model, FoldedValues folded) {
+  ConstantWriter writer(model.ir_version());
+  // Constants that a change stops reading, with the graph it was read from (looked up outward).
+  std::vector<std::pair<GraphLocator, std::string>> maybe_unused;
+
+  {
+    // Node positions are those of the unchanged lists until every change is recorded.
+    GraphIndex graphs(model);
+    std::unordered_map<const onnx::GraphProto*, NodeEdits> edits;
+    std::vector<std::pair<size_t, NodeEdits*>> by_depth;
+    for (PlannedChange& change : plan.changes) {
+      onnx::GraphProto& graph = graphs.Resolve(change.graph);
+      const bool is_main = change.graph.steps.empty();
+      const int index = graphs.NodeIndex(graph, change.output);
+      NodeEdits& graph_edits = edits[&graph];
+      if (graph_edits.graph == nullptr) {
+        graph_edits.graph = &graph;
+        graph_edits.removed.assign(static_cast<size_t>(graph.node_size()), false);
+        by_depth.emplace_back(change.graph.steps.size(), &graph_edits);
+      }
+      onnx::NodeProto& node = *graph.mutable_node(index);
+      if (change.action == Action::kFolded) {
+        for (const auto& input : node.input()) {
+          if (!input.empty()) maybe_unused.emplace_back(change.graph, input);
+        }
+        // The node's place goes to a Constant node (IR 3 subgraphs) or to nothing (an initializer).
+        graph_edits.removed[static_cast<size_t>(index)] = true;
+        if (writer.WritesConstantNode(is_main)) {
+          graph_edits.before[index].push_back(writer.ConstantNode(change.output, *change.folded));
+        } else {
+          writer.DefineInitializer(graph, change.output, *change.folded,
+                                   folded == FoldedValues::kDefer && DefersFold(change, is_main));
+        }
+        continue;
+      }
+      if (change.new_axes != nullptr) {
+        maybe_unused.emplace_back(change.graph, change.axes.name);
+        if (writer.WritesConstantNode(is_main)) {
+          graph_edits.before[index].push_back(writer.ConstantNode(change.new_axes_name, *change.new_axes));
+        } else {
+          writer.DefineInitializer(graph, change.new_axes_name, *change.new_axes);
+        }
+      }
+      if (change.slice_version == 1) {
+        for (const IndexInput* input : {&change.starts, &change.ends, &change.axes}) {
+          if (!input->name.empty()) maybe_unused.emplace_back(change.graph, input->name);
+        }
+      }
+      RewriteToSlice(change, node);
+    }
+    // Inner graphs first: rebuilding an outer node list moves the nodes that hold them.
+    std::stable_sort(by_depth.begin(), by_depth.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (auto& [depth, graph_edits] : by_depth) graph_edits->Apply();
+  }
+
+  // Constants nothing reads any more: an initializer (with its IR 3 graph input) or a Constant node, in
+  // the reading graph or an enclosing one (looked up outward).
+  if (maybe_unused.empty()) return;  // rewrites to Slice-10+ with their own inputs: nothing to look up
+  // Views of the model's names: nothing below changes the model until the removals at the end.
+  absl::flat_hash_set<absl::string_view> referenced;
+  CollectReferences(model.graph(), referenced);
+  struct Removals {
+    std::unordered_map<std::string, int> initializer_index, input_index;
+    std::vector<bool> initializers, inputs, nodes;
+  };
+  GraphIndex graphs(model);
+  std::unordered_map<onnx::GraphProto*, Removals> removals;
+  std::unordered_set<std::string> removed;
+  for (auto& [locator, name] : maybe_unused) {
+    if (referenced.count(name) || removed.count(name)) continue;
+    GraphLocator scope = locator;
+    while (true) {
+      onnx::GraphProto& graph = graphs.Resolve(scope);
+      auto [it, inserted] = removals.try_emplace(&graph);
+      Removals& r = it->second;
+      if (inserted) {
+        for (int i = 0; i < graph.initializer_size(); ++i) r.initializer_index.emplace(graph.initializer(i).name(), i);
+        for (int i = 0; i < graph.input_size(); ++i) r.input_index.emplace(graph.input(i).name(), i);
+        r.initializers.assign(static_cast<size_t>(graph.initializer_size()), false);
+        r.inputs.assign(static_cast<size_t>(graph.input_size()), false);
+        r.nodes.assign(static_cast<size_t>(graph.node_size()), false);
+      }
+      auto initializer = r.initializer_index.find(name);
+      if (initializer != r.initializer_index.end()) {
+        r.initializers[static_cast<size_t>(initializer->second)] = true;
+        auto input = r.input_index.find(name);
+        if (input != r.input_index.end()) r.inputs[static_cast<size_t>(input->second)] = true;
+        removed.insert(name);
+        break;
+      }
+      const int node = graphs.NodeIndex(graph, name);
+      if (node >= 0 && graph.node(node).op_type() == kConstantOp) {
+        r.nodes[static_cast<size_t>(node)] = true;
+        removed.insert(name);
+        break;
+      }
+      if (scope.steps.empty()) break;
+      scope.steps.pop_back();
+    }
+  }
+  for (auto& [graph, r] : removals) {
+    EraseMarked(*graph->mutable_initializer(), r.initializers);
+    EraseMarked(*graph->mutable_input(), r.inputs);
+    EraseMarked(*graph->mutable_node(), r.nodes);
+  }
+}
+
+void FillDeferredFolds(Plan& plan, onnx::ModelProto& model) {
+  // A folded value another change reads (a DynamicSlice of a fold) is the plan's still: copy it then.
+  std::unordered_set<const Tensor*> read;
+  for (const PlannedChange& change : plan.changes) {
+    for (const Tensor* input :
+         {change.data_constant, change.starts.constant, change.ends.constant, change.axes.constant}) {
+      if (input != nullptr) read.insert(input);
+    }
+  }
+  std::unordered_map<std::string, onnx::TensorProto*> stubs;
+  for (onnx::TensorProto& initializer : *model.mutable_graph()->mutable_initializer()) {
+    if (initializer.data_location() == onnx::TensorProto::EXTERNAL && initializer.external_data_size() == 0) {
+      stubs.emplace(initializer.name(), &initializer);
+    }
+  }
+  for (PlannedChange& change : plan.changes) {
+    if (change.action != Action::kFolded || !change.graph.steps.empty() || change.folded == nullptr) continue;
+    auto stub = stubs.find(change.output);
+    if (stub == stubs.end()) continue;
+    onnx::TensorProto value = read.count(change.folded.get()) > 0
+                                  ? TensorToProto(change.folded->Clone(), change.output)
+                                  : TensorToProto(std::move(*change.folded), change.output);
+    stub->second->Swap(&value);
+  }
+}
+
+}  // namespace onnx_legalize

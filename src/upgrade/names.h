@@ -1,0 +1,54 @@
+// The names the opset upgrade gives: the private names values and nodes carry in the skeleton the converter
+// sees, and fresh names for the values the converter makes.
+//
+// Why private names: onnx 1.12's converter names every value it creates with a per-graph counter ("7",
+// "12"), which collides with the numeric names old PyTorch exports are full of, and across nested graphs.
+// In the skeleton every value is "v<k>", never numeric, so a converter-made name can never be mistaken for
+// one of ours, and every node is "n<k>", its index in the table of original nodes (Context::records).
+#ifndef ONNX_LEGALIZE_SRC_UPGRADE_NAMES_H_
+#define ONNX_LEGALIZE_SRC_UPGRADE_NAMES_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "onnx/onnx_pb.h"
+
+namespace onnx_legalize::opset_upgrade {
+
+// Original value names <-> skeleton names "v<k>". Node tags "n<k>" index the node table.
+class NameCodec {
+ public:
+  std::string Encode(const std::string& name);
+  // The original name, or nullptr for a name the converter made.
+  const std::string* Decode(const std::string& code) const;
+  static std::string NodeTag(size_t index);
+  // The node-table index of a tag, or -1.
+  static int64_t NodeIndex(const std::string& tag);
+
+ private:
+  static int64_t ParseIndex(const std::string& code, char prefix);
+
+  std::unordered_map<std::string, size_t> codes_;
+  std::vector<std::string> decoded_;
+};
+
+// Hands out value names that occur nowhere in the model (any graph) and were not handed out before.
+class FreshNames {
+ public:
+  void Reserve(const std::string& name);
+  std::string Make(const std::string& base);
+
+ private:
+  std::unordered_set<std::string> taken_;
+};
+
+// Reserves every name `graph` and its subgraphs use.
+void ReserveGraphNames(const onnx::GraphProto& graph, FreshNames& names);
+
+}  // namespace onnx_legalize::opset_upgrade
+
+#endif  // ONNX_LEGALIZE_SRC_UPGRADE_NAMES_H_

@@ -1,0 +1,206 @@
+// UpgradeDefaultOpset: onnx 1.12's version converter, wrapped. This file runs the steps; the parts that do
+// them are listed in upgrade/internal.h.
+//
+// What onnx::version_conversion::ConvertVersion (1.12) does, and why it is not called on the model itself
+// (read from onnx v1.12.0 convert.cc, common/ir_pb_converter.cc, common/ir.h and the adapters); each point is
+// taken up, in more detail, where it is dealt with:
+//   - it looks every node's op_type up by name alone, so ops without a schema, other domains' ops named like
+//     default-domain ones and ConstantFill break it: the converter sees a skeleton of the model in which
+//     such nodes are inert stand-ins (upgrade/skeleton.cc);
+//   - it goes through onnx's IR, which drops much of a model (functions, training_info, sparse initializers,
+//     non-tensor types, external-data references, doc strings, newer fields), truncates dims above 2^31 and
+//     copies all initializer data twice: the skeleton holds no large data, and the converted nodes are
+//     spliced back into the caller's graphs, which keep everything else (upgrade/splice.cc);
+//   - values it creates are named with a per-graph counter that collides with numeric names: the skeleton's
+//     names are private (upgrade/names.h);
+//   - a node an adapter replaces (Upsample-9 -> Resize-10, Scatter-10 -> ScatterElements-11) loses its name
+//     and doc_string, and its output is renamed unless it is a graph output (ExposeReplacedOutputs, splice);
+//   - it runs no shape inference, yet Softmax/LogSoftmax 12->13 need the input's shape (they throw without
+//     it), Resize 10->11 needs its rank, Gemm and broadcasting 6->7 need shapes: shape inference runs on the
+//     skeleton here, and the types it finds reach captured values (upgrade/skeleton_types.cc);
+//   - it dies with SIGSEGV when a main-graph output is produced by nothing, and crashes or corrupts on other
+//     malformed graphs: ValidateGraphsForConverter (graph/graph_validation.h) refuses them first;
+//   - its IR is O(n^2) in a graph's node count: the main graph is converted in chunks
+//     (upgrade/chunks.cc);
+//   - adapter bugs change meaning (Pad, Clip, Resize, Softmax, Hardmax, legacy broadcasting): they are put
+//     right around the converter (upgrade/adapter_fixes.cc).
+#include "upgrade/opset_upgrade.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <exception>
+#include <new>
+#include <string>
+#include <unordered_set>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "graph/graph_validation.h"
+#include "onnx/defs/schema.h"
+#include "onnx/shape_inference/implementation.h"
+#include "graph/op_names.h"
+#include "upgrade/internal.h"
+#include "status_macros.h"
+
+namespace onnx_legalize {
+namespace opset_upgrade {
+namespace {
+
+
+// The skeleton's IR version: >= 4 so that initializers need not be graph inputs; the IR does not matter to
+// the converter otherwise, and the caller's model keeps its own.
+constexpr int64_t kSkeletonIrVersion = 8;
+
+absl::StatusOr<int> DefaultOpsetIndex(const ModelProto& model) {
+  int index = -1;
+  for (int i = 0; i < model.opset_import_size(); ++i) {
+    if (!IsDefaultDomain(model.opset_import(i).domain())) continue;
+    if (index >= 0) {
+      return absl::InvalidArgumentError("the model imports the default domain twice ('' and 'ai.onnx')");
+    }
+    index = i;
+  }
+  if (index < 0) return absl::InvalidArgumentError("the model imports no default-domain opset");
+  return index;
+}
+
+absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes) {
+  if (target < 1 || target > kMaxConvertibleOpset) {
+    return absl::InvalidArgumentError(absl::StrCat("target opset ", target, " is outside [1, ", kMaxConvertibleOpset,
+                                                   "], what onnx 1.12's version converter knows"));
+  }
+  ASSIGN_OR_RETURN(const int opset_index, DefaultOpsetIndex(model));
+  const int64_t from = model.opset_import(opset_index).version();
+  if (from < 1) return absl::InvalidArgumentError(absl::StrCat("the model's default opset ", from, " is not valid"));
+  if (target < from) {
+    return absl::InvalidArgumentError(absl::StrCat("target opset ", target, " is below the model's default opset ",
+                                                   from, "; only upgrades are supported"));
+  }
+  const int64_t ir_version = std::max<int64_t>(model.ir_version(), MinIrVersionForOpset(target));
+  if (target == from) {
+    model.set_ir_version(ir_version);
+    return absl::OkStatus();
+  }
+  RETURN_IF_ERROR(ValidateGraphsForConverter(model.graph()));
+
+  Context ctx;
+  ctx.from = from;
+  ctx.to = target;
+  // The stand-in must stay out of every adapter's reach.
+  for (int64_t v = from + 1; v <= target; ++v) {
+    const onnx::OpSchema* s = onnx::OpSchemaRegistry::Schema(kStandInOp, static_cast<int>(v), "");
+    if (s == nullptr || s->since_version() > from) {
+      return absl::InternalError(absl::StrCat("stand-in op ", kStandInOp, " changes at opset ", v));
+    }
+  }
+
+  RegisterStandInSchemas();  // first: the converter's table of schemas must hold the stand-in's
+  static const StepConverter* const converter = new StepConverter();
+  if (chunk_nodes > 0) {
+    ASSIGN_OR_RETURN(const bool untouched, NothingToConvert(model.graph(), ctx, *converter));
+    if (untouched) {
+      model.mutable_opset_import(opset_index)->set_version(target);
+      model.set_ir_version(ir_version);
+      return absl::OkStatus();
+    }
+  }
+
+  ModelProto skeleton;
+  skeleton.set_ir_version(kSkeletonIrVersion);
+  auto* default_import = skeleton.add_opset_import();
+  default_import->set_domain("");
+  default_import->set_version(from);
+  auto* hidden_import = skeleton.add_opset_import();
+  hidden_import->set_domain(kStandInDomain);
+  hidden_import->set_version(1);
+  RETURN_IF_ERROR(BuildSkeletonGraph(model.graph(), "", true, ctx, skeleton.mutable_graph()));
+
+  // Shape inference, best effort: adapters read ranks and shapes, but a model whose declared types
+  // contradict inference is still converted where no adapter needs them.
+  {
+    ModelProto inferred = skeleton;
+    bool ok = true;
+    try {
+      onnx::shape_inference::InferShapes(inferred);
+    } catch (const std::bad_alloc&) {
+      throw;
+    } catch (...) {
+      ok = false;
+    }
+    if (ok) skeleton.Swap(&inferred);
+  }
+  AddCaptureTypes(skeleton.mutable_graph(), {});
+  CollectElemTypes(skeleton.graph(), ctx);
+  {
+    // The values whose dims an adapter fix reads.
+    std::unordered_set<std::string> wanted, defined;
+    if (Crosses(ctx, 13)) CollectSoftmaxInputs(skeleton.graph(), wanted);
+    if (Crosses(ctx, 7)) CollectPReluInputs(skeleton.graph(), wanted);
+    if (!wanted.empty()) CollectKnownDims(skeleton.graph(), wanted, ctx, defined);
+  }
+  ExposeReplacedOutputs(ctx, skeleton.mutable_graph());
+
+  GraphProto converted;
+  try {
+    if (chunk_nodes > 0 && !SubgraphReadsARestructuredValue(skeleton.graph(), ctx)) {
+      ASSIGN_OR_RETURN(converted, ConvertMainGraphInChunks(skeleton, ctx, *converter, chunk_nodes));
+    } else {
+      // What onnx::version_conversion::ConvertVersion does.
+      ModelProto whole = converter->convert_version(skeleton, onnx::OpSetID(from), onnx::OpSetID(target));
+      converted.Swap(whole.mutable_graph());
+    }
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    return absl::FailedPreconditionError(absl::StrCat("onnx 1.12's version converter cannot move the model from opset ",
+                                                      from, " to ", target, ": ", e.what()));
+  } catch (...) {
+    return absl::FailedPreconditionError(absl::StrCat("onnx 1.12's version converter cannot move the model from opset ",
+                                                      from, " to ", target));
+  }
+
+  ReserveGraphNames(model.graph(), ctx.fresh);
+  google::protobuf::RepeatedPtrField<NodeProto> nodes;
+  RETURN_IF_ERROR(SpliceMainGraph(converted, model.graph(), ctx, &nodes));
+
+  // Commit: nothing below can fail.
+  model.mutable_graph()->mutable_node()->Swap(&nodes);
+  model.mutable_opset_import(opset_index)->set_version(target);
+  model.set_ir_version(ir_version);
+  return absl::OkStatus();
+}
+
+}  // namespace
+}  // namespace opset_upgrade
+
+int64_t MinIrVersionForOpset(int64_t opset) {
+  // onnx releases: 1.3 IR 3 / opset 8, 1.4 IR 4 / 9, 1.5 IR 5 / 10, 1.6 IR 6 / 11, 1.7-1.9 IR 7 / 12-14,
+  // 1.10-1.12 IR 8 / 15-17, 1.13 IR 8 / 18, 1.14-1.15 IR 9 / 19-20, 1.16 IR 10 / 21.
+  if (opset <= 8) return 3;
+  if (opset == 9) return 4;
+  if (opset == 10) return 5;
+  if (opset == 11) return 6;
+  if (opset <= 14) return 7;
+  if (opset <= 18) return 8;
+  if (opset <= 20) return 9;
+  return 10;
+}
+
+absl::Status UpgradeDefaultOpset(onnx::ModelProto& model, int64_t target_opset) {
+  return UpgradeDefaultOpsetInChunks(model, target_opset, opset_upgrade::kChunkNodes);
+}
+
+absl::Status UpgradeDefaultOpsetInChunks(onnx::ModelProto& model, int64_t target_opset, int64_t chunk_nodes) {
+  try {
+    return opset_upgrade::UpgradeImpl(model, target_opset, chunk_nodes);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError("out of memory while moving the model to a new opset");
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("unexpected exception while moving the model to a new opset: ", e.what()));
+  } catch (...) {
+    return absl::InternalError("unexpected exception while moving the model to a new opset");
+  }
+}
+
+}  // namespace onnx_legalize

@@ -1,0 +1,54 @@
+// Moves a model's default-domain opset forward with onnx 1.12's version converter, wrapped so that the
+// converter only ever sees what it can handle and everything it would lose survives.
+//
+// How (the long form is at the top of upgrade/opset_upgrade.cc and of each part upgrade/internal.h lists):
+//   1. validate the model (the converter crashes or throws on malformed graphs; ValidateGraphsForConverter in
+//      graph/graph_validation.h);
+//   2. build a small "skeleton" copy: every value renamed to a private name, every node tagged, large
+//      constants replaced by typed placeholders, and every node the converter must not touch (DynamicSlice,
+//      nodes of other domains) replaced by an inert stand-in that keeps its inputs, outputs and subgraphs;
+//   3. run onnx shape inference on the skeleton (best effort: some adapters need ranks) and the converter;
+//   4. splice the converted nodes back into the original graphs: original nodes keep every field the
+//      converter does not concern, stand-ins become the original nodes again, converter-made values get
+//      fresh names that collide with nothing in the model.
+// The model is modified only after every step has succeeded.
+#ifndef ONNX_LEGALIZE_SRC_UPGRADE_OPSET_UPGRADE_H_
+#define ONNX_LEGALIZE_SRC_UPGRADE_OPSET_UPGRADE_H_
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "onnx/onnx_pb.h"
+
+namespace onnx_legalize {
+
+// The highest default-domain opset onnx 1.12 (the converter we wrap) knows.
+inline constexpr int64_t kMaxConvertibleOpset = 17;
+
+// Moves the model's default-domain opset ("" / "ai.onnx") from its current version to `target_opset`
+// (current <= target <= 17), converting every default-domain node of every graph — main graph and the
+// bodies of If/Loop/Scan at any depth — to the target opset's semantics with onnx 1.12's version converter.
+// Nodes whose op_type is "DynamicSlice" (default domain) pass through untouched (same inputs, outputs,
+// name, attributes, position relative to their neighbours) so the caller can rewrite them to Slice
+// afterwards. Nodes of other domains pass through untouched too (their subgraphs, if any, are converted).
+// Raises ir_version to the minimum that fits target_opset if it is lower and never lowers it.
+// Transactional: on any error `model` is unchanged. No exception escapes.
+//
+// Errors: InvalidArgument for a malformed model or a bad target; FailedPrecondition when a node cannot be
+// moved (no schema in onnx 1.12, no adapter, an adapter that needs a shape the model does not give);
+// ResourceExhausted when memory runs out; Internal for a broken invariant of this wrapper.
+absl::Status UpgradeDefaultOpset(onnx::ModelProto& model, int64_t target_opset);
+
+// UpgradeDefaultOpset with the main graph handed to the converter in chunks of at most `chunk_nodes` nodes
+// it converts (UpgradeDefaultOpset uses 64), or, for 0, whole, as onnx's ConvertVersion does. The result
+// is the same either way, byte for byte; whole, the conversion costs O(n^2) in the graph's node count n
+// (onnx 1.12's IR checks every new value's name against every node), in chunks O(n). For tests.
+absl::Status UpgradeDefaultOpsetInChunks(onnx::ModelProto& model, int64_t target_opset, int64_t chunk_nodes);
+
+// The lowest IR version that a model importing default opset `opset` needs
+// (3 for <=8, 4 for 9, 5 for 10, 6 for 11, 7 for 12-14, 8 for 15-17).
+int64_t MinIrVersionForOpset(int64_t opset);
+
+}  // namespace onnx_legalize
+
+#endif  // ONNX_LEGALIZE_SRC_UPGRADE_OPSET_UPGRADE_H_

@@ -1,0 +1,229 @@
+// The skeleton: the copy of the caller's model that onnx 1.12's version converter sees, small and safe for
+// it, from which upgrade/splice.cc later takes only what the converter changed.
+//
+// Why the converter must not see the model itself (read from onnx v1.12.0 convert.cc,
+// common/ir_pb_converter.cc, common/ir.h and the adapters):
+//   - it looks every node's op_type up in a table of all schemas by name alone (`all_schemas.at`): an op with
+//     no schema (DynamicSlice, ImageScaler, ...) throws std::out_of_range, a node of another domain whose
+//     op_type is also a default-domain op name (a custom "Slice") would be "converted" as that op, and the
+//     experimental ConstantFill sends it into an endless loop;
+//   - its IR copies all initializer data twice, while no upward adapter reads the values of constant inputs
+//     (only the downward AxesInputToAttribute and Split_13_12 do), so the converter never needs initializer
+//     data; shape inference can use small ones;
+//   - a node an adapter replaces (Upsample-9 -> Resize-10, Scatter-10 -> ScatterElements-11) loses its name
+//     and its output is renamed unless it is a graph output.
+//
+// So in the skeleton every value name is replaced by "v<k>" and every node is named "n<k>", its index in a
+// table of the original nodes (upgrade/names.h); nodes the converter must not touch (DynamicSlice,
+// other domains, large Constants) become an inert stand-in (an op with a single schema version 1, in a
+// domain where it has none, so shape inference skips it) that keeps their inputs, outputs and subgraphs (a
+// DynamicSlice's stand-in has a schema there, whose inference keeps its data's element type and rank); large
+// or external initializers become typed placeholders (graph inputs in the main graph, value_info in subgraphs,
+// where graph inputs are positional); the outputs of nodes an adapter replaces are exposed as graph outputs
+// so that the IR hands their names to the replacement.
+#include <cstdint>
+#include <string>
+#include <unordered_set>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "onnx/defs/schema.h"
+#include "graph/op_names.h"
+#include "upgrade/internal.h"
+#include "graph/labels.h"
+#include "rules/registry.h"
+#include "upgrade/stand_in_schema.h"
+#include "status_macros.h"
+
+namespace onnx_legalize::opset_upgrade {
+namespace {
+
+// Constants (initializers, Constant nodes) whose payload is larger than this reach the converter only as a
+// type and shape: the converter copies tensor data through its IR, and no upward adapter reads it. Smaller
+// ones stay so that shape inference can read shape-like values (Reshape's shape, ...).
+constexpr int64_t kMaxInlineConstantBytes = 4096;
+
+int64_t PayloadBytes(const TensorProto& t) {
+  int64_t bytes = static_cast<int64_t>(t.raw_data().size());
+  bytes += 4 * (t.float_data_size() + t.int32_data_size());
+  bytes += 8 * (t.int64_data_size() + t.double_data_size() + t.uint64_data_size());
+  for (const auto& s : t.string_data()) bytes += static_cast<int64_t>(s.size());
+  return bytes;
+}
+
+absl::Status BuildSkeletonNode(const NodeProto& node, const GraphProto& owner, const std::string& path, Context& ctx,
+                               GraphProto* out) {
+  const size_t index = ctx.records.size();
+  ctx.records.push_back(NodeRecord{&node, &owner, false, {}});
+  ctx.records_by_owner[&owner].push_back(static_cast<int64_t>(index));
+  const std::string where = GraphLabel(path);
+
+  const bool opaque = ShownAsStandIn(node, ctx.from);
+  const TensorProto* constant = ConstantValue(node);
+  if (!opaque) RETURN_IF_ERROR(CheckOpKnownAtSourceOpset(node, where, ctx));
+  if (!opaque) RETURN_IF_ERROR(CheckConverterMovesItRight(node, where, ctx));
+
+  NodeProto* s = out->add_node();
+  s->set_name(NameCodec::NodeTag(index));
+  for (const auto& in : node.input()) s->add_input(ctx.codec.Encode(in));
+  for (const auto& o : node.output()) s->add_output(ctx.codec.Encode(o));
+  if (opaque) {
+    s->set_op_type(ShownAsRankKeepingStandIn(node) ? kRankKeepingStandInOp : kStandInOp);
+    s->set_domain(kStandInDomain);
+    if (constant != nullptr && node.output_size() == 1) {
+      *out->add_value_info() = TypedPlaceholder(s->output(0), constant->data_type(), constant->dims());
+    }
+  } else {
+    s->set_op_type(OpTypeShownToConverter(node, ctx));
+  }
+  for (const auto& attr : node.attribute()) {
+    if (attr.type() == AttributeProto::GRAPH) {
+      AttributeProto* a = s->add_attribute();
+      a->set_name(attr.name());
+      a->set_type(AttributeProto::GRAPH);
+      RETURN_IF_ERROR(
+          BuildSkeletonGraph(attr.g(), SubgraphPath(path, node, attr.name(), attr.g()), false, ctx, a->mutable_g()));
+      continue;
+    }
+    if (attr.type() == AttributeProto::GRAPHS && attr.graphs_size() > 0) {
+      // The converter recurses into GRAPH attributes only; no default-domain op has GRAPHS.
+      return absl::UnimplementedError(absl::StrCat(NodeLabel(node), " (graph ", where, "): attribute '",
+                                                   attr.name(), "' holds a list of graphs, which cannot be converted"));
+    }
+    // Sparse tensors make the converter's IR import throw; no adapter reads them.
+    const bool hide = opaque || attr.type() == AttributeProto::SPARSE_TENSOR ||
+                      attr.type() == AttributeProto::SPARSE_TENSORS || attr.type() == AttributeProto::GRAPHS;
+    if (hide) {
+      ctx.records[index].hidden_attributes.insert(attr.name());
+      continue;
+    }
+    *s->add_attribute() = attr;
+  }
+  if (!opaque) SpellOutPadValue(node, ctx, s);
+  ctx.records[index].opaque = opaque;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool InlineConstant(const TensorProto& t) {
+  return t.data_location() != TensorProto::EXTERNAL && t.external_data_size() == 0 && !t.has_segment() &&
+         PayloadBytes(t) <= kMaxInlineConstantBytes;
+}
+
+ValueInfoProto TypedPlaceholder(const std::string& name, int32_t elem_type, const google::protobuf::RepeatedField<int64_t>& dims) {
+  ValueInfoProto vi;
+  vi.set_name(name);
+  auto* tensor_type = vi.mutable_type()->mutable_tensor_type();
+  tensor_type->set_elem_type(elem_type);
+  auto* shape = tensor_type->mutable_shape();
+  for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
+  return vi;
+}
+
+const TensorProto* ConstantValue(const NodeProto& node) {
+  if (node.op_type() != kConstantOp || !IsDefaultDomain(node.domain())) return nullptr;
+  for (const auto& attr : node.attribute()) {
+    if (attr.name() == "value" && attr.has_t()) return &attr.t();
+  }
+  return nullptr;
+}
+
+bool ShownAsStandIn(const NodeProto& node, int64_t from_opset) {
+  if (!IsDefaultDomain(node.domain()) || node.op_type() == kDynamicSliceOp) return true;
+  // The removed ops pass through untouched, as DynamicSlice does; their rules rewrite them afterwards.
+  if (FindRemovedOpRule(node, from_opset) != nullptr) return true;
+  const TensorProto* constant = ConstantValue(node);
+  return constant != nullptr && !InlineConstant(*constant);  // Constant never changes meaning
+}
+
+absl::Status CheckOpKnownAtSourceOpset(const NodeProto& node, const std::string& where, const Context& ctx) {
+  if (onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(ctx.from), "") != nullptr) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(NodeLabel(node), " (graph ", where, "): op '",
+                                                    node.op_type(), "' is not defined in default opset ", ctx.from,
+                                                    " of onnx 1.12, so it cannot be moved to opset ", ctx.to));
+}
+
+// Scan-8 scans batched tensors ([batch, sequence, ...], with optional sequence_lens); Scan-9 has no batch
+// axis. onnx 1.12's 8->9 adapter only drops the first dim from the declared sizes of the values the Scan
+// reads and writes, and drops inputs whose sizes it does not know: the Scan then reads the batched tensors
+// (or nothing) as sequences. No repair here writes the batch loop Scan-9 would need, so such a node is
+// refused rather than passed on meaning something else.
+absl::Status CheckConverterMovesItRight(const NodeProto& node, const std::string& where, const Context& ctx) {
+  if (node.op_type() == "Scan" && Crosses(ctx, 9) && ctx.from >= 8) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        NodeLabel(node), " (graph ", where, "): Scan-8 scans batched tensors and Scan-9 has no batch axis; onnx "
+        "1.12's converter moves it to opset 9 by dropping the batch dim from its values' declared sizes, which "
+        "changes what it computes, so it cannot be moved to opset ", ctx.to));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BuildSkeletonGraph(const GraphProto& graph, const std::string& path, bool is_main, Context& ctx,
+                                GraphProto* out) {
+  out->set_name(graph.name());
+  std::unordered_set<std::string> input_names;
+  for (const auto& v : graph.input()) {
+    ValueInfoProto* vi = out->add_input();
+    *vi = v;
+    vi->clear_doc_string();
+    vi->set_name(ctx.codec.Encode(v.name()));
+    input_names.insert(v.name());
+  }
+  for (const auto& v : graph.output()) {
+    ValueInfoProto* vi = out->add_output();
+    *vi = v;
+    vi->clear_doc_string();
+    vi->set_name(ctx.codec.Encode(v.name()));
+  }
+  for (const auto& v : graph.value_info()) {
+    ValueInfoProto* vi = out->add_value_info();
+    *vi = v;
+    vi->clear_doc_string();
+    vi->set_name(ctx.codec.Encode(v.name()));
+  }
+  // A constant the converter need not copy becomes a typed placeholder: a graph input in the main graph, and
+  // a value_info entry in a subgraph (whose inputs are positional; the converter treats the unresolved name
+  // as a capture from the enclosing scope).
+  auto placeholder = [&](const std::string& name, int32_t elem_type, const google::protobuf::RepeatedField<int64_t>& dims) {
+    ValueInfoProto vi = TypedPlaceholder(ctx.codec.Encode(name), elem_type, dims);
+    if (!is_main) {
+      *out->add_value_info() = std::move(vi);
+    } else if (input_names.count(name) == 0) {
+      *out->add_input() = std::move(vi);
+    }
+  };
+  for (const auto& t : graph.initializer()) {
+    if (InlineConstant(t)) {
+      TensorProto* copy = out->add_initializer();
+      *copy = t;
+      copy->clear_doc_string();
+      copy->set_name(ctx.codec.Encode(t.name()));
+    } else {
+      placeholder(t.name(), t.data_type(), t.dims());
+    }
+  }
+  for (const auto& t : graph.sparse_initializer()) placeholder(t.values().name(), t.values().data_type(), t.dims());
+  for (const auto& node : graph.node()) RETURN_IF_ERROR(BuildSkeletonNode(node, graph, path, ctx, out));
+  return absl::OkStatus();
+}
+
+void ExposeReplacedOutputs(const Context& ctx, GraphProto* graph) {
+  std::unordered_set<std::string> outputs;
+  for (const auto& v : graph->output()) outputs.insert(v.name());
+  for (auto& node : *graph->mutable_node()) {
+    for (auto& attr : *node.mutable_attribute()) {
+      if (attr.has_g()) ExposeReplacedOutputs(ctx, attr.mutable_g());
+    }
+    const bool replaced = (node.op_type() == kUpsample && Crosses(ctx, 10)) || (node.op_type() == kScatter && Crosses(ctx, 11));
+    if (!replaced || node.domain() == kStandInDomain) continue;
+    for (const auto& o : node.output()) {
+      if (!o.empty() && outputs.insert(o).second) graph->add_output()->set_name(o);
+    }
+  }
+}
+
+}  // namespace onnx_legalize::opset_upgrade

@@ -1,0 +1,168 @@
+// What the skeleton (after onnx's shape inference) says of the types of its values: repeated into subgraphs
+// for the converter, whose IR types no captured value, and gathered for the fixes of
+// upgrade/adapter_fixes.cc, which need the element types and sizes the adapters saw.
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "upgrade/internal.h"
+
+namespace onnx_legalize::opset_upgrade {
+
+// onnx's IR gives a value a subgraph captures from an enclosing graph no type (a dummy "Captured" node),
+// while adapters in the subgraph read its shape (Softmax 12->13 on an outer value): repeat the enclosing
+// graphs' knowledge as value_info of the subgraph.
+void AddCaptureTypes(GraphProto* graph, const std::unordered_map<std::string, onnx::TypeProto>& outer) {
+  std::unordered_set<std::string> local;
+  std::unordered_map<std::string, onnx::TypeProto> visible = outer;
+  auto note = [&](const ValueInfoProto& vi) {
+    if (vi.has_type()) visible[vi.name()] = vi.type();
+  };
+  for (const auto& v : graph->input()) local.insert(v.name());
+  for (const auto& t : graph->initializer()) local.insert(t.name());
+  for (const auto& node : graph->node()) {
+    for (const auto& o : node.output()) local.insert(o);
+  }
+  std::unordered_set<std::string> typed;
+  for (const auto& v : graph->value_info()) typed.insert(v.name());
+  for (const auto& v : graph->input()) typed.insert(v.name());
+  for (const auto& v : graph->output()) typed.insert(v.name());
+  std::vector<std::string> captured;  // in order of first use, for a deterministic skeleton
+  auto use = [&](const std::string& name) {
+    if (!name.empty() && local.count(name) == 0 && typed.count(name) == 0 && outer.count(name) > 0) {
+      typed.insert(name);
+      captured.push_back(name);
+    }
+  };
+  for (const auto& node : graph->node()) {
+    for (const auto& in : node.input()) use(in);
+  }
+  for (const auto& v : graph->output()) use(v.name());
+  for (const auto& name : captured) {
+    ValueInfoProto* vi = graph->add_value_info();
+    vi->set_name(name);
+    *vi->mutable_type() = outer.at(name);
+  }
+  for (const auto& v : graph->input()) note(v);
+  for (const auto& v : graph->output()) note(v);
+  for (const auto& v : graph->value_info()) note(v);
+  for (const auto& t : graph->initializer()) {
+    visible[t.name()] = TypedPlaceholder(t.name(), t.data_type(), t.dims()).type();
+  }
+  for (auto& node : *graph->mutable_node()) {
+    for (auto& attr : *node.mutable_attribute()) {
+      if (attr.has_g()) AddCaptureTypes(attr.mutable_g(), visible);
+    }
+  }
+}
+
+void CollectElemTypes(const GraphProto& graph, Context& ctx) {
+  auto note = [&](const std::string& name, int32_t type) {
+    if (type == TensorProto::UNDEFINED || ctx.ambiguous_types.count(name) > 0) return;
+    auto [it, inserted] = ctx.elem_types.emplace(name, type);
+    if (!inserted && it->second != type) {
+      ctx.elem_types.erase(it);
+      ctx.ambiguous_types.insert(name);
+    }
+  };
+  auto note_vi = [&](const ValueInfoProto& vi) {
+    if (vi.type().has_tensor_type()) note(vi.name(), vi.type().tensor_type().elem_type());
+  };
+  for (const auto& v : graph.input()) note_vi(v);
+  for (const auto& v : graph.output()) note_vi(v);
+  for (const auto& v : graph.value_info()) note_vi(v);
+  for (const auto& t : graph.initializer()) note(t.name(), t.data_type());
+  for (const auto& node : graph.node()) {
+    for (const auto& attr : node.attribute()) {
+      if (attr.has_g()) CollectElemTypes(attr.g(), ctx);
+    }
+  }
+}
+
+// The inputs of the Softmax and LogSoftmax nodes of the skeleton (Hardmax shows as Softmax), which the
+// 12->13 adapter restructures.
+void CollectSoftmaxInputs(const GraphProto& graph, std::unordered_set<std::string>& names) {
+  for (const auto& node : graph.node()) {
+    if ((node.op_type() == kSoftmax || node.op_type() == kLogSoftmax) && node.domain() != kStandInDomain &&
+        node.input_size() > 0) {
+      names.insert(node.input(0));
+    }
+    for (const auto& attr : node.attribute()) {
+      if (attr.has_g()) CollectSoftmaxInputs(attr.g(), names);
+    }
+  }
+}
+
+void CollectPReluInputs(const GraphProto& graph, std::unordered_set<std::string>& names) {
+  for (const auto& node : graph.node()) {
+    if (node.op_type() == kPRelu && node.domain() != kStandInDomain) {
+      for (const auto& input : node.input()) names.insert(input);
+    }
+    for (const auto& attr : node.attribute()) {
+      if (attr.has_g()) CollectPReluInputs(attr.g(), names);
+    }
+  }
+}
+
+// Fills ctx.known_dims for the `wanted` names from the skeleton's declarations; `defined` gathers which of
+// them the graphs seen so far define (inputs, initializers, node outputs). An initializer's dims count only
+// where it is no graph input (there it is a default the caller may override with another shape).
+void CollectKnownDims(const GraphProto& graph, const std::unordered_set<std::string>& wanted, Context& ctx,
+                      std::unordered_set<std::string>& defined) {
+  auto forget = [&](const std::string& name) {
+    ctx.known_dims.erase(name);
+    ctx.ambiguous_dims.insert(name);
+  };
+  auto define = [&](const std::string& name) {
+    if (wanted.count(name) > 0 && !defined.insert(name).second) forget(name);
+  };
+  auto note = [&](const std::string& name, std::vector<int64_t> dims) {
+    if (wanted.count(name) == 0 || ctx.ambiguous_dims.count(name) > 0) return;
+    auto [it, inserted] = ctx.known_dims.emplace(name, dims);
+    if (inserted) return;
+    if (it->second.size() != dims.size()) return forget(name);
+    for (size_t k = 0; k < dims.size(); ++k) {
+      if (dims[k] < 0) continue;
+      if (it->second[k] >= 0 && it->second[k] != dims[k]) return forget(name);
+      it->second[k] = dims[k];
+    }
+  };
+  auto note_vi = [&](const ValueInfoProto& vi) {
+    if (wanted.count(vi.name()) == 0) return;
+    if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape()) return;
+    std::vector<int64_t> dims;
+    for (const auto& d : vi.type().tensor_type().shape().dim()) {
+      dims.push_back(d.has_dim_value() && d.dim_value() >= 0 ? d.dim_value() : -1);
+    }
+    note(vi.name(), std::move(dims));
+  };
+  std::unordered_set<std::string> wanted_inputs;
+  for (const auto& v : graph.input()) {
+    if (wanted.count(v.name()) > 0) wanted_inputs.insert(v.name());
+    define(v.name());
+  }
+  for (const auto& t : graph.initializer()) {
+    if (wanted_inputs.count(t.name()) == 0) define(t.name());
+  }
+  for (const auto& node : graph.node()) {
+    for (const auto& o : node.output()) define(o);
+  }
+  for (const auto& v : graph.input()) note_vi(v);
+  for (const auto& v : graph.output()) note_vi(v);
+  for (const auto& v : graph.value_info()) note_vi(v);
+  for (const auto& t : graph.initializer()) {
+    if (wanted.count(t.name()) > 0 && wanted_inputs.count(t.name()) == 0) {
+      note(t.name(), std::vector<int64_t>(t.dims().begin(), t.dims().end()));
+    }
+  }
+  for (const auto& node : graph.node()) {
+    for (const auto& attr : node.attribute()) {
+      if (attr.has_g()) CollectKnownDims(attr.g(), wanted, ctx, defined);
+    }
+  }
+}
+
+}  // namespace onnx_legalize::opset_upgrade

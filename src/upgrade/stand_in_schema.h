@@ -1,0 +1,33 @@
+// Stand-ins: ops of a private domain that take a node's place in the copy of a model that onnx's version
+// converter sees (upgrade/skeleton.cc). onnx 1.12 has no DynamicSlice (it was dropped in 1.5), so its
+// shape inference stopped at every DynamicSlice: nothing after one had a type, and adapters that need a
+// rank (Softmax 12->13) stopped. DynamicSlice keeps its data's element type and rank, and its stand-in
+// says so.
+#ifndef ONNX_LEGALIZE_SRC_UPGRADE_STAND_IN_SCHEMA_H_
+#define ONNX_LEGALIZE_SRC_UPGRADE_STAND_IN_SCHEMA_H_
+
+#include "onnx/onnx_pb.h"
+
+namespace onnx_legalize {
+
+// The stand-ins' domain, which no model uses; imported at version 1 where stand-ins appear.
+inline constexpr char kStandInDomain[] = "onnx_legalize.hidden";
+
+// DynamicSlice's stand-in: any inputs, one output of its first input's element type and rank, every dim
+// unknown (nothing when the first input's type is not known). No version converter adapter meets it.
+inline constexpr char kRankKeepingStandInOp[] = "RankKeepingStandIn";
+
+// Registers kRankKeepingStandInOp's schema with onnx, once per process. Must run before onnx's version
+// converter builds its table of schemas (an op missing from that table makes it throw) and before shape
+// inference sees a stand-in.
+void RegisterStandInSchemas();
+
+// True for a DynamicSlice, or another removed op that keeps its input's element type and rank (ImageScaler,
+// Crop, ...), in the default domain, with a data input and one output: what kRankKeepingStandInOp stands
+// for. (The planner refuses any other; the opset upgrade, which may be called without it, shows such
+// a node as the inert stand-in.)
+bool ShownAsRankKeepingStandIn(const onnx::NodeProto& node);
+
+}  // namespace onnx_legalize
+
+#endif  // ONNX_LEGALIZE_SRC_UPGRADE_STAND_IN_SCHEMA_H_

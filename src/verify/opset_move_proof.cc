@@ -1,0 +1,251 @@
+#include "verify/opset_move_proof.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/cord.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "eval/model_runner.h"
+#include "graph/graph_scope.h"
+#include "graph/op_names.h"
+#include "rules/registry.h"
+#include "rules/removed_op_rule.h"
+#include "status_macros.h"
+#include "eval/tensor.h"
+#include "verify/verify.h"
+
+namespace onnx_legalize {
+namespace {
+
+// Bounds that keep the proof cheap beside the rest of legalizing: the model's constants, and each drawn
+// input.
+constexpr int64_t kMaxConstantBytes = int64_t{64} << 20;
+constexpr int64_t kMaxInputElements = int64_t{1} << 16;
+// Sizes drawn for dims the model leaves open: a named one (all dims of one name alike), an unnamed one.
+constexpr int64_t kNamedDimSize = 3;
+constexpr int64_t kUnnamedDimSize = 2;
+
+// The removed ops, by their rules' reference kernels.
+class RemovedOpKernels final : public ExtraKernels {
+ public:
+  bool Handles(const onnx::NodeProto& node, int64_t opset) const override {
+    return FindRemovedOpRule(node, opset) != nullptr;
+  }
+
+  absl::StatusOr<std::vector<Tensor>> Run(const onnx::NodeProto& node, int64_t opset,
+                                          const std::vector<const Tensor*>& inputs) const override {
+    const RemovedOpRule* rule = FindRemovedOpRule(node, opset);
+    RuleNode rule_node;
+    rule_node.node = &node;
+    rule_node.label = absl::StrCat(node.op_type(), " '", node.name(), "'");
+    rule_node.opset = opset;
+    for (int i = 0; i < node.input_size(); ++i) {
+      RuleInput input;
+      input.name = node.input(i);
+      input.constant = inputs[static_cast<size_t>(i)];
+      rule_node.inputs.push_back(std::move(input));
+    }
+    if (!inputs.empty() && inputs[0] == nullptr && node.op_type() != "ConstantFill") {
+      return absl::InvalidArgumentError("its input 0 is missing");
+    }
+    return rule->Reference(rule_node, inputs);
+  }
+};
+
+// The graph inputs a caller feeds: those no initializer gives.
+std::vector<const onnx::ValueInfoProto*> FedInputs(const onnx::GraphProto& graph) {
+  std::map<std::string, bool> initialized;
+  for (const onnx::TensorProto& initializer : graph.initializer()) initialized[initializer.name()] = true;
+  std::vector<const onnx::ValueInfoProto*> fed;
+  for (const onnx::ValueInfoProto& input : graph.input()) {
+    if (initialized.count(input.name()) == 0) fed.push_back(&input);
+  }
+  return fed;
+}
+
+bool DrawableType(int32_t elem_type) {
+  return elem_type == onnx::TensorProto::FLOAT || elem_type == onnx::TensorProto::DOUBLE ||
+         elem_type == onnx::TensorProto::INT32 || elem_type == onnx::TensorProto::INT64 ||
+         elem_type == onnx::TensorProto::BOOL;
+}
+
+// Why an input cannot be drawn, or "".
+std::string WhyNotDrawable(const onnx::ValueInfoProto& input) {
+  const auto& type = input.type().tensor_type();
+  if (!input.type().has_tensor_type() || !DrawableType(type.elem_type())) {
+    return absl::StrCat("graph input '", input.name(), "' is not a tensor of float, double, int32, int64 or bool");
+  }
+  if (!type.has_shape()) return absl::StrCat("graph input '", input.name(), "' has no declared rank");
+  return "";
+}
+
+std::vector<int64_t> DrawnDims(const onnx::ValueInfoProto& input) {
+  std::vector<int64_t> dims;
+  for (const auto& dim : input.type().tensor_type().shape().dim()) {
+    if (dim.has_dim_value() && dim.dim_value() >= 0) {
+      dims.push_back(dim.dim_value());
+    } else {
+      dims.push_back(dim.has_dim_param() ? kNamedDimSize : kUnnamedDimSize);
+    }
+  }
+  return dims;
+}
+
+template <typename T>
+absl::StatusOr<Tensor> DrawIntegers(DataType type, const std::vector<int64_t>& dims, int64_t count, int64_t low,
+                                    int64_t high, TrialRandom& random) {
+  std::string bytes(static_cast<size_t>(count) * sizeof(T), '\0');
+  for (int64_t i = 0; i < count; ++i) {
+    const T value = static_cast<T>(random.Uniform(low, high));
+    std::memcpy(bytes.data() + i * static_cast<int64_t>(sizeof(T)), &value, sizeof(T));
+  }
+  return Tensor::FromBytes(type, dims, std::move(bytes));
+}
+
+// One input set: floats mixing ordinary values with +-0, +-inf, NaN and denormals; integers small (indices,
+// sizes and counts within a few of the dims drawn); bools either.
+absl::StatusOr<std::map<std::string, Tensor>> DrawInputs(const onnx::GraphProto& graph, TrialRandom& random) {
+  std::map<std::string, Tensor> inputs;
+  for (const onnx::ValueInfoProto* input : FedInputs(graph)) {
+    const DataType type = input->type().tensor_type().elem_type();
+    const std::vector<int64_t> dims = DrawnDims(*input);
+    ASSIGN_OR_RETURN(const int64_t count, CheckedElementCount(dims, input->name()));
+    absl::StatusOr<Tensor> value;
+    if (type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::DOUBLE) {
+      value = random.SpecialFloats(type, dims);
+    } else if (type == onnx::TensorProto::INT32) {
+      value = DrawIntegers<int32_t>(type, dims, count, -4, 8, random);
+    } else if (type == onnx::TensorProto::INT64) {
+      value = DrawIntegers<int64_t>(type, dims, count, -4, 8, random);
+    } else {
+      value = DrawIntegers<uint8_t>(type, dims, count, 0, 1, random);
+    }
+    if (!value.ok()) return value.status();
+    inputs.emplace(input->name(), *std::move(value));
+  }
+  return inputs;
+}
+
+// Element `i` of two float tensors whose bytes differ there: nullopt when both are NaN, else how.
+template <typename T>
+std::optional<std::string> FloatDifference(const char* a, const char* b, int64_t i) {
+  T x, y;
+  std::memcpy(&x, a, sizeof(T));
+  std::memcpy(&y, b, sizeof(T));
+  if (std::isnan(x) && std::isnan(y)) return std::nullopt;
+  return absl::StrCat("element ", i, " is ", x, " before and ", y, " after");
+}
+
+// "" when `after` is `before` bit for bit, a NaN matching any NaN (IEEE 754 leaves a computed NaN's sign
+// and payload to the implementation); else what differs.
+std::string Difference(const Tensor& before, const Tensor& after) {
+  if (before.BitwiseEquals(after)) return "";
+  if (before.type() != after.type() || before.dims() != after.dims()) {
+    return absl::StrCat(DataTypeName(before.type()), "[", absl::StrJoin(before.dims(), ","), "] before, ",
+                        DataTypeName(after.type()), "[", absl::StrJoin(after.dims(), ","), "] after");
+  }
+  const bool is_float = before.type() == onnx::TensorProto::FLOAT;
+  const bool is_double = before.type() == onnx::TensorProto::DOUBLE;
+  const int64_t size = ElementSize(before.type());
+  for (int64_t i = 0; i < before.element_count(); ++i) {
+    const char* a = before.bytes().data() + i * size;
+    const char* b = after.bytes().data() + i * size;
+    if (std::memcmp(a, b, static_cast<size_t>(size)) == 0) continue;
+    std::optional<std::string> difference = is_float    ? FloatDifference<float>(a, b, i)
+                                             : is_double ? FloatDifference<double>(a, b, i)
+                                                         : absl::StrCat("element ", i, " differs");
+    if (difference.has_value()) return *difference;
+  }
+  return "";
+}
+
+int64_t DefaultOpsetOf(const onnx::ModelProto& model) {
+  int64_t opset = 0;
+  for (const auto& import : model.opset_import()) {
+    if (IsDefaultDomain(import.domain())) opset = import.version();
+  }
+  return opset;
+}
+
+absl::Status Failed(const onnx::ModelProto& before, const onnx::ModelProto& after, const std::string& what) {
+  const std::string label = absl::StrCat("the opset move from ", DefaultOpsetOf(before), " to ", DefaultOpsetOf(after));
+  absl::Status failure = absl::InternalError(absl::StrCat("verification failed: ", label, ": ", what));
+  failure.SetPayload(kVerificationFailurePayloadUrl, absl::Cord(label));
+  return failure;
+}
+
+}  // namespace
+
+std::optional<std::string> WhyOpsetMoveCannotBeExecuted(const onnx::ModelProto& model) {
+  const RemovedOpKernels removed_ops;
+  if (std::optional<std::string> node = FirstUnsupportedNode(model, &removed_ops)) {
+    return absl::StrCat("the model runner has no kernel for ", *node);
+  }
+  int64_t constant_bytes = 0;
+  for (const onnx::TensorProto& initializer : model.graph().initializer()) {
+    if (initializer.data_location() == onnx::TensorProto::EXTERNAL) {
+      return absl::StrCat("initializer '", initializer.name(),
+                          "' is external data or over 64 KiB (set aside while legalizing)");
+    }
+    constant_bytes += static_cast<int64_t>(initializer.ByteSizeLong());
+  }
+  if (constant_bytes > kMaxConstantBytes) {
+    return absl::StrCat("the model's initializers hold ", constant_bytes, " bytes, over the proof's ",
+                        kMaxConstantBytes);
+  }
+  for (const onnx::ValueInfoProto* input : FedInputs(model.graph())) {
+    if (std::string why = WhyNotDrawable(*input); !why.empty()) return why;
+    absl::StatusOr<int64_t> count = CheckedElementCount(DrawnDims(*input), input->name());
+    if (!count.ok() || *count > kMaxInputElements) {
+      return absl::StrCat("graph input '", input->name(), "' is over ", kMaxInputElements, " elements");
+    }
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<std::string> ProveOpsetMove(const onnx::ModelProto& before, const onnx::ModelProto& after,
+                                           const Options& options) {
+  if (std::optional<std::string> why = WhyOpsetMoveCannotBeExecuted(before)) return "not executed: " + *why;
+  const RemovedOpKernels removed_ops;
+  if (std::optional<std::string> node = FirstUnsupportedNode(after, &removed_ops)) {
+    return absl::StrCat("not executed: the model runner has no kernel for ", *node, " after the move");
+  }
+  for (int trial = 0; trial < kOpsetMoveTrials; ++trial) {
+    TrialRandom random(options.verify_seed ^ (0x0b5e7u + static_cast<uint64_t>(trial)));
+    using Feeds = std::map<std::string, Tensor>;
+    ASSIGN_OR_RETURN(Feeds inputs, DrawInputs(before.graph(), random));
+    absl::StatusOr<std::map<std::string, Tensor>> expected = RunModel(before, inputs, &removed_ops);
+    if (!expected.ok()) {
+      // The drawn inputs may be outside what the model accepts (an index out of range): nothing is proven.
+      return absl::StrCat("not executed: the model before the move does not run on drawn inputs (",
+                          expected.status().message(), ")");
+    }
+    absl::StatusOr<std::map<std::string, Tensor>> actual = RunModel(after, inputs, &removed_ops);
+    if (!actual.ok()) {
+      if (absl::IsUnimplemented(actual.status())) {
+        return absl::StrCat("not executed: ", actual.status().message());
+      }
+      return Failed(before, after, absl::StrCat("trial ", trial, ": the model runs before the move and fails after it: ",
+                                                actual.status().message()));
+    }
+    for (const auto& [name, value] : *expected) {
+      auto moved = actual->find(name);
+      if (moved == actual->end()) return Failed(before, after, absl::StrCat("output '", name, "' is gone"));
+      if (std::string difference = Difference(value, moved->second); !difference.empty()) {
+        return Failed(before, after, absl::StrCat("trial ", trial, ": output '", name, "': ", difference));
+      }
+    }
+  }
+  return absl::StrCat("executed in the model runner at opset ", DefaultOpsetOf(before), " and ", DefaultOpsetOf(after),
+                      " on ", kOpsetMoveTrials, " seeded input sets: every output identical");
+}
+
+}  // namespace onnx_legalize

@@ -1,0 +1,42 @@
+// Proves an opset move (onnx's version converter with the upgrade's repairs, upgrade/opset_upgrade.h) the way each
+// removed node's change is proved: by executing both forms. The model before the move and after it run on
+// the same seeded inputs in the library's model runner (eval/model_runner.h), whose kernels follow each op
+// version's own spec (PRelu-6's per-channel slope against PRelu-7's broadcasting, Slice-1's attributes
+// against Slice-10's inputs, ...), and every output must be the same bit for bit (a NaN matches any NaN).
+// The removed ops and DynamicSlice, which the move passes through untouched, run as their reference kernels
+// in both.
+//
+// The runner knows few ops, so for most real models the proof cannot run: it then says why (the first op
+// it has no kernel for, inputs it cannot draw, constants set aside or past its budget), and the report
+// carries that text. The move stays covered by onnx's checker and strict shape inference, and the
+// differential tests against ONNX Runtime.
+#ifndef ONNX_LEGALIZE_SRC_VERIFY_OPSET_MOVE_PROOF_H_
+#define ONNX_LEGALIZE_SRC_VERIFY_OPSET_MOVE_PROOF_H_
+
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "onnx/onnx_pb.h"
+#include "onnx_legalize/legalize.h"
+
+namespace onnx_legalize {
+
+// Seeded input sets each proof runs.
+inline constexpr int kOpsetMoveTrials = 3;
+
+// Why the proof could not execute `model` whatever its inputs, or nullopt when it can: checked before the
+// model is copied for the proof. `model` is the one before the move, as Legalize transforms it (initializers
+// over 64 KiB set aside as external-data stubs).
+std::optional<std::string> WhyOpsetMoveCannotBeExecuted(const onnx::ModelProto& model);
+
+// Runs `before` and `after` (the same model at the old and the new opset) on kOpsetMoveTrials seeded input
+// sets (options.verify_seed). Returns the report's text: what was executed and found identical, or "not
+// executed: " and why. When an output differs, or `after` fails where `before` ran, a verification failure
+// (IsVerificationFailure) naming the output and the trial.
+absl::StatusOr<std::string> ProveOpsetMove(const onnx::ModelProto& before, const onnx::ModelProto& after,
+                                           const Options& options);
+
+}  // namespace onnx_legalize
+
+#endif  // ONNX_LEGALIZE_SRC_VERIFY_OPSET_MOVE_PROOF_H_
