@@ -194,9 +194,8 @@ bool MeasureRepository(const Config& config) {
   std::vector<double> tool1_s, tool2_s, base_s, tool_rss;
   for (int r = 0; r < config.repeat; ++r) {
     for (const char* jobs : {"1", "2"}) {
-      const Measurement tool =
-          Run({config.cli, "--check", repo, "--format=json", "-j", jobs, "--report=" + out_folder + "/check.json"},
-              log);
+      const Measurement tool = Run(
+          {config.cli, "--check", repo, "--format=json", "-j", jobs, "--report=" + out_folder + "/check.json"}, log);
       if (tool.exit_code != 1) {
         std::printf("scenario 4: onnx-legalize --check exited %d (1 expected):\n%s\n", tool.exit_code,
                     Tail(log).c_str());
@@ -213,9 +212,10 @@ bool MeasureRepository(const Config& config) {
     base_s.push_back(base.seconds);
   }
   const double t1 = Median(tool1_s), t2 = Median(tool2_s), bs = Median(base_s);
-  std::printf("scenario 4: --check over %zu models (one in %d legacy; %.1f MiB of graphs, %.0f MiB of external "
-              "weights), %d runs (medians)\n",
-              models.size(), kRepositoryLegacyEvery, graph_bytes / kMiB, weight_bytes / kMiB, config.repeat);
+  std::printf(
+      "scenario 4: --check over %zu models (one in %d legacy; %.1f MiB of graphs, %.0f MiB of external "
+      "weights), %d runs (medians)\n",
+      models.size(), kRepositoryLegacyEvery, graph_bytes / kMiB, weight_bytes / kMiB, config.repeat);
   std::printf("  baseline (parse every model file)  %7.3f s\n", bs);
   std::printf("  onnx-legalize --check -j 1         %7.3f s  x%.2f of baseline\n", t1, t1 / bs);
   std::printf("  onnx-legalize --check -j 2         %7.3f s  x%.2f of baseline; peak %.1f MiB\n", t2, t2 / bs,
@@ -264,12 +264,12 @@ bool Measure(const Config& config, int scenario) {
   const double model_bytes = FileBytes(input);
   const double weights_bytes = FileBytes(folder + "/weights.bin");
   const double ts = Median(tool_s), tr = Median(tool_rss), bs = Median(base_s), br = Median(base_rss);
-  std::printf("scenario %d: model %.1f MiB%s, output %.1f MiB, %d runs (medians)\n", scenario,
-              model_bytes / kMiB,
-              weights_bytes > 0 ? (" + " + std::to_string(static_cast<int64_t>(weights_bytes / kMiB)) +
-                                   " MiB external weights").c_str()
-                                : "",
-              output_bytes / kMiB, config.repeat);
+  std::printf(
+      "scenario %d: model %.1f MiB%s, output %.1f MiB, %d runs (medians)\n", scenario, model_bytes / kMiB,
+      weights_bytes > 0
+          ? (" + " + std::to_string(static_cast<int64_t>(weights_bytes / kMiB)) + " MiB external weights").c_str()
+          : "",
+      output_bytes / kMiB, config.repeat);
   std::printf("  baseline       %7.3f s  peak %8.1f MiB\n", bs, br / kMiB);
   std::printf("  onnx-legalize  %7.3f s  peak %8.1f MiB\n", ts, tr / kMiB);
   std::printf("  time x%.2f of baseline, peak memory x%.2f of the model file (x%.2f of baseline's)\n", ts / bs,
@@ -318,8 +318,9 @@ int main(int argc, char** argv) {
     }
   }
   if (config.cli.empty() || config.baseline.empty() || config.pass_timer.empty()) {
-    std::fprintf(stderr, "usage: onnx-legalize-bench --cli=PATH --baseline=PATH --pass-timer=PATH [--work=DIR] "
-                         "[--repeat=R] [--scenarios=1,2,3,4] [--pass-sizes=2000,20000]\n");
+    std::fprintf(stderr,
+                 "usage: onnx-legalize-bench --cli=PATH --baseline=PATH --pass-timer=PATH [--work=DIR] "
+                 "[--repeat=R] [--scenarios=1,2,3,4] [--pass-sizes=2000,20000]\n");
     return 2;
   }
   fs::create_directories(config.work);

@@ -109,8 +109,8 @@ onnx::ModelProto BuildDynamicChain(int64_t dynamic_slices, int64_t weights, int6
   std::string previous = "x";
   for (int64_t i = 0; i < dynamic_slices; ++i) {
     const std::string index = std::to_string(i);
-    onnx::NodeProto* slice = AddNode(graph, "DynamicSlice", "slice_" + index, {previous, "starts", "ends"},
-                                     "sliced_" + index);
+    onnx::NodeProto* slice =
+        AddNode(graph, "DynamicSlice", "slice_" + index, {previous, "starts", "ends"}, "sliced_" + index);
     if (i % 2 == 1) slice->add_input("axes1");
     AddNode(graph, "Relu", "relu_" + index, {"sliced_" + index}, "relu_" + index);
     previous = "relu_" + index;
@@ -147,8 +147,8 @@ onnx::ModelProto BuildConstantFolds(int64_t weights, int64_t slices_per_weight) 
   return model;
 }
 
-bool MoveWeightsToExternalFile(onnx::ModelProto& model, const std::string& folder,
-                               const std::string& data_file_name, std::string* error) {
+bool MoveWeightsToExternalFile(onnx::ModelProto& model, const std::string& folder, const std::string& data_file_name,
+                               std::string* error) {
   const std::string path = folder + "/" + data_file_name;
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {

@@ -30,8 +30,8 @@ onnx::ModelProto BuildConstantFolds(int64_t weights = 8, int64_t slices_per_weig
 // Scenario 3: moves every initializer of `model` larger than 4 KiB to the file `data_file_name` in
 // `folder` (one after the other, each at an offset aligned to 4 KiB), leaving an EXTERNAL reference
 // (location, offset, length) behind. Returns false and fills `error` when the file cannot be written.
-bool MoveWeightsToExternalFile(onnx::ModelProto& model, const std::string& folder,
-                               const std::string& data_file_name, std::string* error);
+bool MoveWeightsToExternalFile(onnx::ModelProto& model, const std::string& folder, const std::string& data_file_name,
+                               std::string* error);
 
 // Writes `model` to `path` (streamed, no whole-file copy); false and `error` on failure.
 bool WriteModel(const onnx::ModelProto& model, const std::string& path, std::string* error);

@@ -102,11 +102,11 @@ int main(int argc, char** argv) {
     // Issue 4's target: 10x the nodes may cost at most 11x the time, so at most 1.1x the node ratio.
     const double node_ratio = static_cast<double>(sizes[s]) / static_cast<double>(sizes[0]);
     const double target = 1.1 * node_ratio;
-    std::printf("pass  %7lld vs %lld DynamicSlice, paired by round: wall x%.2f (middle half x%.2f to x%.2f) "
-                "for nodes x%.2f; target <= x%.2f %s\n",
-                static_cast<long long>(sizes[s]), static_cast<long long>(sizes[0]), Median(ratios),
-                ratios[quarter], ratios[ratios.size() - 1 - quarter], node_ratio, target,
-                Median(ratios) <= target ? "MET" : "NOT MET");
+    std::printf(
+        "pass  %7lld vs %lld DynamicSlice, paired by round: wall x%.2f (middle half x%.2f to x%.2f) "
+        "for nodes x%.2f; target <= x%.2f %s\n",
+        static_cast<long long>(sizes[s]), static_cast<long long>(sizes[0]), Median(ratios), ratios[quarter],
+        ratios[ratios.size() - 1 - quarter], node_ratio, target, Median(ratios) <= target ? "MET" : "NOT MET");
   }
   return 0;
 }

@@ -55,8 +55,8 @@ onnx::ModelProto ModelOfSize(const onnx::ModelProto& input, int64_t bytes) {
     data->reserve(static_cast<size_t>(size));
     while (static_cast<int64_t>(data->size()) < size) {
       const std::string& from = *sources[source];
-      const int64_t n = std::min<int64_t>(size - static_cast<int64_t>(data->size()),
-                                          static_cast<int64_t>(from.size()) - offset);
+      const int64_t n =
+          std::min<int64_t>(size - static_cast<int64_t>(data->size()), static_cast<int64_t>(from.size()) - offset);
       data->append(from, static_cast<size_t>(offset), static_cast<size_t>(n));
       offset += n;
       if (offset == static_cast<int64_t>(from.size())) {

@@ -28,10 +28,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "fuzz_support.h"
-#include "onnx/onnx_pb.h"
 #include "eval/slice_kernels.h"
 #include "eval/tensor.h"
+#include "fuzz_support.h"
+#include "onnx/onnx_pb.h"
 
 namespace {
 
@@ -177,7 +177,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
   std::vector<int64_t> axes(has_axes ? length() : 0);
   for (int64_t& axis : axes) {
     axis = in.ConsumeIntegralInRange<int>(0, 15) == 0 ? DrawIndex(in, rank, is32)
-                                            : in.ConsumeIntegralInRange<int64_t>(-rank - 1, rank);
+                                                      : in.ConsumeIntegralInRange<int64_t>(-rank - 1, rank);
   }
   // The dim each position slices, where that is a valid axis (for drawing indices near it).
   auto dim_at = [&](size_t i) -> int64_t {
@@ -195,7 +195,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
     if (steps_kind == 1) {
       step = 1;
     } else {
-      step = in.ConsumeIntegralInRange<int>(0, 7) == 0 ? DrawIndex(in, 0, is32) : in.ConsumeIntegralInRange<int64_t>(-4, 4);
+      step = in.ConsumeIntegralInRange<int>(0, 7) == 0 ? DrawIndex(in, 0, is32)
+                                                       : in.ConsumeIntegralInRange<int64_t>(-4, 4);
     }
   }
 

@@ -14,9 +14,9 @@
 
 #include "fuzz_support.h"
 #include "graph/graph_scope.h"
+#include "graph/op_names.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
-#include "graph/op_names.h"
 
 namespace {
 
@@ -70,8 +70,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   absl::StatusOr<onnx_legalize::Report> report = onnx_legalize::Legalize(model, options);
   if (!report.ok()) {
     Require(!report.status().message().empty(), "an error without a message");
-    Require(Serialize(model) == before, "a failed Legalize changed the model",
-            std::string(report.status().message()));
+    Require(Serialize(model) == before, "a failed Legalize changed the model", std::string(report.status().message()));
     return 0;
   }
   (void)onnx_legalize::ReportToJson(*report);
@@ -83,8 +82,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Require(Serialize(reparsed) == legalized, "the legalized model does not serialize back to its bytes");
 
   absl::StatusOr<onnx_legalize::Report> again = onnx_legalize::Legalize(reparsed, options);
-  Require(again.ok(), "legalizing a legalized model failed",
-          again.ok() ? "" : std::string(again.status().message()));
+  Require(again.ok(), "legalizing a legalized model failed", again.ok() ? "" : std::string(again.status().message()));
   Require(!again->changed && Serialize(reparsed) == legalized, "legalizing a legalized model changed it");
   return 0;
 }

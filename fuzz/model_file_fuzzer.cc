@@ -33,9 +33,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   onnx_legalize::FileParseSizes sizes;
   const uint8_t knobs = data[0];
-  sizes.buffer_bytes = size_t{16} << (knobs & 3);                  // 16 .. 128
+  sizes.buffer_bytes = size_t{16} << (knobs & 3);                      // 16 .. 128
   sizes.direct_initializer_bytes = uint64_t{1} << ((knobs >> 2) & 7);  // 1 .. 128
-  sizes.batch_bytes = size_t{1} << (2 + ((knobs >> 5) & 7));          // 4 .. 512
+  sizes.batch_bytes = size_t{1} << (2 + ((knobs >> 5) & 7));           // 4 .. 512
   ++data;
   --size;
 

@@ -38,12 +38,12 @@ namespace {
 PyObject* g_status_error = nullptr;
 
 [[noreturn]] void RaiseStatus(const absl::Status& status) {
-  py::tuple args = py::make_tuple(absl::StatusCodeToString(status.code()),
-                                  // Messages quote names from the model, which need not be UTF-8.
-                                  py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(
-                                      status.message().data(), static_cast<Py_ssize_t>(status.message().size()),
-                                      "replace")),
-                                  IsVerificationFailure(status));
+  py::tuple args =
+      py::make_tuple(absl::StatusCodeToString(status.code()),
+                     // Messages quote names from the model, which need not be UTF-8.
+                     py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(
+                         status.message().data(), static_cast<Py_ssize_t>(status.message().size()), "replace")),
+                     IsVerificationFailure(status));
   PyErr_SetObject(g_status_error, args.ptr());
   throw py::error_already_set();
 }
@@ -88,11 +88,10 @@ void SerializeModel(const onnx::ModelProto& model, char* out, size_t size) {
 }
 
 // legalize(model bytes, options...) -> (legalized model bytes, report JSON)
-py::tuple LegalizeBytes(const py::bytes& model_bytes, std::optional<int64_t> target_opset, bool keep_opset,
-                        bool verify, int64_t max_fold_bytes, int64_t max_total_fold_bytes, int verify_trials,
-                        uint64_t verify_seed) {
-  const Options options = MakeOptions(target_opset, keep_opset, verify, max_fold_bytes, max_total_fold_bytes,
-                                      verify_trials, verify_seed);
+py::tuple LegalizeBytes(const py::bytes& model_bytes, std::optional<int64_t> target_opset, bool keep_opset, bool verify,
+                        int64_t max_fold_bytes, int64_t max_total_fold_bytes, int verify_trials, uint64_t verify_seed) {
+  const Options options =
+      MakeOptions(target_opset, keep_opset, verify, max_fold_bytes, max_total_fold_bytes, verify_trials, verify_seed);
   char* data = nullptr;
   Py_ssize_t size = 0;
   if (PyBytes_AsStringAndSize(model_bytes.ptr(), &data, &size) != 0) throw py::error_already_set();
@@ -148,8 +147,8 @@ py::str LegalizeFileBytes(const std::string& input_path, const std::string& outp
                           std::optional<int64_t> target_opset, bool keep_opset, bool verify, int64_t max_fold_bytes,
                           int64_t max_total_fold_bytes, int verify_trials, uint64_t verify_seed,
                           const std::string& external_data, int64_t external_data_threshold, bool in_place) {
-  const Options options = MakeOptions(target_opset, keep_opset, verify, max_fold_bytes, max_total_fold_bytes,
-                                      verify_trials, verify_seed);
+  const Options options =
+      MakeOptions(target_opset, keep_opset, verify, max_fold_bytes, max_total_fold_bytes, verify_trials, verify_seed);
   SaveOptions save_options;
   save_options.external_data_name = external_data;
   save_options.external_data_threshold = external_data_threshold;
@@ -218,8 +217,7 @@ PYBIND11_MODULE(_onnx_legalize, m) {
   namespace ol = onnx_legalize;
   m.doc() = "The C++ half of onnx_legalize; use the onnx_legalize package, not this module.";
 
-  ol::g_status_error =
-      PyErr_NewException("onnx_legalize._onnx_legalize.StatusError", PyExc_ValueError, nullptr);
+  ol::g_status_error = PyErr_NewException("onnx_legalize._onnx_legalize.StatusError", PyExc_ValueError, nullptr);
   if (ol::g_status_error == nullptr) throw py::error_already_set();
   m.add_object("StatusError", py::handle(ol::g_status_error));  // the module keeps a reference
 
@@ -238,9 +236,8 @@ PYBIND11_MODULE(_onnx_legalize, m) {
         py::arg("verify_seed"), "Legalizes a serialized model: (model bytes, report JSON).");
   m.def("legalize_file", &ol::LegalizeFileBytes, py::arg("src"), py::arg("dst"), py::arg("target_opset"),
         py::arg("keep_opset"), py::arg("verify"), py::arg("max_fold_bytes"), py::arg("max_total_fold_bytes"),
-        py::arg("verify_trials"), py::arg("verify_seed"), py::arg("external_data"),
-        py::arg("external_data_threshold"), py::arg("in_place"),
-        "Legalizes the model file src into dst: the report JSON.");
+        py::arg("verify_trials"), py::arg("verify_seed"), py::arg("external_data"), py::arg("external_data_threshold"),
+        py::arg("in_place"), "Legalizes the model file src into dst: the report JSON.");
   m.def("check_model", &ol::CheckBytes, py::arg("model"), "CheckModel's findings for a serialized model, as JSON.");
   m.def("check_file", &ol::CheckFile, py::arg("path"), "CheckModel's findings for a model file, as JSON.");
 }

@@ -14,6 +14,8 @@ packages=(
   # The sanitizer build and the fuzzers (scripts/test-sanitizers.sh, fuzz/run.sh): clang, its ASan/UBSan
   # and libFuzzer runtimes, and llvm-symbolizer for readable stack traces.
   clang libclang-rt-14-dev llvm
+  # The style the code is held to (scripts/check-format.sh, .clang-format; .clang-tidy).
+  clang-format clang-tidy
 )
 # Node.js runs ONNX Runtime, the independent oracle of the differential tests. The machine image ships its
 # own Node.js and npm; Debian's are installed only where there are none.

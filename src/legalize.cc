@@ -17,20 +17,20 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "rules/dynamic_slice.h"
 #include "google/protobuf/arena.h"
 #include "graph/graph_scope.h"
 #include "graph/graph_validation.h"
-#include "legalize_internal.h"
 #include "graph/model_skeleton.h"
+#include "graph/op_names.h"
+#include "legalize_internal.h"
 #include "onnx/checker.h"
 #include "onnx/shape_inference/implementation.h"
 #include "onnx_legalize/legalize.h"
-#include "graph/op_names.h"
-#include "verify/opset_move_proof.h"
-#include "upgrade/opset_upgrade.h"
 #include "pass/removed_ops_pass.h"
+#include "rules/dynamic_slice.h"
 #include "status_macros.h"
+#include "upgrade/opset_upgrade.h"
+#include "verify/opset_move_proof.h"
 #include "verify/verify.h"
 
 namespace onnx_legalize {
@@ -42,8 +42,7 @@ absl::Status ValidateOptions(const Options& options) {
         absl::StrCat("max_total_fold_bytes is ", options.max_total_fold_bytes, "; it must be >= 0"));
   }
   if (options.max_fold_bytes < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("max_fold_bytes is ", options.max_fold_bytes, "; it must be >= 0"));
+    return absl::InvalidArgumentError(absl::StrCat("max_fold_bytes is ", options.max_fold_bytes, "; it must be >= 0"));
   }
   if (options.target_opset.has_value() &&
       (*options.target_opset < kMinTargetOpset || *options.target_opset > kMaxTargetOpset)) {
@@ -54,8 +53,7 @@ absl::Status ValidateOptions(const Options& options) {
     return absl::InvalidArgumentError("keep_opset and target_opset contradict each other; give one");
   }
   if (options.verify_trials < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("verify_trials is ", options.verify_trials, "; it must be >= 1"));
+    return absl::InvalidArgumentError(absl::StrCat("verify_trials is ", options.verify_trials, "; it must be >= 1"));
   }
   return absl::OkStatus();
 }
@@ -65,8 +63,8 @@ absl::StatusOr<int64_t> DefaultOpset(const onnx::ModelProto& model) {
   for (const auto& import : model.opset_import()) {
     if (!IsDefaultDomain(import.domain())) continue;
     if (opset.has_value() && *opset != import.version()) {
-      return absl::InvalidArgumentError(absl::StrCat("the model imports the default domain twice, at opsets ",
-                                                     *opset, " and ", import.version()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("the model imports the default domain twice, at opsets ", *opset, " and ", import.version()));
     }
     opset = import.version();
   }
@@ -92,9 +90,8 @@ absl::StatusOr<int64_t> ChooseTargetOpset(const Plan& plan, const RemovedOpPlan&
   const int64_t bound = options.keep_opset ? current : options.target_opset.value_or(kMaxTargetOpset);
   if (neediest_removed != nullptr && removed_needs > bound) {
     return absl::FailedPreconditionError(absl::StrCat(
-        options.keep_opset ? "keeping the model's opset " : "target opset ", bound,
-        " cannot express the rewrite of ", neediest_removed->AsRuleNode().label, ": its replacement needs opset ",
-        removed_needs));
+        options.keep_opset ? "keeping the model's opset " : "target opset ", bound, " cannot express the rewrite of ",
+        neediest_removed->AsRuleNode().label, ": its replacement needs opset ", removed_needs));
   }
   int64_t needed = kMinTargetOpset;
   const PlannedChange* neediest = nullptr;
@@ -111,22 +108,22 @@ absl::StatusOr<int64_t> ChooseTargetOpset(const Plan& plan, const RemovedOpPlan&
     // Below 10 the rewrites become Slice-1 (the planner refused what Slice-1 cannot express); from 10 on
     // they become the Slice of the model's own opset, which must express them.
     if (current >= kMinTargetOpset && any_rewrite && needed > current) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "keeping the model's opset: opset ", current, " cannot express the rewrite of DynamicSlice '",
-          neediest->node_name, "' (graph ", neediest->graph_path, "): it needs opset ", needed));
+      return absl::FailedPreconditionError(
+          absl::StrCat("keeping the model's opset: opset ", current, " cannot express the rewrite of DynamicSlice '",
+                       neediest->node_name, "' (graph ", neediest->graph_path, "): it needs opset ", needed));
     }
     return current;
   }
   if (options.target_opset.has_value()) {
     const int64_t target = *options.target_opset;
     if (target < current) {
-      return absl::InvalidArgumentError(absl::StrCat("target opset ", target, " is below the model's opset ",
-                                                     current, "; onnx-legalize never lowers an opset"));
+      return absl::InvalidArgumentError(absl::StrCat("target opset ", target, " is below the model's opset ", current,
+                                                     "; onnx-legalize never lowers an opset"));
     }
     if (any_rewrite && target < needed) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "target opset ", target, " cannot express the rewrite of DynamicSlice '", neediest->node_name,
-          "' (graph ", neediest->graph_path, "): it needs opset ", needed, " (", neediest->detail, ")"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("target opset ", target, " cannot express the rewrite of DynamicSlice '", neediest->node_name,
+                       "' (graph ", neediest->graph_path, "): it needs opset ", needed, " (", neediest->detail, ")"));
     }
     return target;
   }
@@ -213,9 +210,7 @@ absl::Status InputCheckerVerdict(const onnx::ModelProto& model) {
 }
 
 // The first line of one of onnx's messages (the rest is context: a dump of the node), for the report.
-std::string FirstLine(absl::string_view message) {
-  return std::string(message.substr(0, message.find('\n')));
-}
+std::string FirstLine(absl::string_view message) { return std::string(message.substr(0, message.find('\n'))); }
 
 // Rewrites the domain of nodes written "ai.onnx" to "" in every graph. Both spell the default domain, but
 // onnx's checker accepts "ai.onnx" only when the model imports an opset under that very name, so a model
@@ -223,9 +218,8 @@ std::string FirstLine(absl::string_view message) {
 void CanonicalizeDefaultDomainSpelling(onnx::GraphProto& graph) {
   for (auto& node : *graph.mutable_node()) {
     if (node.domain() == kDefaultDomainAlias) node.set_domain(kDefaultDomain);
-    ForEachMutableSubgraph(node, [](const std::string&, onnx::GraphProto& subgraph) {
-      CanonicalizeDefaultDomainSpelling(subgraph);
-    });
+    ForEachMutableSubgraph(
+        node, [](const std::string&, onnx::GraphProto& subgraph) { CanonicalizeDefaultDomainSpelling(subgraph); });
   }
 }
 
@@ -408,9 +402,8 @@ class Proofs {
     RETURN_IF_ERROR(AwaitVerification());
     if (onnx_check_.valid()) accepted_ = onnx_check_.get();
     if (!accepted_.ok()) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("the legalized model would not pass onnx's checker and strict shape inference: ",
-                       accepted_.message()));
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the legalized model would not pass onnx's checker and strict shape inference: ", accepted_.message()));
     }
     return absl::OkStatus();
   }
@@ -584,15 +577,14 @@ absl::StatusOr<Report> TryLaterTargets(const Options& options,
   int64_t failed_at = 0;
   while (!last.ok()) {
     const auto payload = last.status().GetPayload(kTargetFailurePayloadUrl);
-    if (!payload.has_value() || !absl::SimpleAtoi(std::string(*payload), &failed_at) ||
-        failed_at >= kMaxTargetOpset) {
+    if (!payload.has_value() || !absl::SimpleAtoi(std::string(*payload), &failed_at) || failed_at >= kMaxTargetOpset) {
       return first;
     }
     passed_over.push_back({failed_at, std::string(FirstLine(last.status().message()))});
     // A reason that comes back at the next target the same (but for opset numbers) is the model's, not the
     // target's: stop there rather than try every opset up to 17 (a hopeless model is refused in two tries).
-    if (passed_over.size() >= 2 && SameButForNumbers(passed_over[passed_over.size() - 2].reason,
-                                                     passed_over.back().reason)) {
+    if (passed_over.size() >= 2 &&
+        SameButForNumbers(passed_over[passed_over.size() - 2].reason, passed_over.back().reason)) {
       return first;
     }
     later.target_opset = failed_at + 1;

@@ -74,7 +74,8 @@ TEST(FuzzRegressionTest, DeclaredShapeOfHighRankIsScaledWithinTheTrialBudget) {
   const std::string dims = absl::StrJoin(std::vector<int>(30, 1000), ",");
   ExpectRewrittenAndVerified(absl::StrCat(R"(
 <ir_version: 4, opset_import: ["" : 9]>
-g (float[)", dims, R"(] x, int64[1] s, int64[1] e) => (float y) {
+g (float[)",
+                                          dims, R"(] x, int64[1] s, int64[1] e) => (float y) {
   y = DynamicSlice(x, s, e)
 }
 )"));
@@ -85,7 +86,9 @@ g (float[)", dims, R"(] x, int64[1] s, int64[1] e) => (float y) {
 TEST(FuzzRegressionTest, DeclaredDimOfInt64MaxBesideAZeroIsScaledDown) {
   ExpectRewrittenAndVerified(absl::StrCat(R"(
 <ir_version: 4, opset_import: ["" : 9]>
-g (float[0,)", std::numeric_limits<int64_t>::max(), R"(] x, int64[1] s, int64[1] e) => (float y) {
+g (float[0,)",
+                                          std::numeric_limits<int64_t>::max(),
+                                          R"(] x, int64[1] s, int64[1] e) => (float y) {
   y = DynamicSlice(x, s, e)
 }
 )"));

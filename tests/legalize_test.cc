@@ -23,7 +23,6 @@ using ::onnx_legalize::testing::ParseModel;
 using ::onnx_legalize::testing::Serialize;
 using ::testing::HasSubstr;
 
-
 // DynamicSlice's documentation, example 1, with every input a Constant node.
 constexpr char kDocExample1[] = R"(
 <ir_version: 4, opset_import: ["" : 9]>
@@ -400,8 +399,7 @@ TEST(LegalizeTest, KeepOpsetRejectsIndicesComputedAtRunTime) {
   onnx::ModelProto model = ParseModel(kPyTorchDynamicEnds);
   Options options;
   options.keep_opset = true;
-  ExpectRejected(model, absl::StatusCode::kFailedPrecondition, "ends 'ends' is computed at run time",
-                 options);
+  ExpectRejected(model, absl::StatusCode::kFailedPrecondition, "ends 'ends' is computed at run time", options);
 }
 
 TEST(LegalizeTest, LeavesAModelWithoutDynamicSliceUnchanged) {
@@ -456,8 +454,8 @@ TEST(LegalizeTest, PreservesWhatItDoesNotConcern) {
   EXPECT_EQ(legalized.graph().node(0).doc_string(), "shape of x");
   std::vector<std::string> names;
   for (const auto& node : legalized.graph().node()) names.push_back(node.name());
-  EXPECT_THAT(names, ::testing::ElementsAre("shape_node", "index_node", "n_node", "ends_node", "sliced_node",
-                                            "y_node"));
+  EXPECT_THAT(names,
+              ::testing::ElementsAre("shape_node", "index_node", "n_node", "ends_node", "sliced_node", "y_node"));
   bool kept_value_info = false;
   for (const auto& value : legalized.graph().value_info()) kept_value_info |= value.name() == "shape";
   EXPECT_TRUE(kept_value_info);
@@ -492,8 +490,10 @@ TEST(LegalizeTest, FoldsEveryElementType) {
     SCOPED_TRACE(type);
     std::string text = std::string(R"(
 <ir_version: 4, opset_import: ["" : 9]>
-typed (float[1] unused) => ()" ) + type + R"([2,1] y) {
-  data = Constant <value = )" + type + "[2,2] {" + values + R"(}> ()
+typed (float[1] unused) => ()") +
+                       type + R"([2,1] y) {
+  data = Constant <value = )" +
+                       type + "[2,2] {" + values + R"(}> ()
   s = Constant <value = int32[1] {1}> ()
   e = Constant <value = int32[1] {2}> ()
   a = Constant <value = int32[1] {1}> ()
@@ -748,7 +748,8 @@ TEST(LegalizeTargetTest, LegalizeFileTriesTheNextTargetToo) {
   const std::filesystem::path dir = testing::MakeTestDir("legalize_target_test");
   onnx::ModelProto model = ParseModel(kCompressAtOpset9);
   testing::WriteBytes(dir / "in.onnx", Serialize(model));
-  const absl::StatusOr<Report> report = LegalizeFile((dir / "in.onnx").string(), (dir / "out.onnx").string(), Options(), SaveOptions());
+  const absl::StatusOr<Report> report =
+      LegalizeFile((dir / "in.onnx").string(), (dir / "out.onnx").string(), Options(), SaveOptions());
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(report->opset_after, 11);
   ASSERT_EQ(report->targets_passed_over.size(), 1u);

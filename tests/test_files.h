@@ -39,8 +39,7 @@ struct CliRun {
 // Runs `binary` with `args` through /bin/sh as a user would, with stdout and stderr captured in files in
 // `capture_dir` (a folder outside the one under test, so they never show in its listing).
 // `data_limit_kib` caps the binary's heap (ulimit -d, RLIMIT_DATA) when given.
-CliRun RunCli(const std::string& binary, const std::vector<std::string>& args,
-              const std::filesystem::path& capture_dir,
+CliRun RunCli(const std::string& binary, const std::vector<std::string>& args, const std::filesystem::path& capture_dir,
               std::optional<int64_t> data_limit_kib = std::nullopt);
 
 }  // namespace onnx_legalize::testing

@@ -2,10 +2,10 @@
 
 #include <cstring>
 
-#include "google/protobuf/util/message_differencer.h"
-#include "gtest/gtest.h"
 #include "eval/model_runner.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "graph/graph_scope.h"
+#include "gtest/gtest.h"
 #include "onnx/defs/parser.h"
 
 namespace onnx_legalize::testing {
@@ -54,17 +54,14 @@ int CountOpsIn(const onnx::GraphProto& graph, const std::string& op_type) {
   int count = 0;
   for (const auto& node : graph.node()) {
     if (node.op_type() == op_type) ++count;
-    ForEachSubgraph(node, [&](const std::string&, const onnx::GraphProto& subgraph) {
-      count += CountOpsIn(subgraph, op_type);
-    });
+    ForEachSubgraph(
+        node, [&](const std::string&, const onnx::GraphProto& subgraph) { count += CountOpsIn(subgraph, op_type); });
   }
   return count;
 }
 }  // namespace
 
-int CountOps(const onnx::ModelProto& model, const std::string& op_type) {
-  return CountOpsIn(model.graph(), op_type);
-}
+int CountOps(const onnx::ModelProto& model, const std::string& op_type) { return CountOpsIn(model.graph(), op_type); }
 
 int64_t DefaultOpset(const onnx::ModelProto& model) {
   for (const auto& import : model.opset_import()) {

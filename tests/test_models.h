@@ -5,9 +5,9 @@
 #include <map>
 #include <string>
 
+#include "eval/tensor.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
-#include "eval/tensor.h"
 
 namespace onnx_legalize::testing {
 
@@ -43,8 +43,7 @@ void ExpectRejected(const onnx::ModelProto& model, absl::StatusCode code, const 
                     const Options& options = {});
 
 // Legalizes a copy of `model` with `options`, expecting success; fills `report` when given.
-onnx::ModelProto LegalizedCopy(const onnx::ModelProto& model, const Options& options = {},
-                               Report* report = nullptr);
+onnx::ModelProto LegalizedCopy(const onnx::ModelProto& model, const Options& options = {}, Report* report = nullptr);
 
 // A float tensor with values 1, 2, 3, ... of the given dims.
 Tensor Iota(std::vector<int64_t> dims);

@@ -79,8 +79,7 @@ std::vector<CheckInput> ExpandCheckPaths(const std::vector<std::string>& argumen
     }
     std::vector<CheckInput> found;
     Walk(fs::path(argument), canonical_root, found);
-    std::sort(found.begin(), found.end(),
-              [](const CheckInput& a, const CheckInput& b) { return a.path < b.path; });
+    std::sort(found.begin(), found.end(), [](const CheckInput& a, const CheckInput& b) { return a.path < b.path; });
     inputs.insert(inputs.end(), found.begin(), found.end());
   }
   return inputs;

@@ -26,8 +26,7 @@ const FlagSpelling* FindSpelling(absl::Span<const FlagSpelling> spellings, absl:
 
 }  // namespace
 
-MappedCommandLine MapToAbslSpelling(absl::Span<const FlagSpelling> spellings,
-                                    absl::Span<const char* const> argv) {
+MappedCommandLine MapToAbslSpelling(absl::Span<const FlagSpelling> spellings, absl::Span<const char* const> argv) {
   const size_t argc = argv.size();
   MappedCommandLine mapped;
   mapped.args.emplace_back(argv[0]);
@@ -71,12 +70,8 @@ MappedCommandLine MapToAbslSpelling(absl::Span<const FlagSpelling> spellings,
     const std::string display = absl::StrCat(spelling->name[1] == '\0' ? "-" : "--", spelling->name);
     mapped.given.insert(spelling->name);
     switch (spelling->kind) {
-      case FlagKind::kHelp:
-        mapped.help = true;
-        break;
-      case FlagKind::kVersion:
-        mapped.version = true;
-        break;
+      case FlagKind::kHelp: mapped.help = true; break;
+      case FlagKind::kVersion: mapped.version = true; break;
       case FlagKind::kBool: {
         if (negated) {
           if (value.has_value()) {

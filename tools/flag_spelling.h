@@ -38,8 +38,7 @@ struct MappedCommandLine {
 
 // Maps `argv` (argv[0] included, so never empty) for the flags in `spellings`. Every argument is read,
 // even after an error, so that --help and --version are seen wherever they stand.
-MappedCommandLine MapToAbslSpelling(absl::Span<const FlagSpelling> spellings,
-                                    absl::Span<const char* const> argv);
+MappedCommandLine MapToAbslSpelling(absl::Span<const FlagSpelling> spellings, absl::Span<const char* const> argv);
 
 }  // namespace onnx_legalize::cli
 

@@ -210,9 +210,7 @@ bool SameExistingFile(const std::string& a, const std::string& b) {
   return !ec && same;
 }
 
-std::string Quoted(const std::string& name) {
-  return name.empty() ? "(unnamed)" : absl::StrCat("'", name, "'");
-}
+std::string Quoted(const std::string& name) { return name.empty() ? "(unnamed)" : absl::StrCat("'", name, "'"); }
 
 // Refuses a report destination that cannot be written, before anything is written: the report comes last,
 // and OUT should not appear when the command fails.
@@ -267,8 +265,7 @@ onnx_legalize::CheckedFile CheckOneFile(const onnx_legalize::cli::CheckInput& in
     return checked;
   }
   absl::StatusOr<std::vector<onnx_legalize::CheckFinding>> findings = onnx_legalize::CheckModel(*model);
-  absl::StatusOr<std::optional<onnx_legalize::CheckFinding>> opset =
-      onnx_legalize::CheckOpsetPolicy(*model, policy);
+  absl::StatusOr<std::optional<onnx_legalize::CheckFinding>> opset = onnx_legalize::CheckOpsetPolicy(*model, policy);
   const absl::Status status = !findings.ok() ? findings.status() : opset.status();
   if (!status.ok()) {
     checked.status = absl::Status(status.code(), absl::StrCat(input.path, ": ", status.message()));
@@ -369,11 +366,11 @@ void PrintSummary(const std::string& input, const std::string& output, const onn
   for (const auto& [op, count] : by_op) counts.push_back(absl::StrCat(count, " ", op));
   std::cout << (counts.empty() ? std::string("nothing") : absl::StrJoin(counts, ", ")) << " legalized (" << folded
             << " folded, " << report.nodes.size() - folded << " rewritten); opset " << report.opset_before << " -> "
-            << report.opset_after << ", IR version " << report.ir_version_before << " -> "
-            << report.ir_version_after << "\n";
+            << report.opset_after << ", IR version " << report.ir_version_before << " -> " << report.ir_version_after
+            << "\n";
   for (const onnx_legalize::NodeReport& node : report.nodes) {
-    std::cout << "  " << node.graph_path << ": " << node.op_type << " node " << Quoted(node.node_name)
-              << " (output '" << node.output << "'): ";
+    std::cout << "  " << node.graph_path << ": " << node.op_type << " node " << Quoted(node.node_name) << " (output '"
+              << node.output << "'): ";
     if (node.action == onnx_legalize::Action::kFolded) {
       std::cout << "folded";
     } else {
@@ -418,10 +415,9 @@ int RunLegalize(const std::vector<std::string>& positionals, const std::set<std:
   options.max_total_fold_bytes = absl::GetFlag(FLAGS_max_total_fold_bytes);
   if (options.target_opset.has_value() && (*options.target_opset < onnx_legalize::kMinTargetOpset ||
                                            *options.target_opset > onnx_legalize::kMaxTargetOpset)) {
-    return UsageError(
-        absl::StrCat("--target-opset=", *options.target_opset, " is outside ", onnx_legalize::kMinTargetOpset,
-                     "..", onnx_legalize::kMaxTargetOpset,
-                     " (Slice-10 is the first Slice with index inputs; onnx 1.12 knows up to 17)"));
+    return UsageError(absl::StrCat("--target-opset=", *options.target_opset, " is outside ",
+                                   onnx_legalize::kMinTargetOpset, "..", onnx_legalize::kMaxTargetOpset,
+                                   " (Slice-10 is the first Slice with index inputs; onnx 1.12 knows up to 17)"));
   }
   if (options.keep_opset && options.target_opset.has_value()) {
     return UsageError("--keep-opset and --target-opset contradict each other; give one");
@@ -437,26 +433,24 @@ int RunLegalize(const std::vector<std::string>& positionals, const std::set<std:
   save_options.external_data_name = absl::GetFlag(FLAGS_external_data);
   save_options.external_data_threshold = absl::GetFlag(FLAGS_external_data_threshold);
   if (save_options.external_data_threshold < 0) {
-    return UsageError(
-        absl::StrCat("--external-data-threshold=", save_options.external_data_threshold, " is negative"));
+    return UsageError(absl::StrCat("--external-data-threshold=", save_options.external_data_threshold, " is negative"));
   }
   const std::string& data_name = save_options.external_data_name;
   if (data_name.find('/') != std::string::npos || data_name == "." || data_name == "..") {
-    return UsageError(absl::StrCat("--external-data='", data_name,
-                                   "' must be a file name: the data file is written beside OUT"));
+    return UsageError(
+        absl::StrCat("--external-data='", data_name, "' must be a file name: the data file is written beside OUT"));
   }
   if (!data_name.empty() && data_name == std::filesystem::path(output).filename().string()) {
     return UsageError(absl::StrCat("--external-data='", data_name, "' is OUT's own file name"));
   }
   // LegalizeFile refuses this too; checking first makes it a usage error rather than a model error.
   if (!in_place && SameExistingFile(input, output)) {
-    return UsageError(absl::StrCat("OUT '", output,
-                                   "' is the input file; write to a different file, or use --in-place"));
+    return UsageError(
+        absl::StrCat("OUT '", output, "' is the input file; write to a different file, or use --in-place"));
   }
   const std::string report_path = given.count("report") ? absl::GetFlag(FLAGS_report) : "";
   if (!report_path.empty() && report_path != "-") {
-    if (report_path == output || SameExistingFile(report_path, output) ||
-        SameExistingFile(report_path, input)) {
+    if (report_path == output || SameExistingFile(report_path, output) || SameExistingFile(report_path, input)) {
       return UsageError(absl::StrCat("--report='", report_path, "' names the input or output model"));
     }
     if (absl::Status status = CheckReportDestination(report_path); !status.ok()) {
@@ -465,8 +459,7 @@ int RunLegalize(const std::vector<std::string>& positionals, const std::set<std:
     }
   }
 
-  absl::StatusOr<onnx_legalize::Report> report =
-      onnx_legalize::LegalizeFile(input, output, options, save_options);
+  absl::StatusOr<onnx_legalize::Report> report = onnx_legalize::LegalizeFile(input, output, options, save_options);
   if (!report.ok()) {
     PrintError(report.status().message());
     return onnx_legalize::IsVerificationFailure(report.status()) ? kExitVerification : kExitModel;
@@ -493,8 +486,8 @@ int Run(int argc, char** argv) {
     return kExitOk;
   }
   if (mapped.version) {
-    std::cout << kProgram << " " << ONNX_LEGALIZE_VERSION << " (onnx " << onnx::LAST_RELEASE_VERSION
-              << ", protobuf " << google::protobuf::internal::VersionString(GOOGLE_PROTOBUF_VERSION) << ")\n";
+    std::cout << kProgram << " " << ONNX_LEGALIZE_VERSION << " (onnx " << onnx::LAST_RELEASE_VERSION << ", protobuf "
+              << google::protobuf::internal::VersionString(GOOGLE_PROTOBUF_VERSION) << ")\n";
     return kExitOk;
   }
   if (!mapped.error.empty()) return UsageError(mapped.error);

@@ -30,8 +30,7 @@ struct OpsetPolicy {
 // A finding about the whole model (graph_path "", no node, op or name) when its default-domain opset is
 // outside `policy`'s range, or when it imports none and the policy has a bound; nullopt otherwise.
 // InvalidArgument when the model imports the default domain twice at different opsets.
-absl::StatusOr<std::optional<CheckFinding>> CheckOpsetPolicy(const onnx::ModelProto& model,
-                                                             const OpsetPolicy& policy);
+absl::StatusOr<std::optional<CheckFinding>> CheckOpsetPolicy(const onnx::ModelProto& model, const OpsetPolicy& policy);
 
 // A short, stable id for the kind of a finding, for SARIF's ruleId and JSON's "rule":
 //   removed-experimental-op  DynamicSlice: onnx-legalize rewrites it
@@ -44,8 +43,8 @@ std::string CheckFindingRule(const CheckFinding& finding);
 
 // What checking one file gave: its findings, or why it could not be read or checked.
 struct CheckedFile {
-  std::string path;                   // as the user named it (or as found below a named folder)
-  absl::Status status;                // not OK: the file could not be read or checked; its message says why
+  std::string path;                    // as the user named it (or as found below a named folder)
+  absl::Status status;                 // not OK: the file could not be read or checked; its message says why
   std::vector<CheckFinding> findings;  // empty when !status.ok()
 };
 

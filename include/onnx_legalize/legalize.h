@@ -76,9 +76,9 @@ enum class Action {
 
 struct NodeReport {
   std::string op_type = "DynamicSlice";  // the removed op: DynamicSlice, ImageScaler, Crop, ...
-  std::string graph_path;  // "main", "main/loop_body", ... (graph names joined by '/')
-  std::string node_name;   // the node's name; "" when the model gave it none
-  std::string output;      // the node's output name, which identifies it when it has no name
+  std::string graph_path;                // "main", "main/loop_body", ... (graph names joined by '/')
+  std::string node_name;                 // the node's name; "" when the model gave it none
+  std::string output;                    // the node's output name, which identifies it when it has no name
   Action action = Action::kFolded;
   int64_t slice_version = 0;  // for kRewritten: the Slice version it became (1 with keep_opset, else 10+)
   std::string became;         // what it became: "initializer", "Slice-10", "Mul + Add", ...

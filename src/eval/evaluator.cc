@@ -9,9 +9,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "eval/slice_kernels.h"
 #include "eval/typed_elements.h"
 #include "graph/op_names.h"
-#include "eval/slice_kernels.h"
 #include "status_macros.h"
 
 namespace onnx_legalize {
@@ -273,9 +273,8 @@ absl::StatusOr<Tensor> RunReduceMean(const NodeRun& run) {
   }
   ASSIGN_OR_RETURN(axes, NormalizedAxes(run, axes, x->rank()));
   const onnx::AttributeProto* keepdims = Attribute(run.node, "keepdims");
-  ASSIGN_OR_RETURN(Tensor mean, WithFloatType(run, x->type(), [&](auto zero) {
-                     return MeanOver<decltype(zero)>(*x, axes);
-                   }));
+  ASSIGN_OR_RETURN(Tensor mean,
+                   WithFloatType(run, x->type(), [&](auto zero) { return MeanOver<decltype(zero)>(*x, axes); }));
   if (keepdims == nullptr || keepdims->i() != 0) return mean;
   std::vector<int64_t> dims;
   for (int64_t i = 0; i < x->rank(); ++i) {
@@ -343,7 +342,8 @@ absl::StatusOr<Tensor> RunTranspose(const NodeRun& run) {
   const size_t size = static_cast<size_t>(ElementSize(x->type()));
   if (size == 0) return Fail(run, "strings are not supported");
   std::vector<int64_t> dims(static_cast<size_t>(rank));
-  for (int64_t i = 0; i < rank; ++i) dims[static_cast<size_t>(i)] = x->dims()[static_cast<size_t>(perm[static_cast<size_t>(i)])];
+  for (int64_t i = 0; i < rank; ++i)
+    dims[static_cast<size_t>(i)] = x->dims()[static_cast<size_t>(perm[static_cast<size_t>(i)])];
   std::vector<int64_t> in_strides(static_cast<size_t>(rank), 1);
   for (int64_t i = rank - 2; i >= 0; --i) {
     in_strides[static_cast<size_t>(i)] = in_strides[static_cast<size_t>(i + 1)] * x->dims()[static_cast<size_t>(i + 1)];
@@ -352,8 +352,10 @@ absl::StatusOr<Tensor> RunTranspose(const NodeRun& run) {
   std::vector<int64_t> counter(static_cast<size_t>(rank), 0);
   for (int64_t e = 0; e < x->element_count(); ++e) {
     int64_t source = 0;
-    for (int64_t i = 0; i < rank; ++i) source += counter[static_cast<size_t>(i)] * in_strides[static_cast<size_t>(perm[static_cast<size_t>(i)])];
-    std::memcpy(bytes.data() + static_cast<size_t>(e) * size, x->bytes().data() + static_cast<size_t>(source) * size, size);
+    for (int64_t i = 0; i < rank; ++i)
+      source += counter[static_cast<size_t>(i)] * in_strides[static_cast<size_t>(perm[static_cast<size_t>(i)])];
+    std::memcpy(bytes.data() + static_cast<size_t>(e) * size, x->bytes().data() + static_cast<size_t>(source) * size,
+                size);
     for (int64_t i = rank - 1; i >= 0; --i) {
       if (++counter[static_cast<size_t>(i)] < dims[static_cast<size_t>(i)]) break;
       counter[static_cast<size_t>(i)] = 0;
@@ -374,10 +376,16 @@ absl::StatusOr<Tensor> RunCast(const NodeRun& run) {
   // Through double: exact for every float and every int64 a shape holds.
   std::vector<double> values;
   switch (x->type()) {
-    case TensorProto::FLOAT: for (float v : ElementsOf<float>(*x)) values.push_back(v); break;
+    case TensorProto::FLOAT:
+      for (float v : ElementsOf<float>(*x)) values.push_back(v);
+      break;
     case TensorProto::DOUBLE: values = ElementsOf<double>(*x); break;
-    case TensorProto::INT32: for (int32_t v : ElementsOf<int32_t>(*x)) values.push_back(v); break;
-    case TensorProto::INT64: for (int64_t v : ElementsOf<int64_t>(*x)) values.push_back(static_cast<double>(v)); break;
+    case TensorProto::INT32:
+      for (int32_t v : ElementsOf<int32_t>(*x)) values.push_back(v);
+      break;
+    case TensorProto::INT64:
+      for (int64_t v : ElementsOf<int64_t>(*x)) values.push_back(static_cast<double>(v));
+      break;
     default: return Fail(run, absl::StrCat("casting from ", DataTypeName(x->type()), " is not supported"));
   }
   if (x->type() == to->i()) return x->Clone();
@@ -386,9 +394,8 @@ absl::StatusOr<Tensor> RunCast(const NodeRun& run) {
       // Beyond float's range a conversion is undefined: such doubles become infinities, as IEEE rounding says.
       std::vector<float> floats;
       for (double v : values) {
-        floats.push_back(std::fabs(v) > 3.4028234663852886e38 && std::isfinite(v)
-                             ? (v > 0 ? INFINITY : -INFINITY)
-                             : static_cast<float>(v));
+        floats.push_back(std::fabs(v) > 3.4028234663852886e38 && std::isfinite(v) ? (v > 0 ? INFINITY : -INFINITY)
+                                                                                  : static_cast<float>(v));
       }
       return TensorOf(TensorProto::FLOAT, x->dims(), floats);
     }
@@ -480,15 +487,15 @@ const std::unordered_map<std::string, Kernel>& Kernels() {
 
 }  // namespace
 
-absl::Status RunNodes(const std::vector<onnx::NodeProto>& nodes, int64_t opset,
-                      std::map<std::string, Tensor>& values) {
+absl::Status RunNodes(const std::vector<onnx::NodeProto>& nodes, int64_t opset, std::map<std::string, Tensor>& values) {
   for (const onnx::NodeProto& node : nodes) {
     if (!IsDefaultDomain(node.domain())) {
       return absl::UnimplementedError(absl::StrCat(NodeName(node), ": domain '", node.domain(), "' is not evaluated"));
     }
     auto kernel = Kernels().find(node.op_type());
     if (kernel == Kernels().end()) {
-      return absl::UnimplementedError(absl::StrCat(NodeName(node), ": the evaluator does not implement ", node.op_type()));
+      return absl::UnimplementedError(
+          absl::StrCat(NodeName(node), ": the evaluator does not implement ", node.op_type()));
     }
     if (node.output_size() != 1) return absl::InvalidArgumentError(absl::StrCat(NodeName(node), ": not one output"));
     NodeRun run{node, opset, {}};

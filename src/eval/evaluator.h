@@ -3,9 +3,9 @@
 //
 // It knows exactly the ops the replacements use, for float and double data (what the removed ops' old
 // spec admits and ONNX Runtime ran): Constant, Identity, Add, Sub, Mul, Div (numpy broadcasting), Tanh,
-// Softplus, Sqrt, Greater, Not, Where, Transpose, ThresholdedRelu (10), Slice (attributes below opset 10, inputs from 10),
-// ReduceMean (axes attribute, keepdims), MeanVarianceNormalization (9), Shape, Cast, ConstantOfShape,
-// Concat. Anything else is Unimplemented naming the op.
+// Softplus, Sqrt, Greater, Not, Where, Transpose, ThresholdedRelu (10), Slice (attributes below opset 10, inputs from
+// 10), ReduceMean (axes attribute, keepdims), MeanVarianceNormalization (9), Shape, Cast, ConstantOfShape, Concat.
+// Anything else is Unimplemented naming the op.
 //
 // Verification compares what this evaluator computes from a replacement against a removed op's own
 // reference kernel (rules/), which is written from the old operator's spec and calls none of this: two
@@ -19,16 +19,15 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "onnx/onnx_pb.h"
 #include "eval/tensor.h"
+#include "onnx/onnx_pb.h"
 
 namespace onnx_legalize {
 
 // Runs `nodes` in order at default opset `opset`. `values` holds the tensors the nodes read that they do
 // not compute themselves (the removed node's inputs, the replacement's constants); every output a node
 // computes is added to it. Errors name the node (op and first output) and what was wrong.
-absl::Status RunNodes(const std::vector<onnx::NodeProto>& nodes, int64_t opset,
-                      std::map<std::string, Tensor>& values);
+absl::Status RunNodes(const std::vector<onnx::NodeProto>& nodes, int64_t opset, std::map<std::string, Tensor>& values);
 
 }  // namespace onnx_legalize
 

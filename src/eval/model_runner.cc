@@ -14,10 +14,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
-#include "graph/graph_scope.h"
-#include "graph/op_names.h"
 #include "eval/slice_kernels.h"
 #include "eval/typed_elements.h"
+#include "graph/graph_scope.h"
+#include "graph/op_names.h"
 #include "status_macros.h"
 
 namespace onnx_legalize {
@@ -44,8 +44,8 @@ constexpr int64_t kMaxValueElements = int64_t{1} << 24;
 
 absl::Status CheckValueSize(int64_t count, absl::string_view what) {
   if (count > kMaxValueElements) {
-    return absl::ResourceExhaustedError(StrCat(what, " would hold ", count, " elements, over the model runner's ",
-                                               kMaxValueElements));
+    return absl::ResourceExhaustedError(
+        StrCat(what, " would hold ", count, " elements, over the model runner's ", kMaxValueElements));
   }
   return absl::OkStatus();
 }
@@ -53,13 +53,9 @@ absl::Status CheckValueSize(int64_t count, absl::string_view what) {
 constexpr char kIfOp[] = "If";
 constexpr char kLoopOp[] = "Loop";
 
-std::string DimsString(const std::vector<int64_t>& dims) {
-  return StrCat("[", absl::StrJoin(dims, ","), "]");
-}
+std::string DimsString(const std::vector<int64_t>& dims) { return StrCat("[", absl::StrJoin(dims, ","), "]"); }
 
-std::string Describe(const Tensor& tensor) {
-  return StrCat(DataTypeName(tensor.type()), DimsString(tensor.dims()));
-}
+std::string Describe(const Tensor& tensor) { return StrCat(DataTypeName(tensor.type()), DimsString(tensor.dims())); }
 
 std::string NodeLabel(const onnx::NodeProto& node, const std::string& path) {
   if (!node.name().empty()) return StrCat(node.op_type(), " '", node.name(), "' (graph ", path, ")");
@@ -75,12 +71,11 @@ absl::Status Prefixed(const absl::Status& status, absl::string_view prefix) {
 
 Value Share(Tensor tensor) { return std::make_shared<const Tensor>(std::move(tensor)); }
 
+Value Int64Scalar(int64_t value) { return Share(*TensorOf<int64_t>(TensorProto::INT64, {}, {value})); }
 
-Value Int64Scalar(int64_t value) {
-  return Share(*TensorOf<int64_t>(TensorProto::INT64, {}, {value}));
+Value BoolScalar(bool value) {
+  return Share(*TensorOf<uint8_t>(TensorProto::BOOL, {}, {static_cast<uint8_t>(value ? 1 : 0)}));
 }
-
-Value BoolScalar(bool value) { return Share(*TensorOf<uint8_t>(TensorProto::BOOL, {}, {static_cast<uint8_t>(value ? 1 : 0)})); }
 
 // A copy of `tensor` with other dims holding the same elements.
 absl::StatusOr<Tensor> WithDims(const Tensor& tensor, std::vector<int64_t> dims) {
@@ -179,8 +174,7 @@ absl::StatusOr<std::optional<int64_t>> IntAttribute(const onnx::NodeProto& node,
   return attribute->i();
 }
 
-absl::StatusOr<std::optional<std::vector<int64_t>>> IntsAttribute(const onnx::NodeProto& node,
-                                                                  absl::string_view name) {
+absl::StatusOr<std::optional<std::vector<int64_t>>> IntsAttribute(const onnx::NodeProto& node, absl::string_view name) {
   const onnx::AttributeProto* attribute = FindAttribute(node, name);
   if (attribute == nullptr) return std::nullopt;
   if (attribute->type() != onnx::AttributeProto::INTS) {
@@ -294,7 +288,8 @@ absl::StatusOr<Tensor> ApplyElementwise(Arithmetic op, const Tensor& a, const Te
 
 absl::StatusOr<Outputs> RunArithmetic(const NodeContext& ctx, Arithmetic op) {
   RETURN_IF_ERROR(ExpectInputCount(ctx, 2, 2));
-  if (ctx.opset < 7 && (FindAttribute(ctx.node, "broadcast") != nullptr || FindAttribute(ctx.node, "axis") != nullptr)) {
+  if (ctx.opset < 7 &&
+      (FindAttribute(ctx.node, "broadcast") != nullptr || FindAttribute(ctx.node, "axis") != nullptr)) {
     return absl::UnimplementedError(StrCat(ctx.node.op_type(), "-6's legacy broadcasting (broadcast, axis)"));
   }
   ASSIGN_OR_RETURN(const Tensor* a, RequiredInput(ctx, 0, "A"));
@@ -406,8 +401,8 @@ absl::StatusOr<Outputs> RunGather(const NodeContext& ctx) {
           StrCat("index ", index, " is outside [", -size, ", ", size - 1, "] for data ", Describe(*data)));
     }
     if (index < 0 && ctx.opset < kNegativeIndicesOpset) {
-      return absl::InvalidArgumentError(StrCat("index ", index, " is negative, which Gather at opset ",
-                                               ctx.opset, " leaves undefined (allowed from 11)"));
+      return absl::InvalidArgumentError(StrCat("index ", index, " is negative, which Gather at opset ", ctx.opset,
+                                               " leaves undefined (allowed from 11)"));
     }
     if (index < 0) index += size;
   }
@@ -515,8 +510,8 @@ absl::StatusOr<Outputs> RunConcat(const NodeContext& ctx) {
       compatible = d == axis || part->dims()[d] == first.dims()[d];
     }
     if (!compatible) {
-      return absl::InvalidArgumentError(StrCat("cannot concatenate ", Describe(*part), " with ",
-                                               Describe(first), " along axis ", axis));
+      return absl::InvalidArgumentError(
+          StrCat("cannot concatenate ", Describe(*part), " with ", Describe(first), " along axis ", axis));
     }
     out_dims[axis] += part->dims()[axis];
   }
@@ -533,8 +528,8 @@ absl::StatusOr<Tensor> Convert(const Tensor& x, DataType to) {
       // Casting NaN or an out-of-range float to an integer is undefined in ONNX (and in C++).
       const From low = static_cast<From>(std::numeric_limits<To>::min());  // -2^(n-1), exact
       if (!(in[i] >= low && in[i] < -low)) {
-        return absl::InvalidArgumentError(StrCat("value ", in[i], " at index ", i, " does not fit ",
-                                                 DataTypeName(to), "; the cast is undefined"));
+        return absl::InvalidArgumentError(
+            StrCat("value ", in[i], " at index ", i, " does not fit ", DataTypeName(to), "; the cast is undefined"));
       }
     }
     out[i] = static_cast<To>(in[i]);  // int64 -> int32 wraps, as the runtimes do
@@ -685,8 +680,9 @@ absl::StatusOr<std::vector<int64_t>> PReluSlopeIndex(const Tensor& x, const Tens
       for (size_t i = 0; i < index.size(); ++i) index[i] = (static_cast<int64_t>(i) / inner) % xd[1];
       return index;
     }
-    return absl::InvalidArgumentError(StrCat("slope ", DimsString(sd), " does not fit X ", DimsString(xd), " under PRelu-",
-                                             opset, " (one value, one per channel of axis 1, or X's shape)"));
+    return absl::InvalidArgumentError(StrCat("slope ", DimsString(sd), " does not fit X ", DimsString(xd),
+                                             " under PRelu-", opset,
+                                             " (one value, one per channel of axis 1, or X's shape)"));
   }
   // Unidirectional broadcasting: slope's dims align with X's last ones, each equal or 1.
   bool fits = sd.size() <= xd.size();
@@ -849,8 +845,8 @@ class Runner {
   absl::StatusOr<Outputs> RunSubgraph(const onnx::GraphProto& graph, const std::string& path, const Scope& outer,
                                       Outputs inputs) const {
     if (graph.input_size() != static_cast<int>(inputs.size())) {
-      return absl::InvalidArgumentError(StrCat("graph ", path, " declares ", graph.input_size(),
-                                               " inputs; the op binds ", inputs.size()));
+      return absl::InvalidArgumentError(
+          StrCat("graph ", path, " declares ", graph.input_size(), " inputs; the op binds ", inputs.size()));
     }
     Scope scope(path, &outer);
     for (int i = 0; i < graph.input_size(); ++i) {
@@ -858,7 +854,7 @@ class Runner {
     }
     for (const onnx::TensorProto& initializer : graph.initializer()) {
       ASSIGN_OR_RETURN(Tensor value, TensorFromProto(initializer, StrCat("initializer '", initializer.name(),
-                                                                          "' (graph ", path, ")")));
+                                                                         "' (graph ", path, ")")));
       RETURN_IF_ERROR(scope.Define(initializer.name(), Share(std::move(value))));
     }
     RETURN_IF_ERROR(RunNodes(graph, scope));
@@ -917,8 +913,8 @@ class Runner {
     ASSIGN_OR_RETURN(const onnx::GraphProto* branch, GraphAttribute(ctx, attribute));
     ASSIGN_OR_RETURN(Outputs outputs, RunSubgraph(*branch, SubgraphPath(ctx, scope, attribute, *branch), scope, {}));
     if (static_cast<int>(outputs.size()) != ctx.node.output_size()) {
-      return absl::InvalidArgumentError(StrCat(attribute, " has ", outputs.size(), " outputs; the node has ",
-                                               ctx.node.output_size()));
+      return absl::InvalidArgumentError(
+          StrCat(attribute, " has ", outputs.size(), " outputs; the node has ", ctx.node.output_size()));
     }
     return outputs;
   }
@@ -950,14 +946,14 @@ class Runner {
     }
     const int scan_count = body->output_size() - 1 - carried_count;
     if (body->input_size() != 2 + carried_count || scan_count < 0) {
-      return absl::InvalidArgumentError(StrCat("body has ", body->input_size(), " inputs and ", body->output_size(),
-                                               " outputs; with ", carried_count, " loop-carried values it needs ",
-                                               2 + carried_count, " inputs and at least ", 1 + carried_count,
-                                               " outputs"));
+      return absl::InvalidArgumentError(StrCat(
+          "body has ", body->input_size(), " inputs and ", body->output_size(), " outputs; with ", carried_count,
+          " loop-carried values it needs ", 2 + carried_count, " inputs and at least ", 1 + carried_count, " outputs"));
     }
     if (ctx.node.output_size() > carried_count + scan_count) {
       return absl::InvalidArgumentError(StrCat("has ", ctx.node.output_size(), " outputs; the body yields ",
-                                               carried_count, " loop-carried values and ", scan_count, " scan outputs"));
+                                               carried_count, " loop-carried values and ", scan_count,
+                                               " scan outputs"));
     }
     std::vector<Outputs> scans(scan_count);
     int64_t scan_elements = 0;
@@ -1000,8 +996,8 @@ class Runner {
         dims.push_back(dim.dim_value());
       }
       if (!known) {
-        return absl::UnimplementedError(StrCat("scan output '", declared.name(),
-                                               "' after zero iterations: its declared type is not fully static"));
+        return absl::UnimplementedError(
+            StrCat("scan output '", declared.name(), "' after zero iterations: its declared type is not fully static"));
       }
       return Tensor::Zeros(type.elem_type(), std::move(dims));
     }
@@ -1026,13 +1022,12 @@ class Runner {
 };
 
 // The first node of `graph` (or of its subgraphs) that the runner has no kernel for, as "op X (graph P)".
-std::optional<std::string> FirstUnsupportedNodeIn(const onnx::GraphProto& graph, const std::string& path,
-                                                  int64_t opset, const ExtraKernels* extra) {
+std::optional<std::string> FirstUnsupportedNodeIn(const onnx::GraphProto& graph, const std::string& path, int64_t opset,
+                                                  const ExtraKernels* extra) {
   for (const onnx::NodeProto& node : graph.node()) {
     const std::string& op = node.op_type();
-    const bool known = IsDefaultDomain(node.domain()) &&
-                       (op == kIfOp || op == kLoopOp || Kernels().count(op) > 0 ||
-                        (extra != nullptr && extra->Handles(node, opset)));
+    const bool known = IsDefaultDomain(node.domain()) && (op == kIfOp || op == kLoopOp || Kernels().count(op) > 0 ||
+                                                          (extra != nullptr && extra->Handles(node, opset)));
     if (!known) {
       return StrCat("op ", op, IsDefaultDomain(node.domain()) ? "" : StrCat(" of domain '", node.domain(), "'"),
                     " (graph ", path, ")");
@@ -1057,8 +1052,8 @@ absl::StatusOr<int64_t> RunnableOpset(const onnx::ModelProto& model) {
   }
   if (!opset) return absl::InvalidArgumentError("the model imports no default-domain opset");
   if (*opset < kMinOpset || *opset > kMaxOpset) {
-    return absl::UnimplementedError(StrCat("opset ", *opset, " (the model runner implements opsets ", kMinOpset,
-                                           " to ", kMaxOpset, ")"));
+    return absl::UnimplementedError(
+        StrCat("opset ", *opset, " (the model runner implements opsets ", kMinOpset, " to ", kMaxOpset, ")"));
   }
   return *opset;
 }
@@ -1076,8 +1071,8 @@ absl::Status CheckFeed(const onnx::ValueInfoProto& input, const Tensor& fed) {
     }
   }
   if (!matches) {
-    return absl::InvalidArgumentError(StrCat("input '", input.name(), "' is fed ", Describe(fed),
-                                             ", which its declaration does not allow"));
+    return absl::InvalidArgumentError(
+        StrCat("input '", input.name(), "' is fed ", Describe(fed), ", which its declaration does not allow"));
   }
   return absl::OkStatus();
 }
@@ -1110,8 +1105,8 @@ absl::StatusOr<std::map<std::string, Tensor>> RunModel(const onnx::ModelProto& m
   }
   for (const auto& initializer : graph.initializer()) {
     if (inputs.count(initializer.name())) continue;  // overridden (only possible for a graph input)
-    ASSIGN_OR_RETURN(Tensor value, TensorFromProto(initializer, StrCat("initializer '", initializer.name(),
-                                                                        "' (graph ", kMainGraphPath, ")")));
+    ASSIGN_OR_RETURN(Tensor value, TensorFromProto(initializer, StrCat("initializer '", initializer.name(), "' (graph ",
+                                                                       kMainGraphPath, ")")));
     RETURN_IF_ERROR(scope.Define(initializer.name(), Share(std::move(value))));
   }
   for (const auto& input : graph.input()) {

@@ -34,8 +34,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "onnx/onnx_pb.h"
 #include "eval/tensor.h"
+#include "onnx/onnx_pb.h"
 
 namespace onnx_legalize {
 

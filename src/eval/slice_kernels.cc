@@ -96,17 +96,16 @@ absl::StatusOr<std::vector<AxisRange>> ResolveRanges(const std::vector<int64_t>&
   for (const auto& [name, tensor] :
        {std::pair<const char*, const Tensor*>{"ends", &ends_t}, {"axes", axes_t}, {"steps", steps_t}}) {
     if (tensor != nullptr && tensor->type() != starts_t.type()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          name, " is ", DataTypeName(tensor->type()), " but starts is ", DataTypeName(starts_t.type()),
-          ": starts, ends, axes and steps must share one index type (Tind)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, " is ", DataTypeName(tensor->type()), " but starts is ", DataTypeName(starts_t.type()),
+                       ": starts, ends, axes and steps must share one index type (Tind)"));
     }
   }
   // Slice-10: one start, end, axis and step per sliced axis.
   const auto n = static_cast<int64_t>(starts.size());
   const auto check_length = [n](const std::vector<int64_t>& values, const char* name) -> absl::Status {
     if (static_cast<int64_t>(values.size()) == n) return absl::OkStatus();
-    return absl::InvalidArgumentError(
-        absl::StrCat("starts has ", n, " values but ", name, " has ", values.size()));
+    return absl::InvalidArgumentError(absl::StrCat("starts has ", n, " values but ", name, " has ", values.size()));
   };
   RETURN_IF_ERROR(check_length(ends, "ends"));
   if (axes_t != nullptr) RETURN_IF_ERROR(check_length(axes, "axes"));
@@ -128,18 +127,16 @@ absl::StatusOr<std::vector<AxisRange>> ResolveRanges(const std::vector<int64_t>&
   for (int64_t i = 0; i < n; ++i) {
     const int64_t axis = axes[i];
     if (axis < -rank || axis >= rank) {
-      return absl::InvalidArgumentError(absl::StrCat("axes holds ", axis, ", outside [", -rank, ", ",
-                                                     rank - 1, "] for data rank ", rank, " (axes ",
-                                                     Bracketed(axes), ")"));
+      return absl::InvalidArgumentError(absl::StrCat("axes holds ", axis, ", outside [", -rank, ", ", rank - 1,
+                                                     "] for data rank ", rank, " (axes ", Bracketed(axes), ")"));
     }
     const int64_t normalized = axis < 0 ? axis + rank : axis;
     if (original_at[normalized] >= 0) {
       const int64_t first = axes[original_at[normalized]];
       return absl::InvalidArgumentError(
-          first == axis
-              ? absl::StrCat("axes holds ", axis, " twice (axes ", Bracketed(axes), ", data rank ", rank, ")")
-              : absl::StrCat("axes holds ", first, " and ", axis, ", which both name axis ", normalized,
-                             " (axes ", Bracketed(axes), ", data rank ", rank, ")"));
+          first == axis ? absl::StrCat("axes holds ", axis, " twice (axes ", Bracketed(axes), ", data rank ", rank, ")")
+                        : absl::StrCat("axes holds ", first, " and ", axis, ", which both name axis ", normalized,
+                                       " (axes ", Bracketed(axes), ", data rank ", rank, ")"));
     }
     original_at[normalized] = i;
     normalized_axes[i] = normalized;
@@ -150,8 +147,8 @@ absl::StatusOr<std::vector<AxisRange>> ResolveRanges(const std::vector<int64_t>&
   for (int64_t i = 0; i < n; ++i) {
     const int64_t step = steps[i];
     if (step == 0) {
-      return absl::InvalidArgumentError(absl::StrCat("steps holds 0 at position ", i, " (steps ",
-                                                     Bracketed(steps), "); a step must not be 0"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("steps holds 0 at position ", i, " (steps ", Bracketed(steps), "); a step must not be 0"));
     }
     const int64_t dim = dims[normalized_axes[i]];
     // A negative index counts from the back. Adding dim to a negative value cannot overflow.
@@ -184,9 +181,8 @@ absl::StatusOr<std::vector<AxisRange>> ResolveRanges(const std::vector<int64_t>&
 }  // namespace
 }  // namespace slice_kernel
 
-absl::StatusOr<std::vector<int64_t>> SliceOutputDims(const std::vector<int64_t>& data_dims,
-                                                     const Tensor& starts, const Tensor& ends,
-                                                     const Tensor* axes, const Tensor* steps) {
+absl::StatusOr<std::vector<int64_t>> SliceOutputDims(const std::vector<int64_t>& data_dims, const Tensor& starts,
+                                                     const Tensor& ends, const Tensor* axes, const Tensor* steps) {
   ASSIGN_OR_RETURN(const std::vector<slice_kernel::AxisRange> ranges,
                    slice_kernel::ResolveRanges(data_dims, starts, ends, axes, steps));
   std::vector<int64_t> out_dims;
@@ -288,9 +284,7 @@ namespace {
 
 using onnx::TensorProto;
 
-std::string ListOf(const std::vector<int64_t>& values) {
-  return absl::StrCat("[", absl::StrJoin(values, ", "), "]");
-}
+std::string ListOf(const std::vector<int64_t>& values) { return absl::StrCat("[", absl::StrJoin(values, ", "), "]"); }
 
 // DynamicSlice-1: starts, ends and axes are "1-D tensor"s of Tind, which is int32 or int64.
 absl::Status CheckIndexTensor(const Tensor& tensor, const char* name) {
@@ -299,8 +293,7 @@ absl::Status CheckIndexTensor(const Tensor& tensor, const char* name) {
         absl::StrCat(name, " must be int32 or int64, but is ", DataTypeName(tensor.type())));
   }
   if (tensor.dims().size() != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(name, " must be 1-D, but has shape ", ListOf(tensor.dims())));
+    return absl::InvalidArgumentError(absl::StrCat(name, " must be 1-D, but has shape ", ListOf(tensor.dims())));
   }
   return absl::OkStatus();
 }
@@ -346,8 +339,8 @@ absl::StatusOr<Tensor> DynamicSliceReference(const Tensor& data, const Tensor& s
     return absl::InvalidArgumentError("data is a scalar (rank 0): DynamicSlice needs data of rank >= 1");
   }
   if (!IsSupportedDataType(data.type())) {
-    return absl::InvalidArgumentError(absl::StrCat("data has element type ", DataTypeName(data.type()),
-                                                   ", which DynamicSlice does not take"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("data has element type ", DataTypeName(data.type()), ", which DynamicSlice does not take"));
   }
   RETURN_IF_ERROR(dynamic_slice_reference::CheckIndexTensor(starts, "starts"));
   RETURN_IF_ERROR(dynamic_slice_reference::CheckIndexTensor(ends, "ends"));
@@ -355,13 +348,11 @@ absl::StatusOr<Tensor> DynamicSliceReference(const Tensor& data, const Tensor& s
   // DynamicSlice-1 types starts, ends and axes with the one type parameter Tind.
   if (ends.type() != starts.type()) {
     return absl::InvalidArgumentError(absl::StrCat("starts is ", DataTypeName(starts.type()), " but ends is ",
-                                                   DataTypeName(ends.type()),
-                                                   "; they must share one type (Tind)"));
+                                                   DataTypeName(ends.type()), "; they must share one type (Tind)"));
   }
   if (axes != nullptr && axes->type() != starts.type()) {
     return absl::InvalidArgumentError(absl::StrCat("starts is ", DataTypeName(starts.type()), " but axes is ",
-                                                   DataTypeName(axes->type()),
-                                                   "; they must share one type (Tind)"));
+                                                   DataTypeName(axes->type()), "; they must share one type (Tind)"));
   }
   const std::vector<int64_t> start_values = IndexValues(starts);
   const std::vector<int64_t> end_values = IndexValues(ends);
@@ -389,19 +380,18 @@ absl::StatusOr<Tensor> DynamicSliceReference(const Tensor& data, const Tensor& s
     // Negative axes are not in DynamicSlice-1's text; ONNX Runtime accepts [-rank, rank-1], as Slice-11 does.
     int64_t axis = axis_values[i];
     if (axis < -rank || axis > rank - 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "axes holds ", axis_values[i], ", outside [", -rank, ", ", rank - 1, "] for data rank ", rank,
-          " (axes ", axes == nullptr ? "omitted, so " : "", ListOf(axis_values), ")"));
+      return absl::InvalidArgumentError(absl::StrCat("axes holds ", axis_values[i], ", outside [", -rank, ", ",
+                                                     rank - 1, "] for data rank ", rank, " (axes ",
+                                                     axes == nullptr ? "omitted, so " : "", ListOf(axis_values), ")"));
     }
     if (axis < 0) axis += rank;
     if (named_by[axis] >= 0) {
       const int64_t earlier = axis_values[named_by[axis]];
-      return absl::InvalidArgumentError(earlier == axis_values[i]
-                                            ? absl::StrCat("axes holds ", earlier, " twice (axes ",
-                                                           ListOf(axis_values), ", data rank ", rank, ")")
-                                            : absl::StrCat("axes holds ", earlier, " and ", axis_values[i],
-                                                           ", which both name axis ", axis, " (axes ",
-                                                           ListOf(axis_values), ", data rank ", rank, ")"));
+      return absl::InvalidArgumentError(
+          earlier == axis_values[i]
+              ? absl::StrCat("axes holds ", earlier, " twice (axes ", ListOf(axis_values), ", data rank ", rank, ")")
+              : absl::StrCat("axes holds ", earlier, " and ", axis_values[i], ", which both name axis ", axis,
+                             " (axes ", ListOf(axis_values), ", data rank ", rank, ")"));
     }
     named_by[axis] = static_cast<int64_t>(i);
     const int64_t first = dynamic_slice_reference::ClampIndex(start_values[i], dims[axis]);

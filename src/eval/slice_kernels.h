@@ -40,9 +40,8 @@ namespace onnx_legalize {
 
 // Output dims of Slice(data of `data_dims`, starts, ends, axes, steps) without computing any element, so a
 // caller can check the size of a result before it is allocated. `axes` and `steps` may be null (omitted).
-absl::StatusOr<std::vector<int64_t>> SliceOutputDims(const std::vector<int64_t>& data_dims,
-                                                     const Tensor& starts, const Tensor& ends,
-                                                     const Tensor* axes, const Tensor* steps);
+absl::StatusOr<std::vector<int64_t>> SliceOutputDims(const std::vector<int64_t>& data_dims, const Tensor& starts,
+                                                     const Tensor& ends, const Tensor* axes, const Tensor* steps);
 
 // Slice-10/11/13. `axes` and `steps` may be null (omitted).
 absl::StatusOr<Tensor> Slice(const Tensor& data, const Tensor& starts, const Tensor& ends, const Tensor* axes,

@@ -20,9 +20,7 @@ namespace {
 
 using onnx::TensorProto;
 
-std::string DimsString(const std::vector<int64_t>& dims) {
-  return absl::StrCat("[", absl::StrJoin(dims, ", "), "]");
-}
+std::string DimsString(const std::vector<int64_t>& dims) { return absl::StrCat("[", absl::StrJoin(dims, ", "), "]"); }
 
 // "float [2, 3]": the type and shape a message talks about.
 std::string TypeAndDims(DataType type, const std::vector<int64_t>& dims) {
@@ -41,9 +39,8 @@ absl::StatusOr<int64_t> CheckedByteSize(DataType type, const std::vector<int64_t
                                         absl::string_view what) {
   int64_t bytes = 0;
   if (__builtin_mul_overflow(count, ElementSize(type), &bytes)) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": ", TypeAndDims(type, dims), " has ", count,
-                                                   " elements of ", ElementSize(type),
-                                                   " bytes each; the byte size overflows int64"));
+    return absl::InvalidArgumentError(absl::StrCat(what, ": ", TypeAndDims(type, dims), " has ", count, " elements of ",
+                                                   ElementSize(type), " bytes each; the byte size overflows int64"));
   }
   return bytes;
 }
@@ -109,8 +106,8 @@ std::string CopyField(const Repeated& field) {
 // elements of T, rejecting values outside [lo, hi]. ONNX writers store the value itself (or a 16-bit
 // float's bit pattern), so a value that does not fit means a broken model; truncating it would hide that.
 template <typename T, typename Repeated>
-absl::StatusOr<std::string> NarrowField(const Repeated& field, int64_t lo, uint64_t hi, DataType type,
-                                        Field field_id, absl::string_view what) {
+absl::StatusOr<std::string> NarrowField(const Repeated& field, int64_t lo, uint64_t hi, DataType type, Field field_id,
+                                        absl::string_view what) {
   std::string bytes(field.size() * sizeof(T), '\0');
   for (int i = 0; i < field.size(); ++i) {
     const auto value = field.Get(i);
@@ -122,9 +119,9 @@ absl::StatusOr<std::string> NarrowField(const Repeated& field, int64_t lo, uint6
       fits = value <= hi;
     }
     if (!fits) {
-      return absl::InvalidArgumentError(absl::StrCat(what, ": ", FieldName(field_id), " value ", value,
-                                                     " at index ", i, " does not fit ", DataTypeName(type),
-                                                     " (range [", lo, ", ", hi, "])"));
+      return absl::InvalidArgumentError(absl::StrCat(what, ": ", FieldName(field_id), " value ", value, " at index ", i,
+                                                     " does not fit ", DataTypeName(type), " (range [", lo, ", ", hi,
+                                                     "])"));
     }
     const T narrowed = static_cast<T>(value);
     std::memcpy(&bytes[i * sizeof(T)], &narrowed, sizeof(T));
@@ -145,10 +142,8 @@ absl::StatusOr<std::string> DecodeTypedField(const TensorProto& proto, absl::str
     case TensorProto::INT64: return CopyField<int64_t>(proto.int64_data());
     case TensorProto::UINT64: return CopyField<uint64_t>(proto.uint64_data());
     case TensorProto::UINT32:
-      return NarrowField<uint32_t>(proto.uint64_data(), 0, std::numeric_limits<uint32_t>::max(), type, field,
-                                   what);
-    case TensorProto::INT16:
-      return NarrowField<int16_t>(proto.int32_data(), -32768, 32767, type, field, what);
+      return NarrowField<uint32_t>(proto.uint64_data(), 0, std::numeric_limits<uint32_t>::max(), type, field, what);
+    case TensorProto::INT16: return NarrowField<int16_t>(proto.int32_data(), -32768, 32767, type, field, what);
     case TensorProto::INT8: return NarrowField<int8_t>(proto.int32_data(), -128, 127, type, field, what);
     case TensorProto::UINT8: return NarrowField<uint8_t>(proto.int32_data(), 0, 255, type, field, what);
     case TensorProto::BOOL: return NarrowField<uint8_t>(proto.int32_data(), 0, 1, type, field, what);
@@ -156,8 +151,7 @@ absl::StatusOr<std::string> DecodeTypedField(const TensorProto& proto, absl::str
     case TensorProto::UINT16:
     case TensorProto::FLOAT16:
     case TensorProto::BFLOAT16: return NarrowField<uint16_t>(proto.int32_data(), 0, 65535, type, field, what);
-    default:
-      return absl::InternalError(absl::StrCat(what, ": no typed-field decoder for ", DataTypeName(type)));
+    default: return absl::InternalError(absl::StrCat(what, ": no typed-field decoder for ", DataTypeName(type)));
   }
 }
 
@@ -180,41 +174,36 @@ absl::Status ValidateDataFields(const TensorProto& proto, const std::vector<int6
                                 int64_t byte_size, absl::string_view what) {
   const DataType type = proto.data_type();
   const Field typed = TypedFieldFor(type);
-  for (Field other :
-       {Field::kFloat, Field::kDouble, Field::kInt32, Field::kInt64, Field::kUint64, Field::kString}) {
+  for (Field other : {Field::kFloat, Field::kDouble, Field::kInt32, Field::kInt64, Field::kUint64, Field::kString}) {
     if (other != typed && FieldSize(proto, other) > 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(what, ": ", FieldName(other), " has ", FieldSize(proto, other), " values, but a ",
-                       DataTypeName(type), " tensor stores its values in ", FieldName(typed),
-                       type == TensorProto::STRING ? "" : " or raw_data"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          what, ": ", FieldName(other), " has ", FieldSize(proto, other), " values, but a ", DataTypeName(type),
+          " tensor stores its values in ", FieldName(typed), type == TensorProto::STRING ? "" : " or raw_data"));
     }
   }
   // onnx.proto: raw_data "MUST NOT be STRING or UNDEFINED".
   if (type == TensorProto::STRING && proto.has_raw_data()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, ": raw_data has ", proto.raw_data().size(),
-                     " bytes, but a string tensor stores its values in string_data"));
+    return absl::InvalidArgumentError(absl::StrCat(what, ": raw_data has ", proto.raw_data().size(),
+                                                   " bytes, but a string tensor stores its values in string_data"));
   }
   const int64_t field_size = FieldSize(proto, typed);
   if (proto.has_raw_data() && field_size > 0) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": both raw_data (", proto.raw_data().size(),
-                                                   " bytes) and ", FieldName(typed), " (", field_size,
+    return absl::InvalidArgumentError(absl::StrCat(what, ": both raw_data (", proto.raw_data().size(), " bytes) and ",
+                                                   FieldName(typed), " (", field_size,
                                                    " values) are set; exactly one may hold the data"));
   }
   if (proto.has_raw_data()) {
     if (static_cast<int64_t>(proto.raw_data().size()) != byte_size) {
-      return absl::InvalidArgumentError(absl::StrCat(what, ": raw_data has ", proto.raw_data().size(),
-                                                     " bytes, but ", TypeAndDims(type, dims), " needs ",
-                                                     byte_size));
+      return absl::InvalidArgumentError(absl::StrCat(what, ": raw_data has ", proto.raw_data().size(), " bytes, but ",
+                                                     TypeAndDims(type, dims), " needs ", byte_size));
     }
     return absl::OkStatus();
   }
   // count * 2 cannot overflow: byte_size proved count * 8 fits for both complex types.
   const int64_t expected = count * FieldValuesPerElement(type);
   if (field_size != expected) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": ", FieldName(typed), " has ", field_size,
-                                                   " values, but ", TypeAndDims(type, dims), " needs ",
-                                                   expected));
+    return absl::InvalidArgumentError(absl::StrCat(what, ": ", FieldName(typed), " has ", field_size, " values, but ",
+                                                   TypeAndDims(type, dims), " needs ", expected));
   }
   return absl::OkStatus();
 }
@@ -265,9 +254,7 @@ std::string DataTypeName(DataType type) {
   }
 }
 
-bool IsSupportedDataType(DataType type) {
-  return type >= TensorProto::FLOAT && type <= TensorProto::BFLOAT16;
-}
+bool IsSupportedDataType(DataType type) { return type >= TensorProto::FLOAT && type <= TensorProto::BFLOAT16; }
 
 absl::StatusOr<int64_t> CheckedElementCount(const std::vector<int64_t>& dims, absl::string_view what) {
   int64_t count = 1;  // a scalar (dims {}) has one element
@@ -303,15 +290,13 @@ absl::StatusOr<Tensor> Tensor::Zeros(DataType type, std::vector<int64_t> dims) {
   if (type == TensorProto::STRING) {
     // vector::resize throws beyond max_size(); that must come back as a Status, not an exception.
     if (static_cast<uint64_t>(count) > tensor.strings_.max_size()) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat(what, ": ", count, " strings exceed what a vector can hold"));
+      return absl::ResourceExhaustedError(absl::StrCat(what, ": ", count, " strings exceed what a vector can hold"));
     }
     tensor.strings_.resize(count);
   } else {
     ASSIGN_OR_RETURN(const int64_t size, CheckedByteSize(type, dims, count, what));
     if (static_cast<uint64_t>(size) > tensor.bytes_.max_size()) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat(what, ": ", size, " bytes exceed what a string can hold"));
+      return absl::ResourceExhaustedError(absl::StrCat(what, ": ", size, " bytes exceed what a string can hold"));
     }
     tensor.bytes_.assign(size, '\0');
   }
@@ -321,11 +306,10 @@ absl::StatusOr<Tensor> Tensor::Zeros(DataType type, std::vector<int64_t> dims) {
 
 // A tensor of `type` and `dims` without its bytes yet, once `byte_count` is found to be what they need.
 // `caller` names the factory in the message.
-absl::StatusOr<Tensor> Tensor::Shell(DataType type, std::vector<int64_t> dims, size_t byte_count,
-                                     const char* caller) {
+absl::StatusOr<Tensor> Tensor::Shell(DataType type, std::vector<int64_t> dims, size_t byte_count, const char* caller) {
   if (!IsSupportedDataType(type) || type == TensorProto::STRING) {
-    return absl::InvalidArgumentError(absl::StrCat("Tensor::", caller, ": data_type ", type, " (",
-                                                   DataTypeName(type), ") has no byte encoding"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Tensor::", caller, ": data_type ", type, " (", DataTypeName(type), ") has no byte encoding"));
   }
   const std::string what = absl::StrCat(DataTypeName(type), " tensor");
   ASSIGN_OR_RETURN(const int64_t count, CheckedElementCount(dims, what));
@@ -369,8 +353,8 @@ std::string Tensor::release_bytes() {
 absl::StatusOr<Tensor> Tensor::FromStrings(std::vector<int64_t> dims, std::vector<std::string> strings) {
   ASSIGN_OR_RETURN(const int64_t count, CheckedElementCount(dims, "string tensor"));
   if (static_cast<int64_t>(strings.size()) != count) {
-    return absl::InvalidArgumentError(absl::StrCat("string tensor: got ", strings.size(),
-                                                   " strings, but dims ", DimsString(dims), " need ", count));
+    return absl::InvalidArgumentError(
+        absl::StrCat("string tensor: got ", strings.size(), " strings, but dims ", DimsString(dims), " need ", count));
   }
   Tensor tensor;
   tensor.type_ = TensorProto::STRING;
@@ -450,10 +434,10 @@ absl::StatusOr<Tensor> DecodeTensorProto(const TensorProto& proto, absl::string_
                                                    ") is set; a tensor stored in segments is not supported"));
   }
   if (proto.data_location() == TensorProto::EXTERNAL) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what,
-        ": data_location is EXTERNAL; its bytes must be loaded from its file and decoded with "
-        "TensorFromExternalData"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what,
+                     ": data_location is EXTERNAL; its bytes must be loaded from its file and decoded with "
+                     "TensorFromExternalData"));
   }
   std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
   ASSIGN_OR_RETURN(const int64_t count, CheckedElementCount(dims, what));
@@ -508,11 +492,10 @@ absl::StatusOr<Tensor> TensorFromExternalData(const TensorProto& proto,
                                                    proto.segment().end(),
                                                    ") is set; a tensor stored in segments is not supported"));
   }
-  for (Field field :
-       {Field::kFloat, Field::kDouble, Field::kInt32, Field::kInt64, Field::kUint64, Field::kString}) {
+  for (Field field : {Field::kFloat, Field::kDouble, Field::kInt32, Field::kInt64, Field::kUint64, Field::kString}) {
     if (FieldSize(proto, field) > 0) {
-      return absl::InvalidArgumentError(absl::StrCat(what, ": data_location is EXTERNAL but ",
-                                                     FieldName(field), " holds ", FieldSize(proto, field),
+      return absl::InvalidArgumentError(absl::StrCat(what, ": data_location is EXTERNAL but ", FieldName(field),
+                                                     " holds ", FieldSize(proto, field),
                                                      " values too; exactly one may hold the data"));
     }
   }
@@ -527,9 +510,8 @@ absl::StatusOr<Tensor> TensorFromExternalData(const TensorProto& proto,
 
   ASSIGN_OR_RETURN(std::string bytes, read());
   if (static_cast<int64_t>(bytes.size()) != byte_size) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": its external data has ", bytes.size(),
-                                                   " bytes, but ", TypeAndDims(type, dims), " needs ",
-                                                   byte_size));
+    return absl::InvalidArgumentError(absl::StrCat(what, ": its external data has ", bytes.size(), " bytes, but ",
+                                                   TypeAndDims(type, dims), " needs ", byte_size));
   }
   if (type == TensorProto::BOOL) RETURN_IF_ERROR(CheckBoolBytes(bytes, what));
   return Tensor::FromBytes(type, std::move(dims), std::move(bytes));

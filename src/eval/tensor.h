@@ -89,8 +89,7 @@ class Tensor {
   bool BitwiseEquals(const Tensor& other) const;
 
  private:
-  static absl::StatusOr<Tensor> Shell(DataType type, std::vector<int64_t> dims, size_t byte_count,
-                                      const char* caller);
+  static absl::StatusOr<Tensor> Shell(DataType type, std::vector<int64_t> dims, size_t byte_count, const char* caller);
 
   DataType type_ = 0;
   std::vector<int64_t> dims_;
@@ -105,9 +104,9 @@ class Tensor {
 // negative dims, an overflowing element count or byte size, a raw_data length or typed-field count that
 // does not match the dims, a typed field of the wrong kind for the type, both raw_data and a typed field,
 // raw_data on a string tensor, a segment, an UNDEFINED or unknown data_type, and external data (which this
-// function does not read; TensorFromExternalData decodes it from bytes its caller reads) are each an InvalidArgument naming the tensor and the
-// numbers. A typed value that does not fit its type (int32_data 300 for uint8, 2 for bool, 70000 for a
-// float16 bit pattern) and a bool raw_data byte other than 0 or 1 are InvalidArgument naming the value and
+// function does not read; TensorFromExternalData decodes it from bytes its caller reads) are each an InvalidArgument
+// naming the tensor and the numbers. A typed value that does not fit its type (int32_data 300 for uint8, 2 for bool,
+// 70000 for a float16 bit pattern) and a bool raw_data byte other than 0 or 1 are InvalidArgument naming the value and
 // its index: ONNX writers never produce them, and truncating would hide a broken model.
 // `what` describes where the tensor came from, e.g. "initializer 'w' (graph main)"; when empty, the
 // tensor's own name is used.

@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <string>
 
-#include "onnx/onnx_pb.h"
-#include "graph/op_names.h"
 #include "eval/tensor.h"
+#include "graph/op_names.h"
+#include "onnx/onnx_pb.h"
 
 namespace onnx_legalize {
 

@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "io/external_data.h"
 #include "graph/op_names.h"
+#include "io/external_data.h"
 #include "status_macros.h"
 
 namespace onnx_legalize {
@@ -57,11 +57,9 @@ absl::StatusOr<Tensor> ConstantAttributeValue(const onnx::AttributeProto& attrib
   }
   if (name == "value_string") return Tensor::FromStrings({}, {attribute.s()});
   if (name == "value_strings") {
-    return Tensor::FromStrings({attribute.strings_size()},
-                               {attribute.strings().begin(), attribute.strings().end()});
+    return Tensor::FromStrings({attribute.strings_size()}, {attribute.strings().begin(), attribute.strings().end()});
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("attribute '", name, "' is not a value the folder reads"));
+  return absl::InvalidArgumentError(absl::StrCat("attribute '", name, "' is not a value the folder reads"));
 }
 
 }  // namespace
@@ -108,8 +106,7 @@ absl::StatusOr<Tensor> DecodeGraphTensor(const onnx::TensorProto& proto, absl::s
 
 absl::StatusOr<Tensor> DecodeConstantNode(const onnx::NodeProto& node, bool view) {
   if (node.attribute_size() != 1) {
-    return absl::InvalidArgumentError(absl::StrCat("Constant node '", node.name(), "' has ",
-                                                   node.attribute_size(),
+    return absl::InvalidArgumentError(absl::StrCat("Constant node '", node.name(), "' has ", node.attribute_size(),
                                                    " attributes; it must hold exactly one value"));
   }
   const onnx::AttributeProto& attribute = node.attribute(0);
@@ -119,8 +116,7 @@ absl::StatusOr<Tensor> DecodeConstantNode(const onnx::NodeProto& node, bool view
   }
   absl::StatusOr<Tensor> value = ConstantAttributeValue(attribute);
   if (!value.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Constant node '", node.name(), "': ", value.status().message()));
+    return absl::InvalidArgumentError(absl::StrCat("Constant node '", node.name(), "': ", value.status().message()));
   }
   return value;
 }
@@ -167,8 +163,8 @@ GraphScope::GraphScope(const onnx::GraphProto& graph, std::string path, const Gr
       }
     }
     if (node.op_type() == kConstantOp && IsDefaultDomain(node.domain()) && node.output_size() == 1) {
-      const bool external_value = node.attribute_size() == 1 && node.attribute(0).has_t() &&
-                                  IsExternal(node.attribute(0).t());
+      const bool external_value =
+          node.attribute_size() == 1 && node.attribute(0).has_t() && IsExternal(node.attribute(0).t());
       if (external_value && external_data_ == nullptr) {
         unreadable_external_.insert(node.output(0));
       } else {
@@ -189,8 +185,7 @@ const onnx::TensorProto* GraphScope::FindConstantProtoHere(const std::string& na
   return it == constant_initializers_.end() ? nullptr : it->second;
 }
 
-absl::StatusOr<Tensor> GraphScope::DecodeExternal(const onnx::TensorProto& proto,
-                                                  const std::string& what) const {
+absl::StatusOr<Tensor> GraphScope::DecodeExternal(const onnx::TensorProto& proto, const std::string& what) const {
   return TensorFromExternalData(
       proto, [&]() -> absl::StatusOr<std::string> { return external_data_->Read(proto); }, what);
 }
@@ -237,8 +232,7 @@ bool GraphScope::IsExternalData(const std::string& name) const {
     auto node = scope->constant_nodes_.find(name);
     if (node != scope->constant_nodes_.end()) {
       const onnx::NodeProto& constant = *node->second;
-      return constant.attribute_size() == 1 && constant.attribute(0).has_t() &&
-             IsExternal(constant.attribute(0).t());
+      return constant.attribute_size() == 1 && constant.attribute(0).has_t() && IsExternal(constant.attribute(0).t());
     }
     if (scope->unreadable_external_.count(name)) return true;
     if (scope->HidesOuter(name)) return false;

@@ -17,9 +17,9 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "eval/tensor.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
-#include "eval/tensor.h"
 
 namespace onnx_legalize {
 

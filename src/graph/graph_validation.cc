@@ -9,14 +9,14 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/string_view.h"
 #include "absl/strings/str_join.h"
-#include "graph/graph_scope.h"
-#include "onnx/defs/schema.h"
-#include "graph/op_names.h"
-#include "graph/labels.h"
-#include "status_macros.h"
+#include "absl/strings/string_view.h"
 #include "eval/tensor.h"
+#include "graph/graph_scope.h"
+#include "graph/labels.h"
+#include "graph/op_names.h"
+#include "onnx/defs/schema.h"
+#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {
@@ -67,15 +67,14 @@ absl::Status ValidateTensorSizes(const onnx::TensorProto& tensor, const std::str
   if (!is_string && ElementSize(type) == 0) return absl::OkStatus();
   int64_t bytes = 0;
   if (__builtin_mul_overflow(count, ElementSize(type), &bytes)) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": ", DataTypeName(type), " tensor of ", count,
-                                                   " elements: its byte size overflows int64"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": ", DataTypeName(type), " tensor of ", count, " elements: its byte size overflows int64"));
   }
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL) return absl::OkStatus();
   if (tensor.has_raw_data()) {
     if (is_string || static_cast<int64_t>(tensor.raw_data().size()) != bytes) {
-      return absl::InvalidArgumentError(absl::StrCat(what, ": raw_data has ", tensor.raw_data().size(),
-                                                     " bytes, but ", DataTypeName(type), " [",
-                                                     absl::StrJoin(dims, ", "), "] needs ",
+      return absl::InvalidArgumentError(absl::StrCat(what, ": raw_data has ", tensor.raw_data().size(), " bytes, but ",
+                                                     DataTypeName(type), " [", absl::StrJoin(dims, ", "), "] needs ",
                                                      is_string ? "string_data" : absl::StrCat(bytes)));
     }
     return absl::OkStatus();
@@ -84,8 +83,8 @@ absl::Status ValidateTensorSizes(const onnx::TensorProto& tensor, const std::str
   const int64_t values = is_complex ? 2 * count : count;  // count * 2 fits: count * 16 bytes did
   if (TypedFieldSize(tensor) != values) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": holds ", TypedFieldSize(tensor), " values, but ",
-                                                   DataTypeName(type), " [", absl::StrJoin(dims, ", "),
-                                                   "] needs ", values));
+                                                   DataTypeName(type), " [", absl::StrJoin(dims, ", "), "] needs ",
+                                                   values));
   }
   return absl::OkStatus();
 }
@@ -94,8 +93,8 @@ absl::Status ValidateTensorSizes(const onnx::TensorProto& tensor, const std::str
 absl::Status CheckOutputsDefined(const onnx::GraphProto& graph, const std::string& where, const Names& names) {
   for (const auto& output : graph.output()) {
     if (!names.Visible(output.name())) {
-      return absl::InvalidArgumentError(absl::StrCat("graph ", where, ": output '", output.name(),
-                                                     "' is produced by no node, input or initializer"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("graph ", where, ": output '", output.name(), "' is produced by no node, input or initializer"));
     }
   }
   return absl::OkStatus();
@@ -138,8 +137,8 @@ absl::Status CheckAgainstSchema(const onnx::NodeProto& node, absl::FunctionRef<s
     const bool present = std::any_of(node.attribute().begin(), node.attribute().end(),
                                      [&name = name](const onnx::AttributeProto& a) { return a.name() == name; });
     if (!present) {
-      return absl::InvalidArgumentError(absl::StrCat(label(), ": has no attribute '", name, "', which ",
-                                                     node.op_type(), "-", schema->since_version(), " requires"));
+      return absl::InvalidArgumentError(absl::StrCat(label(), ": has no attribute '", name, "', which ", node.op_type(),
+                                                     "-", schema->since_version(), " requires"));
     }
   }
   for (const auto& attribute : node.attribute()) {
@@ -148,20 +147,19 @@ absl::Status CheckAgainstSchema(const onnx::NodeProto& node, absl::FunctionRef<s
         attribute.type() == known->second.type) {
       continue;
     }
-    return absl::InvalidArgumentError(absl::StrCat(
-        label(), ": attribute '", attribute.name(), "' is ", onnx::AttributeProto_AttributeType_Name(attribute.type()),
-        "; ", node.op_type(), "-", schema->since_version(), " takes ",
-        onnx::AttributeProto_AttributeType_Name(known->second.type)));
+    return absl::InvalidArgumentError(absl::StrCat(label(), ": attribute '", attribute.name(), "' is ",
+                                                   onnx::AttributeProto_AttributeType_Name(attribute.type()), "; ",
+                                                   node.op_type(), "-", schema->since_version(), " takes ",
+                                                   onnx::AttributeProto_AttributeType_Name(known->second.type)));
   }
   return absl::OkStatus();
 }
 
-absl::Status ValidateGraph(const onnx::GraphProto& graph, const std::string& path, const Names* outer,
-                           int depth, std::optional<int64_t> opset) {
+absl::Status ValidateGraph(const onnx::GraphProto& graph, const std::string& path, const Names* outer, int depth,
+                           std::optional<int64_t> opset) {
   if (depth > kMaxSubgraphDepth) {
-    return absl::InvalidArgumentError(absl::StrCat("graph ", path, " is nested ", depth,
-                                                   " levels deep; at most ", kMaxSubgraphDepth,
-                                                   " are supported"));
+    return absl::InvalidArgumentError(absl::StrCat("graph ", path, " is nested ", depth, " levels deep; at most ",
+                                                   kMaxSubgraphDepth, " are supported"));
   }
   Names names;
   names.outer = outer;
@@ -188,8 +186,8 @@ absl::Status ValidateGraph(const onnx::GraphProto& graph, const std::string& pat
   };
   for (const auto& initializer : graph.initializer()) {
     RETURN_IF_ERROR(add_initializer(initializer.name()));
-    RETURN_IF_ERROR(ValidateTensorSizes(
-        initializer, absl::StrCat("initializer '", initializer.name(), "' (graph ", path, ")")));
+    RETURN_IF_ERROR(
+        ValidateTensorSizes(initializer, absl::StrCat("initializer '", initializer.name(), "' (graph ", path, ")")));
   }
   for (const auto& sparse : graph.sparse_initializer()) RETURN_IF_ERROR(add_initializer(sparse.values().name()));
 
@@ -197,10 +195,10 @@ absl::Status ValidateGraph(const onnx::GraphProto& graph, const std::string& pat
     const onnx::NodeProto& node = graph.node(i);
     for (const auto& input : node.input()) {
       if (input.empty() || names.Visible(input)) continue;
-      return absl::InvalidArgumentError(absl::StrCat(
-          NodeLabel(node, i), " (graph ", path, "): input '", input,
-          "' is not defined by any graph input, initializer or earlier node (an undefined name, "
-          "nodes out of topological order, or a cycle)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(NodeLabel(node, i), " (graph ", path, "): input '", input,
+                       "' is not defined by any graph input, initializer or earlier node (an undefined name, "
+                       "nodes out of topological order, or a cycle)"));
     }
     // ApplyPlan finds a subgraph again by its owner's first output, the attribute's name and the graph's
     // index (rules/dynamic_slice.h's GraphLocator), so each of the three must name one thing.
@@ -208,8 +206,8 @@ absl::Status ValidateGraph(const onnx::GraphProto& graph, const std::string& pat
     bool holds_subgraph = false;
     for (const auto& attribute : node.attribute()) {
       if (!attribute_names.insert(attribute.name()).second) {
-        return absl::InvalidArgumentError(absl::StrCat(NodeLabel(node, i), " (graph ", path, "): attribute '",
-                                                       attribute.name(), "' appears twice"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(NodeLabel(node, i), " (graph ", path, "): attribute '", attribute.name(), "' appears twice"));
       }
       if (attribute.has_g() && attribute.graphs_size() > 0) {
         return absl::InvalidArgumentError(absl::StrCat(NodeLabel(node, i), " (graph ", path, "): attribute '",
@@ -218,21 +216,20 @@ absl::Status ValidateGraph(const onnx::GraphProto& graph, const std::string& pat
       holds_subgraph = holds_subgraph || attribute.has_g() || attribute.graphs_size() > 0;
       if (attribute.has_t()) {
         RETURN_IF_ERROR(ValidateTensorSizes(attribute.t(), absl::StrCat(NodeLabel(node, i), " (graph ", path,
-                                                                         "): attribute '", attribute.name(), "'")));
+                                                                        "): attribute '", attribute.name(), "'")));
       }
     }
     if (holds_subgraph && (node.output_size() == 0 || node.output(0).empty())) {
-      return absl::InvalidArgumentError(absl::StrCat(NodeLabel(node, i), " (graph ", path,
-                                                     "): holds a subgraph but has no output to name it by"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(NodeLabel(node, i), " (graph ", path, "): holds a subgraph but has no output to name it by"));
     }
     RETURN_IF_ERROR(CheckAgainstSchema(
         node, [&] { return absl::StrCat(NodeLabel(node, i), " (graph ", path, ")"); }, opset));
     absl::Status subgraphs_ok = absl::OkStatus();
     ForEachSubgraph(node, [&](const std::string& attribute, const onnx::GraphProto& subgraph) {
       if (!subgraphs_ok.ok()) return;
-      subgraphs_ok = ValidateGraph(
-          subgraph, absl::StrCat(path, "/", SubgraphPathSegment(node, attribute, subgraph)), &names,
-          depth + 1, opset);
+      subgraphs_ok = ValidateGraph(subgraph, absl::StrCat(path, "/", SubgraphPathSegment(node, attribute, subgraph)),
+                                   &names, depth + 1, opset);
     });
     RETURN_IF_ERROR(subgraphs_ok);
     for (const auto& output : node.output()) {
@@ -244,8 +241,8 @@ absl::Status ValidateGraph(const onnx::GraphProto& graph, const std::string& pat
 
 // ValidateGraphsForConverter's walk: names are defined graph by graph (every node output of a graph before
 // any input is looked up), and messages name nodes and graphs as the opset upgrade does.
-absl::Status ValidateGraphForConverter(const onnx::GraphProto& graph, const std::string& path,
-                                       const Names* outer, int depth) {
+absl::Status ValidateGraphForConverter(const onnx::GraphProto& graph, const std::string& path, const Names* outer,
+                                       int depth) {
   const std::string where = opset_upgrade::GraphLabel(path);
   // The upgrade recurses through subgraphs as this walk does: a bound keeps both off the end of the stack
   // when it is called on a model that ValidateGraphs has not seen.
@@ -277,16 +274,16 @@ absl::Status ValidateGraphForConverter(const onnx::GraphProto& graph, const std:
     for (const auto& out : node.output()) {
       if (out.empty()) continue;
       if (!names.defined.insert(out).second) {
-        return absl::InvalidArgumentError(absl::StrCat(opset_upgrade::NodeLabel(node), " (graph ", where,
-                                                       "): output '", out, "' is already defined in this graph"));
+        return absl::InvalidArgumentError(absl::StrCat(opset_upgrade::NodeLabel(node), " (graph ", where, "): output '",
+                                                       out, "' is already defined in this graph"));
       }
     }
   }
   for (const auto& node : graph.node()) {
     for (const auto& in : node.input()) {
       if (!in.empty() && !names.Visible(in)) {
-        return absl::InvalidArgumentError(absl::StrCat(opset_upgrade::NodeLabel(node), " (graph ", where,
-                                                       "): input '", in, "' is produced by nothing"));
+        return absl::InvalidArgumentError(absl::StrCat(opset_upgrade::NodeLabel(node), " (graph ", where, "): input '",
+                                                       in, "' is produced by nothing"));
       }
     }
     for (const auto& attr : node.attribute()) {

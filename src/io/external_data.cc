@@ -25,8 +25,7 @@ std::optional<int64_t> ParseNonNegative(const std::string& text) {
 
 std::string NodeLabel(const onnx::NodeProto& node) {
   if (!node.name().empty()) return absl::StrCat("node '", node.name(), "'");
-  return absl::StrCat(node.op_type(), " node producing '", node.output_size() > 0 ? node.output(0) : "",
-                      "'");
+  return absl::StrCat(node.op_type(), " node producing '", node.output_size() > 0 ? node.output(0) : "", "'");
 }
 
 class TensorWalker {
@@ -100,8 +99,7 @@ absl::StatusOr<ExternalDataRef> ParseExternalDataRef(const onnx::TensorProto& te
   std::set<std::string> seen;
   for (const auto& entry : tensor.external_data()) {
     if (!seen.insert(entry.key()).second) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(what, ": external_data has the key '", entry.key(), "' twice"));
+      return absl::InvalidArgumentError(absl::StrCat(what, ": external_data has the key '", entry.key(), "' twice"));
     }
     if (entry.key() == kLocationKey) {
       has_location = true;
@@ -109,8 +107,7 @@ absl::StatusOr<ExternalDataRef> ParseExternalDataRef(const onnx::TensorProto& te
     } else if (entry.key() == kOffsetKey || entry.key() == kLengthKey) {
       std::optional<int64_t> value = ParseNonNegative(entry.value());
       if (!value.has_value()) {
-        return absl::InvalidArgumentError(absl::StrCat(what, ": external_data ", entry.key(), " '",
-                                                       entry.value(),
+        return absl::InvalidArgumentError(absl::StrCat(what, ": external_data ", entry.key(), " '", entry.value(),
                                                        "' is not a non-negative decimal integer"));
       }
       if (entry.key() == kOffsetKey) {
@@ -122,9 +119,8 @@ absl::StatusOr<ExternalDataRef> ParseExternalDataRef(const onnx::TensorProto& te
     // Other keys (checksum, and any a newer writer adds) say nothing about where the bytes are.
   }
   if (!has_location || ref.location.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, ": data_location is EXTERNAL but external_data has no ", has_location ? "non-empty " : "",
-        "location"));
+    return absl::InvalidArgumentError(absl::StrCat(what, ": data_location is EXTERNAL but external_data has no ",
+                                                   has_location ? "non-empty " : "", "location"));
   }
   if (ref.location.find('\0') != std::string::npos) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": external data location contains a NUL byte"));
@@ -132,8 +128,7 @@ absl::StatusOr<ExternalDataRef> ParseExternalDataRef(const onnx::TensorProto& te
   return ref;
 }
 
-void SetExternalDataRef(onnx::TensorProto& tensor, const std::string& location, int64_t offset,
-                        int64_t length) {
+void SetExternalDataRef(onnx::TensorProto& tensor, const std::string& location, int64_t offset, int64_t length) {
   tensor.set_data_location(onnx::TensorProto::EXTERNAL);
   tensor.clear_external_data();
   auto add = [&tensor](const char* key, std::string value) {

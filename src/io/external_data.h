@@ -43,8 +43,7 @@ absl::StatusOr<ExternalDataRef> ParseExternalDataRef(const onnx::TensorProto& te
 
 // Points `tensor` at `length` bytes at `offset` of `location`: data_location EXTERNAL, entries location,
 // offset and length (other entries, a checksum among them, are dropped: they described other bytes).
-void SetExternalDataRef(onnx::TensorProto& tensor, const std::string& location, int64_t offset,
-                        int64_t length);
+void SetExternalDataRef(onnx::TensorProto& tensor, const std::string& location, int64_t offset, int64_t length);
 
 // Where a tensor sits in a model, for visitors.
 struct TensorSite {

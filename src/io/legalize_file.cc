@@ -10,8 +10,8 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "legalize_internal.h"
 #include "io/model_io_internal.h"
+#include "legalize_internal.h"
 #include "onnx_legalize/legalize.h"
 #include "status_macros.h"
 
@@ -79,8 +79,7 @@ absl::StatusOr<Report> LegalizeFile(const std::string& input_path, const std::st
     // Name the file too. Appended, not prepended: callers may match messages by their start ("verification
     // failed...").
     // The payloads go along: they mark a verification failure (IsVerificationFailure).
-    absl::Status named(report.status().code(),
-                       absl::StrCat(report.status().message(), " (model '", input_path, "')"));
+    absl::Status named(report.status().code(), absl::StrCat(report.status().message(), " (model '", input_path, "')"));
     report.status().ForEachPayload(
         [&named](absl::string_view url, const absl::Cord& payload) { named.SetPayload(url, payload); });
     return named;

@@ -294,8 +294,7 @@ bool ParseGraph(FileCursor& in, int64_t end, onnx::GraphProto& graph, int recurs
         return field == kGraphInitializerField && static_cast<uint64_t>(length) >= sizes.direct_initializer_bytes;
       },
       [&](uint32_t, int64_t length) {
-        return ParseLargeInitializer(in, in.Position() + length, *graph.add_initializer(), recursion_limit - 1,
-                                     sizes);
+        return ParseLargeInitializer(in, in.Position() + length, *graph.add_initializer(), recursion_limit - 1, sizes);
       });
 }
 
@@ -352,15 +351,15 @@ class FdOutputStream : public google::protobuf::io::ZeroCopyOutputStream {
 
 }  // namespace
 
-bool ParseModelFromFile(int fd, int64_t file_size, int recursion_limit, onnx::ModelProto& model,
-                        int* read_errno, const FileParseSizes& sizes) {
+bool ParseModelFromFile(int fd, int64_t file_size, int recursion_limit, onnx::ModelProto& model, int* read_errno,
+                        const FileParseSizes& sizes) {
   FileCursor in(fd, file_size, sizes.buffer_bytes);
   RecordWalker walker(in, file_size, model, recursion_limit, sizes.batch_bytes);
-  const bool parsed = walker.Walk([](uint32_t field, int64_t) { return field == kModelGraphField; },
-                                  [&](uint32_t, int64_t length) {
-                                    return ParseGraph(in, in.Position() + length, *model.mutable_graph(),
-                                                      recursion_limit - 1, sizes);
-                                  });
+  const bool parsed =
+      walker.Walk([](uint32_t field, int64_t) { return field == kModelGraphField; },
+                  [&](uint32_t, int64_t length) {
+                    return ParseGraph(in, in.Position() + length, *model.mutable_graph(), recursion_limit - 1, sizes);
+                  });
   *read_errno = in.read_errno();
   return parsed;
 }

@@ -32,8 +32,8 @@ struct FileParseSizes {
 // Returns false, with `model` in an unspecified state, on a read error (`*read_errno` set) or when the bytes
 // are not a well-formed ModelProto (`*read_errno` 0); the caller then parses again with protobuf's own
 // stream for its diagnosis, so malformed input is judged exactly as protobuf judges it.
-bool ParseModelFromFile(int fd, int64_t file_size, int recursion_limit, onnx::ModelProto& model,
-                        int* read_errno, const FileParseSizes& sizes = {});
+bool ParseModelFromFile(int fd, int64_t file_size, int recursion_limit, onnx::ModelProto& model, int* read_errno,
+                        const FileParseSizes& sizes = {});
 
 // Serializes `model` deterministically to `fd` (at its current position). Large strings go from the
 // model to the kernel without passing through a buffer. Returns 0, or the errno of the failed write.

@@ -42,16 +42,16 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "io/external_data.h"
+#include "eval/tensor.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "graph/graph_validation.h"
+#include "io/external_data.h"
 #include "io/model_file_streams.h"
 #include "io/model_io_internal.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
 #include "status_macros.h"
-#include "eval/tensor.h"
 
 namespace onnx_legalize {
 
@@ -76,13 +76,10 @@ constexpr int64_t kSmallAlignment = 64;
 constexpr size_t kCopyChunkBytes = size_t{1} << 20;
 
 // strerror() is not thread-safe; std::generic_category() gives the same text safely.
-std::string ErrnoText(int error_number) {
-  return std::error_code(error_number, std::generic_category()).message();
-}
+std::string ErrnoText(int error_number) { return std::error_code(error_number, std::generic_category()).message(); }
 
 absl::Status ErrnoStatus(int error_number, const std::string& message) {
-  return absl::Status(absl::ErrnoToStatusCode(error_number),
-                      absl::StrCat(message, ": ", ErrnoText(error_number)));
+  return absl::Status(absl::ErrnoToStatusCode(error_number), absl::StrCat(message, ": ", ErrnoText(error_number)));
 }
 
 // Closes a descriptor on scope exit unless released.
@@ -255,9 +252,9 @@ class ExternalFolder {
   absl::StatusOr<ExternalFile> Resolve(const std::string& location, absl::string_view what) const {
     const fs::path relative(location);
     if (relative.is_absolute()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(what, ": external data location '", location,
-                       "' is absolute; it must be relative to the model's folder '", folder_.string(), "'"));
+      return absl::InvalidArgumentError(absl::StrCat(what, ": external data location '", location,
+                                                     "' is absolute; it must be relative to the model's folder '",
+                                                     folder_.string(), "'"));
     }
     const fs::path normal = relative.lexically_normal();
     if (normal.empty() || normal == "." || *normal.begin() == "..") {
@@ -270,21 +267,20 @@ class ExternalFolder {
     const fs::path resolved = fs::weakly_canonical(joined, ec);
     if (ec) {
       const bool missing = ec.value() == ENOENT || ec.value() == ENOTDIR;
-      return absl::Status(missing ? absl::StatusCode::kNotFound : absl::StatusCode::kInvalidArgument,
-                          absl::StrCat(what, ": cannot resolve external data file '", joined.string(),
-                                       "': ", ec.message()));
+      return absl::Status(
+          missing ? absl::StatusCode::kNotFound : absl::StatusCode::kInvalidArgument,
+          absl::StrCat(what, ": cannot resolve external data file '", joined.string(), "': ", ec.message()));
     }
     if (!IsInside(resolved, folder_)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(what, ": external data location '", location, "' resolves to '", resolved.string(),
-                       "', outside the model's folder '", folder_.string(), "' (a symbolic link points out)"));
+      return absl::InvalidArgumentError(absl::StrCat(what, ": external data location '", location, "' resolves to '",
+                                                     resolved.string(), "', outside the model's folder '",
+                                                     folder_.string(), "' (a symbolic link points out)"));
     }
     struct stat st;
     if (::stat(resolved.c_str(), &st) != 0) {
       const int error = errno;
       if (error == ENOENT || error == ENOTDIR) {
-        return absl::NotFoundError(
-            absl::StrCat(what, ": external data file '", joined.string(), "' does not exist"));
+        return absl::NotFoundError(absl::StrCat(what, ": external data file '", joined.string(), "' does not exist"));
       }
       return ErrnoStatus(error, absl::StrCat(what, ": cannot read external data file '", joined.string(), "'"));
     }
@@ -300,14 +296,14 @@ class ExternalFolder {
                                              absl::string_view what) {
     if (ref.offset > file.size) {
       return absl::InvalidArgumentError(absl::StrCat(what, ": external data offset ", ref.offset,
-                                                     " is past the end of '", file.path.string(), "' (",
-                                                     file.size, " bytes)"));
+                                                     " is past the end of '", file.path.string(), "' (", file.size,
+                                                     " bytes)"));
     }
     const int64_t available = file.size - ref.offset;
     if (ref.length.has_value() && *ref.length > available) {
       return absl::InvalidArgumentError(absl::StrCat(what, ": external data offset ", ref.offset, " + length ",
-                                                     *ref.length, " is past the end of '", file.path.string(),
-                                                     "' (", file.size, " bytes)"));
+                                                     *ref.length, " is past the end of '", file.path.string(), "' (",
+                                                     file.size, " bytes)"));
     }
     return ref.length.value_or(available);
   }
@@ -330,8 +326,8 @@ class ExternalFolder {
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != file.device || st.st_ino != file.inode ||
         st.st_size < file.size) {
       ::close(fd);
-      return absl::FailedPreconditionError(absl::StrCat(
-          what, ": external data file '", file.path.string(), "' changed between its checks and its reading"));
+      return absl::FailedPreconditionError(absl::StrCat(what, ": external data file '", file.path.string(),
+                                                        "' changed between its checks and its reading"));
     }
     return fd;
   }
@@ -373,9 +369,8 @@ class FileExternalDataReader final : public ExternalDataReader {
     // shared file, say): the decoder would refuse it after reading it all.
     const std::optional<int64_t> expected = ExpectedByteSize(tensor);
     if (expected.has_value() && *expected != length) {
-      return absl::InvalidArgumentError(absl::StrCat(what, ": its external data in '", file.path.string(),
-                                                     "' has ", length, " bytes, but its type and dims need ",
-                                                     *expected));
+      return absl::InvalidArgumentError(absl::StrCat(what, ": its external data in '", file.path.string(), "' has ",
+                                                     length, " bytes, but its type and dims need ", *expected));
     }
     ASSIGN_OR_RETURN(const int fd, ExternalFolder::Open(file, what));
     FdCloser closer(fd);
@@ -433,8 +428,7 @@ class Staging {
     std::error_code ec;
     const fs::file_status target_status = fs::status(target, ec);
     if (target_status.type() == fs::file_type::directory) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("cannot write '", target.string(), "': it is a directory"));
+      return absl::FailedPreconditionError(absl::StrCat("cannot write '", target.string(), "': it is a directory"));
     }
     std::string temp;
     int fd = -1;
@@ -445,8 +439,8 @@ class Staging {
       if (fd < 0 && errno != EEXIST) break;
     }
     if (fd < 0) {
-      return ErrnoStatus(errno, absl::StrCat("cannot write '", target.string(),
-                                             "' (creating a temporary file beside it)"));
+      return ErrnoStatus(errno,
+                         absl::StrCat("cannot write '", target.string(), "' (creating a temporary file beside it)"));
     }
     if (fs::is_regular_file(target_status)) {
       const auto perms = static_cast<mode_t>(target_status.permissions() & fs::perms::mask);
@@ -532,8 +526,8 @@ class Staging {
       if (dir_fd < 0) continue;
       FdCloser dir_closer(dir_fd);
       if (::fsync(dir_fd) != 0 && errno != EINVAL && errno != EROFS) {
-        return ErrnoStatus(errno, absl::StrCat("wrote '", staged_.back().target.string(),
-                                               "' but could not flush its folder to disk"));
+        return ErrnoStatus(
+            errno, absl::StrCat("wrote '", staged_.back().target.string(), "' but could not flush its folder to disk"));
       }
     }
     return absl::OkStatus();
@@ -611,8 +605,7 @@ absl::Status CheckDataFileName(const std::string& name, const fs::path& target) 
         absl::StrCat("external data name '", name, "' must be a plain file name (it is written beside the model)"));
   }
   if (name == target.filename().string()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("external data name '", name, "' is the model's own file name"));
+    return absl::InvalidArgumentError(absl::StrCat("external data name '", name, "' is the model's own file name"));
   }
   return absl::OkStatus();
 }
@@ -663,9 +656,9 @@ absl::Status StageDataFile(onnx::ModelProto& model, const std::string& name, con
       length = static_cast<int64_t>(tensor.raw_data().size());
     } else {
       if (!source.has_value()) {
-        return absl::FailedPreconditionError(
-            absl::StrCat(entry.external->what, ": its data in '", entry.external->ref.location,
-                         "' goes to '", display, "', but no external data folder was given to read it from"));
+        return absl::FailedPreconditionError(absl::StrCat(entry.external->what, ": its data in '",
+                                                          entry.external->ref.location, "' goes to '", display,
+                                                          "', but no external data folder was given to read it from"));
       }
       ASSIGN_OR_RETURN(const ExternalFile file, source->Resolve(entry.external->ref.location, entry.external->what));
       ASSIGN_OR_RETURN(length, ExternalFolder::RangeLength(entry.external->ref, file, entry.external->what));
@@ -709,21 +702,20 @@ absl::Status StageReferencedFiles(const std::vector<ExternalTensor>& externals,
     const fs::path target = out_folder.path() / location;
     std::error_code ec;
     if (fs::equivalent(target, model_target, ec)) {
-      return absl::InvalidArgumentError(absl::StrCat(external.what, ": external data location '",
-                                                     external.ref.location, "' names the output model itself"));
+      return absl::InvalidArgumentError(absl::StrCat(external.what, ": external data location '", external.ref.location,
+                                                     "' names the output model itself"));
     }
     if (target.lexically_normal() == fs::weakly_canonical(model_target, ec)) {
-      return absl::InvalidArgumentError(absl::StrCat(external.what, ": external data location '",
-                                                     external.ref.location, "' names the output model itself"));
+      return absl::InvalidArgumentError(absl::StrCat(external.what, ": external data location '", external.ref.location,
+                                                     "' names the output model itself"));
     }
     if (fs::equivalent(target, file.path, ec)) continue;  // Already there (a link, or the same folder).
     RETURN_IF_ERROR(staging.MakeFolders(target.parent_path()));
     // A subfolder of the output's folder that is a symbolic link pointing out would put the file outside.
     const fs::path parent = fs::weakly_canonical(target.parent_path(), ec);
     if (ec || (parent != out_folder.path() && !IsInside(parent, out_folder.path()))) {
-      return absl::InvalidArgumentError(absl::StrCat(external.what, ": external data location '",
-                                                     external.ref.location, "' would be written outside '",
-                                                     out_folder.path().string(), "'"));
+      return absl::InvalidArgumentError(absl::StrCat(external.what, ": external data location '", external.ref.location,
+                                                     "' would be written outside '", out_folder.path().string(), "'"));
     }
     if (staging.TryShare(file, target)) continue;
     ASSIGN_OR_RETURN(const int fd, staging.Create(target));
@@ -772,8 +764,7 @@ absl::Status CheckParsedModel(const onnx::ModelProto& model, const std::string& 
   // least an IR version and a graph.
   if (model.ir_version() <= 0 || !model.has_graph()) {
     return absl::InvalidArgumentError(absl::StrCat("model file '", path, "' is not a valid ONNX model (",
-                                                   model.ir_version() <= 0 ? "no ir_version" : "no graph",
-                                                   ")"));
+                                                   model.ir_version() <= 0 ? "no ir_version" : "no graph", ")"));
   }
   return CheckExternalReferences(model, path);
 }
@@ -796,8 +787,7 @@ absl::Status LoadModelInto(const std::string& path, onnx::ModelProto* model_out)
   }
   if (ec) return ErrnoStatus(ec.value(), absl::StrCat("cannot read model file '", path, "'"));
   if (status.type() == fs::file_type::directory) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("model file '", path, "' is a directory, not an ONNX model"));
+    return absl::InvalidArgumentError(absl::StrCat("model file '", path, "' is a directory, not an ONNX model"));
   }
 
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -852,7 +842,8 @@ absl::Status LoadModelInto(const std::string& path, onnx::ModelProto* model_out)
     return absl::InvalidArgumentError(
         absl::StrCat("model file '", path,
                      "' is not a valid ONNX model (protobuf parse failed: truncated, not a ModelProto, or "
-                     "subgraphs nested far deeper than the ", kMaxSubgraphDepth, " levels supported)"));
+                     "subgraphs nested far deeper than the ",
+                     kMaxSubgraphDepth, " levels supported)"));
   }
   return CheckParsedModel(model, path);
 }

@@ -20,10 +20,9 @@ namespace onnx_legalize {
 namespace {
 
 std::string NodeLabel(const onnx::NodeProto& node, const std::string& graph_path) {
-  return node.name().empty()
-             ? absl::StrCat(node.op_type(), " producing '", node.output_size() > 0 ? node.output(0) : "",
-                            "' (graph ", graph_path, ")")
-             : absl::StrCat(node.op_type(), " '", node.name(), "' (graph ", graph_path, ")");
+  return node.name().empty() ? absl::StrCat(node.op_type(), " producing '",
+                                            node.output_size() > 0 ? node.output(0) : "", "' (graph ", graph_path, ")")
+                             : absl::StrCat(node.op_type(), " '", node.name(), "' (graph ", graph_path, ")");
 }
 
 bool HoldsRemovedOp(const onnx::GraphProto& graph, int64_t opset) {
@@ -64,7 +63,8 @@ class Planner {
           const onnx::GraphProto* inferred_subgraph = nullptr;
           if (inferred_attribute != nullptr) {
             if (attribute.has_g() && inferred_attribute->has_g()) inferred_subgraph = &inferred_attribute->g();
-            if (!attribute.has_g() && g < inferred_attribute->graphs_size()) inferred_subgraph = &inferred_attribute->graphs(g);
+            if (!attribute.has_g() && g < inferred_attribute->graphs_size())
+              inferred_subgraph = &inferred_attribute->graphs(g);
           }
           GraphLocator inner = locator;
           inner.steps.push_back({node.output_size() > 0 ? node.output(0) : "", attribute.name(), g});
@@ -118,9 +118,9 @@ class Planner {
         int64_t folded = 0;
         for (const Tensor& value : change.folded) folded += static_cast<int64_t>(value.bytes().size());
         if (folded > options_.max_fold_bytes || folded_bytes_ + folded > options_.max_total_fold_bytes) {
-          return absl::ResourceExhaustedError(absl::StrCat(
-              rule_node.label, ": its value has ", folded, " bytes, past the fold limits (max_fold_bytes ",
-              options_.max_fold_bytes, ", max_total_fold_bytes ", options_.max_total_fold_bytes, ")"));
+          return absl::ResourceExhaustedError(
+              absl::StrCat(rule_node.label, ": its value has ", folded, " bytes, past the fold limits (max_fold_bytes ",
+                           options_.max_fold_bytes, ", max_total_fold_bytes ", options_.max_total_fold_bytes, ")"));
         }
         folded_bytes_ += folded;
         change.action = Action::kFolded;
@@ -170,16 +170,16 @@ absl::Status RefuseWhatCannotBeLegalized(const onnx::ModelProto& model) {
   std::vector<std::string> refused;
   for (const CheckFinding& finding : findings) {
     if (finding.fixable || finding.opset == 0) continue;  // no import: no schema to judge by (see report/check.cc)
-    if (finding.mismatches_schema) continue;  // an op that exists, written wrong: passed through as it is
+    if (finding.mismatches_schema) continue;              // an op that exists, written wrong: passed through as it is
     refused.push_back(absl::StrCat(finding.op_type, finding.node_name.empty() ? "" : " '", finding.node_name,
-                                   finding.node_name.empty() ? "" : "'", " (graph ", finding.graph_path, "): ",
-                                   finding.reason));
+                                   finding.node_name.empty() ? "" : "'", " (graph ", finding.graph_path,
+                                   "): ", finding.reason));
   }
   if (refused.empty()) return absl::OkStatus();
-  return absl::FailedPreconditionError(absl::StrCat(
-      "the model holds ", refused.size(), refused.size() == 1 ? " node" : " nodes",
-      " that cannot be legalized (no schema at the model's opset, and no rule to replace it): ",
-      absl::StrJoin(refused, "; ")));
+  return absl::FailedPreconditionError(
+      absl::StrCat("the model holds ", refused.size(), refused.size() == 1 ? " node" : " nodes",
+                   " that cannot be legalized (no schema at the model's opset, and no rule to replace it): ",
+                   absl::StrJoin(refused, "; ")));
 }
 
 }  // namespace

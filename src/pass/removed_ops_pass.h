@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "rules/dynamic_slice.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
+#include "rules/dynamic_slice.h"
 #include "rules/removed_op_rule.h"
 
 namespace onnx_legalize {
@@ -30,14 +30,14 @@ struct RemovedOpChange {
   std::string graph_path;
   onnx::NodeProto node;  // the removed node as the model held it (the model changes before ApplyRemovedOps)
   const RemovedOpRule* rule = nullptr;
-  int64_t opset = 0;                     // the default opset the model imports
-  std::vector<RuleInput> inputs;         // constants point into `owned`
+  int64_t opset = 0;              // the default opset the model imports
+  std::vector<RuleInput> inputs;  // constants point into `owned`
   std::vector<std::unique_ptr<Tensor>> owned;
   Action action = Action::kRewritten;
-  int64_t min_opset = 0;                 // kRewritten: the lowest opset its replacement is written at
-  std::vector<Tensor> folded;            // kFolded: the node's value, one per output
-  std::string detail;                    // why this action
-  std::string became;                    // what it became: "initializer", "Mul + Add", ...
+  int64_t min_opset = 0;       // kRewritten: the lowest opset its replacement is written at
+  std::vector<Tensor> folded;  // kFolded: the node's value, one per output
+  std::string detail;          // why this action
+  std::string became;          // what it became: "initializer", "Mul + Add", ...
   std::string verification;
 
   // The node as its rule sees it (pointing into this change).

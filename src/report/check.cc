@@ -23,8 +23,8 @@
 #include <functional>
 #include <map>
 #include <set>
-#include <unordered_map>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -33,10 +33,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "graph/graph_scope.h"
+#include "graph/op_names.h"
 #include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
-#include "graph/op_names.h"
 #include "rules/registry.h"
 #include "status_macros.h"
 
@@ -56,21 +56,19 @@ std::string DomainForDisplay(const std::string& normalized_domain) {
 }
 
 // `where` names the importer ("model", "function 'f'") in messages.
-absl::StatusOr<OpsetMap> CollectOpsets(
-    const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports, const std::string& where) {
+absl::StatusOr<OpsetMap> CollectOpsets(const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports,
+                                       const std::string& where) {
   OpsetMap opsets;
   for (const onnx::OperatorSetIdProto& import : imports) {
     const std::string domain = NormalizeDomain(import.domain());
     if (import.version() < 1) {
       return absl::InvalidArgumentError(absl::StrCat(where, " imports domain '", DomainForDisplay(domain),
-                                                     "' at opset ", import.version(),
-                                                     "; opset versions start at 1"));
+                                                     "' at opset ", import.version(), "; opset versions start at 1"));
     }
     auto [it, inserted] = opsets.emplace(domain, import.version());
     if (!inserted && it->second != import.version()) {
       return absl::InvalidArgumentError(absl::StrCat(where, " imports domain '", DomainForDisplay(domain),
-                                                     "' twice, at opsets ", it->second, " and ",
-                                                     import.version()));
+                                                     "' twice, at opsets ", it->second, " and ", import.version()));
     }
   }
   return opsets;
@@ -117,7 +115,8 @@ std::string SchemaProblem(const std::string& op_type, const std::string& normali
   if (normalized_domain.empty()) {
     onnx::NodeProto probe;
     probe.set_op_type(op_type);
-    if (IsRemovedOpType(probe)) return "removed experimental op (onnx 1.4 and earlier; use onnx-legalize to rewrite it)";
+    if (IsRemovedOpType(probe))
+      return "removed experimental op (onnx 1.4 and earlier; use onnx-legalize to rewrite it)";
   }
   if (opset > HighestKnownOpset(normalized_domain)) {
     return absl::StrCat("no schema in onnx, which knows this domain up to opset ",

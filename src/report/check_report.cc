@@ -20,8 +20,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "onnx_legalize/legalize.h"
 #include "graph/op_names.h"
+#include "onnx_legalize/legalize.h"
 #include "report/text_escape.h"
 
 namespace onnx_legalize {
@@ -46,8 +46,9 @@ constexpr Rule kRules[] = {
     {"deprecated-op", "deprecated since opset", "The op's schema at the imported opset is deprecated."},
     {"domain-not-imported", "the model imports no opset for domain",
      "The model imports no opset for the node's domain, so no runtime can resolve the op."},
-    {kOpsetRule, "", "The model's default-domain opset is outside the range the policy allows (--min-opset, "
-                     "--max-opset)."},
+    {kOpsetRule, "",
+     "The model's default-domain opset is outside the range the policy allows (--min-opset, "
+     "--max-opset)."},
     {"removed-op-attributes", "written with the attributes of the removed",
      "The node is a removed experimental op under a name a later op took (MVN-1's attributes); onnx-legalize "
      "rewrites it."},
@@ -166,9 +167,9 @@ std::string FormatGithub(absl::Span<const CheckedFile> files) {
                       "::", GithubData(EscapeForLine(file.status.message())), "\n");
     }
     for (const CheckFinding& finding : file.findings) {
-      absl::StrAppend(&out, "::error file=", path, ",title=",
-                      GithubProperty(absl::StrCat("onnx-legalize: ", kRules[RuleIndex(finding)].id)), "::",
-                      GithubData(FindingLine(finding)), "\n");
+      absl::StrAppend(&out, "::error file=", path,
+                      ",title=", GithubProperty(absl::StrCat("onnx-legalize: ", kRules[RuleIndex(finding)].id)),
+                      "::", GithubData(FindingLine(finding)), "\n");
     }
   }
   absl::StrAppend(&out, Summary(files), "\n");
@@ -280,8 +281,8 @@ std::string PathUri(absl::string_view path) {
   while (absl::StartsWith(path, "./")) path.remove_prefix(2);
   for (char c : path) {
     const unsigned char u = static_cast<unsigned char>(c);
-    const bool unreserved = (u >= 'A' && u <= 'Z') || (u >= 'a' && u <= 'z') || (u >= '0' && u <= '9') ||
-                            u == '-' || u == '.' || u == '_' || u == '~' || u == '/';
+    const bool unreserved = (u >= 'A' && u <= 'Z') || (u >= 'a' && u <= 'z') || (u >= '0' && u <= '9') || u == '-' ||
+                            u == '.' || u == '_' || u == '~' || u == '/';
     if (unreserved) {
       out.push_back(c);
     } else {
@@ -367,8 +368,9 @@ std::string FormatSarif(absl::Span<const CheckedFile> files) {
         // Where in the model: graph path and node, as a logical location.
         json.Open("logicalLocations", '[');
         json.Open("", '{');
-        json.String("fullyQualifiedName",
-                    absl::StrCat(finding.graph_path, "/", finding.node_name.empty() ? finding.op_type : finding.node_name));
+        json.String(
+            "fullyQualifiedName",
+            absl::StrCat(finding.graph_path, "/", finding.node_name.empty() ? finding.op_type : finding.node_name));
         json.String("kind", "member");
         json.Close('}');
         json.Close(']');
@@ -388,14 +390,13 @@ std::string FormatSarif(absl::Span<const CheckedFile> files) {
 
 }  // namespace
 
-absl::StatusOr<std::optional<CheckFinding>> CheckOpsetPolicy(const onnx::ModelProto& model,
-                                                             const OpsetPolicy& policy) {
+absl::StatusOr<std::optional<CheckFinding>> CheckOpsetPolicy(const onnx::ModelProto& model, const OpsetPolicy& policy) {
   std::optional<int64_t> opset;
   for (const onnx::OperatorSetIdProto& import : model.opset_import()) {
     if (!IsDefaultDomain(import.domain())) continue;
     if (opset.has_value() && *opset != import.version()) {
-      return absl::InvalidArgumentError(absl::StrCat("the model imports the default domain twice, at opsets ",
-                                                     *opset, " and ", import.version()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("the model imports the default domain twice, at opsets ", *opset, " and ", import.version()));
     }
     opset = import.version();
   }
@@ -411,13 +412,13 @@ absl::StatusOr<std::optional<CheckFinding>> CheckOpsetPolicy(const onnx::ModelPr
   }
   finding.opset = *opset;
   if (policy.min_opset.has_value() && *opset < *policy.min_opset) {
-    finding.reason = absl::StrCat("default opset ", *opset, " is below the minimum ", *policy.min_opset,
-                                  " (--min-opset)");
+    finding.reason =
+        absl::StrCat("default opset ", *opset, " is below the minimum ", *policy.min_opset, " (--min-opset)");
     return finding;
   }
   if (policy.max_opset.has_value() && *opset > *policy.max_opset) {
-    finding.reason = absl::StrCat("default opset ", *opset, " is above the maximum ", *policy.max_opset,
-                                  " (--max-opset)");
+    finding.reason =
+        absl::StrCat("default opset ", *opset, " is above the maximum ", *policy.max_opset, " (--max-opset)");
     return finding;
   }
   return std::nullopt;
@@ -435,14 +436,10 @@ std::optional<CheckFormat> ParseCheckFormat(absl::string_view name) {
 
 std::string FormatCheckResults(absl::Span<const CheckedFile> files, CheckFormat format) {
   switch (format) {
-    case CheckFormat::kText:
-      return FormatText(files);
-    case CheckFormat::kJson:
-      return FormatJson(files);
-    case CheckFormat::kSarif:
-      return FormatSarif(files);
-    case CheckFormat::kGithub:
-      return FormatGithub(files);
+    case CheckFormat::kText: return FormatText(files);
+    case CheckFormat::kJson: return FormatJson(files);
+    case CheckFormat::kSarif: return FormatSarif(files);
+    case CheckFormat::kGithub: return FormatGithub(files);
   }
   return FormatText(files);  // Not reachable for a valid enum value.
 }

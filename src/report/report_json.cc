@@ -27,10 +27,8 @@ namespace {
 
 absl::string_view ActionName(Action action) {
   switch (action) {
-    case Action::kFolded:
-      return "folded";
-    case Action::kRewritten:
-      return "rewritten";
+    case Action::kFolded: return "folded";
+    case Action::kRewritten: return "rewritten";
   }
   return "unknown";  // Not reachable for a valid enum value.
 }

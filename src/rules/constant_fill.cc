@@ -49,8 +49,7 @@ absl::StatusOr<Tensor> FillTensor(DataType type, std::vector<int64_t> dims, doub
       one.assign(reinterpret_cast<const char*>(&v), sizeof(v));
       break;
     }
-    default:
-      one.assign(1, value != 0.0 ? '\1' : '\0');
+    default: one.assign(1, value != 0.0 ? '\1' : '\0');
   }
   std::string bytes;
   bytes.reserve(static_cast<size_t>(count) * one.size());
@@ -233,8 +232,8 @@ class ConstantFillRule final : public RemovedOpRule {
     ASSIGN_OR_RETURN(const float value, FloatAttribute(node, "value", 0.0f));
     spec.value = value;
     ASSIGN_OR_RETURN(const int64_t dtype, IntAttribute(node, "dtype", onnx::TensorProto::FLOAT));
-    if (dtype != onnx::TensorProto::FLOAT && dtype != onnx::TensorProto::INT32 &&
-        dtype != onnx::TensorProto::INT64 && dtype != onnx::TensorProto::BOOL) {
+    if (dtype != onnx::TensorProto::FLOAT && dtype != onnx::TensorProto::INT32 && dtype != onnx::TensorProto::INT64 &&
+        dtype != onnx::TensorProto::BOOL) {
       return Invalid(node, "dtype is ", dtype, "; ConstantFill makes float (1), int32 (6), int64 (7) or bool (9)");
     }
     spec.dtype = static_cast<DataType>(dtype);

@@ -58,10 +58,10 @@ class CropRule final : public RemovedOpRule {
     ASSIGN_OR_RETURN(const CropWindow window, Window(node));
     const int64_t to_end = std::numeric_limits<int64_t>::max();
     const std::vector<int64_t> starts = {window.top, window.left};
-    const std::vector<int64_t> ends =
-        window.has_scale ? std::vector<int64_t>{window.top + window.height, window.left + window.width}
-                         : std::vector<int64_t>{window.bottom > 0 ? -window.bottom : to_end,
-                                                window.right > 0 ? -window.right : to_end};
+    const std::vector<int64_t> ends = window.has_scale
+                                          ? std::vector<int64_t>{window.top + window.height, window.left + window.width}
+                                          : std::vector<int64_t>{window.bottom > 0 ? -window.bottom : to_end,
+                                                                 window.right > 0 ? -window.right : to_end};
     const std::vector<int64_t> axes = {2, 3};
     const std::string& output = node.node->output(0);
     Replacement replacement;
@@ -99,8 +99,8 @@ class CropRule final : public RemovedOpRule {
     int64_t column_end = width - w.right;
     if (w.has_scale) {
       if (w.top + w.height > h || w.left + w.width > width) {
-        return Invalid(node, "the ", w.height, "x", w.width, " window at (", w.top, ", ", w.left,
-                       ") leaves the ", h, "x", width, " image");
+        return Invalid(node, "the ", w.height, "x", w.width, " window at (", w.top, ", ", w.left, ") leaves the ", h,
+                       "x", width, " image");
       }
       row_end = w.top + w.height;
       column_end = w.left + w.width;
@@ -137,8 +137,7 @@ class CropRule final : public RemovedOpRule {
     dims[2] = std::max<int64_t>(0, need_h + random.Uniform(-1, 3));
     dims[3] = std::max<int64_t>(0, need_w + random.Uniform(-1, 3));
     if (dims[2] * dims[3] > 4096) dims[0] = dims[1] = 1;  // a large window: one image of one channel
-    const DataType type = node.inputs[0].type.elem_type != 0 ? node.inputs[0].type.elem_type
-                                                               : onnx::TensorProto::FLOAT;
+    const DataType type = node.inputs[0].type.elem_type != 0 ? node.inputs[0].type.elem_type : onnx::TensorProto::FLOAT;
     if (type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::DOUBLE) {
       ASSIGN_OR_RETURN(Tensor data, random.SpecialFloats(type, dims));
       inputs.push_back(std::move(data));

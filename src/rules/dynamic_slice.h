@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "eval/tensor.h"
 #include "graph/graph_scope.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
-#include "eval/tensor.h"
 
 namespace onnx_legalize {
 
@@ -39,7 +39,7 @@ struct GraphLocator {
 
 // One of a DynamicSlice node's index inputs (starts, ends or axes) as the plan sees it.
 struct IndexInput {
-  std::string name;                // "" when omitted (axes only)
+  std::string name;                  // "" when omitted (axes only)
   const Tensor* constant = nullptr;  // its value when constant (owned by the plan's scopes)
 };
 

@@ -13,10 +13,10 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "rules/dynamic_slice.h"
 #include "graph/constant_writer.h"
 #include "graph/model_skeleton.h"
 #include "graph/op_names.h"
+#include "rules/dynamic_slice.h"
 
 namespace onnx_legalize {
 namespace {
@@ -32,8 +32,8 @@ class GraphIndex {
     onnx::GraphProto* graph = model_.mutable_graph();
     std::string key;
     for (const GraphLocator::Step& step : locator.steps) {
-      absl::StrAppend(&key, step.node_output.size(), ":", step.node_output, "/", step.attribute, "/",
-                      step.graph_index, ";");
+      absl::StrAppend(&key, step.node_output.size(), ":", step.node_output, "/", step.attribute, "/", step.graph_index,
+                      ";");
       auto cached = resolved_.find(key);
       if (cached != resolved_.end()) {
         graph = cached->second;
@@ -137,9 +137,8 @@ void CollectReferences(const onnx::GraphProto& graph, absl::flat_hash_set<absl::
   for (const auto& output : graph.output()) referenced.insert(output.name());
   for (const auto& node : graph.node()) {
     referenced.insert(node.input().begin(), node.input().end());
-    ForEachSubgraph(node, [&](const std::string&, const onnx::GraphProto& subgraph) {
-      CollectReferences(subgraph, referenced);
-    });
+    ForEachSubgraph(
+        node, [&](const std::string&, const onnx::GraphProto& subgraph) { CollectReferences(subgraph, referenced); });
   }
 }
 
@@ -202,8 +201,7 @@ void ApplyPlan(Plan& plan, onnx::ModelProto& model, FoldedValues folded) {
       RewriteToSlice(change, node);
     }
     // Inner graphs first: rebuilding an outer node list moves the nodes that hold them.
-    std::stable_sort(by_depth.begin(), by_depth.end(),
-                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::stable_sort(by_depth.begin(), by_depth.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     for (auto& [depth, graph_edits] : by_depth) graph_edits->Apply();
   }
 

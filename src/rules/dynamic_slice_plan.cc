@@ -5,19 +5,17 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "rules/dynamic_slice.h"
+#include "eval/slice_kernels.h"
 #include "google/protobuf/arena.h"
 #include "graph/model_skeleton.h"
 #include "graph/op_names.h"
-#include "eval/slice_kernels.h"
+#include "rules/dynamic_slice.h"
 #include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {
 
-bool IsIndexType(DataType type) {
-  return type == onnx::TensorProto::INT32 || type == onnx::TensorProto::INT64;
-}
+bool IsIndexType(DataType type) { return type == onnx::TensorProto::INT32 || type == onnx::TensorProto::INT64; }
 
 // Every name any graph of the model uses, so generated names collide with none.
 void CollectNames(const onnx::GraphProto& graph, std::unordered_set<std::string>& names) {
@@ -28,9 +26,7 @@ void CollectNames(const onnx::GraphProto& graph, std::unordered_set<std::string>
   for (const auto& node : graph.node()) {
     names.insert(node.input().begin(), node.input().end());
     names.insert(node.output().begin(), node.output().end());
-    ForEachSubgraph(node, [&](const std::string&, const onnx::GraphProto& subgraph) {
-      CollectNames(subgraph, names);
-    });
+    ForEachSubgraph(node, [&](const std::string&, const onnx::GraphProto& subgraph) { CollectNames(subgraph, names); });
   }
 }
 
@@ -38,9 +34,8 @@ int64_t CountDynamicSlices(const onnx::GraphProto& graph) {
   int64_t count = 0;
   for (const auto& node : graph.node()) {
     if (node.op_type() == kDynamicSliceOp && IsDefaultDomain(node.domain())) ++count;
-    ForEachSubgraph(node, [&](const std::string&, const onnx::GraphProto& subgraph) {
-      count += CountDynamicSlices(subgraph);
-    });
+    ForEachSubgraph(
+        node, [&](const std::string&, const onnx::GraphProto& subgraph) { count += CountDynamicSlices(subgraph); });
   }
   return count;
 }
@@ -53,11 +48,10 @@ class Planner {
     plan_.changes.reserve(static_cast<size_t>(CountDynamicSlices(model.graph())));
   }
 
-  absl::Status PlanGraph(const onnx::GraphProto& graph, const onnx::GraphProto* inferred,
-                         const std::string& path, const GraphLocator& locator,
-                         const GraphScope* outer) {
-    plan_.scopes.push_back(std::make_unique<GraphScope>(graph, path, outer, initializers_overridable_, inferred,
-                                                        options_.external_data));
+  absl::Status PlanGraph(const onnx::GraphProto& graph, const onnx::GraphProto* inferred, const std::string& path,
+                         const GraphLocator& locator, const GraphScope* outer) {
+    plan_.scopes.push_back(
+        std::make_unique<GraphScope>(graph, path, outer, initializers_overridable_, inferred, options_.external_data));
     GraphScope& scope = *plan_.scopes.back();
     for (int i = 0; i < graph.node_size(); ++i) {
       const onnx::NodeProto& node = graph.node(i);
@@ -71,31 +65,25 @@ class Planner {
 
  private:
   absl::Status PlanSubgraphs(const onnx::NodeProto& node, const onnx::GraphProto* inferred, int index,
-                             const std::string& path, const GraphLocator& locator,
-                             const GraphScope& scope) {
+                             const std::string& path, const GraphLocator& locator, const GraphScope& scope) {
     // The inferred twin has the same structure (shape inference adds value_info, never nodes).
     const onnx::NodeProto* inferred_node =
         inferred != nullptr && index < inferred->node_size() ? &inferred->node(index) : nullptr;
     for (int a = 0; a < node.attribute_size(); ++a) {
       const onnx::AttributeProto& attribute = node.attribute(a);
       const onnx::AttributeProto* inferred_attribute =
-          inferred_node != nullptr && a < inferred_node->attribute_size() ? &inferred_node->attribute(a)
-                                                                          : nullptr;
+          inferred_node != nullptr && a < inferred_node->attribute_size() ? &inferred_node->attribute(a) : nullptr;
       auto plan_one = [&](const onnx::GraphProto& subgraph, const onnx::GraphProto* inferred_subgraph,
                           int graph_index) -> absl::Status {
         GraphLocator inner = locator;
-        inner.steps.push_back(
-            {node.output_size() > 0 ? node.output(0) : "", attribute.name(), graph_index});
+        inner.steps.push_back({node.output_size() > 0 ? node.output(0) : "", attribute.name(), graph_index});
         return PlanGraph(subgraph, inferred_subgraph,
-                         absl::StrCat(path, "/", SubgraphPathSegment(node, attribute.name(), subgraph)),
-                         inner, &scope);
+                         absl::StrCat(path, "/", SubgraphPathSegment(node, attribute.name(), subgraph)), inner, &scope);
       };
       if (attribute.has_g()) {
-        RETURN_IF_ERROR(plan_one(attribute.g(),
-                                 inferred_attribute != nullptr && inferred_attribute->has_g()
-                                     ? &inferred_attribute->g()
-                                     : nullptr,
-                                 0));
+        RETURN_IF_ERROR(plan_one(
+            attribute.g(),
+            inferred_attribute != nullptr && inferred_attribute->has_g() ? &inferred_attribute->g() : nullptr, 0));
       }
       for (int g = 0; g < attribute.graphs_size(); ++g) {
         RETURN_IF_ERROR(plan_one(attribute.graphs(g),
@@ -109,19 +97,15 @@ class Planner {
   }
 
   absl::Status PlanNode(const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) {
-    const std::string label =
-        node.name().empty()
-            ? absl::StrCat("DynamicSlice producing '", node.output_size() ? node.output(0) : "", "' (graph ",
-                           scope.path(), ")")
-            : absl::StrCat("DynamicSlice '", node.name(), "' (graph ", scope.path(), ")");
-    auto invalid = [&](auto&&... parts) {
-      return absl::InvalidArgumentError(absl::StrCat(label, ": ", parts...));
-    };
+    const std::string label = node.name().empty()
+                                  ? absl::StrCat("DynamicSlice producing '", node.output_size() ? node.output(0) : "",
+                                                 "' (graph ", scope.path(), ")")
+                                  : absl::StrCat("DynamicSlice '", node.name(), "' (graph ", scope.path(), ")");
+    auto invalid = [&](auto&&... parts) { return absl::InvalidArgumentError(absl::StrCat(label, ": ", parts...)); };
 
     // The operator's signature: data, starts, ends and an optional axes; one output; no attributes.
     if (node.input_size() < 3 || node.input_size() > 4) {
-      return invalid("has ", node.input_size(),
-                     " inputs; DynamicSlice takes 3 or 4 (data, starts, ends[, axes])");
+      return invalid("has ", node.input_size(), " inputs; DynamicSlice takes 3 or 4 (data, starts, ends[, axes])");
     }
     if (node.output_size() != 1 || node.output(0).empty()) {
       return invalid("has ", node.output_size(), " outputs; DynamicSlice has exactly one");
@@ -201,8 +185,7 @@ class Planner {
 
   // "data 'x' and ends 'n' are computed at run time": why a DynamicSlice is rewritten, not folded. An
   // input stored as external data that no reader can read is named apart, since it is no run-time value.
-  static std::string RunTimeInputs(const PlannedChange& change, bool data_is_constant,
-                                   const GraphScope& scope) {
+  static std::string RunTimeInputs(const PlannedChange& change, bool data_is_constant, const GraphScope& scope) {
     std::vector<std::string> dynamic;
     std::vector<std::string> unread;
     auto add = [&](const char* kind, const std::string& name) {
@@ -247,9 +230,8 @@ class Planner {
                          "; DynamicSlice takes int32 or int64 indices");
         }
         if (change.index_type != 0 && change.index_type != type.elem_type) {
-          return invalid("index inputs mix ", DataTypeName(change.index_type), " and ",
-                         DataTypeName(type.elem_type), " (", kInputNames[i + 1], " '", index.name,
-                         "'); starts, ends and axes share one type");
+          return invalid("index inputs mix ", DataTypeName(change.index_type), " and ", DataTypeName(type.elem_type),
+                         " (", kInputNames[i + 1], " '", index.name, "'); starts, ends and axes share one type");
         }
         change.index_type = type.elem_type;
       }
@@ -278,8 +260,8 @@ class Planner {
     const Tensor* axes = change.axes.constant;
     // data_type holds the constant's own type and dims (from its TensorProto when not decoded yet).
     const DataType data_type = change.data_type.elem_type;
-    absl::StatusOr<std::vector<int64_t>> dims = SliceOutputDims(
-        *change.data_type.dims, *change.starts.constant, *change.ends.constant, axes, nullptr);
+    absl::StatusOr<std::vector<int64_t>> dims =
+        SliceOutputDims(*change.data_type.dims, *change.starts.constant, *change.ends.constant, axes, nullptr);
     if (!dims.ok()) return invalid(dims.status().message());
     ASSIGN_OR_RETURN(int64_t count, CheckedElementCount(*dims, change.output));
     // Strings have no fixed size: bound them by what a std::string costs at least.
@@ -314,8 +296,7 @@ class Planner {
   absl::Status PlanRewrite(PlannedChange& change, const std::string& label) {
     change.action = Action::kRewritten;
     const std::optional<std::vector<int64_t>>& dims = change.data_type.dims;
-    const std::optional<int64_t> rank =
-        dims.has_value() ? std::optional<int64_t>(dims->size()) : std::nullopt;
+    const std::optional<int64_t> rank = dims.has_value() ? std::optional<int64_t>(dims->size()) : std::nullopt;
     if (change.data_type.elem_type == onnx::TensorProto::BFLOAT16) change.min_opset = 13;
 
     std::vector<int64_t> axes_values;
@@ -328,8 +309,8 @@ class Planner {
       } else {
         ASSIGN_OR_RETURN(axes_values, change.axes.constant->ToInt64s("axes"));
         RETURN_IF_ERROR(CheckConstantAxes(axes_values, rank, label));
-        const bool any_negative = std::any_of(axes_values.begin(), axes_values.end(),
-                                              [](int64_t axis) { return axis < 0; });
+        const bool any_negative =
+            std::any_of(axes_values.begin(), axes_values.end(), [](int64_t axis) { return axis < 0; });
         if (any_negative && rank.has_value()) {
           // Slice-10 leaves negative axes undefined: normalize them while the rank is known.
           for (int64_t& axis : axes_values) axis = axis < 0 ? axis + *rank : axis;
@@ -352,19 +333,19 @@ class Planner {
     // axes, which Slice-1 does not define otherwise.
     auto must_be_constant = [&](const IndexInput& index, const char* what) -> absl::Status {
       if (index.constant != nullptr) return absl::OkStatus();
-      return absl::FailedPreconditionError(absl::StrCat(
-          label, ": --keep-opset needs constant indices, but ", what, " '", index.name,
-          "' is computed at run time; drop --keep-opset to rewrite it to Slice-10 or later"));
+      return absl::FailedPreconditionError(
+          absl::StrCat(label, ": --keep-opset needs constant indices, but ", what, " '", index.name,
+                       "' is computed at run time; drop --keep-opset to rewrite it to Slice-10 or later"));
     };
     RETURN_IF_ERROR(must_be_constant(change.starts, "starts"));
     RETURN_IF_ERROR(must_be_constant(change.ends, "ends"));
     if (!axes_known) RETURN_IF_ERROR(must_be_constant(change.axes, "axes"));
     if (change.min_opset > 10) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          label, ": --keep-opset cannot express it as Slice-1 (",
-          change.data_type.elem_type == onnx::TensorProto::BFLOAT16 ? "bfloat16 data"
-                                                                    : "negative axes on data of unknown rank",
-          ")"));
+      return absl::FailedPreconditionError(absl::StrCat(label, ": --keep-opset cannot express it as Slice-1 (",
+                                                        change.data_type.elem_type == onnx::TensorProto::BFLOAT16
+                                                            ? "bfloat16 data"
+                                                            : "negative axes on data of unknown rank",
+                                                        ")"));
     }
     ASSIGN_OR_RETURN(change.attribute_starts, change.starts.constant->ToInt64s("starts"));
     ASSIGN_OR_RETURN(change.attribute_ends, change.ends.constant->ToInt64s("ends"));
@@ -384,14 +365,14 @@ class Planner {
     std::unordered_set<int64_t> seen;
     for (int64_t axis : axes) {
       if (rank.has_value() && (axis < -*rank || axis >= *rank)) {
-        return absl::InvalidArgumentError(absl::StrCat(label, ": axis ", axis, " is outside [", -*rank, ", ",
-                                                       *rank - 1, "] for data of rank ", *rank, " (axes [",
+        return absl::InvalidArgumentError(absl::StrCat(label, ": axis ", axis, " is outside [", -*rank, ", ", *rank - 1,
+                                                       "] for data of rank ", *rank, " (axes [",
                                                        absl::StrJoin(axes, ", "), "])"));
       }
       const int64_t normalized = rank.has_value() && axis < 0 ? axis + *rank : axis;
       if (!seen.insert(normalized).second) {
-        return absl::InvalidArgumentError(absl::StrCat(label, ": axes name axis ", axis, " twice (axes [",
-                                                       absl::StrJoin(axes, ", "), "])"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(label, ": axes name axis ", axis, " twice (axes [", absl::StrJoin(axes, ", "), "])"));
       }
     }
     return absl::OkStatus();

@@ -52,8 +52,7 @@ class GivenTensorFillRule final : public RemovedOpRule {
 
   bool KeepsRank() const override { return false; }
 
-  absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t, NameSource&,
-                                      std::string& became) const override {
+  absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t, NameSource&, std::string& became) const override {
     // Only ever folded; its replacement is the constant itself, decoded from a TensorProto as the model
     // will hold it (verification compares it with the reference's own reading of the attributes).
     std::vector<const Tensor*> inputs;

@@ -29,8 +29,8 @@ class ImageScalerRule final : public RemovedOpRule {
                      "; ImageScaler takes NCHW data of rank 4");
     }
     if (dims.has_value() && (*dims)[1] >= 0 && (*dims)[1] != static_cast<int64_t>(bias.size())) {
-      return Invalid(node, "bias has ", bias.size(), " values but input '", node.inputs[0].name, "' has ",
-                     (*dims)[1], " channels");
+      return Invalid(node, "bias has ", bias.size(), " values but input '", node.inputs[0].name, "' has ", (*dims)[1],
+                     " channels");
     }
     return 7;
   }
@@ -47,9 +47,8 @@ class ImageScalerRule final : public RemovedOpRule {
     const std::string bias_name = names.Fresh(output + "_bias");
     const std::string scaled = names.Fresh(output + "_scaled");
     replacement.constants.emplace_back(scale_name, Filled(type, {}, scale));
-    replacement.constants.emplace_back(
-        bias_name, FromDoubles(type, {static_cast<int64_t>(bias.size()), 1, 1},
-                               std::vector<double>(bias.begin(), bias.end())));
+    replacement.constants.emplace_back(bias_name, FromDoubles(type, {static_cast<int64_t>(bias.size()), 1, 1},
+                                                              std::vector<double>(bias.begin(), bias.end())));
     replacement.nodes.push_back(MakeNode("Mul", {node.node->input(0), scale_name}, {scaled}));
     replacement.nodes.push_back(MakeNode("Add", {scaled, bias_name}, {output}));
     became = "Mul + Add";

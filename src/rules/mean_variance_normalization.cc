@@ -70,7 +70,8 @@ class MeanVarianceNormalizationRule final : public RemovedOpRule {
     }
     const std::string mean = names.Fresh(output + "_mean");
     onnx::NodeProto mean_node = MakeNode("ReduceMean", {x}, {mean});
-    AddIntsAttribute(mean_node, "axes", across_channels ? std::vector<int64_t>{0, 1, 2, 3} : std::vector<int64_t>{1, 2, 3});
+    AddIntsAttribute(mean_node, "axes",
+                     across_channels ? std::vector<int64_t>{0, 1, 2, 3} : std::vector<int64_t>{1, 2, 3});
     AddIntAttribute(mean_node, "keepdims", 1);
     add(std::move(mean_node));
     const bool transposed = !across_channels;
@@ -84,7 +85,8 @@ class MeanVarianceNormalizationRule final : public RemovedOpRule {
       result = transposed ? names.Fresh(output + "_normalized") : output;
       add(MakeNode("Mul", {centered, centered}, {square}));
       onnx::NodeProto variance_node = MakeNode("ReduceMean", {square}, {variance});
-      AddIntsAttribute(variance_node, "axes", across_channels ? std::vector<int64_t>{0, 1, 2, 3} : std::vector<int64_t>{1, 2, 3});
+      AddIntsAttribute(variance_node, "axes",
+                       across_channels ? std::vector<int64_t>{0, 1, 2, 3} : std::vector<int64_t>{1, 2, 3});
       AddIntAttribute(variance_node, "keepdims", 1);
       add(std::move(variance_node));
       add(MakeNode("Sqrt", {variance}, {deviation}));

@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "graph/graph_scope.h"
 #include "eval/mt19937_64.h"
-#include "onnx/onnx_pb.h"
 #include "eval/tensor.h"
+#include "graph/graph_scope.h"
+#include "onnx/onnx_pb.h"
 
 namespace onnx_legalize {
 

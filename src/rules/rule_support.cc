@@ -45,11 +45,10 @@ absl::StatusOr<Tensor> TrialRandom::SpecialFloats(DataType type, const std::vect
   const double infinity = std::numeric_limits<double>::infinity();
   const double denormal = is_float ? static_cast<double>(std::numeric_limits<float>::denorm_min())
                                    : std::numeric_limits<double>::denorm_min();
-  const double largest = is_float ? static_cast<double>(std::numeric_limits<float>::max())
-                                  : std::numeric_limits<double>::max();
-  const double specials[] = {0.0,       -0.0,      infinity,    -infinity,      std::nan(""), denormal,
-                             -denormal, 1e-39,     -3e-42,      1e30,           -1e30,        3e37,
-                             -largest,  largest,   88.8,        -88.8,          1e-7,         1.0};
+  const double largest =
+      is_float ? static_cast<double>(std::numeric_limits<float>::max()) : std::numeric_limits<double>::max();
+  const double specials[] = {0.0,  -0.0,  infinity, -infinity, std::nan(""), denormal, -denormal, 1e-39, -3e-42,
+                             1e30, -1e30, 3e37,     -largest,  largest,      88.8,     -88.8,     1e-7,  1.0};
   std::vector<double> values(static_cast<size_t>(count));
   for (double& value : values) {
     const int64_t kind = Uniform(0, 9);
@@ -81,7 +80,8 @@ bool RemovedOpRule::CanFold(const RuleNode& node) const {
 int64_t RemovedOpRule::FoldedBytesBound(const RuleNode& node) const {
   int64_t bytes = 0;
   for (const RuleInput& input : node.inputs) {
-    if (input.constant != nullptr) bytes = std::max<int64_t>(bytes, static_cast<int64_t>(input.constant->bytes().size()));
+    if (input.constant != nullptr)
+      bytes = std::max<int64_t>(bytes, static_cast<int64_t>(input.constant->bytes().size()));
   }
   return bytes;
 }
@@ -135,8 +135,7 @@ absl::Status CheckSignature(const RuleNode& node, int min_inputs, int max_inputs
     const bool known = std::any_of(known_attributes.begin(), known_attributes.end(),
                                    [&](const char* name) { return attribute.name() == name; });
     if (!known) {
-      return Invalid(node, "has attribute '", attribute.name(), "', which ", proto.op_type(),
-                     " never had (it takes ",
+      return Invalid(node, "has attribute '", attribute.name(), "', which ", proto.op_type(), " never had (it takes ",
                      known_attributes.size() == 0 ? std::string("none") : absl::StrJoin(known_attributes, ", "), ")");
     }
   }
@@ -156,8 +155,7 @@ absl::StatusOr<float> FloatAttribute(const RuleNode& node, const char* name, std
   return attribute->f();
 }
 
-absl::StatusOr<std::vector<float>> FloatsAttribute(const RuleNode& node, const char* name, bool required,
-                                                   bool data) {
+absl::StatusOr<std::vector<float>> FloatsAttribute(const RuleNode& node, const char* name, bool required, bool data) {
   const onnx::AttributeProto* attribute = FindAttribute(*node.node, name);
   if (attribute == nullptr) {
     if (!required) return std::vector<float>{};
@@ -199,9 +197,9 @@ absl::StatusOr<DataType> FloatInputType(const RuleNode& node, int index) {
   const DataType type = input.type.elem_type;
   if (type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::DOUBLE) return type;
   if (type == 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        node.label, ": the element type of input '", input.name,
-        "' is not known (declare it in the graph's value_info), and the replacement's constants need it"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(node.label, ": the element type of input '", input.name,
+                     "' is not known (declare it in the graph's value_info), and the replacement's constants need it"));
   }
   return absl::FailedPreconditionError(absl::StrCat(node.label, ": input '", input.name, "' is ", DataTypeName(type),
                                                     "; only float and double can be legalized and verified"));

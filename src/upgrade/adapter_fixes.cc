@@ -26,10 +26,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "graph/op_names.h"
-#include "upgrade/internal.h"
 #include "graph/labels.h"
+#include "graph/op_names.h"
 #include "status_macros.h"
+#include "upgrade/internal.h"
 
 namespace onnx_legalize::opset_upgrade {
 namespace {
@@ -42,7 +42,7 @@ uint16_t FloatToHalf(float value) {
   const uint32_t abs = bits & 0x7fffffffu;
   if (abs >= 0x7f800000u) return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
   if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to infinity
-  if (abs < 0x38800000u) {                                                // subnormal half or zero
+  if (abs < 0x38800000u) {                                               // subnormal half or zero
     if (abs < 0x33000000u) return static_cast<uint16_t>(sign);
     const uint32_t exp = abs >> 23;
     const uint32_t mant = (abs & 0x7fffffu) | 0x800000u;
@@ -165,8 +165,8 @@ absl::StatusOr<Producers> MapProducers(const std::string& where,
   for (int i = 0; i < nodes.size(); ++i) {
     for (const auto& o : nodes.Get(i).output()) {
       if (!o.empty() && !producer.emplace(o, i).second) {
-        return absl::InternalError(absl::StrCat("graph ", where, ": value '", o,
-                                                "' is defined twice after conversion"));
+        return absl::InternalError(
+            absl::StrCat("graph ", where, ": value '", o, "' is defined twice after conversion"));
       }
     }
   }
@@ -273,8 +273,8 @@ void GuardReshapeAgainstEmpty(NodeProto* r, const std::string& x, const std::str
   auto type_it = ctx.elem_types.find(input);
   const int32_t* elem_type = type_it != ctx.elem_types.end() ? &type_it->second : nullptr;
   // Fresh names are taken in this order: then, else, size, nonempty.
-  AttributeProto then_branch = GuardBranch("then_branch", "_reshaped", kReshape, {r->input(0), r->input(1)}, y,
-                                           elem_type, ctx);
+  AttributeProto then_branch =
+      GuardBranch("then_branch", "_reshaped", kReshape, {r->input(0), r->input(1)}, y, elem_type, ctx);
   AttributeProto else_branch = GuardBranch("else_branch", "_empty", "Identity", {x}, y, elem_type, ctx);
   NodeProto size;
   size.set_op_type("Size");
@@ -377,8 +377,8 @@ absl::Status FixLegacyBroadcast(const SplicedNodes& g, const NodeProto& orig, co
   if (!legacy || axis <= 0 || unsqueeze < 0) return absl::OkStatus();
   google::protobuf::RepeatedField<int64_t>* axes = UnsqueezeAxes(g, unsqueeze, axis);
   if (axes == nullptr || axes->size() <= axis) {
-    return absl::FailedPreconditionError(absl::StrCat(NodeLabel(orig), " (graph ", g.where,
-                                                      "): cannot express its legacy broadcast at axis ", axis));
+    return absl::FailedPreconditionError(
+        absl::StrCat(NodeLabel(orig), " (graph ", g.where, "): cannot express its legacy broadcast at axis ", axis));
   }
   axes->Truncate(static_cast<int>(axes->size() - axis));
   return absl::OkStatus();
@@ -444,11 +444,11 @@ absl::Status KeepPReluSlopePerChannel(const SplicedNodes& g, int i, const NodePr
   if (x_rank_known && x_dims->size() <= 2) return absl::OkStatus();
   if (slope_dims != nullptr && (slope_dims->size() != 1 || (*slope_dims)[0] == 1)) return absl::OkStatus();
   if (!x_rank_known || slope_dims == nullptr) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        NodeLabel(orig), " (graph ", g.where, "): PRelu-", ctx.from,
-        " applies its slope per channel (axis 1 of X), PRelu-7 from the last axis; with X of dims ",
-        DimsText(x_dims), " and a slope of dims ", DimsText(slope_dims),
-        " the slope cannot be reshaped to keep its meaning (the ranks must be known)"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(NodeLabel(orig), " (graph ", g.where, "): PRelu-", ctx.from,
+                     " applies its slope per channel (axis 1 of X), PRelu-7 from the last axis; with X of dims ",
+                     DimsText(x_dims), " and a slope of dims ", DimsText(slope_dims),
+                     " the slope cannot be reshaped to keep its meaning (the ranks must be known)"));
   }
   const std::string slope = node->input(1);
   NodeProto unsqueeze;

@@ -33,10 +33,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "onnx/common/ir_pb_converter.h"
-#include "upgrade/internal.h"
 #include "graph/labels.h"
+#include "onnx/common/ir_pb_converter.h"
 #include "status_macros.h"
+#include "upgrade/internal.h"
 
 namespace onnx_legalize::opset_upgrade {
 namespace {
@@ -111,7 +111,7 @@ void CollectSubgraphReferences(const GraphProto& graph, std::unordered_set<std::
 }
 
 struct Chunk {
-  ModelProto model;                // what the converter imports
+  ModelProto model;                  // what the converter imports
   std::vector<std::string> inputs;   // boundary values read here, made elsewhere
   std::vector<std::string> outputs;  // boundary values made here, read elsewhere (or graph outputs)
   std::shared_ptr<onnx::Graph> graph;

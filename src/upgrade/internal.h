@@ -58,8 +58,8 @@ inline constexpr char kStandInOp[] = "Softsign";
 // One node of the caller's model, as the skeleton shows it; its index is its tag (NameCodec::NodeTag).
 struct NodeRecord {
   const NodeProto* original = nullptr;
-  const GraphProto* owner = nullptr;  // the original graph holding the node
-  bool opaque = false;                // shown to the converter as a stand-in
+  const GraphProto* owner = nullptr;        // the original graph holding the node
+  bool opaque = false;                      // shown to the converter as a stand-in
   std::set<std::string> hidden_attributes;  // attributes the skeleton does not carry; restored verbatim
 };
 

@@ -37,16 +37,15 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "graph/graph_validation.h"
+#include "graph/op_names.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
-#include "graph/op_names.h"
-#include "upgrade/internal.h"
 #include "status_macros.h"
+#include "upgrade/internal.h"
 
 namespace onnx_legalize {
 namespace opset_upgrade {
 namespace {
-
 
 // The skeleton's IR version: >= 4 so that initializers need not be graph inputs; the IR does not matter to
 // the converter otherwise, and the caller's model keeps its own.
@@ -156,8 +155,8 @@ absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes)
     return absl::FailedPreconditionError(absl::StrCat("onnx 1.12's version converter cannot move the model from opset ",
                                                       from, " to ", target, ": ", e.what()));
   } catch (...) {
-    return absl::FailedPreconditionError(absl::StrCat("onnx 1.12's version converter cannot move the model from opset ",
-                                                      from, " to ", target));
+    return absl::FailedPreconditionError(
+        absl::StrCat("onnx 1.12's version converter cannot move the model from opset ", from, " to ", target));
   }
 
   ReserveGraphNames(model.graph(), ctx.fresh);

@@ -28,13 +28,13 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "onnx/defs/schema.h"
-#include "graph/op_names.h"
-#include "upgrade/internal.h"
 #include "graph/labels.h"
+#include "graph/op_names.h"
+#include "onnx/defs/schema.h"
 #include "rules/registry.h"
-#include "upgrade/stand_in_schema.h"
 #include "status_macros.h"
+#include "upgrade/internal.h"
+#include "upgrade/stand_in_schema.h"
 
 namespace onnx_legalize::opset_upgrade {
 namespace {
@@ -88,8 +88,8 @@ absl::Status BuildSkeletonNode(const NodeProto& node, const GraphProto& owner, c
     }
     if (attr.type() == AttributeProto::GRAPHS && attr.graphs_size() > 0) {
       // The converter recurses into GRAPH attributes only; no default-domain op has GRAPHS.
-      return absl::UnimplementedError(absl::StrCat(NodeLabel(node), " (graph ", where, "): attribute '",
-                                                   attr.name(), "' holds a list of graphs, which cannot be converted"));
+      return absl::UnimplementedError(absl::StrCat(NodeLabel(node), " (graph ", where, "): attribute '", attr.name(),
+                                                   "' holds a list of graphs, which cannot be converted"));
     }
     // Sparse tensors make the converter's IR import throw; no adapter reads them.
     const bool hide = opaque || attr.type() == AttributeProto::SPARSE_TENSOR ||
@@ -112,7 +112,8 @@ bool InlineConstant(const TensorProto& t) {
          PayloadBytes(t) <= kMaxInlineConstantBytes;
 }
 
-ValueInfoProto TypedPlaceholder(const std::string& name, int32_t elem_type, const google::protobuf::RepeatedField<int64_t>& dims) {
+ValueInfoProto TypedPlaceholder(const std::string& name, int32_t elem_type,
+                                const google::protobuf::RepeatedField<int64_t>& dims) {
   ValueInfoProto vi;
   vi.set_name(name);
   auto* tensor_type = vi.mutable_type()->mutable_tensor_type();
@@ -142,8 +143,8 @@ absl::Status CheckOpKnownAtSourceOpset(const NodeProto& node, const std::string&
   if (onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(ctx.from), "") != nullptr) {
     return absl::OkStatus();
   }
-  return absl::FailedPreconditionError(absl::StrCat(NodeLabel(node), " (graph ", where, "): op '",
-                                                    node.op_type(), "' is not defined in default opset ", ctx.from,
+  return absl::FailedPreconditionError(absl::StrCat(NodeLabel(node), " (graph ", where, "): op '", node.op_type(),
+                                                    "' is not defined in default opset ", ctx.from,
                                                     " of onnx 1.12, so it cannot be moved to opset ", ctx.to));
 }
 
@@ -155,9 +156,11 @@ absl::Status CheckOpKnownAtSourceOpset(const NodeProto& node, const std::string&
 absl::Status CheckConverterMovesItRight(const NodeProto& node, const std::string& where, const Context& ctx) {
   if (node.op_type() == "Scan" && Crosses(ctx, 9) && ctx.from >= 8) {
     return absl::FailedPreconditionError(absl::StrCat(
-        NodeLabel(node), " (graph ", where, "): Scan-8 scans batched tensors and Scan-9 has no batch axis; onnx "
+        NodeLabel(node), " (graph ", where,
+        "): Scan-8 scans batched tensors and Scan-9 has no batch axis; onnx "
         "1.12's converter moves it to opset 9 by dropping the batch dim from its values' declared sizes, which "
-        "changes what it computes, so it cannot be moved to opset ", ctx.to));
+        "changes what it computes, so it cannot be moved to opset ",
+        ctx.to));
   }
   return absl::OkStatus();
 }
@@ -188,7 +191,8 @@ absl::Status BuildSkeletonGraph(const GraphProto& graph, const std::string& path
   // A constant the converter need not copy becomes a typed placeholder: a graph input in the main graph, and
   // a value_info entry in a subgraph (whose inputs are positional; the converter treats the unresolved name
   // as a capture from the enclosing scope).
-  auto placeholder = [&](const std::string& name, int32_t elem_type, const google::protobuf::RepeatedField<int64_t>& dims) {
+  auto placeholder = [&](const std::string& name, int32_t elem_type,
+                         const google::protobuf::RepeatedField<int64_t>& dims) {
     ValueInfoProto vi = TypedPlaceholder(ctx.codec.Encode(name), elem_type, dims);
     if (!is_main) {
       *out->add_value_info() = std::move(vi);
@@ -218,7 +222,8 @@ void ExposeReplacedOutputs(const Context& ctx, GraphProto* graph) {
     for (auto& attr : *node.mutable_attribute()) {
       if (attr.has_g()) ExposeReplacedOutputs(ctx, attr.mutable_g());
     }
-    const bool replaced = (node.op_type() == kUpsample && Crosses(ctx, 10)) || (node.op_type() == kScatter && Crosses(ctx, 11));
+    const bool replaced =
+        (node.op_type() == kUpsample && Crosses(ctx, 10)) || (node.op_type() == kScatter && Crosses(ctx, 11));
     if (!replaced || node.domain() == kStandInDomain) continue;
     for (const auto& o : node.output()) {
       if (!o.empty() && outputs.insert(o).second) graph->add_output()->set_name(o);

@@ -29,11 +29,11 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "onnx/defs/schema.h"
-#include "graph/op_names.h"
-#include "upgrade/internal.h"
 #include "graph/labels.h"
+#include "graph/op_names.h"
+#include "onnx/defs/schema.h"
 #include "status_macros.h"
+#include "upgrade/internal.h"
 
 namespace onnx_legalize::opset_upgrade {
 namespace {
@@ -62,10 +62,8 @@ bool SameAttributeValue(const AttributeProto& a, const AttributeProto& b) {
       float fa = a.f(), fb = b.f();
       return std::memcmp(&fa, &fb, sizeof(float)) == 0;
     }
-    case AttributeProto::INT:
-      return a.i() == b.i();
-    case AttributeProto::STRING:
-      return a.s() == b.s();
+    case AttributeProto::INT: return a.i() == b.i();
+    case AttributeProto::STRING: return a.s() == b.s();
     case AttributeProto::FLOATS: {
       if (a.floats_size() != b.floats_size()) return false;
       for (int i = 0; i < a.floats_size(); ++i) {
@@ -74,8 +72,7 @@ bool SameAttributeValue(const AttributeProto& a, const AttributeProto& b) {
       }
       return true;
     }
-    case AttributeProto::INTS:
-      return std::equal(a.ints().begin(), a.ints().end(), b.ints().begin(), b.ints().end());
+    case AttributeProto::INTS: return std::equal(a.ints().begin(), a.ints().end(), b.ints().begin(), b.ints().end());
     case AttributeProto::STRINGS:
       return std::equal(a.strings().begin(), a.strings().end(), b.strings().begin(), b.strings().end());
     default:
@@ -151,9 +148,8 @@ absl::Status CheckReplacementOutputs(const NodeProto& node, const NodeRecord& re
     same = (name != nullptr && *name == orig.output(k)) || (orig.output(k).empty() && node.output(k).empty());
   }
   if (!same) {
-    return absl::InternalError(absl::StrCat(NodeLabel(orig), " (graph ", where,
-                                            "): the converter replaced it by a ", node.op_type(),
-                                            " whose outputs do not match"));
+    return absl::InternalError(absl::StrCat(NodeLabel(orig), " (graph ", where, "): the converter replaced it by a ",
+                                            node.op_type(), " whose outputs do not match"));
   }
   return absl::OkStatus();
 }
@@ -181,8 +177,8 @@ absl::StatusOr<std::vector<int64_t>> MatchConvertedNodes(const GraphProto& conve
   }
   for (int64_t r : own.records) {
     if (seen.count(r) == 0) {
-      return absl::InternalError(absl::StrCat(NodeLabel(*ctx.records[static_cast<size_t>(r)].original),
-                                              " (graph ", where, "): the converter removed it"));
+      return absl::InternalError(absl::StrCat(NodeLabel(*ctx.records[static_cast<size_t>(r)].original), " (graph ",
+                                              where, "): the converter removed it"));
     }
   }
   return record_of;
@@ -279,8 +275,8 @@ absl::Status SpliceMadeNode(const NodeProto& conv, const std::vector<std::string
   for (auto& n : outputs) node->add_output(n);
   for (const auto& attr : conv.attribute()) {
     if (attr.type() == AttributeProto::GRAPH || attr.type() == AttributeProto::GRAPHS) {
-      return absl::InternalError(absl::StrCat("graph ", where, ": the converter made a ", conv.op_type(),
-                                              " node with a subgraph"));
+      return absl::InternalError(
+          absl::StrCat("graph ", where, ": the converter made a ", conv.op_type(), " node with a subgraph"));
     }
     *node->add_attribute() = attr;
   }
@@ -289,13 +285,13 @@ absl::Status SpliceMadeNode(const NodeProto& conv, const std::vector<std::string
 
 // Stand-in: the original node (already in `node`), only its subgraphs converted.
 absl::Status SpliceStandIn(const NodeProto& conv, const NodeProto& orig, const std::vector<std::string>& inputs,
-                           const std::vector<std::string>& outputs, const std::string& path,
-                           const SpliceScope& scope, Context& ctx, NodeProto* node) {
+                           const std::vector<std::string>& outputs, const std::string& path, const SpliceScope& scope,
+                           Context& ctx, NodeProto* node) {
   const std::string where = GraphLabel(path);
   if (!std::equal(inputs.begin(), inputs.end(), orig.input().begin(), orig.input().end()) ||
       !std::equal(outputs.begin(), outputs.end(), orig.output().begin(), orig.output().end())) {
-    return absl::InternalError(absl::StrCat(NodeLabel(orig), " (graph ", where,
-                                            "): the converter rewired a node it must not touch"));
+    return absl::InternalError(
+        absl::StrCat(NodeLabel(orig), " (graph ", where, "): the converter rewired a node it must not touch"));
   }
   for (int k = 0; k < orig.attribute_size(); ++k) {
     // Recurse with the caller's attribute: node records point into the caller's graphs.
@@ -306,12 +302,11 @@ absl::Status SpliceStandIn(const NodeProto& conv, const NodeProto& orig, const s
       if (a.name() == attr.name()) conv_attr = &a;
     }
     if (conv_attr == nullptr) {
-      return absl::InternalError(absl::StrCat(NodeLabel(orig), " (graph ", where, "): subgraph '",
-                                              attr.name(), "' went missing in the converter"));
+      return absl::InternalError(absl::StrCat(NodeLabel(orig), " (graph ", where, "): subgraph '", attr.name(),
+                                              "' went missing in the converter"));
     }
     const std::string subgraph_path = SubgraphPath(path, orig, attr.name(), attr.g());
-    RETURN_IF_ERROR(
-        SpliceGraphAttribute(attr, *conv_attr, subgraph_path, scope, ctx, node->mutable_attribute(k)));
+    RETURN_IF_ERROR(SpliceGraphAttribute(attr, *conv_attr, subgraph_path, scope, ctx, node->mutable_attribute(k)));
   }
   return absl::OkStatus();
 }
@@ -375,7 +370,7 @@ absl::Status SpliceConvertedNode(const NodeProto& conv, int64_t record_index, co
 
 // Per emitted node, what FixAdapterResults needs to know of it.
 struct EmittedNodes {
-  std::vector<int64_t> record;            // the record it stands for, or -1 for a converter-made node
+  std::vector<int64_t> record;              // the record it stands for, or -1 for a converter-made node
   std::vector<const NodeProto*> converted;  // the skeleton's converted node, or null; for type look-ups
 };
 
@@ -383,8 +378,7 @@ struct EmittedNodes {
 // before its first consumer.
 absl::Status EmitNodes(const GraphProto& converted, const std::vector<int64_t>& record_of,
                        const MadeInitializers& made_initializers, const std::string& path, const SpliceScope& scope,
-                       Context& ctx, google::protobuf::RepeatedPtrField<NodeProto>* out_nodes,
-                       EmittedNodes* emitted) {
+                       Context& ctx, google::protobuf::RepeatedPtrField<NodeProto>* out_nodes, EmittedNodes* emitted) {
   for (int i = 0; i < converted.node_size(); ++i) {
     auto before = made_initializers.before.find(i);
     if (before != made_initializers.before.end()) {
@@ -420,13 +414,13 @@ absl::Status CheckGraphOutputs(const GraphProto& converted, const GraphProto& or
                                const SpliceScope& scope, const Context& ctx) {
   for (int k = 0; k < original.output_size(); ++k) {
     if (k >= converted.output_size()) {
-      return absl::InternalError(absl::StrCat("graph ", where, ": the converter dropped output '",
-                                              original.output(k).name(), "'"));
+      return absl::InternalError(
+          absl::StrCat("graph ", where, ": the converter dropped output '", original.output(k).name(), "'"));
     }
     ASSIGN_OR_RETURN(std::string name, DecodeName(converted.output(k).name(), scope, ctx));
     if (name != original.output(k).name()) {
-      return absl::InternalError(absl::StrCat("graph ", where, ": output '", original.output(k).name(),
-                                              "' became '", name, "' in the converter"));
+      return absl::InternalError(absl::StrCat("graph ", where, ": output '", original.output(k).name(), "' became '",
+                                              name, "' in the converter"));
     }
   }
   return absl::OkStatus();

@@ -1,8 +1,8 @@
 #include "upgrade/stand_in_schema.h"
 
+#include "graph/op_names.h"
 #include "onnx/defs/schema.h"
 #include "onnx/defs/shape_inference.h"
-#include "graph/op_names.h"
 #include "rules/registry.h"
 
 namespace onnx_legalize {
@@ -45,8 +45,7 @@ void RegisterStandInSchemas() {
 }
 
 bool ShownAsRankKeepingStandIn(const onnx::NodeProto& node) {
-  if (!IsDefaultDomain(node.domain()) || node.input_size() == 0 || node.input(0).empty() ||
-      node.output_size() != 1) {
+  if (!IsDefaultDomain(node.domain()) || node.input_size() == 0 || node.input(0).empty() || node.output_size() != 1) {
     return false;
   }
   return node.op_type() == kDynamicSliceOp || IsRankKeepingRemovedOp(node);

@@ -14,12 +14,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "eval/model_runner.h"
+#include "eval/tensor.h"
 #include "graph/graph_scope.h"
 #include "graph/op_names.h"
 #include "rules/registry.h"
 #include "rules/removed_op_rule.h"
 #include "status_macros.h"
-#include "eval/tensor.h"
 #include "verify/verify.h"
 
 namespace onnx_legalize {
@@ -160,8 +160,8 @@ std::string Difference(const Tensor& before, const Tensor& after) {
     const char* b = after.bytes().data() + i * size;
     if (std::memcmp(a, b, static_cast<size_t>(size)) == 0) continue;
     std::optional<std::string> difference = is_float    ? FloatDifference<float>(a, b, i)
-                                             : is_double ? FloatDifference<double>(a, b, i)
-                                                         : absl::StrCat("element ", i, " differs");
+                                            : is_double ? FloatDifference<double>(a, b, i)
+                                                        : absl::StrCat("element ", i, " differs");
     if (difference.has_value()) return *difference;
   }
   return "";
@@ -233,8 +233,9 @@ absl::StatusOr<std::string> ProveOpsetMove(const onnx::ModelProto& before, const
       if (absl::IsUnimplemented(actual.status())) {
         return absl::StrCat("not executed: ", actual.status().message());
       }
-      return Failed(before, after, absl::StrCat("trial ", trial, ": the model runs before the move and fails after it: ",
-                                                actual.status().message()));
+      return Failed(before, after,
+                    absl::StrCat("trial ", trial,
+                                 ": the model runs before the move and fails after it: ", actual.status().message()));
     }
     for (const auto& [name, value] : *expected) {
       auto moved = actual->find(name);

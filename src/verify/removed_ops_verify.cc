@@ -52,7 +52,8 @@ std::string Mismatch(const Tensor& expected, const Tensor& actual, int64_t max_u
   if (expected.BitwiseEquals(actual)) return "";
   if (expected.type() != actual.type() || expected.dims() != actual.dims()) {
     return absl::StrCat("the reference gives ", DataTypeName(expected.type()), "[", absl::StrJoin(expected.dims(), ","),
-                        "], the replacement ", DataTypeName(actual.type()), "[", absl::StrJoin(actual.dims(), ","), "]");
+                        "], the replacement ", DataTypeName(actual.type()), "[", absl::StrJoin(actual.dims(), ","),
+                        "]");
   }
   const bool is_float = expected.type() == onnx::TensorProto::FLOAT;
   const bool is_double = expected.type() == onnx::TensorProto::DOUBLE;
@@ -78,10 +79,9 @@ std::string Mismatch(const Tensor& expected, const Tensor& actual, int64_t max_u
       return "the bytes differ";
     }
     if (both_nan) continue;
-    const bool bitwise = distance == 0 &&
-                         std::memcmp(expected.bytes().data() + i * ElementSize(expected.type()),
-                                     actual.bytes().data() + i * ElementSize(expected.type()),
-                                     static_cast<size_t>(ElementSize(expected.type()))) == 0;
+    const bool bitwise = distance == 0 && std::memcmp(expected.bytes().data() + i * ElementSize(expected.type()),
+                                                      actual.bytes().data() + i * ElementSize(expected.type()),
+                                                      static_cast<size_t>(ElementSize(expected.type()))) == 0;
     if (bitwise) continue;
     if (max_ulp > 0 && distance >= 0 && distance <= max_ulp) continue;
     return absl::StrCat("element ", i, ": the reference gives ", values, " from the replacement (",
@@ -108,7 +108,8 @@ absl::StatusOr<std::vector<Tensor>> RunReplacement(const RemovedOpChange& change
   std::vector<Tensor> outputs;
   for (const std::string& output : change.node.output()) {
     auto value = values.find(output);
-    if (value == values.end()) return absl::InternalError(absl::StrCat("the replacement does not define '", output, "'"));
+    if (value == values.end())
+      return absl::InternalError(absl::StrCat("the replacement does not define '", output, "'"));
     outputs.push_back(std::move(value->second));
   }
   return outputs;
@@ -137,24 +138,28 @@ absl::Status VerifyFold(RemovedOpChange& change, const RuleNode& node, int64_t o
   shapes.reserve(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i] != nullptr || change.inputs[i].name.empty()) continue;
-    const DataType type = change.inputs[i].type.elem_type != 0 ? change.inputs[i].type.elem_type : onnx::TensorProto::FLOAT;
+    const DataType type =
+        change.inputs[i].type.elem_type != 0 ? change.inputs[i].type.elem_type : onnx::TensorProto::FLOAT;
     ASSIGN_OR_RETURN(Tensor zeros, Tensor::Zeros(type, change.inputs[i].type.dims.value_or(std::vector<int64_t>{})));
     shapes.push_back(std::move(zeros));
     inputs[i] = &shapes.back();
   }
   absl::StatusOr<std::vector<Tensor>> replacement = RunReplacement(change, node, opset, inputs);
-  if (!replacement.ok()) return Failed(node, absl::StrCat("the replacement fails on the constants: ", replacement.status().message()));
+  if (!replacement.ok())
+    return Failed(node, absl::StrCat("the replacement fails on the constants: ", replacement.status().message()));
   for (size_t i = 0; i < change.folded.size(); ++i) {
     const std::string mismatch = Mismatch(change.folded[i], (*replacement)[i], change.rule->MaxUlp());
     if (!mismatch.empty()) return Failed(node, absl::StrCat("the fold and the replacement differ: ", mismatch));
   }
-  change.verification = absl::StrCat("fold recomputed by the replacement (", change.rule->MaxUlp() == 0 ? "bit for bit" :
-                                     absl::StrCat("within ", change.rule->MaxUlp(), " ULPs"), ")");
+  change.verification = absl::StrCat(
+      "fold recomputed by the replacement (",
+      change.rule->MaxUlp() == 0 ? "bit for bit" : absl::StrCat("within ", change.rule->MaxUlp(), " ULPs"), ")");
   return absl::OkStatus();
 }
 
 absl::Status VerifyRewrite(RemovedOpChange& change, const RuleNode& node, int64_t opset, const Options& options) {
-  const std::string where = absl::StrCat(change.graph_path, "/", change.node.output_size() > 0 ? change.node.output(0) : "");
+  const std::string where =
+      absl::StrCat(change.graph_path, "/", change.node.output_size() > 0 ? change.node.output(0) : "");
   TrialRandom random(options.verify_seed ^ std::hash<std::string>()(where));
   int compared = 0, refused_by_original = 0;
   for (int trial = 0; trial < options.verify_trials; ++trial) {
@@ -170,8 +175,9 @@ absl::Status VerifyRewrite(RemovedOpChange& change, const RuleNode& node, int64_
     }
     absl::StatusOr<std::vector<Tensor>> replacement = RunReplacement(change, node, opset, pointers);
     if (!replacement.ok()) {
-      return Failed(node, absl::StrCat("trial ", trial, " on ", Describe(inputs), ": the old op gives a value, the replacement fails: ",
-                                       replacement.status().message()));
+      return Failed(
+          node, absl::StrCat("trial ", trial, " on ", Describe(inputs),
+                             ": the old op gives a value, the replacement fails: ", replacement.status().message()));
     }
     for (size_t i = 0; i < original->size(); ++i) {
       const std::string mismatch = Mismatch((*original)[i], (*replacement)[i], change.rule->MaxUlp());
@@ -182,11 +188,13 @@ absl::Status VerifyRewrite(RemovedOpChange& change, const RuleNode& node, int64_
     ++compared;
   }
   if (compared == 0) {
-    return Failed(node, absl::StrCat("the old op refused all ", options.verify_trials, " trials; nothing was compared"));
+    return Failed(node,
+                  absl::StrCat("the old op refused all ", options.verify_trials, " trials; nothing was compared"));
   }
-  change.verification = absl::StrCat(compared, " seeded trials, replacement against the old op's reference (",
-                                     change.rule->MaxUlp() == 0 ? "bit for bit" : absl::StrCat("within ", change.rule->MaxUlp(), " ULPs"),
-                                     ")", refused_by_original > 0 ? absl::StrCat("; ", refused_by_original, " inputs the old op refuses skipped") : "");
+  change.verification = absl::StrCat(
+      compared, " seeded trials, replacement against the old op's reference (",
+      change.rule->MaxUlp() == 0 ? "bit for bit" : absl::StrCat("within ", change.rule->MaxUlp(), " ULPs"), ")",
+      refused_by_original > 0 ? absl::StrCat("; ", refused_by_original, " inputs the old op refuses skipped") : "");
   return absl::OkStatus();
 }
 

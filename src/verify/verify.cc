@@ -27,8 +27,7 @@ std::string Label(const PlannedChange& change) {
 
 std::string Describe(const Tensor& tensor) {
   std::string text = absl::StrCat(DataTypeName(tensor.type()), "[", absl::StrJoin(tensor.dims(), ","), "]");
-  if ((tensor.type() == onnx::TensorProto::INT32 || tensor.type() == onnx::TensorProto::INT64) &&
-      tensor.rank() == 1) {
+  if ((tensor.type() == onnx::TensorProto::INT32 || tensor.type() == onnx::TensorProto::INT64) && tensor.rank() == 1) {
     absl::StatusOr<std::vector<int64_t>> values = tensor.ToInt64s("index");
     if (values.ok()) absl::StrAppend(&text, " {", absl::StrJoin(*values, ", "), "}");
   }
@@ -61,21 +60,20 @@ absl::Status Compare(const PlannedChange& change, const absl::StatusOr<Tensor>& 
 }
 
 absl::Status VerifyFold(PlannedChange& change) {
-  absl::StatusOr<Tensor> recomputed = Slice(*change.data_constant, *change.starts.constant,
-                                            *change.ends.constant, change.axes.constant, nullptr);
+  absl::StatusOr<Tensor> recomputed =
+      Slice(*change.data_constant, *change.starts.constant, *change.ends.constant, change.axes.constant, nullptr);
   // Compared in place: the folded value may be large, and a copy of it would cost what the fold did.
   if (!recomputed.ok() || !recomputed->BitwiseEquals(*change.folded)) {
     absl::StatusOr<Tensor> folded = change.folded->Clone();
     RETURN_IF_ERROR(Compare(change, folded, recomputed, [&] {
       std::string inputs = absl::StrCat("data ", Describe(*change.data_constant), ", starts ",
-                                        Describe(*change.starts.constant), ", ends ",
-                                        Describe(*change.ends.constant));
+                                        Describe(*change.starts.constant), ", ends ", Describe(*change.ends.constant));
       if (change.axes.constant != nullptr) absl::StrAppend(&inputs, ", axes ", Describe(*change.axes.constant));
       return inputs;
     }));
   }
-  change.verification = absl::StrCat("fold recomputed with the Slice kernel: ", Describe(*change.folded),
-                                     ", identical");
+  change.verification =
+      absl::StrCat("fold recomputed with the Slice kernel: ", Describe(*change.folded), ", identical");
   return absl::OkStatus();
 }
 
@@ -172,7 +170,8 @@ class TrialGenerator {
     }
     // Scale a large known shape down, dim by dim, keeping each dim's relation to the indices varied.
     int64_t count = 1;
-    for (int64_t dim : dims) count = dim == 0 ? 0 : (count > kMaxTrialElements / dim ? kMaxTrialElements + 1 : count * dim);
+    for (int64_t dim : dims)
+      count = dim == 0 ? 0 : (count > kMaxTrialElements / dim ? kMaxTrialElements + 1 : count * dim);
     // A declared shape is a stranger's too: any rank, and dims up to INT64_MAX beside a 0. Past the limit
     // (or past int64 in DrawIndex's [-dim-2, dim+2]) dims shrink, and once the kept ones fill the budget
     // the rest become 1.
@@ -212,7 +211,8 @@ class TrialGenerator {
     }
     Tensor data = *Tensor::Zeros(type, std::move(dims));
     if (data.is_string()) {
-      for (std::string& s : data.mutable_strings()) s = std::string(Uniform(0, 3), static_cast<char>('a' + Uniform(0, 25)));
+      for (std::string& s : data.mutable_strings())
+        s = std::string(Uniform(0, 3), static_cast<char>('a' + Uniform(0, 25)));
     } else if (type == onnx::TensorProto::BOOL) {
       for (char& byte : data.mutable_bytes()) byte = static_cast<char>(Uniform(0, 1));
     } else {
@@ -236,8 +236,8 @@ absl::Status VerifyRewrite(PlannedChange& change, const Options& options) {
   int agreed_values = 0;
   for (int number = 0; number < options.verify_trials; ++number) {
     TrialGenerator::Trial trial = generator.Next(number);
-    absl::StatusOr<Tensor> original = DynamicSliceReference(trial.data, trial.starts, trial.ends,
-                                                            trial.has_axes ? &trial.axes : nullptr);
+    absl::StatusOr<Tensor> original =
+        DynamicSliceReference(trial.data, trial.starts, trial.ends, trial.has_axes ? &trial.axes : nullptr);
     // The replacement reads its own inputs: Slice-1's attributes, or normalized axes.
     const Tensor* starts = &trial.starts;
     const Tensor* ends = &trial.ends;
@@ -256,17 +256,17 @@ absl::Status VerifyRewrite(PlannedChange& change, const Options& options) {
     absl::StatusOr<Tensor> replacement = Slice(trial.data, *starts, *ends, axes, nullptr);
 
     RETURN_IF_ERROR(Compare(change, original, replacement, [&] {
-      std::string inputs = absl::StrCat("data ", Describe(trial.data), ", starts ", Describe(trial.starts),
-                                        ", ends ", Describe(trial.ends));
+      std::string inputs = absl::StrCat("data ", Describe(trial.data), ", starts ", Describe(trial.starts), ", ends ",
+                                        Describe(trial.ends));
       if (trial.has_axes) absl::StrAppend(&inputs, ", axes ", Describe(trial.axes));
       absl::StrAppend(&inputs, " (trial ", number, ", seed ", options.verify_seed, ")");
       return inputs;
     }));
     if (original.ok()) ++agreed_values;
   }
-  change.verification = absl::StrCat(options.verify_trials, " seeded trials of DynamicSlice against Slice-",
-                                     change.slice_version, ": ", agreed_values, " identical results, ",
-                                     options.verify_trials - agreed_values, " rejected by both");
+  change.verification =
+      absl::StrCat(options.verify_trials, " seeded trials of DynamicSlice against Slice-", change.slice_version, ": ",
+                   agreed_values, " identical results, ", options.verify_trials - agreed_values, " rejected by both");
   return absl::OkStatus();
 }
 
@@ -282,8 +282,7 @@ absl::Status VerifyPlan(Plan& plan, const Options& options) {
 }
 
 bool IsVerificationFailure(const absl::Status& status) {
-  return status.code() == absl::StatusCode::kInternal &&
-         status.GetPayload(kVerificationFailurePayloadUrl).has_value();
+  return status.code() == absl::StatusCode::kInternal && status.GetPayload(kVerificationFailurePayloadUrl).has_value();
 }
 
 }  // namespace onnx_legalize

@@ -15,8 +15,8 @@
 #define ONNX_LEGALIZE_SRC_VERIFY_VERIFY_H_
 
 #include "absl/status/status.h"
-#include "rules/dynamic_slice.h"
 #include "onnx_legalize/legalize.h"
+#include "rules/dynamic_slice.h"
 
 namespace onnx_legalize {
 

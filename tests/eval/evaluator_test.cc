@@ -12,10 +12,10 @@
 namespace onnx_legalize {
 namespace {
 
-using ::testing::HasSubstr;
 using rules::FloatsOf;
 using rules::FromFloats;
 using rules::MakeNode;
+using ::testing::HasSubstr;
 
 std::vector<float> RunOne(onnx::NodeProto node, std::map<std::string, Tensor> values, int64_t opset = 13) {
   const std::string output = node.output(0);
@@ -34,8 +34,7 @@ TEST(EvaluatorTest, AddBroadcastsAPerChannelBiasOverNchw) {
   std::vector<std::pair<std::string, Tensor>> list;
   list.emplace_back("x", FromFloats({1, 2, 1, 2}, {1, 2, 3, 4}));
   list.emplace_back("b", FromFloats({2, 1, 1}, {10, 20}));
-  EXPECT_EQ(RunOne(MakeNode("Add", {"x", "b"}, {"y"}), Values(std::move(list))),
-            (std::vector<float>{11, 12, 23, 24}));
+  EXPECT_EQ(RunOne(MakeNode("Add", {"x", "b"}, {"y"}), Values(std::move(list))), (std::vector<float>{11, 12, 23, 24}));
 }
 
 TEST(EvaluatorTest, WhereTakesEachBranchAsItIsAndNotInverts) {
@@ -90,7 +89,8 @@ TEST(EvaluatorTest, SliceTakesAttributesBelowTenAndInputsFromTen) {
 TEST(EvaluatorTest, ConstantOfShapeOfAShape) {
   std::map<std::string, Tensor> values;
   values.emplace("x", FromFloats({2, 1}, {7, 8}));
-  const std::vector<onnx::NodeProto> nodes = {MakeNode("Shape", {"x"}, {"s"}), MakeNode("ConstantOfShape", {"s"}, {"y"})};
+  const std::vector<onnx::NodeProto> nodes = {MakeNode("Shape", {"x"}, {"s"}),
+                                              MakeNode("ConstantOfShape", {"s"}, {"y"})};
   ASSERT_TRUE(RunNodes(nodes, 9, values).ok());
   EXPECT_EQ(values.at("y").dims(), (std::vector<int64_t>{2, 1}));
   EXPECT_EQ(FloatsOf(values.at("y")), (std::vector<float>{0, 0})) << "ConstantOfShape's value defaults to float 0";

@@ -10,10 +10,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "eval/tensor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "status_macros.h"
-#include "eval/tensor.h"
 #include "test_models.h"
 
 namespace onnx_legalize {
@@ -90,8 +90,8 @@ std::string Describe(const Tensor& tensor) {
   return ::testing::AssertionSuccess();
 }
 
-::testing::AssertionResult FailsWith(const absl::StatusOr<std::map<std::string, Tensor>>& result,
-                                     absl::StatusCode code, const std::vector<std::string>& substrings) {
+::testing::AssertionResult FailsWith(const absl::StatusOr<std::map<std::string, Tensor>>& result, absl::StatusCode code,
+                                     const std::vector<std::string>& substrings) {
   if (result.ok()) return ::testing::AssertionFailure() << "the run succeeded";
   if (result.status().code() != code) {
     return ::testing::AssertionFailure() << "wrong code: " << result.status();
@@ -216,8 +216,8 @@ TEST(ModelRunnerTest, RunsShape) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (float[2,3,4] x) => (int64[3] s) { s = Shape(x) })");
-  EXPECT_TRUE(OutputIs(RunModel(model, Feed("x", Floats({2, 3, 4}, std::vector<float>(24)))), "s",
-                       Int64s({3}, {2, 3, 4})));
+  EXPECT_TRUE(
+      OutputIs(RunModel(model, Feed("x", Floats({2, 3, 4}, std::vector<float>(24)))), "s", Int64s({3}, {2, 3, 4})));
 }
 
 TEST(ModelRunnerTest, RunsShapeStartEndFromOpset15) {
@@ -301,8 +301,8 @@ TEST(ModelRunnerTest, RejectsGatherOnAnotherAxis) {
       idx = Constant <value = int64[1] {0}> ()
       y = Gather <axis = 1> (data, idx)
     })");
-  EXPECT_TRUE(FailsWith(RunModel(model, Feed("data", Floats({2, 2}, {1, 2, 3, 4}))),
-                        absl::StatusCode::kUnimplemented, {"axis 1"}));
+  EXPECT_TRUE(FailsWith(RunModel(model, Feed("data", Floats({2, 2}, {1, 2, 3, 4}))), absl::StatusCode::kUnimplemented,
+                        {"axis 1"}));
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -591,9 +591,9 @@ TEST(ModelRunnerTest, ErrorInsideABranchNamesBothNodesAndTheSubgraphPath) {
   Feeds feeds;
   feeds.emplace("c", Bools({}, {1}));
   feeds.emplace("x", Floats({2}, {1, 2}));
-  EXPECT_TRUE(FailsWith(RunModel(model, feeds), absl::StatusCode::kUnimplemented,
-                        {"If 'choose' (graph main)", "Softmax (output 't', graph main/then_graph)",
-                         "op Softmax is not supported"}));
+  EXPECT_TRUE(FailsWith(
+      RunModel(model, feeds), absl::StatusCode::kUnimplemented,
+      {"If 'choose' (graph main)", "Softmax (output 't', graph main/then_graph)", "op Softmax is not supported"}));
 }
 
 TEST(ModelRunnerTest, LoopCarriesValuesAndStacksScanOutputs) {
@@ -746,8 +746,8 @@ TEST(ModelRunnerTest, RejectsFeedingAnInitializerThatIsNotAnInput) {
   Feeds feeds;
   feeds.emplace("x", Floats({2}, {10, 20}));
   feeds.emplace("w", Floats({2}, {100, 200}));
-  EXPECT_TRUE(FailsWith(RunModel(model, feeds), absl::StatusCode::kInvalidArgument,
-                        {"'w' is fed but is not an input"}));
+  EXPECT_TRUE(
+      FailsWith(RunModel(model, feeds), absl::StatusCode::kInvalidArgument, {"'w' is fed but is not an input"}));
 }
 
 TEST(ModelRunnerTest, RejectsAMissingInput) {
@@ -794,8 +794,8 @@ TEST(ModelRunnerTest, RejectsAnOpsetOutsideTheImplementedRange) {
   const auto model = ParseModel(R"(
     <ir_version: 3, opset_import: ["" : 5]>
     g (float[2] x) => (float[2] y) { y = Relu(x) })");
-  EXPECT_TRUE(FailsWith(RunModel(model, Feed("x", Floats({2}, {1, 2}))), absl::StatusCode::kUnimplemented,
-                        {"opset 5"}));
+  EXPECT_TRUE(
+      FailsWith(RunModel(model, Feed("x", Floats({2}, {1, 2}))), absl::StatusCode::kUnimplemented, {"opset 5"}));
   EXPECT_THAT(FirstUnsupportedNode(model), Optional(HasSubstr("opset 5")));
 }
 
@@ -831,8 +831,9 @@ TEST(ModelRunnerTest, DoesNotRunLegacyBroadcastingAtOpset6) {
   const auto model = ParseModel(R"(
     <ir_version: 3, opset_import: ["" : 6]>
     g (float[2,3] x, float[3] b) => (float[2,3] y) { y = Add<broadcast=1, axis=1>(x, b) })");
-  EXPECT_TRUE(FailsWith(RunModel(model, TwoFeeds("x", Floats({2, 3}, std::vector<float>(6)), "b", Floats({3}, {1, 2, 3}))),
-                        absl::StatusCode::kUnimplemented, {"legacy broadcasting"}));
+  EXPECT_TRUE(
+      FailsWith(RunModel(model, TwoFeeds("x", Floats({2, 3}, std::vector<float>(6)), "b", Floats({3}, {1, 2, 3}))),
+                absl::StatusCode::kUnimplemented, {"legacy broadcasting"}));
 }
 
 // PRelu-6 applies a 1-D slope per channel (axis 1); PRelu-7 broadcasts it from the last axis. The same
@@ -861,8 +862,9 @@ TEST(ModelRunnerTest, PReluReadsItsSlopeAsItsOpsetSays) {
   auto misfit = ParseModel(R"(
     <ir_version: 3, opset_import: ["" : 13]>
     g (float[1,3,2] x, float[3] slope) => (float[1,3,2] y) { y = PRelu(x, slope) })");
-  EXPECT_TRUE(FailsWith(RunModel(misfit, TwoFeeds("x", Floats({1, 3, 2}, std::vector<float>(6)), "slope", Floats({3}, {1, 2, 3}))),
-                        absl::StatusCode::kInvalidArgument, {"slope [3] does not broadcast to X [1,3,2]"}));
+  EXPECT_TRUE(FailsWith(
+      RunModel(misfit, TwoFeeds("x", Floats({1, 3, 2}, std::vector<float>(6)), "slope", Floats({3}, {1, 2, 3}))),
+      absl::StatusCode::kInvalidArgument, {"slope [3] does not broadcast to X [1,3,2]"}));
 }
 
 // A caller's kernels run the ops the runner does not know (the legalizer's removed ops).

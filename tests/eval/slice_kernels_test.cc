@@ -21,10 +21,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "eval/tensor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "onnx/onnx_pb.h"
-#include "eval/tensor.h"
 
 namespace onnx_legalize {
 namespace {
@@ -63,39 +63,23 @@ std::string BytesOf(T value) {
 std::string ElementBytes(DataType type, int64_t i) {
   const int64_t v = i + 1;
   switch (type) {
-    case TensorProto::FLOAT:
-      return BytesOf(static_cast<float>(v));
-    case TensorProto::DOUBLE:
-      return BytesOf(static_cast<double>(v));
+    case TensorProto::FLOAT: return BytesOf(static_cast<float>(v));
+    case TensorProto::DOUBLE: return BytesOf(static_cast<double>(v));
     // The bit pattern v itself: distinct for every i below 65535, and every pattern is a 16-bit float.
     case TensorProto::FLOAT16:
-    case TensorProto::BFLOAT16:
-      return BytesOf(static_cast<uint16_t>(v));
-    case TensorProto::INT8:
-      return BytesOf(static_cast<int8_t>(v));
-    case TensorProto::INT16:
-      return BytesOf(static_cast<int16_t>(v));
-    case TensorProto::INT32:
-      return BytesOf(static_cast<int32_t>(v));
-    case TensorProto::INT64:
-      return BytesOf(static_cast<int64_t>(v));
-    case TensorProto::UINT8:
-      return BytesOf(static_cast<uint8_t>(v));
-    case TensorProto::UINT16:
-      return BytesOf(static_cast<uint16_t>(v));
-    case TensorProto::UINT32:
-      return BytesOf(static_cast<uint32_t>(v));
-    case TensorProto::UINT64:
-      return BytesOf(static_cast<uint64_t>(v));
-    case TensorProto::BOOL:
-      return BytesOf(static_cast<uint8_t>(v % 2));
-    case TensorProto::COMPLEX64:
-      return BytesOf(static_cast<float>(v)) + BytesOf(static_cast<float>(-v));
-    case TensorProto::COMPLEX128:
-      return BytesOf(static_cast<double>(v)) + BytesOf(static_cast<double>(-v));
-    default:
-      ADD_FAILURE() << "no test elements for " << DataTypeName(type);
-      return "";
+    case TensorProto::BFLOAT16: return BytesOf(static_cast<uint16_t>(v));
+    case TensorProto::INT8: return BytesOf(static_cast<int8_t>(v));
+    case TensorProto::INT16: return BytesOf(static_cast<int16_t>(v));
+    case TensorProto::INT32: return BytesOf(static_cast<int32_t>(v));
+    case TensorProto::INT64: return BytesOf(static_cast<int64_t>(v));
+    case TensorProto::UINT8: return BytesOf(static_cast<uint8_t>(v));
+    case TensorProto::UINT16: return BytesOf(static_cast<uint16_t>(v));
+    case TensorProto::UINT32: return BytesOf(static_cast<uint32_t>(v));
+    case TensorProto::UINT64: return BytesOf(static_cast<uint64_t>(v));
+    case TensorProto::BOOL: return BytesOf(static_cast<uint8_t>(v % 2));
+    case TensorProto::COMPLEX64: return BytesOf(static_cast<float>(v)) + BytesOf(static_cast<float>(-v));
+    case TensorProto::COMPLEX128: return BytesOf(static_cast<double>(v)) + BytesOf(static_cast<double>(-v));
+    default: ADD_FAILURE() << "no test elements for " << DataTypeName(type); return "";
   }
 }
 
@@ -165,8 +149,7 @@ std::vector<int64_t> NaiveSources(const std::vector<int64_t>& data_dims,
 }
 
 // The tensor of `out_dims` whose elements are data's elements at `sources`, copied one by one.
-Tensor Gathered(const Tensor& data, const std::vector<int64_t>& out_dims,
-                const std::vector<int64_t>& sources) {
+Tensor Gathered(const Tensor& data, const std::vector<int64_t>& out_dims, const std::vector<int64_t>& sources) {
   if (data.is_string()) {
     std::vector<std::string> strings;
     for (int64_t source : sources) strings.push_back(data.strings()[source]);
@@ -189,8 +172,7 @@ std::string Describe(const Tensor& tensor) {
       const int64_t size = ElementSize(tensor.type());
       text += "0x";
       for (int64_t b = size - 1; b >= 0; --b) {  // little-endian bytes, printed most significant first
-        absl::StrAppend(&text,
-                        absl::Hex(static_cast<uint8_t>(tensor.bytes()[i * size + b]), absl::kZeroPad2));
+        absl::StrAppend(&text, absl::Hex(static_cast<uint8_t>(tensor.bytes()[i * size + b]), absl::kZeroPad2));
       }
     }
   }
@@ -223,13 +205,12 @@ struct SliceArgs {
 };
 
 std::string Describe(const SliceArgs& args, DataType index_type) {
-  return absl::StrCat(DataTypeName(index_type), " starts ", Bracketed(args.starts), " ends ",
-                      Bracketed(args.ends), " axes ", args.axes ? Bracketed(*args.axes) : "omitted",
-                      " steps ", args.steps ? Bracketed(*args.steps) : "omitted");
+  return absl::StrCat(DataTypeName(index_type), " starts ", Bracketed(args.starts), " ends ", Bracketed(args.ends),
+                      " axes ", args.axes ? Bracketed(*args.axes) : "omitted", " steps ",
+                      args.steps ? Bracketed(*args.steps) : "omitted");
 }
 
-absl::StatusOr<Tensor> RunKernel(Kernel kernel, const Tensor& data, DataType index_type,
-                                 const SliceArgs& args) {
+absl::StatusOr<Tensor> RunKernel(Kernel kernel, const Tensor& data, DataType index_type, const SliceArgs& args) {
   const Tensor starts = Indices(index_type, args.starts);
   const Tensor ends = Indices(index_type, args.ends);
   const Tensor axes = Indices(index_type, args.axes.value_or(std::vector<int64_t>{}));
@@ -265,8 +246,7 @@ std::vector<int64_t> NaiveIndicesAlong(int64_t dim, int64_t start, int64_t end, 
 Tensor NaiveSlice(const Tensor& data, const SliceArgs& args) {
   const int64_t rank = data.rank();
   std::vector<std::vector<int64_t>> axis_indices(rank);
-  for (int64_t a = 0; a < rank; ++a)
-    axis_indices[a] = NaiveIndicesAlong(data.dims()[a], 0, data.dims()[a], 1);
+  for (int64_t a = 0; a < rank; ++a) axis_indices[a] = NaiveIndicesAlong(data.dims()[a], 0, data.dims()[a], 1);
   for (size_t i = 0; i < args.starts.size(); ++i) {
     int64_t axis = args.axes ? (*args.axes)[i] : static_cast<int64_t>(i);
     if (axis < 0) axis += rank;
@@ -284,19 +264,16 @@ Tensor NaiveSlice(const Tensor& data, const SliceArgs& args) {
 
 class BothKernelsTest : public ::testing::TestWithParam<Kernel> {
  protected:
-  absl::StatusOr<Tensor> RunOn(const Tensor& data, const SliceArgs& args,
-                               DataType index_type = TensorProto::INT64) {
+  absl::StatusOr<Tensor> RunOn(const Tensor& data, const SliceArgs& args, DataType index_type = TensorProto::INT64) {
     return RunKernel(GetParam(), data, index_type, args);
   }
-  absl::StatusOr<Tensor> RunTensors(const Tensor& data, const Tensor& starts, const Tensor& ends,
-                                    const Tensor* axes) {
+  absl::StatusOr<Tensor> RunTensors(const Tensor& data, const Tensor& starts, const Tensor& ends, const Tensor* axes) {
     if (GetParam() == Kernel::kSlice) return Slice(data, starts, ends, axes, nullptr);
     return DynamicSliceReference(data, starts, ends, axes);
   }
 };
 
-INSTANTIATE_TEST_SUITE_P(Kernels, BothKernelsTest,
-                         ::testing::Values(Kernel::kSlice, Kernel::kDynamicSliceReference),
+INSTANTIATE_TEST_SUITE_P(Kernels, BothKernelsTest, ::testing::Values(Kernel::kSlice, Kernel::kDynamicSliceReference),
                          [](const auto& info) { return KernelName(info.param); });
 
 const std::vector<float> kDocData = {1, 2, 3, 4, 5, 6, 7, 8};  // [[1, 2, 3, 4], [5, 6, 7, 8]]
@@ -321,31 +298,26 @@ TEST_P(BothKernelsTest, ClampsExtremeIndicesOfBothIndexTypes) {
   EXPECT_TRUE(SameTensor(RunOn(data, {{kInt32Min}, {kInt32Max}, std::nullopt, {}}, TensorProto::INT64), all));
   const Tensor none = Literal<int32_t>(TensorProto::INT32, {0}, {});
   EXPECT_TRUE(SameTensor(RunOn(data, {{kInt64Max}, {kInt64Min}, std::nullopt, {}}), none));
-  EXPECT_TRUE(
-      SameTensor(RunOn(data, {{kInt32Max}, {kInt32Min}, std::nullopt, {}}, TensorProto::INT32), none));
+  EXPECT_TRUE(SameTensor(RunOn(data, {{kInt32Max}, {kInt32Min}, std::nullopt, {}}, TensorProto::INT32), none));
 }
 
 TEST_P(BothKernelsTest, IndicesBelowMinusDimClampToZero) {
   // DynamicSlice-1 adds dim to a negative index once; what is still negative, the runtimes clamp to 0.
   const Tensor data = Literal<int16_t>(TensorProto::INT16, {5}, {10, 11, 12, 13, 14});
-  EXPECT_TRUE(SameTensor(RunOn(data, {{-6}, {2}, std::nullopt, {}}),
-                         Literal<int16_t>(TensorProto::INT16, {2}, {10, 11})));
   EXPECT_TRUE(
-      SameTensor(RunOn(data, {{-5}, {-6}, std::nullopt, {}}), Literal<int16_t>(TensorProto::INT16, {0}, {})));
+      SameTensor(RunOn(data, {{-6}, {2}, std::nullopt, {}}), Literal<int16_t>(TensorProto::INT16, {2}, {10, 11})));
+  EXPECT_TRUE(SameTensor(RunOn(data, {{-5}, {-6}, std::nullopt, {}}), Literal<int16_t>(TensorProto::INT16, {0}, {})));
 }
 
 TEST_P(BothKernelsTest, StartAtOrAfterEndGivesAnEmptyAxis) {
   const Tensor data = MakeData(TensorProto::FLOAT, {3, 4});
-  EXPECT_TRUE(
-      SameTensor(RunOn(data, {{2}, {1}, std::vector<int64_t>{1}, {}}), MakeData(TensorProto::FLOAT, {3, 0})));
-  EXPECT_TRUE(SameTensor(RunOn(data, {{-1}, {-1}, std::vector<int64_t>{0}, {}}),
-                         MakeData(TensorProto::FLOAT, {0, 4})));
+  EXPECT_TRUE(SameTensor(RunOn(data, {{2}, {1}, std::vector<int64_t>{1}, {}}), MakeData(TensorProto::FLOAT, {3, 0})));
+  EXPECT_TRUE(SameTensor(RunOn(data, {{-1}, {-1}, std::vector<int64_t>{0}, {}}), MakeData(TensorProto::FLOAT, {0, 4})));
 }
 
 TEST_P(BothKernelsTest, EmptyStartsReturnTheWholeTensor) {
   const Tensor data = MakeData(TensorProto::STRING, {2, 3});
-  EXPECT_TRUE(
-      SameTensor(RunOn(data, {{}, {}, std::vector<int64_t>{}, {}}), MakeData(TensorProto::STRING, {2, 3})));
+  EXPECT_TRUE(SameTensor(RunOn(data, {{}, {}, std::vector<int64_t>{}, {}}), MakeData(TensorProto::STRING, {2, 3})));
   EXPECT_TRUE(SameTensor(RunOn(data, {{}, {}, std::nullopt, {}}), MakeData(TensorProto::STRING, {2, 3})));
 }
 
@@ -371,8 +343,7 @@ TEST_P(BothKernelsTest, RejectsScalarData) {
 }
 
 TEST_P(BothKernelsTest, RejectsDuplicateAxes) {
-  const auto result =
-      RunOn(MakeData(TensorProto::FLOAT, {2, 2, 2, 2}), {{0, 0, 0}, {1, 1, 1}, {{0, 3, 3}}, {}});
+  const auto result = RunOn(MakeData(TensorProto::FLOAT, {2, 2, 2, 2}), {{0, 0, 0}, {1, 1, 1}, {{0, 3, 3}}, {}});
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(result.status().message(), HasSubstr("axes holds 3 twice (axes [0, 3, 3], data rank 4)"));
 }
@@ -448,8 +419,7 @@ TEST_P(BothKernelsTest, RejectsFloatIndices) {
   const Tensor ends = Tensor::FromInt64s({1});
   const auto result = RunTensors(data, float_starts, ends, nullptr);
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(result.status().message(),
-              AllOf(HasSubstr("starts"), HasSubstr("int32 or int64"), HasSubstr("float")));
+  EXPECT_THAT(result.status().message(), AllOf(HasSubstr("starts"), HasSubstr("int32 or int64"), HasSubstr("float")));
 }
 
 TEST_P(BothKernelsTest, RejectsStartsAndEndsOfDifferentIndexTypes) {
@@ -495,12 +465,7 @@ const std::vector<DynamicSliceVector>& Vectors() {
       // onnx 1.4's DynamicSlice backend tests, all on x = randn(20, 10, 5).
       {"dynamic_slice", {20, 10, 5}, {{0, 0}, {3, 10}, {{0, 1}}, {}}, {3, 10, 5}, {0, 0, 0}, {}},
       {"dynamic_slice_neg", {20, 10, 5}, {{0}, {-1}, {{1}}, {}}, {20, 9, 5}, {0, 0, 0}, {}},
-      {"dynamic_slice_start_out_of_bounds",
-       {20, 10, 5},
-       {{1000}, {1000}, {{1}}, {}},
-       {20, 0, 5},
-       {0, 0, 0},
-       {}},
+      {"dynamic_slice_start_out_of_bounds", {20, 10, 5}, {{1000}, {1000}, {{1}}, {}}, {20, 0, 5}, {0, 0, 0}, {}},
       {"dynamic_slice_end_out_of_bounds", {20, 10, 5}, {{1}, {1000}, {{1}}, {}}, {20, 9, 5}, {0, 1, 0}, {}},
       {"dynamic_slice_default_axes",
        {20, 10, 5},
@@ -534,19 +499,16 @@ TEST_P(DynamicSliceVectorTest, GivesTheDocumentedResult) {
     sources = NaiveSources(vector.data_dims, axis_indices);
   }
   ASSERT_EQ(static_cast<int64_t>(sources.size()), Product(vector.want_dims)) << "malformed test vector";
-  EXPECT_TRUE(SameTensor(RunKernel(kernel, data, index_type, vector.args),
-                         Gathered(data, vector.want_dims, sources)));
+  EXPECT_TRUE(SameTensor(RunKernel(kernel, data, index_type, vector.args), Gathered(data, vector.want_dims, sources)));
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTypes, DynamicSliceVectorTest,
                          ::testing::Combine(::testing::ValuesIn(Vectors()), ::testing::ValuesIn(kAllTypes),
                                             ::testing::Values(TensorProto::INT32, TensorProto::INT64),
-                                            ::testing::Values(Kernel::kSlice,
-                                                              Kernel::kDynamicSliceReference)),
+                                            ::testing::Values(Kernel::kSlice, Kernel::kDynamicSliceReference)),
                          [](const ::testing::TestParamInfo<VectorParam>& info) {
-                           return absl::StrCat(std::get<0>(info.param).name, "_",
-                                               DataTypeName(std::get<1>(info.param)), "_",
-                                               DataTypeName(std::get<2>(info.param)), "_indices_",
+                           return absl::StrCat(std::get<0>(info.param).name, "_", DataTypeName(std::get<1>(info.param)),
+                                               "_", DataTypeName(std::get<2>(info.param)), "_indices_",
                                                KernelName(std::get<3>(info.param)));
                          });
 
@@ -570,9 +532,9 @@ TEST(SliceTest, ReversesWithStepMinusOneFromTheEndToInt64Min) {
 
 TEST(SliceTest, ReversesWithInt32Indices) {
   const Tensor data = Floats({4}, {1, 2, 3, 4});
-  EXPECT_TRUE(SameTensor(
-      RunKernel(Kernel::kSlice, data, TensorProto::INT32, {{kInt32Max}, {kInt32Min}, std::nullopt, {{-1}}}),
-      Floats({4}, {4, 3, 2, 1})));
+  EXPECT_TRUE(
+      SameTensor(RunKernel(Kernel::kSlice, data, TensorProto::INT32, {{kInt32Max}, {kInt32Min}, std::nullopt, {{-1}}}),
+                 Floats({4}, {4, 3, 2, 1})));
 }
 
 TEST(SliceTest, NegativeStepStopsBeforeEnd) {
@@ -589,19 +551,15 @@ TEST(SliceTest, StepsGreaterThanOneSkipElements) {
   EXPECT_TRUE(SameTensor(SliceInt64(data, {{1}, {8}, std::nullopt, {{3}}}), Floats({3}, {1, 4, 7})));
   EXPECT_TRUE(SameTensor(SliceInt64(data, {{1}, {7}, std::nullopt, {{3}}}), Floats({2}, {1, 4})));
   EXPECT_TRUE(SameTensor(SliceInt64(data, {{8}, {0}, std::nullopt, {{-3}}}), Floats({3}, {8, 5, 2})));
-  EXPECT_TRUE(
-      SameTensor(SliceInt64(data, {{kInt64Max}, {kInt64Min}, std::nullopt, {{-4}}}), Floats({3}, {9, 5, 1})));
+  EXPECT_TRUE(SameTensor(SliceInt64(data, {{kInt64Max}, {kInt64Min}, std::nullopt, {{-4}}}), Floats({3}, {9, 5, 1})));
 }
 
 TEST(SliceTest, HugeStepsTakeOneElement) {
   const Tensor data = Floats({4}, {1, 2, 3, 4});
-  EXPECT_TRUE(
-      SameTensor(SliceInt64(data, {{1}, {kInt64Max}, std::nullopt, {{kInt64Max}}}), Floats({1}, {2})));
-  EXPECT_TRUE(SameTensor(SliceInt64(data, {{kInt64Max}, {kInt64Min}, std::nullopt, {{kInt64Min}}}),
-                         Floats({1}, {4})));
-  EXPECT_TRUE(
-      SameTensor(RunKernel(Kernel::kSlice, data, TensorProto::INT32, {{0}, {4}, std::nullopt, {{kInt32Min}}}),
-                 Floats({0}, {})));
+  EXPECT_TRUE(SameTensor(SliceInt64(data, {{1}, {kInt64Max}, std::nullopt, {{kInt64Max}}}), Floats({1}, {2})));
+  EXPECT_TRUE(SameTensor(SliceInt64(data, {{kInt64Max}, {kInt64Min}, std::nullopt, {{kInt64Min}}}), Floats({1}, {4})));
+  EXPECT_TRUE(SameTensor(RunKernel(Kernel::kSlice, data, TensorProto::INT32, {{0}, {4}, std::nullopt, {{kInt32Min}}}),
+                         Floats({0}, {})));
 }
 
 TEST(SliceTest, StepsOnSeveralAxesInAnyOrder) {
@@ -620,8 +578,8 @@ TEST(SliceTest, NegativeStepOnAnEmptyAxisIsEmpty) {
 TEST(SliceTest, NegativeStepTreatsAnEndOfIntMaxAsAnIndex) {
   // Slice-13 clamps end to [-1, dim-1] for negative steps, so INT_MAX is dim-1 there, not "to the end"
   // (numpy and onnx's reference agree; ONNX Runtime instead reads it as "to the start").
-  EXPECT_TRUE(SameTensor(SliceInt64(Floats({4}, {1, 2, 3, 4}), {{2}, {kInt32Max}, std::nullopt, {{-1}}}),
-                         Floats({0}, {})));
+  EXPECT_TRUE(
+      SameTensor(SliceInt64(Floats({4}, {1, 2, 3, 4}), {{2}, {kInt32Max}, std::nullopt, {{-1}}}), Floats({0}, {})));
 }
 
 TEST(SliceTest, ExplicitUnitStepsEqualOmittedSteps) {
@@ -633,15 +591,14 @@ TEST(SliceTest, ExplicitUnitStepsEqualOmittedSteps) {
 TEST(SliceTest, ReversesStringsAndComplexValues) {
   for (DataType type : {TensorProto::STRING, TensorProto::COMPLEX128}) {
     const Tensor data = MakeData(type, {2, 3});
-    EXPECT_TRUE(SameTensor(SliceInt64(data, {{-1}, {kInt64Min}, {{-1}}, {{-1}}}),
-                           Gathered(data, {2, 3}, {2, 1, 0, 5, 4, 3})))
+    EXPECT_TRUE(
+        SameTensor(SliceInt64(data, {{-1}, {kInt64Min}, {{-1}}, {{-1}}}), Gathered(data, {2, 3}, {2, 1, 0, 5, 4, 3})))
         << DataTypeName(type);
   }
 }
 
 TEST(SliceTest, RejectsZeroStep) {
-  const auto result =
-      SliceInt64(MakeData(TensorProto::FLOAT, {3, 3}), {{0, 0}, {3, 3}, std::nullopt, {{1, 0}}});
+  const auto result = SliceInt64(MakeData(TensorProto::FLOAT, {3, 3}), {{0, 0}, {3, 3}, std::nullopt, {{1, 0}}});
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(result.status().message(), HasSubstr("steps holds 0 at position 1 (steps [1, 0])"));
 }
@@ -695,8 +652,7 @@ TEST(SliceOutputDimsTest, RejectsWhatSliceRejects) {
   const auto result = SliceOutputDims({4, 4, 4}, starts, ends, &axes, nullptr);
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(result.status().message(), HasSubstr("axes holds 2 and -1, which both name axis 2"));
-  EXPECT_EQ(SliceOutputDims({}, starts, ends, nullptr, nullptr).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(SliceOutputDims({}, starts, ends, nullptr, nullptr).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(SliceOutputDimsTest, RejectsNegativeDataDims) {
@@ -716,8 +672,7 @@ class SliceConformanceTest : public ::testing::TestWithParam<const char*> {};
 template <typename Proto>
 ::testing::AssertionResult ReadProto(const std::string& path, Proto& proto) {
   std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return ::testing::AssertionFailure() << "cannot open " << path << " (is libonnx-testdata installed?)";
+  if (!in) return ::testing::AssertionFailure() << "cannot open " << path << " (is libonnx-testdata installed?)";
   if (!proto.ParseFromIstream(&in)) return ::testing::AssertionFailure() << "cannot parse " << path;
   return ::testing::AssertionSuccess();
 }
@@ -762,9 +717,8 @@ TEST_P(SliceConformanceTest, MatchesOnnxBackendTestData) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Onnx, SliceConformanceTest,
-                         ::testing::Values("test_slice", "test_slice_default_axes",
-                                           "test_slice_default_steps", "test_slice_end_out_of_bounds",
-                                           "test_slice_neg", "test_slice_neg_steps",
+                         ::testing::Values("test_slice", "test_slice_default_axes", "test_slice_default_steps",
+                                           "test_slice_end_out_of_bounds", "test_slice_neg", "test_slice_neg_steps",
                                            "test_slice_negative_axes", "test_slice_start_out_of_bounds"),
                          [](const auto& info) { return std::string(info.param); });
 
@@ -883,8 +837,8 @@ TEST(RandomSliceTest, SliceAndDynamicSliceReferenceAgree) {
 
     const auto reference = RunKernel(Kernel::kDynamicSliceReference, data, index_type, args);
     const auto slice = RunKernel(Kernel::kSlice, data, index_type, slice_args);
-    const std::string what = absl::StrCat("trial ", trial, ": ", DataTypeName(type), " data ",
-                                          Bracketed(dims), ", ", Describe(slice_args, index_type));
+    const std::string what = absl::StrCat("trial ", trial, ": ", DataTypeName(type), " data ", Bracketed(dims), ", ",
+                                          Describe(slice_args, index_type));
     ASSERT_EQ(reference.ok(), slice.ok())
         << what << "\nreference: " << reference.status() << "\nslice: " << slice.status();
     if (dims.empty()) {

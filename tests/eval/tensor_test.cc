@@ -107,18 +107,15 @@ std::vector<TypeCase> EveryNumericType() {
       {"Int8", TensorProto::INT8, Int32Data({-128, 127}), std::string("\x80\x7F", 2)},
       {"Int16", TensorProto::INT16, Int32Data({-32768, 32767}), std::string("\x00\x80\xFF\x7F", 4)},
       {"Int32", TensorProto::INT32, Int32Data({INT32_MIN, 7}), LittleEndian<int32_t>({INT32_MIN, 7})},
-      {"Int64", TensorProto::INT64, Int64Data({INT64_MIN, kInt64Max}),
-       LittleEndian<int64_t>({INT64_MIN, kInt64Max})},
+      {"Int64", TensorProto::INT64, Int64Data({INT64_MIN, kInt64Max}), LittleEndian<int64_t>({INT64_MIN, kInt64Max})},
       {"Uint8", TensorProto::UINT8, Int32Data({0, 255}), std::string("\x00\xFF", 2)},
       {"Uint16", TensorProto::UINT16, Int32Data({0, 65535}), std::string("\x00\x00\xFF\xFF", 4)},
       {"Uint32", TensorProto::UINT32, Uint64Data({0, UINT32_MAX}), LittleEndian<uint32_t>({0, UINT32_MAX})},
       {"Uint64", TensorProto::UINT64, Uint64Data({UINT64_MAX, 1}), LittleEndian<uint64_t>({UINT64_MAX, 1})},
       {"Bool", TensorProto::BOOL, Int32Data({1, 0}), std::string("\x01\x00", 2)},
       // Complex values are (real, imaginary) pairs: 1+2i, 3+4i.
-      {"Complex64", TensorProto::COMPLEX64, FloatData({1.f, 2.f, 3.f, 4.f}),
-       LittleEndian<float>({1.f, 2.f, 3.f, 4.f})},
-      {"Complex128", TensorProto::COMPLEX128, DoubleData({1., 2., 3., 4.}),
-       LittleEndian<double>({1., 2., 3., 4.})},
+      {"Complex64", TensorProto::COMPLEX64, FloatData({1.f, 2.f, 3.f, 4.f}), LittleEndian<float>({1.f, 2.f, 3.f, 4.f})},
+      {"Complex128", TensorProto::COMPLEX128, DoubleData({1., 2., 3., 4.}), LittleEndian<double>({1., 2., 3., 4.})},
   };
 }
 
@@ -221,8 +218,7 @@ TEST(TensorFromProtoTest, EmptyTensorNeedsNoData) {
 // Validation: each a named InvalidArgument whose message names the tensor and the numbers.
 
 TEST(TensorFromProtoTest, RejectsNegativeDim) {
-  ExpectInvalidArgument(TensorFromProto(MakeProto(TensorProto::FLOAT, {2, -3})).status(),
-                        {"'w'", "dim 1", "-3"});
+  ExpectInvalidArgument(TensorFromProto(MakeProto(TensorProto::FLOAT, {2, -3})).status(), {"'w'", "dim 1", "-3"});
 }
 
 TEST(TensorFromProtoTest, RejectsElementCountOverflow) {
@@ -246,15 +242,13 @@ TEST(TensorFromProtoTest, RejectsHugeDimsWithoutAllocating) {
 TEST(TensorFromProtoTest, RejectsRawDataLengthMismatch) {
   TensorProto in = MakeProto(TensorProto::FLOAT, {2, 2});
   in.set_raw_data(std::string(12, '\0'));
-  ExpectInvalidArgument(TensorFromProto(in).status(),
-                        {"'w'", "raw_data has 12 bytes", "float [2, 2] needs 16"});
+  ExpectInvalidArgument(TensorFromProto(in).status(), {"'w'", "raw_data has 12 bytes", "float [2, 2] needs 16"});
 }
 
 TEST(TensorFromProtoTest, RejectsTypedFieldWithTooFewValues) {
   TensorProto in = MakeProto(TensorProto::INT64, {4});
   for (int64_t v : {1, 2, 3}) in.add_int64_data(v);
-  ExpectInvalidArgument(TensorFromProto(in).status(),
-                        {"'w'", "int64_data has 3 values", "int64 [4] needs 4"});
+  ExpectInvalidArgument(TensorFromProto(in).status(), {"'w'", "int64_data has 3 values", "int64 [4] needs 4"});
 }
 
 TEST(TensorFromProtoTest, RejectsTypedFieldWithTooManyValues) {
@@ -267,8 +261,7 @@ TEST(TensorFromProtoTest, RejectsTypedFieldWithTooManyValues) {
 TEST(TensorFromProtoTest, RejectsComplexFieldWithoutWholePairs) {
   TensorProto in = MakeProto(TensorProto::COMPLEX64, {2});
   for (float v : {1.f, 2.f, 3.f}) in.add_float_data(v);
-  ExpectInvalidArgument(TensorFromProto(in).status(),
-                        {"'w'", "float_data has 3 values", "complex64 [2] needs 4"});
+  ExpectInvalidArgument(TensorFromProto(in).status(), {"'w'", "float_data has 3 values", "complex64 [2] needs 4"});
 }
 
 TEST(TensorFromProtoTest, RejectsMissingData) {
@@ -279,8 +272,7 @@ TEST(TensorFromProtoTest, RejectsMissingData) {
 TEST(TensorFromProtoTest, RejectsTypedFieldOfWrongKind) {
   TensorProto in = MakeProto(TensorProto::INT64, {1});
   in.add_float_data(1.0f);
-  ExpectInvalidArgument(TensorFromProto(in).status(),
-                        {"'w'", "float_data has 1 values", "int64", "int64_data"});
+  ExpectInvalidArgument(TensorFromProto(in).status(), {"'w'", "float_data has 1 values", "int64", "int64_data"});
 }
 
 TEST(TensorFromProtoTest, RejectsInt64DataOnInt32Tensor) {
@@ -344,9 +336,8 @@ TEST(TensorFromExternalDataTest, RejectsWhatCannotBeDecodedBeforeReading) {
   ExpectInvalidArgument(TensorFromExternalData(ExternalProto(TensorProto::STRING, {1}), read).status(),
                         {"'w'", "string tensor"});
   ExpectInvalidArgument(TensorFromExternalData(ExternalProto(TensorProto::FLOAT, {-1}), read).status(), {"'w'"});
-  ExpectInvalidArgument(
-      TensorFromExternalData(ExternalProto(TensorProto::FLOAT, {int64_t{1} << 62, 8}), read).status(),
-      {"'w'", "overflow"});
+  ExpectInvalidArgument(TensorFromExternalData(ExternalProto(TensorProto::FLOAT, {int64_t{1} << 62, 8}), read).status(),
+                        {"'w'", "overflow"});
   TensorProto both = ExternalProto(TensorProto::FLOAT, {2});
   both.set_raw_data(std::string(8, '\0'));
   ExpectInvalidArgument(TensorFromExternalData(both, read).status(), {"'w'", "raw_data"});
@@ -420,8 +411,7 @@ TEST(TensorFromProtoTest, RejectsFloat16BitPatternOutsideUint16) {
   // A sign-extended pattern (-1 for 0xFFFF) is not what onnx.proto asks writers to store.
   TensorProto in = MakeProto(TensorProto::FLOAT16, {1});
   in.add_int32_data(-1);
-  ExpectInvalidArgument(TensorFromProto(in).status(),
-                        {"'w'", "value -1 at index 0", "float16", "[0, 65535]"});
+  ExpectInvalidArgument(TensorFromProto(in).status(), {"'w'", "value -1 at index 0", "float16", "[0, 65535]"});
 }
 
 TEST(TensorFromProtoTest, RejectsUint64DataValueOutOfRangeForUint32) {
@@ -527,8 +517,7 @@ TEST(TensorTest, ZerosRejectsUndefinedType) {
 }
 
 TEST(TensorTest, FromBytesTakesMatchingBytes) {
-  absl::StatusOr<Tensor> tensor =
-      Tensor::FromBytes(TensorProto::UINT16, {2}, std::string("\x01\x00\x02\x00", 4));
+  absl::StatusOr<Tensor> tensor = Tensor::FromBytes(TensorProto::UINT16, {2}, std::string("\x01\x00\x02\x00", 4));
   ASSERT_TRUE(tensor.ok()) << tensor.status();
   EXPECT_EQ(tensor->element_count(), 2);
 }
@@ -621,8 +610,8 @@ TEST(BitwiseEqualsTest, DistinguishesNegativeZero) {
 }
 
 TEST(BitwiseEqualsTest, DistinguishesTypeWithSameBytes) {
-  EXPECT_FALSE(FloatTensor(1).BitwiseEquals(
-      ValueOf(Tensor::FromBytes(TensorProto::INT32, {1}, LittleEndian<int32_t>({1})))));
+  EXPECT_FALSE(
+      FloatTensor(1).BitwiseEquals(ValueOf(Tensor::FromBytes(TensorProto::INT32, {1}, LittleEndian<int32_t>({1})))));
 }
 
 TEST(BitwiseEqualsTest, DistinguishesDimsWithSameBytes) {

@@ -9,14 +9,14 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "eval/tensor.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/arena.h"
 #include "graph/graph_scope.h"
+#include "graph/model_skeleton.h"
 #include "gtest/gtest.h"
 #include "legalize_internal.h"
-#include "graph/model_skeleton.h"
 #include "onnx_legalize/legalize.h"
-#include "eval/tensor.h"
 #include "test_files.h"
 #include "test_models.h"
 #include "verify/verify.h"
@@ -182,9 +182,8 @@ views (int64[1] s, int64[1] e) => (uint8[?] y) {
   Options options;
   options.verify_trials = 2000;
   absl::StatusOr<Report> report = internal::LegalizeAndUse(
-      model, options, [](onnx::ModelProto&, const internal::AwaitProofs&) {
-        return absl::UnavailableError("the disk went away");
-      });
+      model, options,
+      [](onnx::ModelProto&, const internal::AwaitProofs&) { return absl::UnavailableError("the disk went away"); });
   EXPECT_EQ(report.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(std::string(report.status().message()), HasSubstr("the disk went away"));
 }

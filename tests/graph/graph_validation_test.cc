@@ -39,9 +39,7 @@ TEST(GraphValidationTest, AcceptsAValidModelWithSubgraphsThatReadOuterNames) {
   EXPECT_TRUE(ValidateGraphs(ParseModel(kValid)).ok());
 }
 
-TEST(GraphValidationTest, RejectsAModelWithoutAGraph) {
-  ExpectInvalid(onnx::ModelProto(), "the model has no graph");
-}
+TEST(GraphValidationTest, RejectsAModelWithoutAGraph) { ExpectInvalid(onnx::ModelProto(), "the model has no graph"); }
 
 TEST(GraphValidationTest, RejectsAnUndefinedInput) {
   ExpectInvalid(ParseModel(R"(
@@ -253,8 +251,8 @@ TEST(GraphValidationTest, TheConverterCheckAlsoStopsAtTheDocumentedDepth) {
   EXPECT_TRUE(ValidateGraphsForConverter(NestedIfs(kMaxSubgraphDepth).graph()).ok());
   const absl::Status status = ValidateGraphsForConverter(NestedIfs(kMaxSubgraphDepth + 1).graph());
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(status.message()),
-              HasSubstr(absl::StrCat("is nested ", kMaxSubgraphDepth + 1, " levels deep; at most ", kMaxSubgraphDepth)));
+  EXPECT_THAT(std::string(status.message()), HasSubstr(absl::StrCat("is nested ", kMaxSubgraphDepth + 1,
+                                                                    " levels deep; at most ", kMaxSubgraphDepth)));
 }
 
 // --- tensor sizes ------------------------------------------------------------------------------------------
@@ -350,7 +348,8 @@ g (bool c, float[4] x) => (float[?] y) {
   onnx::ModelProto bad_attribute = model;
   bad_attribute.mutable_graph()->mutable_node(0)->set_name("k_node");
   bad_attribute.mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_t()->add_float_data(3.0f);
-  ExpectInvalid(bad_attribute, "Constant 'k_node' (graph main): attribute 'value': holds 3 values, but float [2] needs 2");
+  ExpectInvalid(bad_attribute,
+                "Constant 'k_node' (graph main): attribute 'value': holds 3 values, but float [2] needs 2");
 
   onnx::ModelProto bad_subgraph_initializer = model;
   onnx::GraphProto* then_body =
@@ -380,7 +379,8 @@ g (float[4] x) => (float[4] y) {
   y = Relu(a)
   a = Neg(x)
 }
-)").graph())
+)")
+                                             .graph())
                   .ok());
 }
 

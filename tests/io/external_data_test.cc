@@ -110,9 +110,8 @@ TEST(ForEachTensorTest, MutableVisitorChangesTheModelsTensors) {
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[2] a = {1, 2}) => (float[2] y) { y = Identity (a) }
 )");
-  ForEachMutableTensor(model, [](onnx::TensorProto& tensor, const TensorSite&) {
-    SetExternalDataRef(tensor, "x.bin", 0, 8);
-  });
+  ForEachMutableTensor(model,
+                       [](onnx::TensorProto& tensor, const TensorSite&) { SetExternalDataRef(tensor, "x.bin", 0, 8); });
   EXPECT_TRUE(IsExternal(model.graph().initializer(0)));
 }
 

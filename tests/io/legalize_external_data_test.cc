@@ -5,11 +5,11 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "io/external_data.h"
+#include "eval/tensor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "io/external_data.h"
 #include "onnx_legalize/legalize.h"
-#include "eval/tensor.h"
 #include "test_models.h"
 
 namespace onnx_legalize {

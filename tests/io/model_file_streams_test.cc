@@ -7,8 +7,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -25,8 +25,8 @@ namespace onnx_legalize {
 namespace {
 
 using testing::MakeTestDir;
-using testing::Serialize;
 using testing::ReadBytes;
+using testing::Serialize;
 using testing::WriteBytes;
 
 constexpr int kRecursionLimit = 100;
@@ -188,9 +188,8 @@ TEST_F(ModelFileStreamsTest, EveryTruncationIsDeclinedOrParsedAsProtobufParsesIt
   const std::string bytes = Serialize(MixedModel());
   // Every length near the start and the end (where the small records are), and a stride through the
   // large payloads between.
-  ExpectEveryCutDeclinedOrAsProtobuf(bytes, [&](size_t length) {
-    return length + ((length < 4096 || bytes.size() - length < 512) ? 1 : 4093);
-  });
+  ExpectEveryCutDeclinedOrAsProtobuf(
+      bytes, [&](size_t length) { return length + ((length < 4096 || bytes.size() - length < 512) ? 1 : 4093); });
 }
 
 TEST_F(ModelFileStreamsTest, ParsesRecordsTooLargeForABatchFromTheFile) {
@@ -241,7 +240,8 @@ TEST_F(ModelFileStreamsTest, TakesEveryPathWithTinySizesAndStillParsesAsProtobuf
     node.add_output("y" + std::to_string(size));
     node.set_doc_string(Pattern(size, 'n'));
   }
-  ExpectEveryCutDeclinedOrAsProtobuf(Serialize(model), [](size_t length) { return length + 1; }, tiny);
+  ExpectEveryCutDeclinedOrAsProtobuf(
+      Serialize(model), [](size_t length) { return length + 1; }, tiny);
 }
 
 TEST_F(ModelFileStreamsTest, DeclinesMalformedRecordsInsideTheWalkedMessages) {
@@ -260,13 +260,14 @@ TEST_F(ModelFileStreamsTest, DeclinesMalformedRecordsInsideTheWalkedMessages) {
 TEST_F(ModelFileStreamsTest, RefusesZeroPaddedTagsAndLengthsAsProtobufDoes) {
   // Protobuf reads a tag or a length in at most 5 bytes and a value in at most 10, whatever a longer,
   // zero-padded encoding would mean. Found by model_file_fuzzer: a 6-byte tag.
-  const std::string six_byte_tag = std::string("\x08\x04", 2) + std::string("\xd8\xd4\xd8\xbd\x80\x00", 6) +
-                                   std::string("\x01", 1);
+  const std::string six_byte_tag =
+      std::string("\x08\x04", 2) + std::string("\xd8\xd4\xd8\xbd\x80\x00", 6) + std::string("\x01", 1);
   const std::string six_byte_length = std::string("\x08\x04\x3a", 3) + std::string("\x80\x80\x80\x80\x80\x00", 6);
   const std::string eleven_byte_value = std::string("\x08", 1) + std::string(10, '\x80') + std::string("\x00", 1);
-  const std::string fuzzer_finding("\xd8\xd4\xd8\xc7\x00\xbd\x00\xd8\xd4\xd8\xbd\x80\x00\xbd\x00\x98\x20\x20\x20\x20"
-                                   "\x20\x20\x20\x20",
-                                   24);
+  const std::string fuzzer_finding(
+      "\xd8\xd4\xd8\xc7\x00\xbd\x00\xd8\xd4\xd8\xbd\x80\x00\xbd\x00\x98\x20\x20\x20\x20"
+      "\x20\x20\x20\x20",
+      24);
   FileParseSizes tiny;
   tiny.buffer_bytes = 16;
   tiny.direct_initializer_bytes = 1;

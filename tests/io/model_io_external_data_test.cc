@@ -22,9 +22,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "io/external_data.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "io/external_data.h"
 #include "io/model_io_internal.h"
 #include "onnx_legalize/legalize.h"
 #include "test_files.h"
@@ -118,9 +118,9 @@ class TmpfsMount {
   std::string error_;
 };
 
-#define MOUNT_OR_SKIP(mount)                                                                              \
-  if (!(mount).mounted()) {                                                                               \
-    GTEST_SKIP() << "cannot mount a tmpfs here (needs root / CAP_SYS_ADMIN): " << (mount).error();        \
+#define MOUNT_OR_SKIP(mount)                                                                       \
+  if (!(mount).mounted()) {                                                                        \
+    GTEST_SKIP() << "cannot mount a tmpfs here (needs root / CAP_SYS_ADMIN): " << (mount).error(); \
   }
 
 class ExternalDataTest : public ::testing::Test {
@@ -261,7 +261,8 @@ TEST_F(ExternalDataTest, MissingFileIsNotFoundNamingTensorAndPath) {
 TEST_F(ExternalDataTest, RejectsARangePastTheEndOfTheFile) {
   WriteBytes(in_ / "w.bin", std::string(8, 'w'));
   WriteModelReferring("w.bin", 9, 0);
-  ExpectLoadFails(absl::StatusCode::kInvalidArgument, {"initializer 'w'", "offset 9", "past the end", "w.bin", "8 bytes"});
+  ExpectLoadFails(absl::StatusCode::kInvalidArgument,
+                  {"initializer 'w'", "offset 9", "past the end", "w.bin", "8 bytes"});
   WriteModelReferring("w.bin", 4, 5);
   ExpectLoadFails(absl::StatusCode::kInvalidArgument,
                   {"initializer 'w'", "offset 4 + length 5", "past the end", "w.bin"});
@@ -285,8 +286,13 @@ outer (bool cond) => (float[2] y) {
   >
 }
 )ONNX");
-  onnx::TensorProto* value =
-      model.mutable_graph()->mutable_node(0)->mutable_attribute(1)->mutable_g()->mutable_node(0)->mutable_attribute(0)->mutable_t();
+  onnx::TensorProto* value = model.mutable_graph()
+                                 ->mutable_node(0)
+                                 ->mutable_attribute(1)
+                                 ->mutable_g()
+                                 ->mutable_node(0)
+                                 ->mutable_attribute(0)
+                                 ->mutable_t();
   value->clear_float_data();
   SetExternalDataRef(*value, "missing.bin", 0, 8);
   ASSERT_TRUE(SaveModel(model, (in_ / "m.onnx").string()).ok());
@@ -674,8 +680,7 @@ legacy (int64[1] s, int64[1] e) => (float[2, 3] cropped, float[M, 4] sliced) {
 }
 )ONNX";
 
-onnx::TensorProto* AddFloats(onnx::ModelProto& model, const std::string& name, std::vector<int64_t> dims,
-                             float first) {
+onnx::TensorProto* AddFloats(onnx::ModelProto& model, const std::string& name, std::vector<int64_t> dims, float first) {
   onnx::TensorProto* t = model.mutable_graph()->add_initializer();
   t->set_name(name);
   t->set_data_type(onnx::TensorProto::FLOAT);

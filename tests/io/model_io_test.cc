@@ -70,9 +70,7 @@ onnx::ModelProto WeightedModelWithExternalData(const std::string& location) {
 
 class ModelIoTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = MakeTestDir("model_io_test");
-  }
+  void SetUp() override { dir_ = MakeTestDir("model_io_test"); }
   void TearDown() override { fs::remove_all(dir_); }
 
   std::string PathOf(const std::string& name) const { return (dir_ / name).string(); }
@@ -281,8 +279,7 @@ TEST_F(ModelIoTest, LegalizeFileRefusesToWriteOverItsInput) {
   ASSERT_TRUE(SaveModel(ParseModel(kReluModel), PathOf("in.onnx")).ok());
   const std::string input_bytes = ReadBytes(PathOf("in.onnx"));
   fs::create_symlink(PathOf("in.onnx"), PathOf("link.onnx"));
-  for (const std::string& output :
-       {PathOf("in.onnx"), PathOf("link.onnx"), (dir_ / "." / "in.onnx").string()}) {
+  for (const std::string& output : {PathOf("in.onnx"), PathOf("link.onnx"), (dir_ / "." / "in.onnx").string()}) {
     absl::StatusOr<Report> report = LegalizeFile(PathOf("in.onnx"), output, Options{});
     EXPECT_EQ(report.status().code(), absl::StatusCode::kFailedPrecondition) << output;
     EXPECT_THAT(std::string(report.status().message()), HasSubstr("input")) << output;
@@ -324,9 +321,9 @@ TEST_F(ModelIoTest, SaveModelIfWritesEverythingBeforeTheGoAheadAndCommitsNothing
   EXPECT_EQ(ReadBytes(PathOf("out.onnx")), "previous model");
   EXPECT_THAT(FileNames(dir_), UnorderedElementsAre("out.onnx"));
 
-  ASSERT_TRUE(internal::SaveModelIf(model, PathOf("out.onnx"), SaveOptions{}, internal::kMaxProtoBytes,
-                                    [] { return absl::OkStatus(); })
-                  .ok());
+  ASSERT_TRUE(internal::SaveModelIf(model, PathOf("out.onnx"), SaveOptions{}, internal::kMaxProtoBytes, [] {
+                return absl::OkStatus();
+              }).ok());
   EXPECT_EQ(ReadBytes(PathOf("out.onnx")), testing::Serialize(model));
 }
 

@@ -26,7 +26,6 @@ using ::onnx_legalize::testing::ParseModel;
 using ::onnx_legalize::testing::Serialize;
 using ::testing::HasSubstr;
 
-
 // Legal: no finding of --check, and onnx's full checker accepts it.
 void ExpectLegal(const onnx::ModelProto& model) {
   absl::StatusOr<std::vector<CheckFinding>> findings = CheckModel(model);

@@ -184,7 +184,8 @@ TEST(CheckReportTest, TextWritesAModelWideFindingWithoutANode) {
 TEST(CheckReportTest, JsonHasEveryFindingAndEveryError) {
   const std::string expected = std::string(R"json({
   "tool": "onnx-legalize",
-  "version": ")json") + ONNX_LEGALIZE_VERSION + R"json(",
+  "version": ")json") + ONNX_LEGALIZE_VERSION +
+                               R"json(",
   "files_checked": 3,
   "findings": [
     {
@@ -232,9 +233,8 @@ TEST(CheckReportTest, NamesThatAreNotUtf8AreEscapedInEveryFormat) {
 }
 
 TEST(CheckReportTest, GithubEscapesWhatWorkflowCommandsReserve) {
-  const std::vector<CheckedFile> files = {
-      {"dir,a:b%.onnx", absl::OkStatus(), {DynamicSliceFinding("100%")}},
-      {"x.onnx", absl::NotFoundError("'x.onnx' does not exist"), {}}};
+  const std::vector<CheckedFile> files = {{"dir,a:b%.onnx", absl::OkStatus(), {DynamicSliceFinding("100%")}},
+                                          {"x.onnx", absl::NotFoundError("'x.onnx' does not exist"), {}}};
   EXPECT_EQ(FormatCheckResults(files, CheckFormat::kGithub),
             "::error file=dir%2Ca%3Ab%25.onnx,title=onnx-legalize%3A removed-experimental-op::main: node '100%25' "
             "op DynamicSlice (domain ai.onnx, opset 9): removed experimental op (onnx 1.4 only; use "
@@ -272,10 +272,11 @@ TEST(CheckReportTest, EveryFormatIsTheSameForTheSameResults) {
 }
 
 TEST(CheckReportTest, EscapeInvalidUtf8KeepsWellFormedTextAndEscapesTheRest) {
-  EXPECT_EQ(EscapeInvalidUtf8("plain\n\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"), "plain\n\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
-  EXPECT_EQ(EscapeInvalidUtf8("\xc0\xaf"), "\\xC0\\xAF");          // overlong '/'
-  EXPECT_EQ(EscapeInvalidUtf8("\xed\xa0\x80"), "\\xED\\xA0\\x80");  // a surrogate
-  EXPECT_EQ(EscapeInvalidUtf8("\xe2\x82"), "\\xE2\\x82");          // truncated
+  EXPECT_EQ(EscapeInvalidUtf8("plain\n\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"),
+            "plain\n\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+  EXPECT_EQ(EscapeInvalidUtf8("\xc0\xaf"), "\\xC0\\xAF");                    // overlong '/'
+  EXPECT_EQ(EscapeInvalidUtf8("\xed\xa0\x80"), "\\xED\\xA0\\x80");           // a surrogate
+  EXPECT_EQ(EscapeInvalidUtf8("\xe2\x82"), "\\xE2\\x82");                    // truncated
   EXPECT_EQ(EscapeInvalidUtf8("\xf4\x90\x80\x80"), "\\xF4\\x90\\x80\\x80");  // beyond U+10FFFF
 }
 

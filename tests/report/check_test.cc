@@ -14,8 +14,8 @@ namespace onnx_legalize {
 
 // Readable failures: gmock would print the struct's bytes. (Beside CheckFinding, for gtest to find it.)
 void PrintTo(const CheckFinding& f, std::ostream* os) {
-  *os << "{" << f.graph_path << ", '" << f.node_name << "', " << f.op_type << ", " << f.domain << ", "
-      << f.opset << ", \"" << f.reason << "\"}";
+  *os << "{" << f.graph_path << ", '" << f.node_name << "', " << f.op_type << ", " << f.domain << ", " << f.opset
+      << ", \"" << f.reason << "\"}";
 }
 
 namespace {
@@ -61,8 +61,7 @@ g (float[20, 10, 5] x, int64[1] starts, int64[1] ends) => (float[M, 10, 5] y) {
 TEST(CheckModelTest, FindsDynamicSliceInTheMainGraph) {
   onnx::ModelProto model = ParseModel(kDynamicSliceAtOpset9);
   NameNodes(*model.mutable_graph());
-  EXPECT_THAT(Check(model),
-              ElementsAre(IsFinding("main", "y_node", "DynamicSlice", "ai.onnx", 9, "removed")));
+  EXPECT_THAT(Check(model), ElementsAre(IsFinding("main", "y_node", "DynamicSlice", "ai.onnx", 9, "removed")));
 }
 
 TEST(CheckModelTest, FindsDynamicSliceInsideALoopBody) {

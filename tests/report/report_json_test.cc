@@ -117,9 +117,7 @@ TEST(ReportToJsonTest, WritesNodesInOrderWithStableKeys) {
 )json");
 }
 
-TEST(ReportToJsonTest, EscapesQuotesAndBackslashes) {
-  EXPECT_EQ(NodeNameAsJson(R"(a"b\c/d)"), R"("a\"b\\c/d")");
-}
+TEST(ReportToJsonTest, EscapesQuotesAndBackslashes) { EXPECT_EQ(NodeNameAsJson(R"(a"b\c/d)"), R"("a\"b\\c/d")"); }
 
 TEST(ReportToJsonTest, EscapesControlCharacters) {
   EXPECT_EQ(NodeNameAsJson("\b\f\n\r\t"), R"("\b\f\n\r\t")");

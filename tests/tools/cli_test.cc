@@ -122,8 +122,7 @@ TEST_F(CliTest, VersionPrintsTheVersion) {
 // --- exit 2: usage errors ------------------------------------------------------------------------------
 
 TEST_F(CliTest, UnknownFlagIsAUsageError) {
-  ExpectFailureWritingNothing({"--bogus", PathOf("clean.onnx"), PathOf("out.onnx")}, 2,
-                              "unknown flag '--bogus'");
+  ExpectFailureWritingNothing({"--bogus", PathOf("clean.onnx"), PathOf("out.onnx")}, 2, "unknown flag '--bogus'");
   // absl's own flags are not ours to accept.
   ExpectFailureWritingNothing({"--flagfile=x", PathOf("clean.onnx"), PathOf("out.onnx")}, 2, "unknown flag");
 }
@@ -131,8 +130,7 @@ TEST_F(CliTest, UnknownFlagIsAUsageError) {
 TEST_F(CliTest, WrongNumberOfPositionalsIsAUsageError) {
   ExpectFailureWritingNothing({}, 2, "missing the input model");
   ExpectFailureWritingNothing({PathOf("clean.onnx")}, 2, "missing the output model");
-  ExpectFailureWritingNothing({PathOf("clean.onnx"), PathOf("out.onnx"), PathOf("more.onnx")}, 2,
-                              "too many arguments");
+  ExpectFailureWritingNothing({PathOf("clean.onnx"), PathOf("out.onnx"), PathOf("more.onnx")}, 2, "too many arguments");
   ExpectFailureWritingNothing({PathOf("clean.onnx"), PathOf("a.onnx"), "-o", PathOf("out.onnx")}, 2, "-o");
 }
 
@@ -152,8 +150,7 @@ TEST_F(CliTest, BadFlagValuesAreUsageErrors) {
 
 TEST_F(CliTest, OutputThatIsTheInputIsAUsageError) {
   ExpectFailureWritingNothing({PathOf("clean.onnx"), PathOf("clean.onnx")}, 2, "use --in-place");
-  ExpectFailureWritingNothing({PathOf("clean.onnx"), (dir_ / "." / "clean.onnx").string()}, 2,
-                              "is the input file");
+  ExpectFailureWritingNothing({PathOf("clean.onnx"), (dir_ / "." / "clean.onnx").string()}, 2, "is the input file");
 }
 
 TEST_F(CliTest, UsageErrorLeavesAnExistingOutputUntouched) {
@@ -189,9 +186,8 @@ TEST_F(CliTest, UnwritableOutputExits3) {
 }
 
 TEST_F(CliTest, ReportIntoAMissingFolderExits3BeforeWritingTheModel) {
-  ExpectFailureWritingNothing(
-      {PathOf("clean.onnx"), PathOf("out.onnx"), "--report=" + PathOf("missing/report.json")}, 3,
-      "does not exist");
+  ExpectFailureWritingNothing({PathOf("clean.onnx"), PathOf("out.onnx"), "--report=" + PathOf("missing/report.json")},
+                              3, "does not exist");
 }
 
 // --- exit 0: legalizing ---------------------------------------------------------------------------------
@@ -208,14 +204,13 @@ TEST_F(CliTest, ModelWithoutDynamicSliceIsWrittenAndSummarized) {
 }
 
 TEST_F(CliTest, AcceptsHyphenatedFlagsAndDashO) {
-  const CliRun run = Run({"--no-verify", "--max-fold-bytes=1024", "--target-opset", "13",
-                          PathOf("clean.onnx"), "-o", PathOf("out.onnx")});
+  const CliRun run = Run(
+      {"--no-verify", "--max-fold-bytes=1024", "--target-opset", "13", PathOf("clean.onnx"), "-o", PathOf("out.onnx")});
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_TRUE(fs::exists(dir_ / "out.onnx"));
   fs::remove(dir_ / "out.onnx");
   // absl's own spellings work too.
-  const CliRun absl_spelling =
-      Run({"--noverify", "--max_fold_bytes=1024", PathOf("clean.onnx"), PathOf("out.onnx")});
+  const CliRun absl_spelling = Run({"--noverify", "--max_fold_bytes=1024", PathOf("clean.onnx"), PathOf("out.onnx")});
   EXPECT_EQ(absl_spelling.exit_code, 0) << absl_spelling.err;
   fs::remove(dir_ / "out.onnx");
 }
@@ -251,9 +246,8 @@ TEST_F(CliTest, CheckOnACleanModelExits0) {
 TEST_F(CliTest, CheckOnADynamicSliceModelExits1AndNamesFileGraphNodeAndOp) {
   const CliRun run = Run({"--check", PathOf("clean.onnx"), PathOf("dirty.onnx")});
   EXPECT_EQ(run.exit_code, 1) << run.err;
-  EXPECT_THAT(run.out,
-              AllOf(HasSubstr(PathOf("dirty.onnx") + ": main: node 'crop' op DynamicSlice"),
-                    Not(HasSubstr(PathOf("clean.onnx") + ":")), HasSubstr("1 finding in 1 of 2 files")));
+  EXPECT_THAT(run.out, AllOf(HasSubstr(PathOf("dirty.onnx") + ": main: node 'crop' op DynamicSlice"),
+                             Not(HasSubstr(PathOf("clean.onnx") + ":")), HasSubstr("1 finding in 1 of 2 files")));
 }
 
 TEST_F(CliTest, CheckOnAnUnreadableFileExits3AndChecksTheOthers) {
@@ -273,9 +267,9 @@ TEST_F(CliTest, CheckWritesNothingAndRefusesOutputFlags) {
 TEST_F(CliTest, LegalizesDynamicSliceAndTheOutputPassesCheck) {
   const CliRun run = Run({PathOf("dirty.onnx"), PathOf("out.onnx")});
   EXPECT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_THAT(run.out,
-              AllOf(HasSubstr("opset 9 -> 10"), HasSubstr("main: DynamicSlice node 'crop' (output 'y'): rewritten as Slice-10"),
-                    HasSubstr("verification: ")));
+  EXPECT_THAT(run.out, AllOf(HasSubstr("opset 9 -> 10"),
+                             HasSubstr("main: DynamicSlice node 'crop' (output 'y'): rewritten as Slice-10"),
+                             HasSubstr("verification: ")));
   const CliRun check = Run({"--check", PathOf("out.onnx")});
   EXPECT_EQ(check.exit_code, 0) << check.out;
   fs::remove(dir_ / "out.onnx");
@@ -284,8 +278,8 @@ TEST_F(CliTest, LegalizesDynamicSliceAndTheOutputPassesCheck) {
 TEST_F(CliTest, ReportThatNamesAModelIsAUsageError) {
   ExpectFailureWritingNothing({PathOf("clean.onnx"), PathOf("out.onnx"), "--report=" + PathOf("out.onnx")}, 2,
                               "names the input or output model");
-  ExpectFailureWritingNothing({PathOf("clean.onnx"), PathOf("out.onnx"), "--report=" + PathOf("clean.onnx")},
-                              2, "names the input or output model");
+  ExpectFailureWritingNothing({PathOf("clean.onnx"), PathOf("out.onnx"), "--report=" + PathOf("clean.onnx")}, 2,
+                              "names the input or output model");
 }
 
 // --- legalization failures (the pass decides; these hold whatever it rewrites) --------------------------

@@ -33,16 +33,14 @@ MappedCommandLine Map(std::initializer_list<const char*> args_after_program) {
 TEST(FlagSpellingTest, MapsHyphenAndUnderscoreSpellingsToAbslNames) {
   const MappedCommandLine mapped = Map({"--target-opset=13", "--target_opset", "14", "in.onnx"});
   EXPECT_THAT(mapped.error, IsEmpty());
-  EXPECT_THAT(mapped.args,
-              ElementsAre("onnx-legalize", "--target_opset=13", "--target_opset=14", "in.onnx"));
+  EXPECT_THAT(mapped.args, ElementsAre("onnx-legalize", "--target_opset=13", "--target_opset=14", "in.onnx"));
   EXPECT_THAT(mapped.given, ElementsAre("target-opset"));
 }
 
 TEST(FlagSpellingTest, NegatesABooleanInEverySpelling) {
   const MappedCommandLine mapped = Map({"--no-verify", "--no_verify", "--noverify", "--verify=false"});
   EXPECT_THAT(mapped.error, IsEmpty());
-  EXPECT_THAT(mapped.args,
-              ElementsAre("onnx-legalize", "--noverify", "--noverify", "--noverify", "--verify=false"));
+  EXPECT_THAT(mapped.args, ElementsAre("onnx-legalize", "--noverify", "--noverify", "--noverify", "--verify=false"));
 }
 
 TEST(FlagSpellingTest, NegationIsOnlyForBooleans) {

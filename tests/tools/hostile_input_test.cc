@@ -329,9 +329,9 @@ TEST_F(HostileInputTest, DimsWhoseProductOverflowsExit3) {
       {"initializer 'w' (graph main)", "the element count of dims [1099511627776, 1099511627776] overflows"});
   // The count fits int64, its bytes do not.
   const int64_t count_fits = int64_t{1} << 62;
-  ExpectRejected(WriteModel("bytes_b.onnx", WithInitializers(FloatTensor("w", {4, 5}, 80),
-                                                             FloatTensor("b", {count_fits}, 0))),
-                 {"initializer 'b' (graph main)", "byte size overflows int64"});
+  ExpectRejected(
+      WriteModel("bytes_b.onnx", WithInitializers(FloatTensor("w", {4, 5}, 80), FloatTensor("b", {count_fits}, 0))),
+      {"initializer 'b' (graph main)", "byte size overflows int64"});
 }
 
 TEST_F(HostileInputTest, MalformedConstantNodeValueExits3) {
@@ -547,8 +547,7 @@ TEST_F(HostileInputTest, AZeroElementConstantOfHugeDimsFoldsWithoutAllocating) {
 #ifdef ONNX_LEGALIZE_ASAN
   GTEST_SKIP() << "RLIMIT_DATA does not combine with AddressSanitizer's shadow memory";
 #endif
-  const std::string input =
-      WriteModel("zero.onnx", FoldOfNearlyAll({0, std::numeric_limits<int64_t>::max()}, 0));
+  const std::string input = WriteModel("zero.onnx", FoldOfNearlyAll({0, std::numeric_limits<int64_t>::max()}, 0));
   const CliRun run = Run({input, PathOf("out.onnx")}, 256 * 1024);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, HasSubstr("node 'crop' (output 'y'): folded"));

@@ -25,14 +25,14 @@ namespace onnx_legalize {
 namespace {
 
 using ::google::protobuf::util::MessageDifferencer;
-using ::testing::ElementsAre;
-using ::testing::ElementsAreArray;
-using ::testing::HasSubstr;
 using onnx::AttributeProto;
 using onnx::GraphProto;
 using onnx::ModelProto;
 using onnx::NodeProto;
 using onnx::TensorProto;
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
+using ::testing::HasSubstr;
 
 // ---- helpers ------------------------------------------------------------------------------------------
 
@@ -342,7 +342,8 @@ TEST_P(LegacyModelTest, ConvertsEveryNodeAndKeepsDynamicSlice) {
   // Graph inputs, outputs and initializers are the caller's.
   EXPECT_TRUE(MessageDifferencer::Equals(g.initializer(0), original.graph().initializer(0)));
   ASSERT_EQ(g.output_size(), original.graph().output_size());
-  for (int i = 0; i < g.output_size(); ++i) EXPECT_TRUE(MessageDifferencer::Equals(g.output(i), original.graph().output(i)));
+  for (int i = 0; i < g.output_size(); ++i)
+    EXPECT_TRUE(MessageDifferencer::Equals(g.output(i), original.graph().output(i)));
   ASSERT_EQ(g.input_size(), original.graph().input_size());
 
   // onnx's checker accepts the result at the new opset (DynamicSlice only draws its warning).
@@ -1233,7 +1234,8 @@ void ExpectChunksConvertLikeTheWhole(const ModelProto& model, int64_t target) {
     EXPECT_EQ(status, whole_status) << "target " << target << ", chunks of " << chunk_nodes;
     EXPECT_TRUE(testing::Serialize(chunked) == testing::Serialize(whole))
         << "target " << target << ", chunks of " << chunk_nodes << ":\n"
-        << chunked.graph().DebugString() << "\nwhole:\n" << whole.graph().DebugString();
+        << chunked.graph().DebugString() << "\nwhole:\n"
+        << whole.graph().DebugString();
   }
 }
 
@@ -1417,8 +1419,9 @@ g (float[1,5,3] x, float[1,3] init) => (float[1,3] final, float[1,5,3] ys) {
   scan_inputs->Add();
   for (int k = scan_inputs->size() - 1; k > 0; --k) scan_inputs->SwapElements(k, k - 1);
   for (int64_t target : {9, 10, 13}) {
-    ExpectRejectedUnchanged(model, target, absl::StatusCode::kFailedPrecondition,
-                            "Scan 'node_final' (graph main): Scan-8 scans batched tensors and Scan-9 has no batch axis");
+    ExpectRejectedUnchanged(
+        model, target, absl::StatusCode::kFailedPrecondition,
+        "Scan 'node_final' (graph main): Scan-8 scans batched tensors and Scan-9 has no batch axis");
   }
 }
 

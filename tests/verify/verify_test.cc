@@ -12,9 +12,9 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "eval/mt19937_64.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "eval/mt19937_64.h"
 #include "test_models.h"
 
 namespace onnx_legalize {
@@ -149,8 +149,8 @@ TEST(VerifyTest, TrialsAreTheSameForTheSameSeed) {
 // Trials are drawn from Mt19937_64, which must give std::mt19937_64's numbers (the same seed, the same
 // trials as ever), and shuffle as it does.
 TEST(VerifyTest, TrialEngineGivesStdMt19937_64sNumbers) {
-  for (uint64_t seed : {uint64_t{0}, uint64_t{0x5eed}, uint64_t{0x5eed} ^ std::hash<std::string>()("main/y"),
-                        ~uint64_t{0}}) {
+  for (uint64_t seed :
+       {uint64_t{0}, uint64_t{0x5eed}, uint64_t{0x5eed} ^ std::hash<std::string>()("main/y"), ~uint64_t{0}}) {
     std::mt19937_64 expected(seed);
     Mt19937_64 actual(seed);
     for (int i = 0; i < 2000; ++i) ASSERT_EQ(actual(), expected()) << "seed " << seed << ", number " << i;
