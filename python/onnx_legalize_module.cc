@@ -33,7 +33,7 @@ namespace py = pybind11;
 namespace onnx_legalize {
 namespace {
 
-// The exception every error status becomes, with args (code name, message, is a verification failure).
+// The exception every error status becomes, with args (code name, message, ErrorKindName of its kind).
 // The wrapper re-raises it as its public exception types.
 PyObject* g_status_error = nullptr;
 
@@ -43,7 +43,7 @@ PyObject* g_status_error = nullptr;
                      // Messages quote names from the model, which need not be UTF-8.
                      py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(
                          status.message().data(), static_cast<Py_ssize_t>(status.message().size()), "replace")),
-                     IsVerificationFailure(status));
+                     ErrorKindName(ErrorKindOf(status)));
   PyErr_SetObject(g_status_error, args.ptr());
   throw py::error_already_set();
 }

@@ -22,12 +22,12 @@
 #include "graph/graph_validation.h"
 #include "graph/model_skeleton.h"
 #include "graph/op_names.h"
+#include "graph/opsets.h"
 #include "legalize_internal.h"
 #include "onnx/checker.h"
 #include "onnx/shape_inference/implementation.h"
 #include "onnx_legalize/legalize.h"
-#include "pass/removed_ops_pass.h"
-#include "rules/dynamic_slice.h"
+#include "pass/pass.h"
 #include "status_macros.h"
 #include "upgrade/opset_upgrade.h"
 #include "verify/opset_move_proof.h"
@@ -36,100 +36,29 @@
 namespace onnx_legalize {
 namespace {
 
-absl::Status ValidateOptions(const Options& options) {
-  if (options.max_total_fold_bytes < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("max_total_fold_bytes is ", options.max_total_fold_bytes, "; it must be >= 0"));
-  }
-  if (options.max_fold_bytes < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("max_fold_bytes is ", options.max_fold_bytes, "; it must be >= 0"));
-  }
-  if (options.target_opset.has_value() &&
-      (*options.target_opset < kMinTargetOpset || *options.target_opset > kMaxTargetOpset)) {
-    return absl::InvalidArgumentError(absl::StrCat("target opset ", *options.target_opset, " is outside [",
-                                                   kMinTargetOpset, ", ", kMaxTargetOpset, "]"));
-  }
-  if (options.target_opset.has_value() && options.keep_opset) {
-    return absl::InvalidArgumentError("keep_opset and target_opset contradict each other; give one");
-  }
-  if (options.verify_trials < 1) {
-    return absl::InvalidArgumentError(absl::StrCat("verify_trials is ", options.verify_trials, "; it must be >= 1"));
-  }
-  return absl::OkStatus();
+// How the proofs run beside the work: on helper threads, or deferred to the caller's thread when they are
+// awaited (Options::use_threads).
+std::launch ProofLaunch(const Options& options) {
+  return options.use_threads ? std::launch::async : std::launch::deferred;
 }
 
-absl::StatusOr<int64_t> DefaultOpset(const onnx::ModelProto& model) {
-  std::optional<int64_t> opset;
-  for (const auto& import : model.opset_import()) {
-    if (!IsDefaultDomain(import.domain())) continue;
-    if (opset.has_value() && *opset != import.version()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("the model imports the default domain twice, at opsets ", *opset, " and ", import.version()));
-    }
-    opset = import.version();
-  }
-  if (!opset.has_value()) {
-    return absl::InvalidArgumentError("the model imports no default-domain opset (opset_import has no \"\" entry)");
-  }
-  return *opset;
-}
-
-// The opset the rewrites go to: the requested one, or the lowest >= current that expresses every rewrite
-// (>= 10 when a DynamicSlice is rewritten, at least what each removed op's replacement needs).
-absl::StatusOr<int64_t> ChooseTargetOpset(const Plan& plan, const RemovedOpPlan& removed, int64_t current,
+// The opset the rewrites go to: the requested one, the model's own (keep_opset), or the lowest >= current
+// that expresses every pass's rewrites. Each pass refuses a bound its rewrites cannot be written at.
+absl::StatusOr<int64_t> ChooseTargetOpset(const std::vector<std::unique_ptr<Pass>>& passes, int64_t current,
                                           const Options& options) {
-  // The removed ops' needs first: the neediest names the refusal.
-  const int64_t removed_needs = MinOpsetForRemovedOps(removed);
-  const RemovedOpChange* neediest_removed = nullptr;
-  for (const RemovedOpChange& change : removed.changes) {
-    if (change.action == Action::kRewritten && change.min_opset == removed_needs) {
-      neediest_removed = &change;
-      break;
-    }
-  }
   const int64_t bound = options.keep_opset ? current : options.target_opset.value_or(kMaxTargetOpset);
-  if (neediest_removed != nullptr && removed_needs > bound) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        options.keep_opset ? "keeping the model's opset " : "target opset ", bound, " cannot express the rewrite of ",
-        neediest_removed->AsRuleNode().label, ": its replacement needs opset ", removed_needs));
-  }
-  int64_t needed = kMinTargetOpset;
-  const PlannedChange* neediest = nullptr;
-  bool any_rewrite = false;
-  for (const PlannedChange& change : plan.changes) {
-    if (change.action != Action::kRewritten) continue;
-    any_rewrite = true;
-    if (change.min_opset > needed) {
-      needed = change.min_opset;
-      neediest = &change;
-    }
-  }
-  if (options.keep_opset) {
-    // Below 10 the rewrites become Slice-1 (the planner refused what Slice-1 cannot express); from 10 on
-    // they become the Slice of the model's own opset, which must express them.
-    if (current >= kMinTargetOpset && any_rewrite && needed > current) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("keeping the model's opset: opset ", current, " cannot express the rewrite of DynamicSlice '",
-                       neediest->node_name, "' (graph ", neediest->graph_path, "): it needs opset ", needed));
-    }
-    return current;
-  }
-  if (options.target_opset.has_value()) {
-    const int64_t target = *options.target_opset;
-    if (target < current) {
-      return absl::InvalidArgumentError(absl::StrCat("target opset ", target, " is below the model's opset ", current,
-                                                     "; onnx-legalize never lowers an opset"));
-    }
-    if (any_rewrite && target < needed) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("target opset ", target, " cannot express the rewrite of DynamicSlice '", neediest->node_name,
-                       "' (graph ", neediest->graph_path, "): it needs opset ", needed, " (", neediest->detail, ")"));
-    }
-    return target;
-  }
-  // Every DynamicSlice folds: only the removed ops may need a later opset.
-  if (!any_rewrite) return std::max(current, removed_needs);
-  return std::max({current, needed, removed_needs});
+  for (const auto& pass : passes) RETURN_IF_ERROR(pass->CheckBound(bound, current, options));
+  if (options.keep_opset || options.target_opset.has_value()) return bound;
+  int64_t target = current;
+  for (const auto& pass : passes) target = std::max(target, pass->NeededOpset(current));
+  return target;
+}
+
+// Options::target_opset below the model's own: a request that cannot be met, whatever the model holds.
+absl::Status CheckTargetIsNotBelow(int64_t current, const Options& options) {
+  if (!options.target_opset.has_value() || *options.target_opset >= current) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("target opset ", *options.target_opset, " is below the model's opset ",
+                                                 current, "; onnx-legalize never lowers an opset"));
 }
 
 // onnx's checker writes warnings (about experimental ops) straight to the console, which belongs to the
@@ -232,7 +161,7 @@ bool ImportsDefaultDomainAlias(const onnx::ModelProto& model) {
 
 // The large initializers of a model's main graph, set aside while the rest of it is transformed and
 // checked: each one's data moves out (nothing is copied) and a stub with its name, type and dims stays,
-// marked as external data so that the opset upgrade and ModelSkeleton treat it as the large initializer
+// marked as external data so that the opset upgrade and BuildModelSkeleton treat it as the large initializer
 // it stands for. Restore() moves the data back into whichever model holds the stubs then; the data of a
 // stub the transformation removed (a constant nothing reads any more) stays here until this is destroyed.
 // Moving is TensorProto::Swap between heap messages: the bytes stay where they are.
@@ -269,16 +198,20 @@ class LargeInitializersAside {
   std::unordered_map<std::string, std::unique_ptr<onnx::TensorProto>> aside_;
 };
 
-// Verifies a plan's changes on a helper thread while the caller goes on with other work, then with the
-// caller's help: both take changes one at a time from a shared counter. Every change is verified
-// independently (its own seeded trials, its own `verification` text), so the outcome is the sequential
-// one: Finish() returns the first failure in plan order. Verification is the largest part of the pass on
-// a model of many rewrites, and the rest of the pass (transform, check) does not depend on it.
+// Runs the passes' concurrent verification jobs (Pass::VerifyJob) on a helper thread while the caller goes
+// on with other work, then with the caller's help: both take jobs one at a time from a shared counter. Every
+// job is independent (its own seeded trials, its own `verification` text), so the outcome is the sequential
+// one: Finish() returns the first failure in pass and job order. Verification is the largest part of
+// legalizing a model of many rewrites, and the rest (transform, check) does not depend on it. Without
+// Options::use_threads the caller does every job in Finish().
 class ConcurrentVerification {
  public:
-  ConcurrentVerification(Plan& plan, const Options& options)
-      : plan_(plan), options_(options), statuses_(plan.changes.size()) {
-    helper_ = std::async(std::launch::async, [this] { Work(); });
+  ConcurrentVerification(const std::vector<std::unique_ptr<Pass>>& passes, const Options& options) : options_(options) {
+    for (const auto& pass : passes) {
+      for (size_t job = 0; job < pass->ConcurrentJobs(); ++job) jobs_.push_back({pass.get(), job});
+    }
+    statuses_.resize(jobs_.size());
+    if (options.use_threads) helper_ = std::async(std::launch::async, [this] { Work(); });
   }
   ConcurrentVerification(const ConcurrentVerification&) = delete;
   ConcurrentVerification& operator=(const ConcurrentVerification&) = delete;
@@ -289,20 +222,25 @@ class ConcurrentVerification {
 
   absl::Status Finish() {
     Work();
-    helper_.get();
+    if (helper_.valid()) helper_.get();
     for (absl::Status& status : statuses_) RETURN_IF_ERROR(status);
     return absl::OkStatus();
   }
 
  private:
+  struct Job {
+    Pass* pass;
+    size_t index;
+  };
+
   void Work() {
-    for (size_t i = next_++; i < statuses_.size() && !stop_; i = next_++) {
-      statuses_[i] = VerifyChange(plan_.changes[i], options_);
+    for (size_t i = next_++; i < jobs_.size() && !stop_; i = next_++) {
+      statuses_[i] = jobs_[i].pass->VerifyJob(jobs_[i].index, options_);
     }
   }
 
-  Plan& plan_;
   const Options& options_;
+  std::vector<Job> jobs_;
   std::vector<absl::Status> statuses_;
   std::atomic<size_t> next_{0};
   std::atomic<bool> stop_{false};
@@ -348,7 +286,7 @@ absl::Status RefuseNewSchemaMismatches(const onnx::ModelProto& input, const onnx
 // runner cannot run it, which is checked before the model is copied for the proof.
 absl::Status MoveOpset(int64_t target, const Options& options, onnx::ModelProto& model, std::string& opset_move) {
   if (!options.verify) {
-    opset_move = "skipped (--no-verify)";
+    opset_move = "skipped (verification off)";
     return UpgradeDefaultOpset(model, target);
   }
   if (std::optional<std::string> why = WhyOpsetMoveCannotBeExecuted(model)) {
@@ -362,20 +300,19 @@ absl::Status MoveOpset(int64_t target, const Options& options, onnx::ModelProto&
 }
 
 // Moves the model to `target`, proving the move where the model runner can execute the model (its text goes
-// to `opset_move`), and applies the plan. UpgradeDefaultOpset is transactional; ApplyPlan cannot fail.
-absl::Status Transform(Plan& plan, RemovedOpPlan& removed, int64_t current, int64_t target, const Options& options,
-                       onnx::ModelProto& model, std::string& opset_move) {
+// to `opset_move`), and applies the passes. UpgradeDefaultOpset is transactional. The passes are applied
+// last first: DynamicSlice's new names were chosen while planning, from the model as it was, and the
+// removed ops' replacements, which make theirs while applying, must see them.
+absl::Status Transform(const std::vector<std::unique_ptr<Pass>>& passes, int64_t current, int64_t target,
+                       const Options& options, onnx::ModelProto& model, std::string& opset_move) {
   if (target > current) RETURN_IF_ERROR(MoveOpset(target, options, model, opset_move));
-  // Large folded values are filled in after verification, which reads them meanwhile.
-  ApplyPlan(plan, model, FoldedValues::kDefer);
-  RETURN_IF_ERROR(ApplyRemovedOps(removed, model, target));
+  for (auto pass = passes.rbegin(); pass != passes.rend(); ++pass) RETURN_IF_ERROR((*pass)->Apply(model, target));
   if (!ImportsDefaultDomainAlias(model)) CanonicalizeDefaultDomainSpelling(*model.mutable_graph());
   return absl::OkStatus();
 }
 
-bool HasFolds(const Plan& plan) {
-  return std::any_of(plan.changes.begin(), plan.changes.end(),
-                     [](const PlannedChange& change) { return change.action == Action::kFolded; });
+bool AnyDefersValues(const std::vector<std::unique_ptr<Pass>>& passes) {
+  return std::any_of(passes.begin(), passes.end(), [](const auto& pass) { return pass->DefersValues(); });
 }
 
 // The proofs that a transformed model is right, under way: verification of every change, and (when the
@@ -384,10 +321,10 @@ bool HasFolds(const Plan& plan) {
 class Proofs {
  public:
   Proofs(std::optional<ConcurrentVerification>& verification, std::unique_ptr<google::protobuf::Arena> arena,
-         onnx::ModelProto* skeleton)
+         onnx::ModelProto* skeleton, std::launch launch)
       : verification_(verification), arena_(std::move(arena)) {
     if (skeleton != nullptr) {
-      onnx_check_ = std::async(std::launch::async, [skeleton] { return CheckWithOnnx(*skeleton); });
+      onnx_check_ = std::async(launch, [skeleton] { return CheckWithOnnx(*skeleton); });
     }
   }
 
@@ -416,6 +353,114 @@ class Proofs {
   absl::Status accepted_ = absl::OkStatus();
 };
 
+// The passes, planned, and the target opset they go to.
+struct PlannedPasses {
+  std::vector<std::unique_ptr<Pass>> passes;
+  int64_t target = 0;
+};
+
+absl::StatusOr<PlannedPasses> PlanPasses(const onnx::ModelProto& model, int64_t current, const Options& options) {
+  RETURN_IF_ERROR(CheckTargetIsNotBelow(current, options));
+  PlannedPasses planned;
+  planned.passes = MakePasses();
+  for (const auto& pass : planned.passes) RETURN_IF_ERROR(pass->Plan(model, options));
+  ASSIGN_OR_RETURN(planned.target, ChooseTargetOpset(planned.passes, current, options));
+  for (const auto& pass : planned.passes) pass->SetTarget(planned.target);
+  return planned;
+}
+
+bool ChangesNothing(const PlannedPasses& planned, int64_t current) {
+  return planned.target == current && std::none_of(planned.passes.begin(), planned.passes.end(),
+                                                   [](const auto& pass) { return pass->HasChanges(); });
+}
+
+// The proofs that run before the model is transformed, or, without verification, the texts that say so.
+absl::Status VerifyBeforeTransform(PlannedPasses& planned, const Options& options) {
+  for (const auto& pass : planned.passes) {
+    if (!options.verify) {
+      pass->SkipVerification();
+      continue;
+    }
+    RETURN_IF_ERROR(pass->VerifyBeforeTransform(planned.target, options));
+  }
+  return absl::OkStatus();
+}
+
+// A light copy of `result` for onnx's checker, on `arena`; null when the input fails the checker itself
+// (the result is not held to it then).
+onnx::ModelProto* SkeletonToCheck(const onnx::ModelProto& result, bool check_result, google::protobuf::Arena& arena) {
+  if (!check_result) return nullptr;
+  onnx::ModelProto* skeleton = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+  BuildModelSkeleton(result, *skeleton);
+  return skeleton;
+}
+
+// The report of a legalization that changed the model; the passes' texts move into it.
+void CompleteReport(const onnx::ModelProto& model, PlannedPasses& planned, const absl::Status& input_verdict,
+                    Report& report) {
+  report.onnx_check = input_verdict.ok() ? "onnx's checker and strict shape inference accept the result"
+                                         : absl::StrCat("not run: onnx's checker rejects the input model itself (",
+                                                        FirstLine(input_verdict.message()), ")");
+  report.opset_after = planned.target;
+  report.ir_version_after = model.ir_version();
+  report.changed = true;
+  for (const auto& pass : planned.passes) pass->AppendReport(report.nodes);
+}
+
+// Transforms a copy of `model` (without its large initializers) while verification runs, checks it, and
+// swaps it in once the proofs hold; with `use`, the legalized model goes to `use` while they still run. A
+// failure leaves `model` as it was (without `use`); verification's failure comes first, as it would when the
+// steps run one after the other.
+// `input_check` is onnx's checker on the input, under way; its verdict goes to `input_verdict`, waited for
+// once verification has started.
+absl::Status TransformAndProve(onnx::ModelProto& model, PlannedPasses& planned, int64_t current, const Options& options,
+                               std::future<absl::Status>& input_check, absl::Status& input_verdict,
+                               const internal::UseLegalized* use, std::string& opset_move) {
+  const int64_t target = planned.target;
+  // Declared before the verification, so that they outlive it on every path: the plan's large constants
+  // view the bytes of the model's initializers (GraphScope::FindConstant), which move into `aside` and on
+  // into `result`'s stubs, and verification reads them until it is joined.
+  std::optional<LargeInitializersAside> aside;
+  onnx::ModelProto result;
+  std::optional<ConcurrentVerification> verification;
+  if (options.verify) verification.emplace(planned.passes, options);
+  input_verdict = input_check.get();
+  aside.emplace(model);
+  result = model;
+  auto abandon = [&](const absl::Status& failure) {
+    absl::Status verified = verification.has_value() ? verification->Finish() : absl::OkStatus();
+    aside->Restore(model);
+    return verified.ok() ? internal::AtTarget(failure, target) : verified;
+  };
+  if (absl::Status transformed = Transform(planned.passes, current, target, options, result, opset_move);
+      !transformed.ok()) {
+    return abandon(transformed);
+  }
+  if (absl::Status made_wrong = RefuseNewSchemaMismatches(model, result); !made_wrong.ok()) {
+    return abandon(made_wrong);
+  }
+  auto arena = std::make_unique<google::protobuf::Arena>();
+  onnx::ModelProto* skeleton = SkeletonToCheck(result, input_verdict.ok(), *arena);
+  Proofs proofs(verification, std::move(arena), skeleton, ProofLaunch(options));
+  if (use == nullptr || AnyDefersValues(planned.passes)) {
+    // Verification reads the values FillDeferred moves into the model.
+    absl::Status proven = use == nullptr ? proofs.Await() : proofs.AwaitVerification();
+    if (!proven.ok()) {
+      aside->Restore(model);
+      return internal::AtTarget(proven, target);
+    }
+    for (const auto& pass : planned.passes) pass->FillDeferred(result);
+  }
+  model.Swap(&result);
+  aside->Restore(model);
+  if (use == nullptr) return absl::OkStatus();
+  absl::Status used = (*use)(model, [&proofs] { return proofs.Await(); });
+  if (used.ok()) used = proofs.Await();  // in case `use` did not wait
+  // A failure of the proofs is the target's; one of `use` (writing the file) is not, and is not marked.
+  if (!used.ok()) return proofs.Await().ok() ? used : internal::AtTarget(used, target);
+  return absl::OkStatus();
+}
+
 // Legalize, in either of two orders. Without `use`, the proofs complete before the model changes, and a
 // failure leaves it as it was. With `use`, the legalized model goes to `use` while they still run.
 absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& options,
@@ -423,117 +468,23 @@ absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& opti
   RETURN_IF_ERROR(ValidateOptions(options));
   RETURN_IF_ERROR(ValidateGraphs(model));
   ASSIGN_OR_RETURN(const int64_t current, DefaultOpset(model));
-
   Report report;
   report.opset_before = report.opset_after = current;
   report.ir_version_before = report.ir_version_after = model.ir_version();
 
   // Whether onnx's checker accepts the input, found out while the plan is made: both only read the model.
   std::future<absl::Status> input_checker_verdict =
-      std::async(std::launch::async, [&model] { return InputCheckerVerdict(model); });
-  ASSIGN_OR_RETURN(RemovedOpPlan removed, PlanRemovedOps(model, options));
-  ASSIGN_OR_RETURN(Plan plan, PlanDynamicSlices(model, options));
-  ASSIGN_OR_RETURN(const int64_t target, ChooseTargetOpset(plan, removed, current, options));
-  if (plan.changes.empty() && removed.changes.empty() && target == current) {
+      std::async(ProofLaunch(options), [&model] { return InputCheckerVerdict(model); });
+  ASSIGN_OR_RETURN(PlannedPasses planned, PlanPasses(model, current, options));
+  if (ChangesNothing(planned, current)) {
     if (use != nullptr) RETURN_IF_ERROR((*use)(model, [] { return absl::OkStatus(); }));
     return report;
   }
-
-  for (PlannedChange& change : plan.changes) {
-    if (change.action == Action::kRewritten) change.slice_version = SliceVersionAtOpset(target);
-  }
-  // The removed ops' proofs are small (a few seeded trials of one node each): run before anything changes.
-  RETURN_IF_ERROR(VerifyRemovedOps(removed, target, options));
-  // Declared before the verification, so that they outlive it on every path: the plan's large constants
-  // view the bytes of the model's initializers (GraphScope::FindConstant), which move into `aside` and on
-  // into `result`'s stubs, and verification reads them until it is joined.
-  std::optional<LargeInitializersAside> aside;
-  onnx::ModelProto result;
-  std::optional<ConcurrentVerification> verification;
-  if (options.verify) {
-    verification.emplace(plan, options);
-  } else {
-    for (PlannedChange& change : plan.changes) change.verification = "skipped (--no-verify)";
-  }
-
-  // Meanwhile, transform a copy of the model without its large initializers; only then does it replace
-  // the model. A failure leaves the model as it was, and the opset upgrade runs once.
-  const absl::Status input_verdict = input_checker_verdict.get();
-  const bool check_result = input_verdict.ok();
-  aside.emplace(model);
-  result = model;
-  // A failure of the transformation or of its result leaves the model as it was; verification's failure
-  // comes first, as it would when the steps run one after the other.
-  auto abandon = [&](const absl::Status& failure) {
-    absl::Status verified = verification.has_value() ? verification->Finish() : absl::OkStatus();
-    aside->Restore(model);
-    return verified.ok() ? internal::AtTarget(failure, target) : verified;
-  };
-  if (absl::Status transformed = Transform(plan, removed, current, target, options, result, report.opset_move);
-      !transformed.ok()) {
-    return abandon(transformed);
-  }
-  if (absl::Status made_wrong = RefuseNewSchemaMismatches(model, result); !made_wrong.ok()) {
-    return abandon(made_wrong);
-  }
-  onnx::ModelProto* skeleton = nullptr;
-  auto arena = std::make_unique<google::protobuf::Arena>();
-  if (check_result) {
-    skeleton = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(arena.get());
-    BuildModelSkeleton(result, *skeleton);
-  }
-  Proofs proofs(verification, std::move(arena), skeleton);
-
-  if (use == nullptr || HasFolds(plan)) {
-    // Verification reads the folded values that FillDeferredFolds moves into the model.
-    absl::Status proven = use == nullptr ? proofs.Await() : proofs.AwaitVerification();
-    if (!proven.ok()) {
-      aside->Restore(model);
-      return internal::AtTarget(proven, target);
-    }
-    FillDeferredFolds(plan, result);
-  }
-  model.Swap(&result);
-  aside->Restore(model);
-  if (use != nullptr) {
-    absl::Status used = (*use)(model, [&proofs] { return proofs.Await(); });
-    if (used.ok()) used = proofs.Await();  // in case `use` did not wait
-    // A failure of the proofs is the target's; one of `use` (writing the file) is not, and is not marked.
-    if (!used.ok()) return proofs.Await().ok() ? used : internal::AtTarget(used, target);
-  }
-
-  report.onnx_check = check_result ? "onnx's checker and strict shape inference accept the result"
-                                   : absl::StrCat("not run: onnx's checker rejects the input model itself (",
-                                                  FirstLine(input_verdict.message()), ")");
-  report.opset_after = target;
-  report.ir_version_after = model.ir_version();
-  report.changed = true;
-  // The plan is done with: its texts move into the report.
-  report.nodes.reserve(removed.changes.size() + plan.changes.size());
-  for (RemovedOpChange& change : removed.changes) {
-    NodeReport node;
-    node.op_type = change.node.op_type();
-    node.graph_path = std::move(change.graph_path);
-    node.node_name = change.node.name();
-    node.output = change.node.output_size() > 0 ? change.node.output(0) : "";
-    node.action = change.action;
-    node.became = std::move(change.became);
-    node.detail = std::move(change.detail);
-    node.verification = std::move(change.verification);
-    report.nodes.push_back(std::move(node));
-  }
-  for (PlannedChange& change : plan.changes) {
-    NodeReport node;
-    node.graph_path = std::move(change.graph_path);
-    node.node_name = std::move(change.node_name);
-    node.output = std::move(change.output);
-    node.action = change.action;
-    node.slice_version = change.action == Action::kRewritten ? change.slice_version : 0;
-    node.became = change.action == Action::kRewritten ? absl::StrCat("Slice-", change.slice_version) : "initializer";
-    node.detail = std::move(change.detail);
-    node.verification = std::move(change.verification);
-    report.nodes.push_back(std::move(node));
-  }
+  RETURN_IF_ERROR(VerifyBeforeTransform(planned, options));
+  absl::Status input_verdict;
+  RETURN_IF_ERROR(TransformAndProve(model, planned, current, options, input_checker_verdict, input_verdict, use,
+                                    report.opset_move));
+  CompleteReport(model, planned, input_verdict, report);
   return report;
 }
 

@@ -303,7 +303,7 @@ TEST(LegalizeTest, RewritesInsteadOfFoldingPastMaxFoldBytes) {
   onnx::ModelProto legalized = LegalizedCopy(model, options, &report);
   ASSERT_EQ(report.nodes.size(), 1u);
   EXPECT_EQ(report.nodes[0].action, Action::kRewritten);
-  EXPECT_THAT(report.nodes[0].detail, HasSubstr("max-fold-bytes"));
+  EXPECT_THAT(report.nodes[0].detail, HasSubstr("max_fold_bytes"));
   Tensor unused = Iota({1});
   ExpectSameOutputs(model, legalized, {{"unused", &unused}});
 }
@@ -326,7 +326,7 @@ two_folds (float[1] unused) => (float[1,3] y1, float[1,3] y2) {
   ASSERT_EQ(report.nodes.size(), 2u);
   EXPECT_EQ(report.nodes[0].action, Action::kFolded);
   EXPECT_EQ(report.nodes[1].action, Action::kRewritten);
-  EXPECT_THAT(report.nodes[1].detail, HasSubstr("--max-total-fold-bytes (16)"));
+  EXPECT_THAT(report.nodes[1].detail, HasSubstr("max_total_fold_bytes (16)"));
   Tensor unused = Iota({1});
   ExpectSameOutputs(model, legalized, {{"unused", &unused}});
 }

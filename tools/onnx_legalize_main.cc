@@ -178,6 +178,35 @@ int UsageError(absl::string_view message) {
   return kExitUsage;
 }
 
+// A request the library refused (ValidateOptions, ValidateSaveOptions, LegalizeFile's same-file guard) as a
+// usage error, led by the flag or argument that set the field it names.
+int RequestError(const absl::Status& status) {
+  static const auto* const kArgumentOfField = new std::map<std::string, std::string>{
+      {"max_fold_bytes", "--max-fold-bytes"},
+      {"max_total_fold_bytes", "--max-total-fold-bytes"},
+      {"target_opset", "--target-opset"},
+      {"keep_opset", "--keep-opset"},
+      {"external_data_threshold", "--external-data-threshold"},
+      {"external_data_name", "--external-data"},
+      {"output_path", "OUT"},
+  };
+  const std::string field = onnx_legalize::InvalidRequestField(status);
+  const auto argument = kArgumentOfField->find(field);
+  if (argument == kArgumentOfField->end()) return UsageError(status.message());
+  // The library says "ask for in-place"; here that is a flag.
+  const char* hint = field == "output_path" ? "; use --in-place to write over IN" : "";
+  return UsageError(absl::StrCat(argument->second, ": ", status.message(), hint));
+}
+
+// The exit code of a failed legalization.
+int ExitCodeOf(const absl::Status& status) {
+  switch (onnx_legalize::ErrorKindOf(status)) {
+    case onnx_legalize::ErrorKind::kInvalidRequest: return kExitUsage;
+    case onnx_legalize::ErrorKind::kVerificationFailed: return kExitVerification;
+    default: return kExitModel;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Flag parsing
 
@@ -203,12 +232,6 @@ std::vector<std::string> ParseFlags(const MappedCommandLine& mapped) {
 
 // ---------------------------------------------------------------------------------------------------
 // Modes
-
-bool SameExistingFile(const std::string& a, const std::string& b) {
-  std::error_code ec;
-  const bool same = std::filesystem::equivalent(a, b, ec);
-  return !ec && same;
-}
 
 std::string Quoted(const std::string& name) { return name.empty() ? "(unnamed)" : absl::StrCat("'", name, "'"); }
 
@@ -413,44 +436,18 @@ int RunLegalize(const std::vector<std::string>& positionals, const std::set<std:
   options.verify = absl::GetFlag(FLAGS_verify);
   options.max_fold_bytes = absl::GetFlag(FLAGS_max_fold_bytes);
   options.max_total_fold_bytes = absl::GetFlag(FLAGS_max_total_fold_bytes);
-  if (options.target_opset.has_value() && (*options.target_opset < onnx_legalize::kMinTargetOpset ||
-                                           *options.target_opset > onnx_legalize::kMaxTargetOpset)) {
-    return UsageError(absl::StrCat("--target-opset=", *options.target_opset, " is outside ",
-                                   onnx_legalize::kMinTargetOpset, "..", onnx_legalize::kMaxTargetOpset,
-                                   " (Slice-10 is the first Slice with index inputs; onnx 1.12 knows up to 17)"));
-  }
-  if (options.keep_opset && options.target_opset.has_value()) {
-    return UsageError("--keep-opset and --target-opset contradict each other; give one");
-  }
-  if (options.max_fold_bytes < 0) {
-    return UsageError(absl::StrCat("--max-fold-bytes=", options.max_fold_bytes, " is negative"));
-  }
-  if (options.max_total_fold_bytes < 0) {
-    return UsageError(absl::StrCat("--max-total-fold-bytes=", options.max_total_fold_bytes, " is negative"));
-  }
+  if (absl::Status valid = onnx_legalize::ValidateOptions(options); !valid.ok()) return RequestError(valid);
   onnx_legalize::SaveOptions save_options;
   save_options.in_place = in_place;
   save_options.external_data_name = absl::GetFlag(FLAGS_external_data);
   save_options.external_data_threshold = absl::GetFlag(FLAGS_external_data_threshold);
-  if (save_options.external_data_threshold < 0) {
-    return UsageError(absl::StrCat("--external-data-threshold=", save_options.external_data_threshold, " is negative"));
-  }
-  const std::string& data_name = save_options.external_data_name;
-  if (data_name.find('/') != std::string::npos || data_name == "." || data_name == "..") {
-    return UsageError(
-        absl::StrCat("--external-data='", data_name, "' must be a file name: the data file is written beside OUT"));
-  }
-  if (!data_name.empty() && data_name == std::filesystem::path(output).filename().string()) {
-    return UsageError(absl::StrCat("--external-data='", data_name, "' is OUT's own file name"));
-  }
-  // LegalizeFile refuses this too; checking first makes it a usage error rather than a model error.
-  if (!in_place && SameExistingFile(input, output)) {
-    return UsageError(
-        absl::StrCat("OUT '", output, "' is the input file; write to a different file, or use --in-place"));
+  if (absl::Status valid = onnx_legalize::ValidateSaveOptions(save_options, output); !valid.ok()) {
+    return RequestError(valid);
   }
   const std::string report_path = given.count("report") ? absl::GetFlag(FLAGS_report) : "";
   if (!report_path.empty() && report_path != "-") {
-    if (report_path == output || SameExistingFile(report_path, output) || SameExistingFile(report_path, input)) {
+    if (report_path == output || onnx_legalize::SameExistingFile(report_path, output) ||
+        onnx_legalize::SameExistingFile(report_path, input)) {
       return UsageError(absl::StrCat("--report='", report_path, "' names the input or output model"));
     }
     if (absl::Status status = CheckReportDestination(report_path); !status.ok()) {
@@ -461,8 +458,12 @@ int RunLegalize(const std::vector<std::string>& positionals, const std::set<std:
 
   absl::StatusOr<onnx_legalize::Report> report = onnx_legalize::LegalizeFile(input, output, options, save_options);
   if (!report.ok()) {
+    // A request LegalizeFile refused (OUT is the input file) is a usage error, like those refused above.
+    if (onnx_legalize::ErrorKindOf(report.status()) == onnx_legalize::ErrorKind::kInvalidRequest) {
+      return RequestError(report.status());
+    }
     PrintError(report.status().message());
-    return onnx_legalize::IsVerificationFailure(report.status()) ? kExitVerification : kExitModel;
+    return ExitCodeOf(report.status());
   }
   if (report_path.empty()) {
     PrintSummary(input, output, *report);

@@ -61,6 +61,12 @@ struct Options {
   // Seed of the verification's random inputs: the same seed gives the same trials, run after run.
   uint64_t verify_seed = 0x5eed;
 
+  // Run the proofs beside the work they prove: Legalize may start up to three helper threads at once
+  // (verification of the changes, onnx's checker on the input and on the result), each joined before it
+  // returns. false: everything runs on the calling thread, for embedders that own their threads. The result,
+  // report and errors are the same either way.
+  bool use_threads = true;
+
   // Reads initializers (and Constant values) stored as external data, only when a fold needs their
   // values; not owned, and must outlive the Legalize call. Null: the library reads no files, so such a
   // tensor is not a constant (its DynamicSlice is rewritten, and the report's detail says why); its type
@@ -83,7 +89,7 @@ struct NodeReport {
   int64_t slice_version = 0;  // for kRewritten: the Slice version it became (1 with keep_opset, else 10+)
   std::string became;         // what it became: "initializer", "Slice-10", "Mul + Add", ...
   std::string detail;         // why this action, in a few words
-  std::string verification;   // what verification ran and its result, or "skipped (--no-verify)"
+  std::string verification;   // what verification ran and its result, or "skipped (verification off)"
 };
 
 // A target opset the library chose, tried and left for a later one (Options::target_opset unset).
@@ -106,13 +112,19 @@ struct Report {
   std::string onnx_check;
   // How the opset move was proved: the model before and after it executed on seeded inputs with every output
   // identical, or "not executed: " and why (an op the library's model runner has no kernel for, ...); ""
-  // when the opset did not move, "skipped (--no-verify)" without verification.
+  // when the opset did not move, "skipped (verification off)" with Options::verify false.
   std::string opset_move;
   // With no target_opset given, the lowest target that expresses every rewrite is tried first; where onnx's
   // converter or checker fails there for a reason a later opset may avoid, the next ones are tried in turn
   // (up to 17). The targets passed over, lowest first, each with its failure.
   std::vector<PassedOverTarget> targets_passed_over;
 };
+
+// InvalidArgument of kind kInvalidRequest, naming the field and its value, when `options` holds a value out of
+// range (negative byte limits, a target opset outside [kMinTargetOpset, kMaxTargetOpset], verify_trials < 1)
+// or two that contradict each other (keep_opset with target_opset). Legalize and LegalizeFile check it first;
+// callers that collect options from users (the CLI) call it to tell a bad request from a bad model.
+absl::Status ValidateOptions(const Options& options);
 
 // Legalizes `model` in place: every op ONNX 1.5 removed (DynamicSlice, ImageScaler, Crop, Affine, ScaledTanh,
 // ParametricSoftplus, Scale, ThresholdedRelu before opset 10, MeanVarianceNormalization-1, ConstantFill,
@@ -121,9 +133,32 @@ struct Report {
 // an op onnx never defined). Transactional: on any error `model` is left exactly as it was.
 absl::StatusOr<Report> Legalize(onnx::ModelProto& model, const Options& options);
 
-// True when `status` (from Legalize or LegalizeFile) says verification failed: a legalized node does not
-// compute what the original did. Such a status is Internal and its message starts "verification failed";
-// it also carries a payload that says so, which this tests, so callers need not match messages.
+// What kind of failure a status of this library reports, for callers that act on it (the CLI's exit codes,
+// the Python module's exception types) without matching messages. Two kinds are marked by a payload where the
+// failure is made (kInvalidRequest, kVerificationFailed); the others follow from the status code, which the
+// library picks by the same rule everywhere.
+enum class ErrorKind {
+  kOk,                  // not a failure
+  kInvalidRequest,      // the caller's request, not the model: an option out of range or contradicting
+                        // another (ValidateOptions, ValidateSaveOptions), an output that is the input file
+  kInvalidModel,        // the model or its external data is malformed (InvalidArgument, OutOfRange, DataLoss)
+  kNotLegalizable,      // a well-formed model that cannot be legalized as asked (FailedPrecondition, Unimplemented)
+  kVerificationFailed,  // a legalized node, or the opset move, does not compute what the original did
+  kResourceLimit,       // a size limit (ResourceExhausted): protobuf's 2 GiB, an allocation bound
+  kFileSystem,          // a file could not be found, read or written (NotFound, PermissionDenied, ...)
+  kInternal,            // a broken invariant of the library itself
+};
+ErrorKind ErrorKindOf(const absl::Status& status);
+
+// A stable lower-case name of `kind` ("invalid_request", "verification_failed", ...), for logs and bindings.
+const char* ErrorKindName(ErrorKind kind);
+
+// The request field a kInvalidRequest status is about, spelled as the struct field is ("max_fold_bytes",
+// "target_opset", "external_data_name", "output_path"); "" for any other status. The CLI names its flag by it.
+std::string InvalidRequestField(const absl::Status& status);
+
+// True when `status` (from Legalize or LegalizeFile) says verification failed: ErrorKindOf is
+// kVerificationFailed. Such a status is Internal and its message starts "verification failed".
 bool IsVerificationFailure(const absl::Status& status);
 
 // Reads a model file; NotFound when it does not exist, InvalidArgument naming the path when it is not a
@@ -181,6 +216,14 @@ struct SaveOptions {
   // mistyped OUT cannot replace the original.
   bool in_place = false;
 };
+
+// The same for SaveOptions and the path they will write: a negative threshold, a data file name that is not
+// a plain file name or is the output's own file name. Reads no file (LegalizeFile refuses an output that is
+// the input file, also as kInvalidRequest, once it has looked).
+absl::Status ValidateSaveOptions(const SaveOptions& options, const std::string& output_path);
+
+// True when both paths exist and name one file, however spelled ("./a" and "a", hard and symbolic links).
+bool SameExistingFile(const std::string& a, const std::string& b);
 
 // SaveModel with external data (see SaveOptions). Every file (data files, then the model last) is written
 // to a temporary beside its destination, fsync'ed, and renamed only once all are complete; on failure

@@ -19,8 +19,9 @@ _Path = Union[str, bytes, os.PathLike]
 
 class LegalizeError(ValueError):
     code: str
+    kind: str
     message: str
-    def __init__(self, message: str, code: str = ...) -> None: ...
+    def __init__(self, message: str, code: str = ..., kind: str = ...) -> None: ...
 
 class VerificationError(LegalizeError): ...
 

@@ -32,11 +32,16 @@ class LegalizeError(ValueError):
     option), "FAILED_PRECONDITION" (the model cannot be expressed as asked, e.g. keep_opset with a
     dynamic DynamicSlice), "NOT_FOUND" (a file or external data), "RESOURCE_EXHAUSTED" (a size limit),
     "INTERNAL" (a broken invariant, or VerificationError), ... The message names what and where.
+
+    ``kind`` says what failed, as the library's ErrorKind: "invalid_request" (an option out of range or
+    contradicting another, an output that is the input file), "invalid_model", "not_legalizable",
+    "verification_failed", "resource_limit", "file_system" or "internal".
     """
 
-    def __init__(self, message, code="UNKNOWN"):
+    def __init__(self, message, code="UNKNOWN", kind="internal"):
         super().__init__(message)
         self.code = code
+        self.kind = kind
         self.message = message
 
 
@@ -45,13 +50,13 @@ class VerificationError(LegalizeError):
 
 
 def _raise_from_status(error):
-    code, message, verification = error.args
-    exception_type = VerificationError if verification else LegalizeError
-    raise exception_type(message, code) from None
+    code, message, kind = error.args
+    exception_type = VerificationError if kind == "verification_failed" else LegalizeError
+    raise exception_type(message, code, kind) from None
 
 
 def _invalid(message):
-    return LegalizeError(message, "INVALID_ARGUMENT")
+    return LegalizeError(message, "INVALID_ARGUMENT", "invalid_request")
 
 
 def _check_bool(name, value):

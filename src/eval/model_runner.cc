@@ -18,6 +18,7 @@
 #include "eval/typed_elements.h"
 #include "graph/graph_scope.h"
 #include "graph/op_names.h"
+#include "graph/opsets.h"
 #include "status_macros.h"
 
 namespace onnx_legalize {
@@ -1046,16 +1047,12 @@ std::optional<std::string> FirstUnsupportedNodeIn(const onnx::GraphProto& graph,
 
 // The model's default-domain opset, when the runner implements it.
 absl::StatusOr<int64_t> RunnableOpset(const onnx::ModelProto& model) {
-  std::optional<int64_t> opset;
-  for (const auto& import : model.opset_import()) {
-    if (IsDefaultDomain(import.domain())) opset = import.version();
-  }
-  if (!opset) return absl::InvalidArgumentError("the model imports no default-domain opset");
-  if (*opset < kMinOpset || *opset > kMaxOpset) {
+  ASSIGN_OR_RETURN(const int64_t opset, DefaultOpset(model));
+  if (opset < kMinOpset || opset > kMaxOpset) {
     return absl::UnimplementedError(
-        StrCat("opset ", *opset, " (the model runner implements opsets ", kMinOpset, " to ", kMaxOpset, ")"));
+        StrCat("opset ", opset, " (the model runner implements opsets ", kMinOpset, " to ", kMaxOpset, ")"));
   }
-  return *opset;
+  return opset;
 }
 
 // A fed tensor must match the graph input's declared element type and static dims.

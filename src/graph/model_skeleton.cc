@@ -70,12 +70,6 @@ bool SkeletonLeavesOut(const onnx::TensorProto& initializer) {
   return StoredBytes(initializer) > kSkeletonKeepBytes || initializer.data_location() == onnx::TensorProto::EXTERNAL;
 }
 
-onnx::ModelProto ModelSkeleton(const onnx::ModelProto& model) {
-  onnx::ModelProto skeleton;
-  BuildModelSkeleton(model, skeleton);
-  return skeleton;
-}
-
 void BuildModelSkeleton(const onnx::ModelProto& model, onnx::ModelProto& skeleton) {
   skeleton.set_ir_version(model.ir_version());
   *skeleton.mutable_opset_import() = model.opset_import();

@@ -15,16 +15,14 @@ namespace onnx_legalize {
 // ...) are small, and shape inference reads them.
 inline constexpr int64_t kSkeletonKeepBytes = 64 * 1024;
 
-// Whether ModelSkeleton leaves `initializer` out (declares it as a graph input instead): its data passes
+// Whether BuildModelSkeleton leaves `initializer` out (declares it as a graph input instead): its data passes
 // kSkeletonKeepBytes or is stored as external data.
 bool SkeletonLeavesOut(const onnx::TensorProto& initializer);
 
 // `model` with every initializer (in every graph) whose data passes kSkeletonKeepBytes or is stored as
-// external data replaced by a graph input of the same name, element type and shape.
-onnx::ModelProto ModelSkeleton(const onnx::ModelProto& model);
-
-// The same, built into `skeleton` (empty), which may live on an arena: a copy made for one check or one
-// inference, then dropped, is built and freed much faster there than object by object.
+// external data replaced by a graph input of the same name, element type and shape, built into `skeleton`
+// (empty), which may live on an arena: a copy made for one check or one inference, then dropped, is built and
+// freed much faster there than object by object.
 void BuildModelSkeleton(const onnx::ModelProto& model, onnx::ModelProto& skeleton);
 
 // A skeleton of `model` on `arena` after onnx's shape inference, only to learn ranks and types the model

@@ -10,15 +10,14 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "error_kind.h"
 #include "io/model_io_internal.h"
 #include "legalize_internal.h"
 #include "onnx_legalize/legalize.h"
 #include "status_macros.h"
 
 namespace onnx_legalize {
-namespace {
 
-// True when both paths exist and name the same file (hard links, symlinks and "./a" vs "a" included).
 // When the output does not exist yet it cannot be the input.
 bool SameExistingFile(const std::string& a, const std::string& b) {
   std::error_code ec;
@@ -26,14 +25,16 @@ bool SameExistingFile(const std::string& a, const std::string& b) {
   return !ec && same;
 }
 
-}  // namespace
-
 absl::StatusOr<Report> LegalizeFile(const std::string& input_path, const std::string& output_path,
                                     const Options& options, const SaveOptions& save_options) {
+  // The request first: a bad one is refused before any file is read.
+  RETURN_IF_ERROR(ValidateOptions(options));
+  RETURN_IF_ERROR(ValidateSaveOptions(save_options, output_path));
   // Writing over the input would lose the original if anything later went wrong in a way the atomic save
   // cannot see (a wrong legalization is still a complete file): only on explicit request.
   if (!save_options.in_place && SameExistingFile(input_path, output_path)) {
-    return absl::FailedPreconditionError(
+    return InvalidRequestError(
+        "output_path",
         absl::StrCat("output '", output_path, "' is the input file '", input_path,
                      "'; refusing to overwrite the input (write to a different file, or ask for in-place)"));
   }
@@ -77,8 +78,7 @@ absl::StatusOr<Report> LegalizeFile(const std::string& input_path, const std::st
   if (!save_failure.ok()) return save_failure;
   if (!report.ok()) {
     // Name the file too. Appended, not prepended: callers may match messages by their start ("verification
-    // failed...").
-    // The payloads go along: they mark a verification failure (IsVerificationFailure).
+    // failed..."). The payloads go along: they mark the error's kind (ErrorKindOf).
     absl::Status named(report.status().code(), absl::StrCat(report.status().message(), " (model '", input_path, "')"));
     report.status().ForEachPayload(
         [&named](absl::string_view url, const absl::Cord& payload) { named.SetPayload(url, payload); });

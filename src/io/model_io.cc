@@ -598,18 +598,6 @@ int64_t AlignUp(int64_t offset, int64_t length) {
   return (offset + alignment - 1) / alignment * alignment;
 }
 
-absl::Status CheckDataFileName(const std::string& name, const fs::path& target) {
-  if (name.empty()) return absl::OkStatus();
-  if (name == "." || name == ".." || name.find('/') != std::string::npos || name.find('\0') != std::string::npos) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("external data name '", name, "' must be a plain file name (it is written beside the model)"));
-  }
-  if (name == target.filename().string()) {
-    return absl::InvalidArgumentError(absl::StrCat("external data name '", name, "' is the model's own file name"));
-  }
-  return absl::OkStatus();
-}
-
 struct ExternalTensor {
   onnx::TensorProto* tensor;
   std::string what;
@@ -875,11 +863,7 @@ absl::Status SaveModelIf(onnx::ModelProto& model, const std::string& path, const
                          int64_t max_model_bytes, const std::function<absl::Status()>& before_commit) {
   RETURN_IF_ERROR(CheckModelTarget(path));
   const fs::path target(path);
-  if (options.external_data_threshold < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("external data threshold ", options.external_data_threshold, " is negative"));
-  }
-  RETURN_IF_ERROR(CheckDataFileName(options.external_data_name, target));
+  RETURN_IF_ERROR(ValidateSaveOptions(options, path));
 
   std::vector<ExternalTensor> externals;
   absl::Status status;

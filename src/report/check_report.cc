@@ -47,8 +47,8 @@ constexpr Rule kRules[] = {
     {"domain-not-imported", "the model imports no opset for domain",
      "The model imports no opset for the node's domain, so no runtime can resolve the op."},
     {kOpsetRule, "",
-     "The model's default-domain opset is outside the range the policy allows (--min-opset, "
-     "--max-opset)."},
+     "The model's default-domain opset is outside the range the policy allows (its min_opset and "
+     "max_opset)."},
     {"removed-op-attributes", "written with the attributes of the removed",
      "The node is a removed experimental op under a name a later op took (MVN-1's attributes); onnx-legalize "
      "rewrites it."},
@@ -413,12 +413,12 @@ absl::StatusOr<std::optional<CheckFinding>> CheckOpsetPolicy(const onnx::ModelPr
   finding.opset = *opset;
   if (policy.min_opset.has_value() && *opset < *policy.min_opset) {
     finding.reason =
-        absl::StrCat("default opset ", *opset, " is below the minimum ", *policy.min_opset, " (--min-opset)");
+        absl::StrCat("default opset ", *opset, " is below the minimum ", *policy.min_opset, " (min_opset)");
     return finding;
   }
   if (policy.max_opset.has_value() && *opset > *policy.max_opset) {
     finding.reason =
-        absl::StrCat("default opset ", *opset, " is above the maximum ", *policy.max_opset, " (--max-opset)");
+        absl::StrCat("default opset ", *opset, " is above the maximum ", *policy.max_opset, " (max_opset)");
     return finding;
   }
   return std::nullopt;

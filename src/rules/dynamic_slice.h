@@ -98,9 +98,9 @@ absl::StatusOr<Plan> PlanDynamicSlices(const onnx::ModelProto& model, const Opti
 // How ApplyPlan writes a folded value into the main graph.
 enum class FoldedValues {
   kWrite,  // the value itself (a copy; the plan keeps its own)
-  // For a value ModelSkeleton would leave out (more bytes than kSkeletonKeepBytes, not strings): a stub
+  // For a value BuildModelSkeleton would leave out (more bytes than kSkeletonKeepBytes, not strings): a stub
   // with its name, type and dims, marked as external data, which FillDeferredFolds fills later. The model
-  // can be checked (through ModelSkeleton) meanwhile, and the value is never copied.
+  // can be checked (through BuildModelSkeleton) meanwhile, and the value is never copied.
   kDefer,
 };
 

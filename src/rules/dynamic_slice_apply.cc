@@ -142,7 +142,7 @@ void CollectReferences(const onnx::GraphProto& graph, absl::flat_hash_set<absl::
   }
 }
 
-// Whether ApplyPlan(kDefer) leaves a stub for a folded value: what ModelSkeleton would leave out.
+// Whether ApplyPlan(kDefer) leaves a stub for a folded value: what BuildModelSkeleton would leave out.
 bool DefersFold(const PlannedChange& change, bool is_main) {
   return is_main && !change.folded->is_string() &&
          static_cast<int64_t>(change.folded->bytes().size()) > kSkeletonKeepBytes;

@@ -270,13 +270,13 @@ class Planner {
     const bool too_big = count > options_.max_fold_bytes / element_bytes;
     if (too_big) {
       change.detail = absl::StrCat("its constant result (", count, " elements of ", DataTypeName(data_type),
-                                   ") is over --max-fold-bytes (", options_.max_fold_bytes, ")");
+                                   ") is over max_fold_bytes (", options_.max_fold_bytes, ")");
       return false;
     }
     const int64_t bytes = count * element_bytes;  // no overflow: count <= max_fold_bytes / element_bytes
     if (bytes > options_.max_total_fold_bytes - folded_bytes_) {
       change.detail = absl::StrCat("its constant result (", bytes, " bytes) would take the folded total past ",
-                                   "--max-total-fold-bytes (", options_.max_total_fold_bytes, ")");
+                                   "max_total_fold_bytes (", options_.max_total_fold_bytes, ")");
       return false;
     }
     folded_bytes_ += bytes;
@@ -334,14 +334,14 @@ class Planner {
     auto must_be_constant = [&](const IndexInput& index, const char* what) -> absl::Status {
       if (index.constant != nullptr) return absl::OkStatus();
       return absl::FailedPreconditionError(
-          absl::StrCat(label, ": --keep-opset needs constant indices, but ", what, " '", index.name,
-                       "' is computed at run time; drop --keep-opset to rewrite it to Slice-10 or later"));
+          absl::StrCat(label, ": keep_opset needs constant indices, but ", what, " '", index.name,
+                       "' is computed at run time; without keep_opset it is rewritten to Slice-10 or later"));
     };
     RETURN_IF_ERROR(must_be_constant(change.starts, "starts"));
     RETURN_IF_ERROR(must_be_constant(change.ends, "ends"));
     if (!axes_known) RETURN_IF_ERROR(must_be_constant(change.axes, "axes"));
     if (change.min_opset > 10) {
-      return absl::FailedPreconditionError(absl::StrCat(label, ": --keep-opset cannot express it as Slice-1 (",
+      return absl::FailedPreconditionError(absl::StrCat(label, ": keep_opset cannot express it as Slice-1 (",
                                                         change.data_type.elem_type == onnx::TensorProto::BFLOAT16
                                                             ? "bfloat16 data"
                                                             : "negative axes on data of unknown rank",

@@ -17,6 +17,7 @@
 #include "eval/tensor.h"
 #include "graph/graph_scope.h"
 #include "graph/op_names.h"
+#include "graph/opsets.h"
 #include "rules/registry.h"
 #include "rules/removed_op_rule.h"
 #include "status_macros.h"
@@ -167,19 +168,12 @@ std::string Difference(const Tensor& before, const Tensor& after) {
   return "";
 }
 
-int64_t DefaultOpsetOf(const onnx::ModelProto& model) {
-  int64_t opset = 0;
-  for (const auto& import : model.opset_import()) {
-    if (IsDefaultDomain(import.domain())) opset = import.version();
-  }
-  return opset;
-}
+// For messages: 0 when the model has no one default opset (the proof refused it before then).
+int64_t DefaultOpsetOf(const onnx::ModelProto& model) { return DefaultOpset(model).value_or(0); }
 
 absl::Status Failed(const onnx::ModelProto& before, const onnx::ModelProto& after, const std::string& what) {
   const std::string label = absl::StrCat("the opset move from ", DefaultOpsetOf(before), " to ", DefaultOpsetOf(after));
-  absl::Status failure = absl::InternalError(absl::StrCat("verification failed: ", label, ": ", what));
-  failure.SetPayload(kVerificationFailurePayloadUrl, absl::Cord(label));
-  return failure;
+  return VerificationFailure(label, absl::StrCat(label, ": ", what));
 }
 
 }  // namespace

@@ -125,9 +125,7 @@ std::string Describe(const std::vector<Tensor>& inputs) {
 
 // A verification failure, marked as such for IsVerificationFailure (the CLI's exit 4).
 absl::Status Failed(const RuleNode& node, absl::string_view what) {
-  absl::Status failure = absl::InternalError(absl::StrCat("verification failed: ", node.label, ": ", what));
-  failure.SetPayload(kVerificationFailurePayloadUrl, absl::Cord(node.label));
-  return failure;
+  return VerificationFailure(node.label, absl::StrCat(node.label, ": ", what));
 }
 
 absl::Status VerifyFold(RemovedOpChange& change, const RuleNode& node, int64_t opset) {
@@ -204,7 +202,7 @@ absl::Status VerifyRemovedOps(RemovedOpPlan& plan, int64_t target, const Options
   for (RemovedOpChange& change : plan.changes) {
     const RuleNode node = change.AsRuleNode();
     if (!options.verify) {
-      change.verification = "skipped (--no-verify)";
+      change.verification = "skipped (verification off)";
       continue;
     }
     if (change.action == Action::kFolded) {

@@ -9,6 +9,7 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "error_kind.h"
 #include "eval/mt19937_64.h"
 #include "eval/slice_kernels.h"
 #include "status_macros.h"
@@ -53,10 +54,7 @@ absl::Status Compare(const PlannedChange& change, const absl::StatusOr<Tensor>& 
     what = absl::StrCat("DynamicSlice gives ", Describe(*original), ", Slice gives ", Describe(*replacement),
                         original->dims() == replacement->dims() ? " with different bytes" : "");
   }
-  absl::Status failure = absl::InternalError(
-      absl::StrCat("verification failed: ", Label(change), " on inputs ", describe_inputs(), ": ", what));
-  failure.SetPayload(kVerificationFailurePayloadUrl, absl::Cord(Label(change)));
-  return failure;
+  return VerificationFailure(Label(change), absl::StrCat(Label(change), " on inputs ", describe_inputs(), ": ", what));
 }
 
 absl::Status VerifyFold(PlannedChange& change) {
@@ -274,15 +272,6 @@ absl::Status VerifyRewrite(PlannedChange& change, const Options& options) {
 
 absl::Status VerifyChange(PlannedChange& change, const Options& options) {
   return change.action == Action::kFolded ? VerifyFold(change) : VerifyRewrite(change, options);
-}
-
-absl::Status VerifyPlan(Plan& plan, const Options& options) {
-  for (PlannedChange& change : plan.changes) RETURN_IF_ERROR(VerifyChange(change, options));
-  return absl::OkStatus();
-}
-
-bool IsVerificationFailure(const absl::Status& status) {
-  return status.code() == absl::StatusCode::kInternal && status.GetPayload(kVerificationFailurePayloadUrl).has_value();
 }
 
 }  // namespace onnx_legalize

@@ -9,29 +9,25 @@
 //
 // A mismatch is an Internal error whose message starts with "verification failed" and names the node and
 // the inputs of the failing trial.
-// It carries a payload under kVerificationFailurePayloadUrl (the node's label), which
+// It carries a payload under kVerificationFailurePayloadUrl (error_kind.h; the node's label), which
 // IsVerificationFailure tests: a caller that adds context to the message keeps the payloads.
 #ifndef ONNX_LEGALIZE_SRC_VERIFY_VERIFY_H_
 #define ONNX_LEGALIZE_SRC_VERIFY_VERIFY_H_
 
 #include "absl/status/status.h"
+#include "error_kind.h"
 #include "onnx_legalize/legalize.h"
 #include "rules/dynamic_slice.h"
 
 namespace onnx_legalize {
-
-// The type URL of the payload that marks a verification failure (absl::Status::SetPayload).
-inline constexpr char kVerificationFailurePayloadUrl[] = "type.googleapis.com/onnx_legalize.VerificationFailure";
 
 // Largest data tensor a rewrite trial builds, in elements. A known shape larger than this is scaled
 // down (slicing's behaviour depends on how starts and ends relate to each dim, which small dims cover),
 // so verifying a model of thousands of nodes over large activations stays cheap.
 inline constexpr int64_t kMaxTrialElements = int64_t{1} << 16;
 
-// Verifies every change of `plan`, filling each change's `verification` text.
-absl::Status VerifyPlan(Plan& plan, const Options& options);
-
-// One change; exposed for tests that hand-craft a plan with a broken replacement.
+// Verifies one change of a plan, filling its `verification` text. The DynamicSlice pass runs one job of
+// this per change, on whichever thread the driver gives it (pass/passes.cc).
 absl::Status VerifyChange(PlannedChange& change, const Options& options);
 
 }  // namespace onnx_legalize

@@ -150,7 +150,7 @@ TEST(LegalizeExternalDataTest, DoesNotReadAWeightWhoseFoldIsOverTheLimit) {
   absl::StatusOr<Report> report = Legalize(model, options);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(NodeFor(*report, "cropped").action, Action::kRewritten);
-  EXPECT_THAT(NodeFor(*report, "cropped").detail, HasSubstr("max-fold-bytes"));
+  EXPECT_THAT(NodeFor(*report, "cropped").detail, HasSubstr("max_fold_bytes"));
   EXPECT_THAT(reader.reads, IsEmpty()) << "the size check comes before the read";
 }
 

@@ -748,7 +748,8 @@ TEST_F(ExternalDataTest, LegalizeFileWritesOverItsInputOnlyInPlace) {
   const std::string input_model = ReadBytes(in_ / "legacy.onnx");
   const std::string in = (in_ / "legacy.onnx").string();
   absl::StatusOr<Report> refused = LegalizeFile(in, in, {});
-  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(ErrorKindOf(refused.status()), ErrorKind::kInvalidRequest) << refused.status();
+  EXPECT_EQ(InvalidRequestField(refused.status()), "output_path");
   EXPECT_EQ(ReadBytes(in_ / "legacy.onnx"), input_model);
 
   SaveOptions in_place;

@@ -112,7 +112,7 @@ def test_options_reach_the_library():
     assert {node["action"] for node in report["nodes"]} == {"rewritten"}
 
     _, report = onnx_legalize.legalize(load(REWRITE), verify=False)
-    assert report["nodes"][0]["verification"] == "skipped (--no-verify)"
+    assert report["nodes"][0]["verification"] == "skipped (verification off)"
     _, report = onnx_legalize.legalize(load(REWRITE), verify_trials=3, verify_seed=2**64 - 1)
     assert "3 identical results" in report["nodes"][0]["verification"]
 
@@ -121,6 +121,7 @@ def test_malformed_model_raises_legalize_error_with_its_code():
     with pytest.raises(onnx_legalize.LegalizeError) as raised:
         onnx_legalize.legalize(b"\xff\xff\xff not a model")
     assert raised.value.code == "INVALID_ARGUMENT"
+    assert raised.value.kind == "invalid_model"
     assert isinstance(raised.value, ValueError)
     assert not isinstance(raised.value, onnx_legalize.VerificationError)
     assert "not a valid ModelProto" in str(raised.value)
@@ -130,6 +131,7 @@ def test_model_that_cannot_keep_its_opset_raises_failed_precondition():
     with pytest.raises(onnx_legalize.LegalizeError) as raised:
         onnx_legalize.legalize(load(REWRITE), keep_opset=True)
     assert raised.value.code == "FAILED_PRECONDITION"
+    assert raised.value.kind == "not_legalizable"
     assert "DynamicSlice" in str(raised.value)
 
 
@@ -149,6 +151,9 @@ def test_bad_option_values_raise_invalid_argument(options):
     with pytest.raises(onnx_legalize.LegalizeError) as raised:
         onnx_legalize.legalize(load(REWRITE), **options)
     assert raised.value.code == "INVALID_ARGUMENT"
+    # The library's ValidateOptions refuses what the binding passes on; the binding refuses what cannot
+    # be passed (out of the C++ types' range) with the same kind.
+    assert raised.value.kind == "invalid_request", str(raised.value)
 
 
 @pytest.mark.parametrize("options", [
@@ -169,14 +174,14 @@ def test_legalize_refuses_what_is_not_a_model(model):
 def test_verification_failures_raise_verification_error():
     # The library is not expected to produce one on a real model; the mapping from its typed status is
     # what the wrapper owns (the C++ side is tested by verify_test: MarksOnlyVerificationFailuresAsSuch).
-    status = onnx_legalize._onnx_legalize.StatusError("INTERNAL", "verification failed: node 'x'", True)
+    status = onnx_legalize._onnx_legalize.StatusError("INTERNAL", "verification failed: node 'x'", "verification_failed")
     with pytest.raises(onnx_legalize.VerificationError) as raised:
         _api._raise_from_status(status)
     assert raised.value.code == "INTERNAL"
     assert isinstance(raised.value, onnx_legalize.LegalizeError)
     assert isinstance(raised.value, ValueError)
     # An Internal error that is not marked as a verification failure stays a plain LegalizeError.
-    status = onnx_legalize._onnx_legalize.StatusError("INTERNAL", "verification failed: said only", False)
+    status = onnx_legalize._onnx_legalize.StatusError("INTERNAL", "verification failed: said only", "internal")
     with pytest.raises(onnx_legalize.LegalizeError) as raised:
         _api._raise_from_status(status)
     assert type(raised.value) is onnx_legalize.LegalizeError
@@ -232,7 +237,8 @@ def test_legalize_file_refuses_to_overwrite_its_input_unless_in_place(tmp_path):
     src.write_bytes(original)
     with pytest.raises(onnx_legalize.LegalizeError) as raised:
         onnx_legalize.legalize_file(src, str(src))
-    assert raised.value.code == "FAILED_PRECONDITION"
+    assert raised.value.code == "INVALID_ARGUMENT"
+    assert raised.value.kind == "invalid_request"
     assert src.read_bytes() == original
 
     report = onnx_legalize.legalize_file(os.fsencode(src), src, in_place=True)

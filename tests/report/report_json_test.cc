@@ -60,7 +60,7 @@ TEST(ReportToJsonTest, WritesNodesInOrderWithStableKeys) {
   folded.action = Action::kFolded;
   folded.became = "initializer";
   folded.detail = "all inputs constant";
-  folded.verification = "skipped (--no-verify)";
+  folded.verification = "skipped (verification off)";
   NodeReport rewritten;
   rewritten.graph_path = "main/loop_body";
   rewritten.node_name = "";
@@ -99,7 +99,7 @@ TEST(ReportToJsonTest, WritesNodesInOrderWithStableKeys) {
       "slice_version": 0,
       "became": "initializer",
       "detail": "all inputs constant",
-      "verification": "skipped (--no-verify)"
+      "verification": "skipped (verification off)"
     },
     {
       "op_type": "DynamicSlice",

@@ -137,15 +137,17 @@ TEST_F(CliTest, WrongNumberOfPositionalsIsAUsageError) {
 TEST_F(CliTest, BadFlagValuesAreUsageErrors) {
   const std::string in = PathOf("clean.onnx");
   const std::string out = PathOf("out.onnx");
-  ExpectFailureWritingNothing({"--target-opset=5", in, out}, 2, "--target-opset=5 is outside 10..17");
+  ExpectFailureWritingNothing({"--target-opset=5", in, out}, 2, "--target-opset: target_opset 5 is outside 10..17");
   ExpectFailureWritingNothing({"--target-opset=18", in, out}, 2, "outside 10..17");
   ExpectFailureWritingNothing({"--target-opset=abc", in, out}, 2, "bad value 'abc' for --target-opset");
   ExpectFailureWritingNothing({"--target-opset=", in, out}, 2, "--target-opset needs a value");
   ExpectFailureWritingNothing({in, out, "--target-opset"}, 2, "--target-opset needs a value");
-  ExpectFailureWritingNothing({"--max-fold-bytes=-1", in, out}, 2, "negative");
+  ExpectFailureWritingNothing({"--max-fold-bytes=-1", in, out}, 2,
+                              "--max-fold-bytes: max_fold_bytes is -1; it must be >= 0");
   ExpectFailureWritingNothing({"--keep-opset=maybe", in, out}, 2, "bad value 'maybe'");
   ExpectFailureWritingNothing({"--no-verify=1", in, out}, 2, "takes no value");
-  ExpectFailureWritingNothing({"--keep-opset", "--target-opset=11", in, out}, 2, "contradict");
+  ExpectFailureWritingNothing({"--keep-opset", "--target-opset=11", in, out}, 2,
+                              "--keep-opset: keep_opset and target_opset contradict");
 }
 
 TEST_F(CliTest, OutputThatIsTheInputIsAUsageError) {
@@ -414,11 +416,11 @@ TEST_F(CliTest, ExternalDataFlagWritesTheNamedDataFile) {
 
 TEST_F(CliTest, BadExternalDataFlagsAreUsageErrors) {
   ExpectFailureWritingNothing({"--external-data=sub/w.bin", PathOf("dirty.onnx"), PathOf("out.onnx")}, 2,
-                              "must be a file name");
+                              "--external-data: external_data_name 'sub/w.bin' must be a plain file name");
   ExpectFailureWritingNothing({"--external-data=out.onnx", PathOf("dirty.onnx"), PathOf("out.onnx")}, 2,
-                              "OUT's own file name");
+                              "is the model's own file name");
   ExpectFailureWritingNothing({"--external-data-threshold=-1", PathOf("dirty.onnx"), PathOf("out.onnx")}, 2,
-                              "negative");
+                              "--external-data-threshold: external_data_threshold is -1; it must be >= 0");
   ExpectFailureWritingNothing({"--external-data", PathOf("dirty.onnx"), PathOf("out.onnx")}, 2, "");
 }
 

@@ -539,7 +539,7 @@ TEST_F(HostileInputTest, AFoldPastTheSizeLimitIsRewrittenWithoutAllocatingIt) {
   const CliRun run = Run({"--max-fold-bytes=1048576", input, PathOf("out.onnx")}, 128 * 1024);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, AllOf(HasSubstr("node 'crop' (output 'y'): rewritten as Slice-10"),
-                             HasSubstr("is over --max-fold-bytes (1048576)")));
+                             HasSubstr("is over max_fold_bytes (1048576)")));
 }
 
 // A constant of zero elements may claim any other dim: nothing to allocate, and its fold is empty too.

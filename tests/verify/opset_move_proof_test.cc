@@ -119,7 +119,7 @@ g (float[4] x) => (float[2] y) {
   options.verify = false;
   absl::StatusOr<Report> unverified = Legalize(model, options);
   ASSERT_TRUE(unverified.ok()) << unverified.status();
-  EXPECT_EQ(unverified->opset_move, "skipped (--no-verify)");
+  EXPECT_EQ(unverified->opset_move, "skipped (verification off)");
 }
 
 TEST(OpsetMoveProofTest, RunsTheRemovedOpsByTheirReferenceKernelsOnBothSides) {

@@ -56,7 +56,7 @@ TEST(VerifyTest, AcceptsACorrectRewrite) {
   ASSERT_TRUE(plan.ok()) << plan.status();
   ASSERT_EQ(plan->changes.size(), 1u);
   plan->changes[0].slice_version = 10;
-  ASSERT_TRUE(VerifyPlan(*plan, Options{}).ok());
+  ASSERT_TRUE(VerifyChange(plan->changes[0], Options{}).ok());
   EXPECT_THAT(plan->changes[0].verification, HasSubstr("8 identical results"));
 }
 
@@ -115,7 +115,7 @@ TEST(VerifyTest, AcceptsACorrectFold) {
   absl::StatusOr<Plan> plan = PlanFor(kFold);
   ASSERT_TRUE(plan.ok()) << plan.status();
   ASSERT_EQ(plan->changes[0].action, Action::kFolded);
-  ASSERT_TRUE(VerifyPlan(*plan, Options{}).ok());
+  ASSERT_TRUE(VerifyChange(plan->changes[0], Options{}).ok());
   EXPECT_THAT(plan->changes[0].verification, HasSubstr("identical"));
 }
 

@@ -1,0 +1,28 @@
+// How a status says which ErrorKind it is (onnx_legalize/legalize.h): the payloads that mark the two kinds a
+// status code cannot tell, set where the failure is made.
+#ifndef ONNX_LEGALIZE_SRC_ERROR_KIND_H_
+#define ONNX_LEGALIZE_SRC_ERROR_KIND_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+
+namespace onnx_legalize {
+
+// The type URL of the payload that marks a verification failure (absl::Status::SetPayload); it holds the
+// label of the node (or "the opset move") that failed.
+inline constexpr char kVerificationFailurePayloadUrl[] = "type.googleapis.com/onnx_legalize.VerificationFailure";
+
+// The type URL of the payload that marks an invalid request; it holds the field's name.
+inline constexpr char kInvalidRequestPayloadUrl[] = "type.googleapis.com/onnx_legalize.InvalidRequest";
+
+// InvalidArgument about request field `field` (as the struct spells it), marked kInvalidRequest.
+absl::Status InvalidRequestError(absl::string_view field, absl::string_view message);
+
+// Internal "verification failed: <message>", marked kVerificationFailed with `label` (what failed) as payload.
+absl::Status VerificationFailure(absl::string_view label, absl::string_view message);
+
+}  // namespace onnx_legalize
+
+#endif  // ONNX_LEGALIZE_SRC_ERROR_KIND_H_

@@ -1,0 +1,78 @@
+// A pass takes one family of removed ops through the driver's steps (legalize.cc): plan, the opset its
+// rewrites need, verification, apply, report. The driver runs every pass of Passes() the same way and knows
+// none of them by name.
+//
+// Two passes exist: the removed-op rules (ImageScaler, Crop, ... one rule file each, rules/registry.h), and
+// DynamicSlice, which predates the rule interface and keeps a pass of its own for its large folds (verified
+// on a helper thread while the model is transformed, and moved into the result rather than copied). A new
+// removed op is a rule, not a pass.
+#ifndef ONNX_LEGALIZE_SRC_PASS_PASS_H_
+#define ONNX_LEGALIZE_SRC_PASS_PASS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "onnx/onnx_pb.h"
+#include "onnx_legalize/legalize.h"
+
+namespace onnx_legalize {
+
+class Pass {
+ public:
+  virtual ~Pass() = default;
+
+  // Finds the pass's nodes in `model` (main graph and subgraphs at any depth) and decides Fold | Rewrite
+  // for each, or refuses the model naming the node and why. Reads the model only.
+  virtual absl::Status Plan(const onnx::ModelProto& model, const Options& options) = 0;
+
+  // True when the plan changes something.
+  virtual bool HasChanges() const = 0;
+
+  // The lowest default opset that expresses every rewrite of the plan (at least `current`, the model's); 0
+  // when it needs none.
+  virtual int64_t NeededOpset(int64_t current) const = 0;
+
+  // FailedPrecondition naming the neediest node when the plan's rewrites cannot be written at `bound`: the
+  // target asked for (Options::target_opset), the model's own opset (Options::keep_opset, `current`), or the
+  // highest the library knows when the target is left to it.
+  virtual absl::Status CheckBound(int64_t bound, int64_t current, const Options& options) const = 0;
+
+  // Fixes what depends on the target opset, once it is chosen and before anything is verified.
+  virtual void SetTarget(int64_t target) { (void)target; }
+
+  // Verification, in two parts. First, before the model is transformed, the proofs of values Apply moves
+  // into the model: they must be done before it. Then, while the model is transformed, independent jobs that
+  // the driver may run on any thread in any order (each fills its own change's text): `ConcurrentJobs()` of
+  // them, `VerifyJob(i)` each.
+  virtual absl::Status VerifyBeforeTransform(int64_t target, const Options& options) = 0;
+  virtual size_t ConcurrentJobs() const { return 0; }
+  virtual absl::Status VerifyJob(size_t job, const Options& options) {
+    (void)job;
+    (void)options;
+    return absl::OkStatus();
+  }
+  // With Options::verify false, instead: every change says it was not verified.
+  virtual void SkipVerification() = 0;
+
+  // Writes the plan into `model`, whose default opset is already `target`. Values the concurrent jobs still
+  // read are left as stubs until FillDeferred. Fails only for a plan not made from this model.
+  virtual absl::Status Apply(onnx::ModelProto& model, int64_t target) = 0;
+
+  // True when Apply left values that FillDeferred writes once the concurrent jobs are done.
+  virtual bool DefersValues() const { return false; }
+  virtual void FillDeferred(onnx::ModelProto& model) { (void)model; }
+
+  // Appends one NodeReport per change; the plan's texts move into it.
+  virtual void AppendReport(std::vector<NodeReport>& nodes) = 0;
+};
+
+// Every pass, in the order the driver plans, verifies and reports them: the removed-op rules, then
+// DynamicSlice. (The driver applies them in the opposite order: see legalize.cc.)
+std::vector<std::unique_ptr<Pass>> MakePasses();
+
+}  // namespace onnx_legalize
+
+#endif  // ONNX_LEGALIZE_SRC_PASS_PASS_H_

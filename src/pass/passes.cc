@@ -1,0 +1,185 @@
+// The two passes (pass.h): the removed-op rules (pass/removed_ops_pass.h) and DynamicSlice
+// (rules/dynamic_slice.h), each behind the driver's one interface.
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "pass/pass.h"
+#include "pass/removed_ops_pass.h"
+#include "rules/dynamic_slice.h"
+#include "status_macros.h"
+#include "verify/verify.h"
+
+namespace onnx_legalize {
+namespace {
+
+constexpr char kNotVerified[] = "skipped (verification off)";
+
+// ImageScaler, Crop, Affine, ... by their rules. Their proofs run before the transformation: each is a few
+// seeded trials of one node, and Apply moves the folded values into the model.
+class RemovedOpsPass : public Pass {
+ public:
+  absl::Status Plan(const onnx::ModelProto& model, const Options& options) override {
+    ASSIGN_OR_RETURN(plan_, PlanRemovedOps(model, options));
+    return absl::OkStatus();
+  }
+
+  bool HasChanges() const override { return !plan_.changes.empty(); }
+
+  int64_t NeededOpset(int64_t current) const override {
+    const int64_t needed = MinOpsetForRemovedOps(plan_);
+    return needed == 0 ? 0 : std::max(current, needed);
+  }
+
+  absl::Status CheckBound(int64_t bound, int64_t current, const Options& options) const override {
+    (void)current;
+    const int64_t needed = MinOpsetForRemovedOps(plan_);
+    if (needed <= bound) return absl::OkStatus();
+    // The first change that needs it names the refusal.
+    const auto neediest = std::find_if(plan_.changes.begin(), plan_.changes.end(), [needed](const auto& change) {
+      return change.action == Action::kRewritten && change.min_opset == needed;
+    });
+    return absl::FailedPreconditionError(absl::StrCat(
+        options.keep_opset ? "keeping the model's opset " : "target opset ", bound, " cannot express the rewrite of ",
+        neediest->AsRuleNode().label, ": its replacement needs opset ", needed));
+  }
+
+  absl::Status VerifyBeforeTransform(int64_t target, const Options& options) override {
+    return VerifyRemovedOps(plan_, target, options);
+  }
+
+  void SkipVerification() override {
+    for (RemovedOpChange& change : plan_.changes) change.verification = kNotVerified;
+  }
+
+  absl::Status Apply(onnx::ModelProto& model, int64_t target) override { return ApplyRemovedOps(plan_, model, target); }
+
+  void AppendReport(std::vector<NodeReport>& nodes) override {
+    for (RemovedOpChange& change : plan_.changes) {
+      NodeReport node;
+      node.op_type = change.node.op_type();
+      node.graph_path = std::move(change.graph_path);
+      node.node_name = change.node.name();
+      node.output = change.node.output_size() > 0 ? change.node.output(0) : "";
+      node.action = change.action;
+      node.became = std::move(change.became);
+      node.detail = std::move(change.detail);
+      node.verification = std::move(change.verification);
+      nodes.push_back(std::move(node));
+    }
+  }
+
+ private:
+  RemovedOpPlan plan_;
+};
+
+// DynamicSlice: folds verified by recomputing them with the Slice kernel, rewrites by seeded trials, each
+// change a job of its own that runs while the model is transformed. Large folds stay in the plan until
+// those jobs are done, and are then moved into the model (FillDeferred), never copied.
+class DynamicSlicePass : public Pass {
+ public:
+  absl::Status Plan(const onnx::ModelProto& model, const Options& options) override {
+    ASSIGN_OR_RETURN(plan_, PlanDynamicSlices(model, options));
+    return absl::OkStatus();
+  }
+
+  bool HasChanges() const override { return !plan_.changes.empty(); }
+
+  int64_t NeededOpset(int64_t current) const override {
+    const PlannedChange* neediest = Neediest();
+    return neediest == nullptr ? 0 : std::max({current, kMinTargetOpset, neediest->min_opset});
+  }
+
+  absl::Status CheckBound(int64_t bound, int64_t current, const Options& options) const override {
+    const PlannedChange* neediest = Neediest();
+    if (neediest == nullptr) return absl::OkStatus();
+    const int64_t needed = std::max(kMinTargetOpset, neediest->min_opset);
+    if (options.keep_opset) {
+      // Below 10 the rewrites become Slice-1 (the planner refused what Slice-1 cannot express); from 10 on
+      // they become the Slice of the model's own opset, which must express them.
+      if (current < kMinTargetOpset || needed <= current) return absl::OkStatus();
+      return absl::FailedPreconditionError(
+          absl::StrCat("keeping the model's opset: opset ", current, " cannot express the rewrite of DynamicSlice '",
+                       neediest->node_name, "' (graph ", neediest->graph_path, "): it needs opset ", needed));
+    }
+    if (!options.target_opset.has_value() || needed <= bound) return absl::OkStatus();
+    return absl::FailedPreconditionError(
+        absl::StrCat("target opset ", bound, " cannot express the rewrite of DynamicSlice '", neediest->node_name,
+                     "' (graph ", neediest->graph_path, "): it needs opset ", needed, " (", neediest->detail, ")"));
+  }
+
+  void SetTarget(int64_t target) override {
+    for (PlannedChange& change : plan_.changes) {
+      if (change.action == Action::kRewritten) change.slice_version = SliceVersionAtOpset(target);
+    }
+  }
+
+  absl::Status VerifyBeforeTransform(int64_t target, const Options& options) override {
+    (void)target;
+    (void)options;
+    return absl::OkStatus();
+  }
+  size_t ConcurrentJobs() const override { return plan_.changes.size(); }
+  absl::Status VerifyJob(size_t job, const Options& options) override {
+    return VerifyChange(plan_.changes[job], options);
+  }
+
+  void SkipVerification() override {
+    for (PlannedChange& change : plan_.changes) change.verification = kNotVerified;
+  }
+
+  absl::Status Apply(onnx::ModelProto& model, int64_t target) override {
+    (void)target;  // the Slice version was fixed by SetTarget
+    // Large folded values are filled in after verification, which reads them meanwhile.
+    ApplyPlan(plan_, model, FoldedValues::kDefer);
+    return absl::OkStatus();
+  }
+
+  bool DefersValues() const override {
+    return std::any_of(plan_.changes.begin(), plan_.changes.end(),
+                       [](const PlannedChange& change) { return change.action == Action::kFolded; });
+  }
+  void FillDeferred(onnx::ModelProto& model) override { FillDeferredFolds(plan_, model); }
+
+  void AppendReport(std::vector<NodeReport>& nodes) override {
+    for (PlannedChange& change : plan_.changes) {
+      NodeReport node;
+      node.graph_path = std::move(change.graph_path);
+      node.node_name = std::move(change.node_name);
+      node.output = std::move(change.output);
+      node.action = change.action;
+      node.slice_version = change.action == Action::kRewritten ? change.slice_version : 0;
+      node.became = change.action == Action::kRewritten ? absl::StrCat("Slice-", change.slice_version) : "initializer";
+      node.detail = std::move(change.detail);
+      node.verification = std::move(change.verification);
+      nodes.push_back(std::move(node));
+    }
+  }
+
+ private:
+  // The rewrite that needs the highest opset (the first of them), or null when nothing is rewritten.
+  const PlannedChange* Neediest() const {
+    const PlannedChange* neediest = nullptr;
+    for (const PlannedChange& change : plan_.changes) {
+      if (change.action != Action::kRewritten) continue;
+      if (neediest == nullptr || change.min_opset > neediest->min_opset) neediest = &change;
+    }
+    return neediest;
+  }
+
+  onnx_legalize::Plan plan_;
+};
+
+}  // namespace
+
+std::vector<std::unique_ptr<Pass>> MakePasses() {
+  std::vector<std::unique_ptr<Pass>> passes;
+  passes.push_back(std::make_unique<RemovedOpsPass>());
+  passes.push_back(std::make_unique<DynamicSlicePass>());
+  return passes;
+}
+
+}  // namespace onnx_legalize
