@@ -148,13 +148,14 @@ bool DefersFold(const PlannedChange& change, bool is_main) {
          static_cast<int64_t>(change.folded->bytes().size()) > kSkeletonKeepBytes;
 }
 
-}  // namespace
+// Constants that a change stops reading, with the graph it was read from (looked up outward).
+using MaybeUnused = std::vector<std::pair<GraphLocator, std::string>>;
 
-void ApplyPlan(Plan& plan, onnx::ModelProto& model, FoldedValues folded) {
+// Every change written: folds replaced by their values, rewrites by Slice nodes (with their normalized axes);
+// returns the constants the changes stop reading.
+MaybeUnused WriteChanges(Plan& plan, onnx::ModelProto& model, FoldedValues folded) {
   ConstantWriter writer(model.ir_version());
-  // Constants that a change stops reading, with the graph it was read from (looked up outward).
-  std::vector<std::pair<GraphLocator, std::string>> maybe_unused;
-
+  MaybeUnused maybe_unused;
   {
     // Node positions are those of the unchanged lists until every change is recorded.
     GraphIndex graphs(model);
@@ -204,10 +205,12 @@ void ApplyPlan(Plan& plan, onnx::ModelProto& model, FoldedValues folded) {
     std::stable_sort(by_depth.begin(), by_depth.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     for (auto& [depth, graph_edits] : by_depth) graph_edits->Apply();
   }
+  return maybe_unused;
+}
 
-  // Constants nothing reads any more: an initializer (with its IR 3 graph input) or a Constant node, in
-  // the reading graph or an enclosing one (looked up outward).
-  if (maybe_unused.empty()) return;  // rewrites to Slice-10+ with their own inputs: nothing to look up
+// Removes the constants of `maybe_unused` nothing reads any more: an initializer (with its IR 3 graph input)
+// or a Constant node, in the reading graph or an enclosing one (looked up outward).
+void RemoveUnreadConstants(const MaybeUnused& maybe_unused, onnx::ModelProto& model) {
   // Views of the model's names: nothing below changes the model until the removals at the end.
   absl::flat_hash_set<absl::string_view> referenced;
   CollectReferences(model.graph(), referenced);
@@ -255,6 +258,14 @@ void ApplyPlan(Plan& plan, onnx::ModelProto& model, FoldedValues folded) {
     EraseMarked(*graph->mutable_input(), r.inputs);
     EraseMarked(*graph->mutable_node(), r.nodes);
   }
+}
+
+}  // namespace
+
+void ApplyPlan(Plan& plan, onnx::ModelProto& model, FoldedValues folded) {
+  const MaybeUnused maybe_unused = WriteChanges(plan, model, folded);
+  // Rewrites to Slice-10+ with their own inputs leave nothing to look up.
+  if (!maybe_unused.empty()) RemoveUnreadConstants(maybe_unused, model);
 }
 
 void FillDeferredFolds(Plan& plan, onnx::ModelProto& model) {

@@ -212,18 +212,25 @@ absl::StatusOr<bool> NothingToConvert(const GraphProto& graph, const Context& ct
   return true;
 }
 
-// The skeleton's main graph converted from ctx.from to ctx.to in chunks of at most `chunk_nodes` converted
-// nodes; returns a graph whose nodes, converter-made initializers and outputs are those one conversion of
-// the whole skeleton would give (up to the names of converter-made values).
-absl::StatusOr<GraphProto> ConvertMainGraphInChunks(const ModelProto& skeleton, const Context& ctx,
-                                                    const StepConverter& converter, int64_t chunk_nodes) {
-  const GraphProto& graph = skeleton.graph();
-  const int n = graph.node_size();
+namespace {
 
-  // Which nodes the converter touches, and their chunks.
-  std::vector<int> chunk_of(static_cast<size_t>(n), -1);
-  std::unordered_map<std::string, bool> adapts;
+// Which chunk each node of the main graph is converted in (-1: a node the converter does not touch, left
+// out of every chunk), and each chunk's span [first_of[c], last_of[c]] (the nodes between its own are
+// untouched ones).
+struct ChunkLayout {
+  std::vector<int> chunk_of;
+  std::vector<int> first_of, last_of;
   int chunks = 0;
+};
+
+// The nodes the converter touches (a subgraph or tensor attribute, or an adapter between the two opsets),
+// `chunk_nodes` of them to a chunk.
+ChunkLayout LayOutChunks(const GraphProto& graph, const Context& ctx, const StepConverter& converter,
+                         int64_t chunk_nodes) {
+  const int n = graph.node_size();
+  ChunkLayout layout;
+  layout.chunk_of.assign(static_cast<size_t>(n), -1);
+  std::unordered_map<std::string, bool> adapts;
   int64_t in_chunk = 0;
   for (int i = 0; i < n; ++i) {
     const NodeProto& node = graph.node(i);
@@ -237,29 +244,40 @@ absl::StatusOr<GraphProto> ConvertMainGraphInChunks(const ModelProto& skeleton, 
       touched = it->second;
     }
     if (!touched) continue;
-    if (in_chunk == 0) ++chunks;
-    chunk_of[static_cast<size_t>(i)] = chunks - 1;
+    if (in_chunk == 0) ++layout.chunks;
+    layout.chunk_of[static_cast<size_t>(i)] = layout.chunks - 1;
     in_chunk = (in_chunk + 1) % chunk_nodes;
   }
+  layout.first_of.assign(static_cast<size_t>(layout.chunks), -1);
+  layout.last_of.assign(static_cast<size_t>(layout.chunks), -1);
+  for (int i = 0; i < n; ++i) {
+    const int c = layout.chunk_of[static_cast<size_t>(i)];
+    if (c < 0) continue;
+    if (layout.first_of[static_cast<size_t>(c)] < 0) layout.first_of[static_cast<size_t>(c)] = i;
+    layout.last_of[static_cast<size_t>(c)] = i;
+  }
+  return layout;
+}
 
-  // Where each value is made and read: node index of its producer, and whether anything outside the
-  // producer's chunk reads it.
+// The values something outside the chunk that makes them reads (graph outputs included): each chunk's
+// boundary.
+std::unordered_set<std::string> ValuesReadOutsideTheirChunk(const GraphProto& graph, const ChunkLayout& layout) {
   constexpr int kNotANode = -1;
   std::unordered_map<std::string, int> producer;
-  for (int i = 0; i < n; ++i) {
+  for (int i = 0; i < graph.node_size(); ++i) {
     for (const auto& out : graph.node(i).output()) {
       if (!out.empty()) producer.emplace(out, i);
     }
   }
   auto chunk_making = [&](const std::string& name) {
     auto it = producer.find(name);
-    return it == producer.end() ? kNotANode : chunk_of[static_cast<size_t>(it->second)];
+    return it == producer.end() ? kNotANode : layout.chunk_of[static_cast<size_t>(it->second)];
   };
-  std::unordered_set<std::string> read_outside;  // read outside the chunk that makes it
+  std::unordered_set<std::string> read_outside;
   for (const auto& out : graph.output()) read_outside.insert(out.name());
-  for (int i = 0; i < n; ++i) {
+  for (int i = 0; i < graph.node_size(); ++i) {
     const NodeProto& node = graph.node(i);
-    const int here = chunk_of[static_cast<size_t>(i)];
+    const int here = layout.chunk_of[static_cast<size_t>(i)];
     std::unordered_set<std::string> captured;
     for (const auto& attr : node.attribute()) {
       if (attr.has_g()) CollectSubgraphReferences(attr.g(), captured);
@@ -272,16 +290,25 @@ absl::StatusOr<GraphProto> ConvertMainGraphInChunks(const ModelProto& skeleton, 
     for (const auto& in : node.input()) note(in);
     for (const auto& name : captured) note(name);
   }
+  return read_outside;
+}
 
-  // The IR's view of every boundary value before conversion, as graphProtoToGraph would build it from the
-  // whole skeleton: inputs, initializers (IR >= 4), then graph outputs and value_info over them.
+// The IR's view of every boundary value before conversion, as graphProtoToGraph would build it from the
+// whole skeleton (inputs, initializers (IR >= 4), then graph outputs and value_info over them), and the
+// value_info entries by name.
+struct BoundaryTypes {
   std::unordered_map<std::string, IrType> types;
+  std::unordered_map<std::string, std::vector<const ValueInfoProto*>> value_info;
+};
+
+BoundaryTypes TypesBeforeConversion(const GraphProto& graph) {
+  BoundaryTypes boundary;
   std::unordered_set<std::string> graph_inputs;
   for (const auto& v : graph.input()) {
     graph_inputs.insert(v.name());
     IrType type;
     Overlay(v, type);
-    types[v.name()] = type;
+    boundary.types[v.name()] = type;
   }
   for (const auto& t : graph.initializer()) {
     if (graph_inputs.count(t.name()) > 0) continue;
@@ -289,84 +316,81 @@ absl::StatusOr<GraphProto> ConvertMainGraphInChunks(const ModelProto& skeleton, 
     type.elem_type = t.data_type();
     type.has_sizes = true;
     for (int64_t d : t.dims()) type.sizes.emplace_back(d);
-    types[t.name()] = type;
+    boundary.types[t.name()] = type;
   }
-  for (const auto& v : graph.output()) Overlay(v, types[v.name()]);
-  std::unordered_map<std::string, std::vector<const ValueInfoProto*>> value_info;
+  for (const auto& v : graph.output()) Overlay(v, boundary.types[v.name()]);
   for (const auto& v : graph.value_info()) {
-    Overlay(v, types[v.name()]);
-    value_info[v.name()].push_back(&v);
+    Overlay(v, boundary.types[v.name()]);
+    boundary.value_info[v.name()].push_back(&v);
   }
+  return boundary;
+}
 
-  // Build and import the chunks.
-  // Each chunk spans [first_of[c], last_of[c]]; the nodes between its own are untouched ones.
-  std::vector<int> first_of(static_cast<size_t>(chunks), -1), last_of(static_cast<size_t>(chunks), -1);
-  for (int i = 0; i < n; ++i) {
-    const int c = chunk_of[static_cast<size_t>(i)];
-    if (c < 0) continue;
-    if (first_of[static_cast<size_t>(c)] < 0) first_of[static_cast<size_t>(c)] = i;
-    last_of[static_cast<size_t>(c)] = i;
+// Chunk `c` as a model of its own, imported into onnx's IR: its nodes, the untouched nodes between them as
+// fences (stand-ins of kFencePrefix names), its boundary as graph inputs and outputs.
+absl::Status BuildChunk(const ModelProto& skeleton, const ChunkLayout& layout, int c,
+                        const std::unordered_set<std::string>& read_outside, const BoundaryTypes& boundary,
+                        Chunk& part) {
+  const GraphProto& graph = skeleton.graph();
+  part.model.set_ir_version(skeleton.ir_version());
+  *part.model.mutable_opset_import() = skeleton.opset_import();
+  GraphProto* g = part.model.mutable_graph();
+  g->set_name(graph.name());
+  std::unordered_set<std::string> made, read;
+  std::vector<const std::string*> read_order;
+  const int last = layout.last_of[static_cast<size_t>(c)];
+  for (int j = layout.first_of[static_cast<size_t>(c)]; j <= last;) {
+    if (layout.chunk_of[static_cast<size_t>(j)] != c) {
+      const int first = j;
+      while (layout.chunk_of[static_cast<size_t>(j)] != c) ++j;
+      const std::string fence = absl::StrCat(kFencePrefix, first);
+      part.fences[fence] = {first, j};
+      NodeProto* f = g->add_node();
+      f->set_name(fence);
+      f->set_op_type(kStandInOp);
+      f->set_domain(kStandInDomain);
+      continue;
+    }
+    const NodeProto& node = graph.node(j);
+    for (const auto& in : node.input()) {
+      if (!in.empty() && made.count(in) == 0 && read.insert(in).second) read_order.push_back(&in);
+    }
+    for (const auto& out : node.output()) {
+      if (!out.empty()) made.insert(out);
+    }
+    *g->add_node() = node;
+    ++j;
   }
-  std::vector<Chunk> parts(static_cast<size_t>(chunks));
-  {
-    for (int c = 0; c < chunks; ++c) {
-      Chunk& part = parts[static_cast<size_t>(c)];
-      part.model.set_ir_version(skeleton.ir_version());
-      *part.model.mutable_opset_import() = skeleton.opset_import();
-      GraphProto* g = part.model.mutable_graph();
-      g->set_name(graph.name());
-      std::unordered_set<std::string> made, read;
-      std::vector<const std::string*> read_order;
-      const int last = last_of[static_cast<size_t>(c)];
-      for (int j = first_of[static_cast<size_t>(c)]; j <= last;) {
-        if (chunk_of[static_cast<size_t>(j)] != c) {
-          const int first = j;
-          while (chunk_of[static_cast<size_t>(j)] != c) ++j;
-          const std::string fence = absl::StrCat(kFencePrefix, first);
-          part.fences[fence] = {first, j};
-          NodeProto* f = g->add_node();
-          f->set_name(fence);
-          f->set_op_type(kStandInOp);
-          f->set_domain(kStandInDomain);
-          continue;
-        }
-        const NodeProto& node = graph.node(j);
-        for (const auto& in : node.input()) {
-          if (!in.empty() && made.count(in) == 0 && read.insert(in).second) read_order.push_back(&in);
-        }
-        for (const auto& out : node.output()) {
-          if (!out.empty()) made.insert(out);
-        }
-        *g->add_node() = node;
-        ++j;
+  // Everything read from outside, initializers included, comes in as a graph input whose type is set
+  // later: no upward adapter tells an initializer from an input (both are kParam values to the IR), and so
+  // every boundary value is one whose type can be kept in step with the other chunks.
+  for (const std::string* name : read_order) {
+    g->add_input()->set_name(*name);
+    part.inputs.push_back(*name);
+  }
+  for (const auto& node : g->node()) {
+    for (const auto& out : node.output()) {
+      if (out.empty()) continue;
+      if (read_outside.count(out) > 0) {
+        g->add_output()->set_name(out);
+        part.outputs.push_back(out);
       }
-      // Everything read from outside, initializers included, comes in as a graph input whose type is set
-      // below: no upward adapter tells an initializer from an input (both are kParam values to the IR),
-      // and so every boundary value is one whose type can be kept in step with the other chunks.
-      for (const std::string* name : read_order) {
-        g->add_input()->set_name(*name);
-        part.inputs.push_back(*name);
-      }
-      for (const auto& node : g->node()) {
-        for (const auto& out : node.output()) {
-          if (out.empty()) continue;
-          if (read_outside.count(out) > 0) {
-            g->add_output()->set_name(out);
-            part.outputs.push_back(out);
-          }
-          auto vi = value_info.find(out);
-          if (vi == value_info.end()) continue;
-          for (const ValueInfoProto* v : vi->second) *g->add_value_info() = *v;
-        }
-      }
-      part.graph = std::shared_ptr<onnx::Graph>(onnx::ImportModelProto(part.model));
-      if (part.graph == nullptr) return absl::InternalError("onnx's IR did not import a chunk of the graph");
-      part.model.clear_graph();
+      auto vi = boundary.value_info.find(out);
+      if (vi == boundary.value_info.end()) continue;
+      for (const ValueInfoProto* v : vi->second) *g->add_value_info() = *v;
     }
   }
+  part.graph = std::shared_ptr<onnx::Graph>(onnx::ImportModelProto(part.model));
+  if (part.graph == nullptr) return absl::InternalError("onnx's IR did not import a chunk of the graph");
+  part.model.clear_graph();
+  return absl::OkStatus();
+}
 
-  // Step by step, chunk by chunk, as convert_graph goes through the whole graph. A node output nothing
-  // declares is UNDEFINED without sizes, as graphProtoToGraph leaves it.
+// Step by step, chunk by chunk, as convert_graph goes through the whole graph, each boundary value's type
+// carried from the chunk that changes it to the next. A node output nothing declares is UNDEFINED without
+// sizes, as graphProtoToGraph leaves it.
+void ConvertChunks(std::vector<Chunk>& parts, const Context& ctx, const StepConverter& converter,
+                   std::unordered_map<std::string, IrType>& types) {
   const IrType unknown;
   auto type_of = [&](const std::string& name) -> const IrType& {
     auto it = types.find(name);
@@ -381,12 +405,10 @@ absl::StatusOr<GraphProto> ConvertMainGraphInChunks(const ModelProto& skeleton, 
       for (onnx::Value* v : part.graph->outputs()) types[v->uniqueName()] = TypeOf(v);
     }
   }
+}
 
-  // Export and merge: untouched nodes as they are, each chunk's nodes where its first node stood, fences
-  // replaced by the nodes they stand for, converter-made names prefixed with the chunk.
-  GraphProto merged;
-  merged.set_name(graph.name());
-  *merged.mutable_output() = graph.output();
+// Each converted chunk exported from onnx's IR; Internal when the converter renamed a boundary value.
+absl::StatusOr<std::vector<GraphProto>> ExportChunks(std::vector<Chunk>& parts) {
   std::vector<GraphProto> exported(parts.size());
   for (size_t c = 0; c < parts.size(); ++c) {
     ModelProto out;
@@ -400,6 +422,16 @@ absl::StatusOr<GraphProto> ConvertMainGraphInChunks(const ModelProto& skeleton, 
     for (int k = 0; same && k < g.input_size(); ++k) same = g.input(k).name() == parts[c].inputs[k];
     if (!same) return absl::InternalError("the converter renamed a value that crosses chunks of the graph");
   }
+  return exported;
+}
+
+// The merged graph: untouched nodes as they are, each chunk's nodes where its first node stood, fences
+// replaced by the nodes they stand for, converter-made names prefixed with the chunk.
+GraphProto MergeChunks(const GraphProto& graph, const ChunkLayout& layout, const std::vector<Chunk>& parts,
+                       std::vector<GraphProto>& exported, const Context& ctx) {
+  GraphProto merged;
+  merged.set_name(graph.name());
+  *merged.mutable_output() = graph.output();
   auto rename = [&](std::string* name, size_t c) {
     if (!name->empty() && ctx.codec.Decode(*name) == nullptr) *name = absl::StrCat("c", c, "_", *name);
   };
@@ -411,8 +443,8 @@ absl::StatusOr<GraphProto> ConvertMainGraphInChunks(const ModelProto& skeleton, 
       rename(copy->mutable_name(), c);
     }
   }
-  for (int i = 0; i < n; ++i) {
-    const int c = chunk_of[static_cast<size_t>(i)];
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const int c = layout.chunk_of[static_cast<size_t>(i)];
     if (c < 0) {
       *merged.add_node() = graph.node(i);
       continue;
@@ -428,9 +460,29 @@ absl::StatusOr<GraphProto> ConvertMainGraphInChunks(const ModelProto& skeleton, 
       for (auto& out : *node.mutable_output()) rename(&out, static_cast<size_t>(c));
       merged.add_node()->Swap(&node);
     }
-    i = last_of[static_cast<size_t>(c)];  // the chunk's span is emitted
+    i = layout.last_of[static_cast<size_t>(c)];  // the chunk's span is emitted
   }
   return merged;
+}
+
+}  // namespace
+
+// The skeleton's main graph converted from ctx.from to ctx.to in chunks of at most `chunk_nodes` converted
+// nodes; returns a graph whose nodes, converter-made initializers and outputs are those one conversion of
+// the whole skeleton would give (up to the names of converter-made values).
+absl::StatusOr<GraphProto> ConvertMainGraphInChunks(const ModelProto& skeleton, const Context& ctx,
+                                                    const StepConverter& converter, int64_t chunk_nodes) {
+  const GraphProto& graph = skeleton.graph();
+  const ChunkLayout layout = LayOutChunks(graph, ctx, converter, chunk_nodes);
+  const std::unordered_set<std::string> read_outside = ValuesReadOutsideTheirChunk(graph, layout);
+  BoundaryTypes boundary = TypesBeforeConversion(graph);
+  std::vector<Chunk> parts(static_cast<size_t>(layout.chunks));
+  for (int c = 0; c < layout.chunks; ++c) {
+    RETURN_IF_ERROR(BuildChunk(skeleton, layout, c, read_outside, boundary, parts[static_cast<size_t>(c)]));
+  }
+  ConvertChunks(parts, ctx, converter, boundary.types);
+  ASSIGN_OR_RETURN(std::vector<GraphProto> exported, ExportChunks(parts));
+  return MergeChunks(graph, layout, parts, exported, ctx);
 }
 
 }  // namespace onnx_legalize::opset_upgrade

@@ -64,59 +64,31 @@ absl::StatusOr<int> DefaultOpsetIndex(const ModelProto& model) {
   return index;
 }
 
-absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes) {
-  if (target < 1 || target > kMaxConvertibleOpset) {
-    return absl::InvalidArgumentError(absl::StrCat("target opset ", target, " is outside [1, ", kMaxConvertibleOpset,
-                                                   "], what onnx 1.12's version converter knows"));
-  }
-  ASSIGN_OR_RETURN(const int opset_index, DefaultOpsetIndex(model));
-  const int64_t from = model.opset_import(opset_index).version();
-  if (from < 1) return absl::InvalidArgumentError(absl::StrCat("the model's default opset ", from, " is not valid"));
-  if (target < from) {
-    return absl::InvalidArgumentError(absl::StrCat("target opset ", target, " is below the model's default opset ",
-                                                   from, "; only upgrades are supported"));
-  }
-  const int64_t ir_version = std::max<int64_t>(model.ir_version(), MinIrVersionForOpset(target));
-  if (target == from) {
-    model.set_ir_version(ir_version);
-    return absl::OkStatus();
-  }
-  RETURN_IF_ERROR(ValidateGraphsForConverter(model.graph()));
-
-  Context ctx;
-  ctx.from = from;
-  ctx.to = target;
-  // The stand-in must stay out of every adapter's reach.
-  for (int64_t v = from + 1; v <= target; ++v) {
+// InternalError when the stand-in op has a schema that changes between the two opsets: it must stay out of
+// every adapter's reach.
+absl::Status CheckStandInIsInert(const Context& ctx) {
+  for (int64_t v = ctx.from + 1; v <= ctx.to; ++v) {
     const onnx::OpSchema* s = onnx::OpSchemaRegistry::Schema(kStandInOp, static_cast<int>(v), "");
-    if (s == nullptr || s->since_version() > from) {
+    if (s == nullptr || s->since_version() > ctx.from) {
       return absl::InternalError(absl::StrCat("stand-in op ", kStandInOp, " changes at opset ", v));
     }
   }
+  return absl::OkStatus();
+}
 
-  RegisterStandInSchemas();  // first: the converter's table of schemas must hold the stand-in's
-  static const StepConverter* const converter = new StepConverter();
-  if (chunk_nodes > 0) {
-    ASSIGN_OR_RETURN(const bool untouched, NothingToConvert(model.graph(), ctx, *converter));
-    if (untouched) {
-      model.mutable_opset_import(opset_index)->set_version(target);
-      model.set_ir_version(ir_version);
-      return absl::OkStatus();
-    }
-  }
-
+// The copy of `model` the converter sees (upgrade/skeleton.cc), with what shape inference learns of it (best
+// effort: adapters read ranks and shapes, but a model whose declared types contradict inference is still
+// converted where no adapter needs them) and the dims the adapter fixes read.
+absl::StatusOr<ModelProto> ConverterSkeleton(const ModelProto& model, Context& ctx) {
   ModelProto skeleton;
   skeleton.set_ir_version(kSkeletonIrVersion);
   auto* default_import = skeleton.add_opset_import();
   default_import->set_domain("");
-  default_import->set_version(from);
+  default_import->set_version(ctx.from);
   auto* hidden_import = skeleton.add_opset_import();
   hidden_import->set_domain(kStandInDomain);
   hidden_import->set_version(1);
   RETURN_IF_ERROR(BuildSkeletonGraph(model.graph(), "", true, ctx, skeleton.mutable_graph()));
-
-  // Shape inference, best effort: adapters read ranks and shapes, but a model whose declared types
-  // contradict inference is still converted where no adapter needs them.
   {
     ModelProto inferred = skeleton;
     bool ok = true;
@@ -131,42 +103,89 @@ absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes)
   }
   AddCaptureTypes(skeleton.mutable_graph(), {});
   CollectElemTypes(skeleton.graph(), ctx);
-  {
-    // The values whose dims an adapter fix reads.
-    std::unordered_set<std::string> wanted, defined;
-    if (Crosses(ctx, 13)) CollectSoftmaxInputs(skeleton.graph(), wanted);
-    if (Crosses(ctx, 7)) CollectPReluInputs(skeleton.graph(), wanted);
-    if (!wanted.empty()) CollectKnownDims(skeleton.graph(), wanted, ctx, defined);
-  }
+  std::unordered_set<std::string> wanted, defined;  // the values whose dims an adapter fix reads
+  if (Crosses(ctx, 13)) CollectSoftmaxInputs(skeleton.graph(), wanted);
+  if (Crosses(ctx, 7)) CollectPReluInputs(skeleton.graph(), wanted);
+  if (!wanted.empty()) CollectKnownDims(skeleton.graph(), wanted, ctx, defined);
   ExposeReplacedOutputs(ctx, skeleton.mutable_graph());
+  return skeleton;
+}
 
+// The skeleton's main graph converted by onnx's version converter, in chunks where that gives the same
+// result; FailedPrecondition with the converter's own words when it throws.
+absl::StatusOr<GraphProto> RunConverter(const ModelProto& skeleton, const Context& ctx, const StepConverter& converter,
+                                        int64_t chunk_nodes) {
   GraphProto converted;
   try {
     if (chunk_nodes > 0 && !SubgraphReadsARestructuredValue(skeleton.graph(), ctx)) {
-      ASSIGN_OR_RETURN(converted, ConvertMainGraphInChunks(skeleton, ctx, *converter, chunk_nodes));
+      ASSIGN_OR_RETURN(converted, ConvertMainGraphInChunks(skeleton, ctx, converter, chunk_nodes));
     } else {
       // What onnx::version_conversion::ConvertVersion does.
-      ModelProto whole = converter->convert_version(skeleton, onnx::OpSetID(from), onnx::OpSetID(target));
+      ModelProto whole = converter.convert_version(skeleton, onnx::OpSetID(ctx.from), onnx::OpSetID(ctx.to));
       converted.Swap(whole.mutable_graph());
     }
   } catch (const std::bad_alloc&) {
     throw;
   } catch (const std::exception& e) {
     return absl::FailedPreconditionError(absl::StrCat("onnx 1.12's version converter cannot move the model from opset ",
-                                                      from, " to ", target, ": ", e.what()));
+                                                      ctx.from, " to ", ctx.to, ": ", e.what()));
   } catch (...) {
     return absl::FailedPreconditionError(
-        absl::StrCat("onnx 1.12's version converter cannot move the model from opset ", from, " to ", target));
+        absl::StrCat("onnx 1.12's version converter cannot move the model from opset ", ctx.from, " to ", ctx.to));
   }
+  return converted;
+}
 
+// The model's default opset (at `opset_index`), checked against `target`: InvalidArgument for an opset below
+// 1 or a target below it.
+absl::StatusOr<int64_t> SourceOpset(const ModelProto& model, int opset_index, int64_t target) {
+  const int64_t from = model.opset_import(opset_index).version();
+  if (from < 1) return absl::InvalidArgumentError(absl::StrCat("the model's default opset ", from, " is not valid"));
+  if (target < from) {
+    return absl::InvalidArgumentError(absl::StrCat("target opset ", target, " is below the model's default opset ",
+                                                   from, "; only upgrades are supported"));
+  }
+  return from;
+}
+
+absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes) {
+  if (target < 1 || target > kMaxConvertibleOpset) {
+    return absl::InvalidArgumentError(absl::StrCat("target opset ", target, " is outside [1, ", kMaxConvertibleOpset,
+                                                   "], what onnx 1.12's version converter knows"));
+  }
+  ASSIGN_OR_RETURN(const int opset_index, DefaultOpsetIndex(model));
+  ASSIGN_OR_RETURN(const int64_t from, SourceOpset(model, opset_index, target));
+  const int64_t ir_version = std::max<int64_t>(model.ir_version(), MinIrVersionForOpset(target));
+  auto commit_opset = [&] {
+    model.mutable_opset_import(opset_index)->set_version(target);
+    model.set_ir_version(ir_version);
+  };
+  if (target == from) {
+    model.set_ir_version(ir_version);
+    return absl::OkStatus();
+  }
+  RETURN_IF_ERROR(ValidateGraphsForConverter(model.graph()));
+  Context ctx;
+  ctx.from = from;
+  ctx.to = target;
+  RETURN_IF_ERROR(CheckStandInIsInert(ctx));
+  RegisterStandInSchemas();  // first: the converter's table of schemas must hold the stand-in's
+  static const StepConverter* const converter = new StepConverter();
+  if (chunk_nodes > 0) {
+    ASSIGN_OR_RETURN(const bool untouched, NothingToConvert(model.graph(), ctx, *converter));
+    if (untouched) {
+      commit_opset();
+      return absl::OkStatus();
+    }
+  }
+  ASSIGN_OR_RETURN(const ModelProto skeleton, ConverterSkeleton(model, ctx));
+  ASSIGN_OR_RETURN(const GraphProto converted, RunConverter(skeleton, ctx, *converter, chunk_nodes));
   ReserveGraphNames(model.graph(), ctx.fresh);
   google::protobuf::RepeatedPtrField<NodeProto> nodes;
   RETURN_IF_ERROR(SpliceMainGraph(converted, model.graph(), ctx, &nodes));
-
   // Commit: nothing below can fail.
   model.mutable_graph()->mutable_node()->Swap(&nodes);
-  model.mutable_opset_import(opset_index)->set_version(target);
-  model.set_ir_version(ir_version);
+  commit_opset();
   return absl::OkStatus();
 }
 
