@@ -66,32 +66,36 @@ struct AxisRange {
   int64_t count = 0;
 };
 
-// The whole of Slice's index semantics: validation, axis normalization and clamping. Allocates nothing
-// that grows with the data, so SliceOutputDims can answer for shapes too big to materialize.
-absl::StatusOr<std::vector<AxisRange>> ResolveRanges(const std::vector<int64_t>& dims, const Tensor& starts_t,
-                                                     const Tensor& ends_t, const Tensor* axes_t,
-                                                     const Tensor* steps_t) {
-  const int64_t rank = static_cast<int64_t>(dims.size());
-  if (rank == 0) {
-    return absl::InvalidArgumentError("data is a scalar (rank 0): Slice needs data of rank >= 1");
-  }
-  for (int64_t a = 0; a < rank; ++a) {
+// Slice's data must have rank >= 1 and no negative dim.
+absl::Status CheckDataDims(const std::vector<int64_t>& dims) {
+  if (dims.empty()) return absl::InvalidArgumentError("data is a scalar (rank 0): Slice needs data of rank >= 1");
+  for (size_t a = 0; a < dims.size(); ++a) {
     if (dims[a] < 0) {
       return absl::InvalidArgumentError(
           absl::StrCat("data dim ", a, " of ", Bracketed(dims), " is negative (", dims[a], ")"));
     }
   }
-  ASSIGN_OR_RETURN(const std::vector<int64_t> starts, ReadIndexInput(starts_t, "starts"));
-  ASSIGN_OR_RETURN(const std::vector<int64_t> ends, ReadIndexInput(ends_t, "ends"));
-  std::vector<int64_t> axes;
-  std::vector<int64_t> steps(starts.size(), 1);
+  return absl::OkStatus();
+}
+
+// Slice's index inputs as values, one of each per sliced axis; axes as given (negative ones not yet
+// normalized), or [0, ..., n-1] when omitted.
+struct SliceIndices {
+  std::vector<int64_t> starts, ends, axes, steps;
+};
+
+absl::StatusOr<SliceIndices> ReadSliceIndices(const Tensor& starts_t, const Tensor& ends_t, const Tensor* axes_t,
+                                              const Tensor* steps_t, int64_t rank) {
+  SliceIndices indices;
+  ASSIGN_OR_RETURN(indices.starts, ReadIndexInput(starts_t, "starts"));
+  ASSIGN_OR_RETURN(indices.ends, ReadIndexInput(ends_t, "ends"));
+  indices.steps.assign(indices.starts.size(), 1);
   if (axes_t != nullptr) {
-    ASSIGN_OR_RETURN(axes, ReadIndexInput(*axes_t, "axes"));
+    ASSIGN_OR_RETURN(indices.axes, ReadIndexInput(*axes_t, "axes"));
   }
   if (steps_t != nullptr) {
-    ASSIGN_OR_RETURN(steps, ReadIndexInput(*steps_t, "steps"));
+    ASSIGN_OR_RETURN(indices.steps, ReadIndexInput(*steps_t, "steps"));
   }
-
   // Slice-10: starts, ends, axes and steps are all of the one type Tind.
   for (const auto& [name, tensor] :
        {std::pair<const char*, const Tensor*>{"ends", &ends_t}, {"axes", axes_t}, {"steps", steps_t}}) {
@@ -102,15 +106,14 @@ absl::StatusOr<std::vector<AxisRange>> ResolveRanges(const std::vector<int64_t>&
     }
   }
   // Slice-10: one start, end, axis and step per sliced axis.
-  const auto n = static_cast<int64_t>(starts.size());
+  const auto n = static_cast<int64_t>(indices.starts.size());
   const auto check_length = [n](const std::vector<int64_t>& values, const char* name) -> absl::Status {
     if (static_cast<int64_t>(values.size()) == n) return absl::OkStatus();
     return absl::InvalidArgumentError(absl::StrCat("starts has ", n, " values but ", name, " has ", values.size()));
   };
-  RETURN_IF_ERROR(check_length(ends, "ends"));
-  if (axes_t != nullptr) RETURN_IF_ERROR(check_length(axes, "axes"));
-  RETURN_IF_ERROR(check_length(steps, "steps"));
-
+  RETURN_IF_ERROR(check_length(indices.ends, "ends"));
+  if (axes_t != nullptr) RETURN_IF_ERROR(check_length(indices.axes, "axes"));
+  RETURN_IF_ERROR(check_length(indices.steps, "steps"));
   if (axes_t == nullptr) {
     // Omitted axes are [0, ..., len(starts)-1] in every runtime (Slice-13's text says [0, ..., r-1],
     // which only differs in requiring len(starts) == r).
@@ -119,9 +122,14 @@ absl::StatusOr<std::vector<AxisRange>> ResolveRanges(const std::vector<int64_t>&
                                                      " values, so the omitted axes would be [0, ..., ", n - 1,
                                                      "], but data rank is ", rank, " (axes omitted)"));
     }
-    for (int64_t i = 0; i < n; ++i) axes.push_back(i);
+    for (int64_t i = 0; i < n; ++i) indices.axes.push_back(i);
   }
-  // Slice-11: an axis lies in [-r, r-1]; a negative one counts from the back. Each axis at most once.
+  return indices;
+}
+
+// Slice-11: an axis lies in [-r, r-1]; a negative one counts from the back. Each axis at most once.
+absl::StatusOr<std::vector<int64_t>> NormalizeAxes(const std::vector<int64_t>& axes, int64_t rank) {
+  const auto n = static_cast<int64_t>(axes.size());
   std::vector<int64_t> normalized_axes(n);
   std::vector<int64_t> original_at(rank, -1);  // per normalized axis: the position in `axes` naming it
   for (int64_t i = 0; i < n; ++i) {
@@ -141,39 +149,54 @@ absl::StatusOr<std::vector<AxisRange>> ResolveRanges(const std::vector<int64_t>&
     original_at[normalized] = i;
     normalized_axes[i] = normalized;
   }
+  return normalized_axes;
+}
 
+// The input indices one sliced axis of `dim` elements takes, for a start, end and (non-zero) step as given.
+AxisRange ClampedRange(int64_t start, int64_t end, int64_t step, int64_t dim) {
+  // A negative index counts from the back. Adding dim to a negative value cannot overflow.
+  if (start < 0) start += dim;
+  if (end < 0) end += dim;
+  int64_t count = 0;
+  if (step > 0) {
+    // Slice-13: the adjusted start "is clamped into the range [0, dims[axes[i]]] for positive
+    // stepping", and end "is clamped to [0, dims[axes[i]]]".
+    start = std::min(std::max(start, int64_t{0}), dim);
+    end = std::min(std::max(end, int64_t{0}), dim);
+    // ceil((end - start) / step) without forming end - start + step - 1, which could overflow.
+    if (end > start) count = (end - start - 1) / step + 1;
+  } else {
+    // Slice-13: start is clamped into "[0, dims[axes[i]]-1] for negative stepping", and end "to
+    // [-1, dims[axes[i]]-1]" (end -1 means: through element 0, as INT_MIN does).
+    // For dim 0 both ranges are empty; clamping to the upper bound last leaves start = end = -1 there,
+    // which gives the empty axis numpy gives.
+    start = std::min(std::max(start, int64_t{0}), dim - 1);
+    end = std::min(std::max(end, int64_t{-1}), dim - 1);
+    // ceil((start - end) / -step); (start - end - 1) / step truncates toward zero, so it is the negated
+    // floor, and -step is never formed (it overflows for INT64_MIN).
+    if (start > end) count = 1 - (start - end - 1) / step;
+  }
+  return {start, step, count};
+}
+
+// The whole of Slice's index semantics: validation, axis normalization and clamping. Allocates nothing
+// that grows with the data, so SliceOutputDims can answer for shapes too big to materialize.
+absl::StatusOr<std::vector<AxisRange>> ResolveRanges(const std::vector<int64_t>& dims, const Tensor& starts_t,
+                                                     const Tensor& ends_t, const Tensor* axes_t,
+                                                     const Tensor* steps_t) {
+  RETURN_IF_ERROR(CheckDataDims(dims));
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  ASSIGN_OR_RETURN(const SliceIndices indices, ReadSliceIndices(starts_t, ends_t, axes_t, steps_t, rank));
+  ASSIGN_OR_RETURN(const std::vector<int64_t> normalized_axes, NormalizeAxes(indices.axes, rank));
   std::vector<AxisRange> ranges(rank);
   for (int64_t a = 0; a < rank; ++a) ranges[a] = {0, 1, dims[a]};  // an axis not named is taken whole
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t step = steps[i];
+  for (size_t i = 0; i < indices.starts.size(); ++i) {
+    const int64_t step = indices.steps[i];
     if (step == 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("steps holds 0 at position ", i, " (steps ", Bracketed(steps), "); a step must not be 0"));
+      return absl::InvalidArgumentError(absl::StrCat("steps holds 0 at position ", i, " (steps ",
+                                                     Bracketed(indices.steps), "); a step must not be 0"));
     }
-    const int64_t dim = dims[normalized_axes[i]];
-    // A negative index counts from the back. Adding dim to a negative value cannot overflow.
-    int64_t start = starts[i] < 0 ? starts[i] + dim : starts[i];
-    int64_t end = ends[i] < 0 ? ends[i] + dim : ends[i];
-    int64_t count = 0;
-    if (step > 0) {
-      // Slice-13: the adjusted start "is clamped into the range [0, dims[axes[i]]] for positive
-      // stepping", and end "is clamped to [0, dims[axes[i]]]".
-      start = std::min(std::max(start, int64_t{0}), dim);
-      end = std::min(std::max(end, int64_t{0}), dim);
-      // ceil((end - start) / step) without forming end - start + step - 1, which could overflow.
-      if (end > start) count = (end - start - 1) / step + 1;
-    } else {
-      // Slice-13: start is clamped into "[0, dims[axes[i]]-1] for negative stepping", and end "to
-      // [-1, dims[axes[i]]-1]" (end -1 means: through element 0, as INT_MIN does).
-      // For dim 0 both ranges are empty; clamping to the upper bound last leaves start = end = -1 there,
-      // which gives the empty axis numpy gives.
-      start = std::min(std::max(start, int64_t{0}), dim - 1);
-      end = std::min(std::max(end, int64_t{-1}), dim - 1);
-      // ceil((start - end) / -step); (start - end - 1) / step truncates toward zero, so it is the negated
-      // floor, and -step is never formed (it overflows for INT64_MIN).
-      if (start > end) count = 1 - (start - end - 1) / step;
-    }
-    ranges[normalized_axes[i]] = {start, step, count};
+    ranges[normalized_axes[i]] = ClampedRange(indices.starts[i], indices.ends[i], step, dims[normalized_axes[i]]);
   }
   return ranges;
 }
@@ -326,25 +349,24 @@ int64_t ClampIndex(int64_t index, int64_t n) {
   return index;
 }
 
-}  // namespace
-}  // namespace dynamic_slice_reference
+// DynamicSlice-1's inputs checked: data of rank >= 1 and a type it takes; starts, ends and axes 1-D tensors of
+// the one type Tind, of one length. Returns the three as values, axes [0, ..., len(starts)-1] when omitted.
+struct Indices {
+  std::vector<int64_t> starts, ends, axes;
+};
 
-absl::StatusOr<Tensor> DynamicSliceReference(const Tensor& data, const Tensor& starts, const Tensor& ends,
-                                             const Tensor* axes) {
-  using dynamic_slice_reference::IndexValues;
-  using dynamic_slice_reference::ListOf;
-  const std::vector<int64_t>& dims = data.dims();
-  const int64_t rank = data.rank();
-  if (rank == 0) {
+absl::StatusOr<Indices> CheckedIndices(const Tensor& data, const Tensor& starts, const Tensor& ends,
+                                       const Tensor* axes) {
+  if (data.rank() == 0) {
     return absl::InvalidArgumentError("data is a scalar (rank 0): DynamicSlice needs data of rank >= 1");
   }
   if (!IsSupportedDataType(data.type())) {
     return absl::InvalidArgumentError(
         absl::StrCat("data has element type ", DataTypeName(data.type()), ", which DynamicSlice does not take"));
   }
-  RETURN_IF_ERROR(dynamic_slice_reference::CheckIndexTensor(starts, "starts"));
-  RETURN_IF_ERROR(dynamic_slice_reference::CheckIndexTensor(ends, "ends"));
-  if (axes != nullptr) RETURN_IF_ERROR(dynamic_slice_reference::CheckIndexTensor(*axes, "axes"));
+  RETURN_IF_ERROR(CheckIndexTensor(starts, "starts"));
+  RETURN_IF_ERROR(CheckIndexTensor(ends, "ends"));
+  if (axes != nullptr) RETURN_IF_ERROR(CheckIndexTensor(*axes, "axes"));
   // DynamicSlice-1 types starts, ends and axes with the one type parameter Tind.
   if (ends.type() != starts.type()) {
     return absl::InvalidArgumentError(absl::StrCat("starts is ", DataTypeName(starts.type()), " but ends is ",
@@ -354,27 +376,34 @@ absl::StatusOr<Tensor> DynamicSliceReference(const Tensor& data, const Tensor& s
     return absl::InvalidArgumentError(absl::StrCat("starts is ", DataTypeName(starts.type()), " but axes is ",
                                                    DataTypeName(axes->type()), "; they must share one type (Tind)"));
   }
-  const std::vector<int64_t> start_values = IndexValues(starts);
-  const std::vector<int64_t> end_values = IndexValues(ends);
-  if (end_values.size() != start_values.size()) {
+  Indices indices{IndexValues(starts), IndexValues(ends), {}};
+  if (indices.ends.size() != indices.starts.size()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("starts has ", start_values.size(), " values but ends has ", end_values.size()));
+        absl::StrCat("starts has ", indices.starts.size(), " values but ends has ", indices.ends.size()));
   }
-  std::vector<int64_t> axis_values;
   if (axes != nullptr) {
-    axis_values = IndexValues(*axes);
-    if (axis_values.size() != start_values.size()) {
+    indices.axes = IndexValues(*axes);
+    if (indices.axes.size() != indices.starts.size()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("starts has ", start_values.size(), " values but axes has ", axis_values.size()));
+          absl::StrCat("starts has ", indices.starts.size(), " values but axes has ", indices.axes.size()));
     }
   } else {
     // The documentation says "[0, ..., ndim-1]"; runtimes use one axis per start: [0, ..., len(starts)-1].
-    for (size_t i = 0; i < start_values.size(); ++i) axis_values.push_back(static_cast<int64_t>(i));
+    for (size_t i = 0; i < indices.starts.size(); ++i) indices.axes.push_back(static_cast<int64_t>(i));
   }
+  return indices;
+}
 
-  // begin and size of every axis of the result; an axis not in `axes` is kept whole.
-  std::vector<int64_t> begin(rank, 0);
-  std::vector<int64_t> size = dims;
+// Where the result lies in `dims`: the first index and the size of every axis; an axis not in `axes` is kept
+// whole. `axes_omitted` only words the messages.
+struct Window {
+  std::vector<int64_t> begin, size;
+};
+
+absl::StatusOr<Window> WindowOf(const std::vector<int64_t>& dims, const Indices& indices, bool axes_omitted) {
+  const auto rank = static_cast<int64_t>(dims.size());
+  const std::vector<int64_t>& axis_values = indices.axes;
+  Window window{std::vector<int64_t>(rank, 0), dims};
   std::vector<int64_t> named_by(rank, -1);  // per axis: the position in axis_values that named it
   for (size_t i = 0; i < axis_values.size(); ++i) {
     // Negative axes are not in DynamicSlice-1's text; ONNX Runtime accepts [-rank, rank-1], as Slice-11 does.
@@ -382,7 +411,7 @@ absl::StatusOr<Tensor> DynamicSliceReference(const Tensor& data, const Tensor& s
     if (axis < -rank || axis > rank - 1) {
       return absl::InvalidArgumentError(absl::StrCat("axes holds ", axis_values[i], ", outside [", -rank, ", ",
                                                      rank - 1, "] for data rank ", rank, " (axes ",
-                                                     axes == nullptr ? "omitted, so " : "", ListOf(axis_values), ")"));
+                                                     axes_omitted ? "omitted, so " : "", ListOf(axis_values), ")"));
     }
     if (axis < 0) axis += rank;
     if (named_by[axis] >= 0) {
@@ -394,11 +423,28 @@ absl::StatusOr<Tensor> DynamicSliceReference(const Tensor& data, const Tensor& s
                              " (axes ", ListOf(axis_values), ", data rank ", rank, ")"));
     }
     named_by[axis] = static_cast<int64_t>(i);
-    const int64_t first = dynamic_slice_reference::ClampIndex(start_values[i], dims[axis]);
-    const int64_t last = dynamic_slice_reference::ClampIndex(end_values[i], dims[axis]);  // exclusive
-    begin[axis] = first;
-    size[axis] = last > first ? last - first : 0;  // start >= end: an empty axis, as runtimes give
+    const int64_t first = ClampIndex(indices.starts[i], dims[axis]);
+    const int64_t last = ClampIndex(indices.ends[i], dims[axis]);  // exclusive
+    window.begin[axis] = first;
+    window.size[axis] = last > first ? last - first : 0;  // start >= end: an empty axis, as runtimes give
   }
+  return window;
+}
+
+}  // namespace
+}  // namespace dynamic_slice_reference
+
+absl::StatusOr<Tensor> DynamicSliceReference(const Tensor& data, const Tensor& starts, const Tensor& ends,
+                                             const Tensor* axes) {
+  using dynamic_slice_reference::ListOf;
+  const std::vector<int64_t>& dims = data.dims();
+  const int64_t rank = data.rank();
+  ASSIGN_OR_RETURN(const dynamic_slice_reference::Indices indices,
+                   dynamic_slice_reference::CheckedIndices(data, starts, ends, axes));
+  ASSIGN_OR_RETURN(const dynamic_slice_reference::Window window,
+                   dynamic_slice_reference::WindowOf(dims, indices, axes == nullptr));
+  const std::vector<int64_t>& begin = window.begin;
+  const std::vector<int64_t>& size = window.size;
 
   ASSIGN_OR_RETURN(const int64_t count, CheckedElementCount(size, "DynamicSlice output"));
   const int64_t element_size = ElementSize(data.type());
