@@ -301,15 +301,8 @@ void WriteArtifactLocation(const std::string& path, JsonWriter& json) {
   json.Close('}');
 }
 
-std::string FormatSarif(absl::Span<const CheckedFile> files) {
-  const Totals totals = Count(files);
-  JsonWriter json;
-  json.Open("", '{');
-  json.String("$schema", "https://json.schemastore.org/sarif-2.1.0.json");
-  json.String("version", "2.1.0");
-  json.Open("runs", '[');
-  json.Open("", '{');
-
+// The SARIF run's tool: onnx-legalize and every rule it reports under.
+void WriteSarifTool(JsonWriter& json) {
   json.Open("tool", '{');
   json.Open("driver", '{');
   json.String("name", kTool);
@@ -329,7 +322,10 @@ std::string FormatSarif(absl::Span<const CheckedFile> files) {
   json.Close(']');
   json.Close('}');
   json.Close('}');
+}
 
+// The SARIF run's invocation: whether every file could be checked, and a notification per file that could not.
+void WriteSarifInvocation(absl::Span<const CheckedFile> files, const Totals& totals, JsonWriter& json) {
   json.Open("invocations", '[');
   json.Open("", '{');
   json.Bool("executionSuccessful", totals.errors == 0);
@@ -350,38 +346,49 @@ std::string FormatSarif(absl::Span<const CheckedFile> files) {
   json.Close(']');
   json.Close('}');
   json.Close(']');
+}
 
+// One SARIF result: the finding's rule and line, located in its file and, logically, in the model.
+void WriteSarifResult(const std::string& path, const CheckFinding& finding, JsonWriter& json) {
+  const size_t rule = RuleIndex(finding);
+  json.Open("", '{');
+  json.String("ruleId", kRules[rule].id);
+  json.Int("ruleIndex", static_cast<int64_t>(rule));
+  json.String("level", "error");
+  json.Open("message", '{');
+  json.String("text", FindingLine(finding));
+  json.Close('}');
+  json.Open("locations", '[');
+  WriteArtifactLocation(path, json);
+  if (!IsModelFinding(finding)) {
+    // Where in the model: graph path and node, as a logical location.
+    json.Open("logicalLocations", '[');
+    json.Open("", '{');
+    json.String("fullyQualifiedName",
+                absl::StrCat(finding.graph_path, "/", finding.node_name.empty() ? finding.op_type : finding.node_name));
+    json.String("kind", "member");
+    json.Close('}');
+    json.Close(']');
+  }
+  json.Close('}');
+  json.Close(']');
+  json.Close('}');
+}
+
+std::string FormatSarif(absl::Span<const CheckedFile> files) {
+  JsonWriter json;
+  json.Open("", '{');
+  json.String("$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+  json.String("version", "2.1.0");
+  json.Open("runs", '[');
+  json.Open("", '{');
+  WriteSarifTool(json);
+  WriteSarifInvocation(files, Count(files), json);
   json.Open("results", '[');
   for (const CheckedFile& file : files) {
-    for (const CheckFinding& finding : file.findings) {
-      const size_t rule = RuleIndex(finding);
-      json.Open("", '{');
-      json.String("ruleId", kRules[rule].id);
-      json.Int("ruleIndex", static_cast<int64_t>(rule));
-      json.String("level", "error");
-      json.Open("message", '{');
-      json.String("text", FindingLine(finding));
-      json.Close('}');
-      json.Open("locations", '[');
-      WriteArtifactLocation(file.path, json);
-      if (!IsModelFinding(finding)) {
-        // Where in the model: graph path and node, as a logical location.
-        json.Open("logicalLocations", '[');
-        json.Open("", '{');
-        json.String(
-            "fullyQualifiedName",
-            absl::StrCat(finding.graph_path, "/", finding.node_name.empty() ? finding.op_type : finding.node_name));
-        json.String("kind", "member");
-        json.Close('}');
-        json.Close(']');
-      }
-      json.Close('}');
-      json.Close(']');
-      json.Close('}');
-    }
+    for (const CheckFinding& finding : file.findings) WriteSarifResult(file.path, finding, json);
   }
   json.Close(']');
-
   json.Close('}');
   json.Close(']');
   json.Close('}');

@@ -96,14 +96,9 @@ class Planner {
     return absl::OkStatus();
   }
 
-  absl::Status PlanNode(const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) {
-    const std::string label = node.name().empty()
-                                  ? absl::StrCat("DynamicSlice producing '", node.output_size() ? node.output(0) : "",
-                                                 "' (graph ", scope.path(), ")")
-                                  : absl::StrCat("DynamicSlice '", node.name(), "' (graph ", scope.path(), ")");
+  // The operator's signature: data, starts, ends and an optional axes; one output; no attributes.
+  static absl::Status CheckSignature(const onnx::NodeProto& node, const std::string& label) {
     auto invalid = [&](auto&&... parts) { return absl::InvalidArgumentError(absl::StrCat(label, ": ", parts...)); };
-
-    // The operator's signature: data, starts, ends and an optional axes; one output; no attributes.
     if (node.input_size() < 3 || node.input_size() > 4) {
       return invalid("has ", node.input_size(), " inputs; DynamicSlice takes 3 or 4 (data, starts, ends[, axes])");
     }
@@ -118,6 +113,32 @@ class Planner {
         return invalid("input ", i, " (", kInputNames[i], ") is empty; only axes may be omitted");
       }
     }
+    return absl::OkStatus();
+  }
+
+  // What is known of the data: not a scalar, and of an element type onnx defines (elem_type 40 is a broken
+  // model, not data to slice).
+  static absl::Status CheckDataType(const PlannedChange& change, const std::string& label) {
+    const std::optional<std::vector<int64_t>>& data_dims = change.data_type.dims;
+    if (data_dims.has_value() && data_dims->empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(label, ": data '", change.data, "' is a scalar; DynamicSlice slices tensors of rank >= 1"));
+    }
+    if (change.data_type.elem_type != 0 && !IsSupportedDataType(change.data_type.elem_type)) {
+      return absl::InvalidArgumentError(absl::StrCat(label, ": data '", change.data, "' has element type ",
+                                                     DataTypeName(change.data_type.elem_type),
+                                                     ", which is not a tensor element type"));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status PlanNode(const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) {
+    const std::string label = node.name().empty()
+                                  ? absl::StrCat("DynamicSlice producing '", node.output_size() ? node.output(0) : "",
+                                                 "' (graph ", scope.path(), ")")
+                                  : absl::StrCat("DynamicSlice '", node.name(), "' (graph ", scope.path(), ")");
+    auto invalid = [&](auto&&... parts) { return absl::InvalidArgumentError(absl::StrCat(label, ": ", parts...)); };
+    RETURN_IF_ERROR(CheckSignature(node, label));
 
     PlannedChange change;
     change.graph = locator;
@@ -153,16 +174,7 @@ class Planner {
       ASSIGN_OR_RETURN(index->constant, lookup(index->name));
     }
     RETURN_IF_ERROR(CheckIndexInputs(change, scope, invalid));
-
-    const std::optional<std::vector<int64_t>>& data_dims = change.data_type.dims;
-    if (data_dims.has_value() && data_dims->empty()) {
-      return invalid("data '", change.data, "' is a scalar; DynamicSlice slices tensors of rank >= 1");
-    }
-    // A declared element type onnx does not define (elem_type 40) is a broken model, not data to slice.
-    if (change.data_type.elem_type != 0 && !IsSupportedDataType(change.data_type.elem_type)) {
-      return invalid("data '", change.data, "' has element type ", DataTypeName(change.data_type.elem_type),
-                     ", which is not a tensor element type");
-    }
+    RETURN_IF_ERROR(CheckDataType(change, label));
 
     const bool data_is_constant = change.data_constant != nullptr || external_data_dims.has_value();
     const bool all_constant = data_is_constant && change.starts.constant != nullptr &&
