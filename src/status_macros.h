@@ -6,6 +6,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
+// NOLINTBEGIN(bugprone-macro-parentheses): `lhs` is a declaration ("const auto x") and `statusor` a name
+// the macro makes; neither may be parenthesized.
 #define OL_CONCAT_INNER(a, b) a##b
 #define OL_CONCAT(a, b) OL_CONCAT_INNER(a, b)
 
@@ -22,5 +24,6 @@
   auto statusor = (expr);                          \
   if (!statusor.ok()) return statusor.status();    \
   lhs = std::move(statusor).value()
+// NOLINTEND(bugprone-macro-parentheses)
 
 #endif  // ONNX_LEGALIZE_SRC_STATUS_MACROS_H_

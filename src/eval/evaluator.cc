@@ -50,8 +50,6 @@ absl::StatusOr<const Tensor*> Input(const NodeRun& run, size_t index) {
 
 // ---------------------------------------------------------------------------------- float types
 
-bool IsFloatType(DataType type) { return type == TensorProto::FLOAT || type == TensorProto::DOUBLE; }
-
 // Calls `body` with a value of the C++ type of a float or double tensor, to select a template.
 template <typename Body>
 absl::StatusOr<Tensor> WithFloatType(const NodeRun& run, DataType type, Body&& body) {
@@ -393,6 +391,7 @@ absl::StatusOr<Tensor> RunCast(const NodeRun& run) {
     case TensorProto::FLOAT: {
       // Beyond float's range a conversion is undefined: such doubles become infinities, as IEEE rounding says.
       std::vector<float> floats;
+      floats.reserve(values.size());
       for (double v : values) {
         floats.push_back(std::fabs(v) > 3.4028234663852886e38 && std::isfinite(v) ? (v > 0 ? INFINITY : -INFINITY)
                                                                                   : static_cast<float>(v));

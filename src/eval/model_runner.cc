@@ -301,12 +301,12 @@ absl::StatusOr<Outputs> RunArithmetic(const NodeContext& ctx, Arithmetic op) {
   // Multidirectional broadcasting, limited to what the tests need: equal dims, or one operand holding a
   // single element whose rank does not exceed the other's (so the output takes the other's dims).
   std::vector<int64_t> out_dims;
-  if (a->dims() == b->dims()) {
+  const bool a_broadcasts = a->element_count() == 1 && a->rank() <= b->rank();
+  const bool b_broadcasts = b->element_count() == 1 && b->rank() <= a->rank();
+  if (a->dims() == b->dims() || (!a_broadcasts && b_broadcasts)) {
     out_dims = a->dims();
-  } else if (a->element_count() == 1 && a->rank() <= b->rank()) {
+  } else if (a_broadcasts) {
     out_dims = b->dims();
-  } else if (b->element_count() == 1 && b->rank() <= a->rank()) {
-    out_dims = a->dims();
   } else {
     return absl::UnimplementedError(StrCat("broadcasting ", Describe(*a), " with ", Describe(*b),
                                            " (the runner supports equal dims or a single-element operand)"));

@@ -201,6 +201,57 @@ absl::StatusOr<std::vector<AxisRange>> ResolveRanges(const std::vector<int64_t>&
   return ranges;
 }
 
+// Calls copy(offset, run) for each contiguous run of the input that the output takes, in output order:
+// `run` elements from input element `offset`. `out_count` (the output's element count) is > 0, so every
+// input dim is >= 1, and the strides are bounded by the input's element count, which fits int64.
+template <typename Copy>
+void ForEachRun(const std::vector<int64_t>& dims, const std::vector<AxisRange>& ranges, int64_t out_count,
+                const Copy& copy) {
+  const auto rank = static_cast<int64_t>(dims.size());
+  std::vector<int64_t> stride(rank, 1);  // in elements
+  for (int64_t a = rank - 2; a >= 0; --a) stride[a] = stride[a + 1] * dims[a + 1];
+
+  // The innermost contiguous run: trailing axes taken whole are contiguous with the axis before them,
+  // and that axis joins the run too when its step is 1. The axes before the run are walked one index at
+  // a time by an odometer.
+  int64_t last_sliced = rank - 1;
+  while (last_sliced >= 0 && ranges[last_sliced].start == 0 && ranges[last_sliced].step == 1 &&
+         ranges[last_sliced].count == dims[last_sliced]) {
+    --last_sliced;
+  }
+  int64_t run = out_count;  // no axis sliced: the whole tensor is one run
+  int64_t walked_rank = 0;
+  if (last_sliced >= 0) {
+    const bool joins_run = ranges[last_sliced].step == 1;
+    run = stride[last_sliced] * (joins_run ? ranges[last_sliced].count : 1);
+    walked_rank = joins_run ? last_sliced : last_sliced + 1;
+  }
+
+  // offset: the input element of the current run's first element. delta: how far one step along an axis
+  // moves it. (count - 1) * |step| < dim, so neither delta nor a full rewind overflows; for a single-index
+  // axis delta is never used and is left 0, as step * stride could overflow there (steps up to INT64_MAX).
+  int64_t offset = 0;
+  std::vector<int64_t> delta(rank, 0);
+  for (int64_t a = 0; a < rank; ++a) {
+    offset += ranges[a].start * stride[a];
+    if (ranges[a].count > 1) delta[a] = ranges[a].step * stride[a];
+  }
+  std::vector<int64_t> index(walked_rank, 0);
+  while (true) {
+    copy(offset, run);
+    int64_t a = walked_rank - 1;
+    for (; a >= 0; --a) {
+      if (++index[a] < ranges[a].count) {
+        offset += delta[a];
+        break;
+      }
+      index[a] = 0;
+      offset -= (ranges[a].count - 1) * delta[a];
+    }
+    if (a < 0) break;
+  }
+}
+
 }  // namespace
 }  // namespace slice_kernel
 
@@ -223,7 +274,6 @@ absl::StatusOr<Tensor> Slice(const Tensor& data, const Tensor& starts, const Ten
     return absl::InvalidArgumentError(
         absl::StrCat("data has element type ", DataTypeName(data.type()), ", which Slice does not take"));
   }
-  const int64_t rank = data.rank();
   std::vector<int64_t> out_dims;
   for (const AxisRange& range : ranges) out_dims.push_back(range.count);
   // Never larger than the input, but checked all the same before anything is reserved.
@@ -242,60 +292,19 @@ absl::StatusOr<Tensor> Slice(const Tensor& data, const Tensor& starts, const Ten
   };
   if (out_count == 0) return finish();
 
-  // Every output dim is >= 1 from here on, so every input dim is too, and the strides below are bounded
-  // by the input's element count, which the Tensor holds and which therefore fits int64.
-  std::vector<int64_t> stride(rank, 1);  // in elements
-  for (int64_t a = rank - 2; a >= 0; --a) stride[a] = stride[a + 1] * data.dims()[a + 1];
-
-  // The innermost contiguous run: trailing axes taken whole are contiguous with the axis before them,
-  // and that axis joins the run too when its step is 1. The axes before the run are walked one index at
-  // a time by an odometer.
-  int64_t last_sliced = rank - 1;
-  while (last_sliced >= 0 && ranges[last_sliced].start == 0 && ranges[last_sliced].step == 1 &&
-         ranges[last_sliced].count == data.dims()[last_sliced]) {
-    --last_sliced;
-  }
-  int64_t run = out_count;  // no axis sliced: the whole tensor is one run
-  int64_t walked_rank = 0;
-  if (last_sliced >= 0) {
-    const bool joins_run = ranges[last_sliced].step == 1;
-    run = stride[last_sliced] * (joins_run ? ranges[last_sliced].count : 1);
-    walked_rank = joins_run ? last_sliced : last_sliced + 1;
-  }
-
-  // offset: the input element of the current run's first element. delta: how far one step along an axis
-  // moves it. (count - 1) * |step| < dim, so neither delta nor a full rewind overflows; for a single-index
-  // axis delta is never used and is left 0, as step * stride could overflow there (steps up to INT64_MAX).
-  int64_t offset = 0;
-  std::vector<int64_t> delta(rank, 0);
-  for (int64_t a = 0; a < rank; ++a) {
-    offset += ranges[a].start * stride[a];
-    if (ranges[a].count > 1) delta[a] = ranges[a].step * stride[a];
-  }
   if (data.is_string()) {
     strings.reserve(out_count);
   } else {
     bytes.reserve(out_bytes);
   }
-  std::vector<int64_t> index(walked_rank, 0);
-  while (true) {
+  slice_kernel::ForEachRun(data.dims(), ranges, out_count, [&](int64_t offset, int64_t run) {
     if (data.is_string()) {
       // Strings are separate objects: a run is copied element by element.
       strings.insert(strings.end(), data.strings().begin() + offset, data.strings().begin() + offset + run);
     } else {
       bytes.append(data.bytes().data() + offset * element_size, run * element_size);
     }
-    int64_t a = walked_rank - 1;
-    for (; a >= 0; --a) {
-      if (++index[a] < ranges[a].count) {
-        offset += delta[a];
-        break;
-      }
-      index[a] = 0;
-      offset -= (ranges[a].count - 1) * delta[a];
-    }
-    if (a < 0) break;
-  }
+  });
   return finish();
 }
 

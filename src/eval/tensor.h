@@ -35,7 +35,7 @@ bool IsSupportedDataType(DataType type);
 
 // The least raw_data TensorViewFromProto views instead of copying: copying less costs less than keeping
 // track of whose bytes they are.
-inline constexpr int64_t kMinViewedBytes = 64 * 1024;
+inline constexpr int64_t kMinViewedBytes = int64_t{64} * 1024;
 
 // Product of `dims`, or InvalidArgument when a dim is negative or the product overflows int64.
 // `what` names the tensor in the message.

@@ -13,7 +13,7 @@ namespace onnx_legalize {
 
 // Initializers up to this size keep their data: shape-computing inputs (Reshape's shape, Slice's starts,
 // ...) are small, and shape inference reads them.
-inline constexpr int64_t kSkeletonKeepBytes = 64 * 1024;
+inline constexpr int64_t kSkeletonKeepBytes = int64_t{64} * 1024;
 
 // Whether BuildModelSkeleton leaves `initializer` out (declares it as a graph input instead): its data passes
 // kSkeletonKeepBytes or is stored as external data.

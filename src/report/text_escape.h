@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "onnx_legalize/check_report.h"
 
 namespace onnx_legalize {
 
@@ -14,9 +15,8 @@ namespace onnx_legalize {
 // continuation byte, a truncated sequence, an overlong form, a surrogate, or beyond U+10FFFF; RFC 3629).
 size_t ValidUtf8SequenceLength(absl::string_view s);
 
-// `text` with every byte that is not part of well-formed UTF-8 written as "\xNN" (uppercase hex); the
-// rest unchanged. For JSON, which escapes control characters itself.
-std::string EscapeInvalidUtf8(absl::string_view text);
+// EscapeInvalidUtf8 (every byte not part of well-formed UTF-8 written as "\xNN", uppercase hex; for JSON,
+// which escapes control characters itself) is public: onnx_legalize/check_report.h.
 
 // EscapeInvalidUtf8, and control characters (below U+0020, and U+007F) written as "\xNN" too: for
 // line-oriented output, where a newline in a name would start a line of its own.

@@ -46,8 +46,8 @@ constexpr int64_t kMaxInlineConstantBytes = 4096;
 
 int64_t PayloadBytes(const TensorProto& t) {
   int64_t bytes = static_cast<int64_t>(t.raw_data().size());
-  bytes += 4 * (t.float_data_size() + t.int32_data_size());
-  bytes += 8 * (t.int64_data_size() + t.double_data_size() + t.uint64_data_size());
+  bytes += int64_t{4} * (t.float_data_size() + t.int32_data_size());
+  bytes += int64_t{8} * (t.int64_data_size() + t.double_data_size() + t.uint64_data_size());
   for (const auto& s : t.string_data()) bytes += static_cast<int64_t>(s.size());
   return bytes;
 }

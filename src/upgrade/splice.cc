@@ -16,7 +16,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <map>
 #include <set>
 #include <string>
@@ -25,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/casts.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/ascii.h"
@@ -59,16 +59,14 @@ bool SameAttributeValue(const AttributeProto& a, const AttributeProto& b) {
   switch (a.type()) {
     case AttributeProto::FLOAT: {
       // onnx's IR holds floats as doubles; the round trip is exact, so compare bits.
-      float fa = a.f(), fb = b.f();
-      return std::memcmp(&fa, &fb, sizeof(float)) == 0;
+      return absl::bit_cast<uint32_t>(a.f()) == absl::bit_cast<uint32_t>(b.f());
     }
     case AttributeProto::INT: return a.i() == b.i();
     case AttributeProto::STRING: return a.s() == b.s();
     case AttributeProto::FLOATS: {
       if (a.floats_size() != b.floats_size()) return false;
       for (int i = 0; i < a.floats_size(); ++i) {
-        float fa = a.floats(i), fb = b.floats(i);
-        if (std::memcmp(&fa, &fb, sizeof(float)) != 0) return false;
+        if (absl::bit_cast<uint32_t>(a.floats(i)) != absl::bit_cast<uint32_t>(b.floats(i))) return false;
       }
       return true;
     }
