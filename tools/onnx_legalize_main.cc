@@ -221,6 +221,7 @@ void ExitAsUsageErrorDuringParse() {
 std::vector<std::string> ParseFlags(const MappedCommandLine& mapped) {
   std::vector<char*> argv;
   std::vector<std::string> storage = mapped.args;
+  argv.reserve(storage.size() + 1);
   for (std::string& arg : storage) argv.push_back(arg.data());
   argv.push_back(nullptr);
   std::atexit(ExitAsUsageErrorDuringParse);
@@ -386,6 +387,7 @@ void PrintSummary(const std::string& input, const std::string& output, const onn
     ++by_op[node.op_type];
   }
   std::vector<std::string> counts;
+  counts.reserve(by_op.size());
   for (const auto& [op, count] : by_op) counts.push_back(absl::StrCat(count, " ", op));
   std::cout << (counts.empty() ? std::string("nothing") : absl::StrJoin(counts, ", ")) << " legalized (" << folded
             << " folded, " << report.nodes.size() - folded << " rewritten); opset " << report.opset_before << " -> "

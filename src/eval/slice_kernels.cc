@@ -260,6 +260,7 @@ absl::StatusOr<std::vector<int64_t>> SliceOutputDims(const std::vector<int64_t>&
   ASSIGN_OR_RETURN(const std::vector<slice_kernel::AxisRange> ranges,
                    slice_kernel::ResolveRanges(data_dims, starts, ends, axes, steps));
   std::vector<int64_t> out_dims;
+  out_dims.reserve(ranges.size());
   for (const slice_kernel::AxisRange& range : ranges) out_dims.push_back(range.count);
   return out_dims;
 }
@@ -275,6 +276,7 @@ absl::StatusOr<Tensor> Slice(const Tensor& data, const Tensor& starts, const Ten
         absl::StrCat("data has element type ", DataTypeName(data.type()), ", which Slice does not take"));
   }
   std::vector<int64_t> out_dims;
+  out_dims.reserve(ranges.size());
   for (const AxisRange& range : ranges) out_dims.push_back(range.count);
   // Never larger than the input, but checked all the same before anything is reserved.
   ASSIGN_OR_RETURN(const int64_t out_count, CheckedElementCount(out_dims, "Slice output"));

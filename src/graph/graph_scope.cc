@@ -136,11 +136,13 @@ GraphScope::GraphScope(const onnx::GraphProto& graph, std::string path, const Gr
   // graph), whose tens of thousands of names would be tabled for nothing.
   const bool hides_outer = outer_ != nullptr;
   if (hides_outer) defined_here_.reserve(CountDefinedNames(graph));
-  declared_types_.reserve(static_cast<size_t>(graph.input_size() + graph.output_size() + graph.value_info_size()));
-  if (inferred_ != nullptr) {
-    inferred_types_.reserve(
-        static_cast<size_t>(inferred_->input_size() + inferred_->output_size() + inferred_->value_info_size()));
-  }
+  // Sizes of repeated fields are ints; summed as size_t, three of them cannot overflow.
+  auto value_count = [](const onnx::GraphProto& g) {
+    return static_cast<size_t>(g.input_size()) + static_cast<size_t>(g.output_size()) +
+           static_cast<size_t>(g.value_info_size());
+  };
+  declared_types_.reserve(value_count(graph));
+  if (inferred_ != nullptr) inferred_types_.reserve(value_count(*inferred_));
   for (const auto& input : graph.input()) {
     is_input.insert(input.name());
     if (hides_outer) defined_here_.insert(input.name());

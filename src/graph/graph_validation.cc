@@ -155,6 +155,42 @@ absl::Status CheckAgainstSchema(const onnx::NodeProto& node, absl::FunctionRef<s
   return absl::OkStatus();
 }
 
+// One node of a graph: its inputs defined before it (by `names`), its attributes named once (ApplyPlan finds a
+// subgraph again by its owner's first output, the attribute's name and the graph's index: rules/dynamic_slice.h's
+// GraphLocator, so each of the three must name one thing), its tensors' sizes consistent.
+absl::Status CheckNodeInputsAndAttributes(const onnx::NodeProto& node, int i, const std::string& path,
+                                          const Names& names) {
+  for (const auto& input : node.input()) {
+    if (input.empty() || names.Visible(input)) continue;
+    return absl::InvalidArgumentError(
+        absl::StrCat(NodeLabel(node, i), " (graph ", path, "): input '", input,
+                     "' is not defined by any graph input, initializer or earlier node (an undefined name, "
+                     "nodes out of topological order, or a cycle)"));
+  }
+  absl::flat_hash_set<absl::string_view> attribute_names;
+  bool holds_subgraph = false;
+  for (const auto& attribute : node.attribute()) {
+    if (!attribute_names.insert(attribute.name()).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(NodeLabel(node, i), " (graph ", path, "): attribute '", attribute.name(), "' appears twice"));
+    }
+    if (attribute.has_g() && attribute.graphs_size() > 0) {
+      return absl::InvalidArgumentError(absl::StrCat(NodeLabel(node, i), " (graph ", path, "): attribute '",
+                                                     attribute.name(), "' holds both g and graphs"));
+    }
+    holds_subgraph = holds_subgraph || attribute.has_g() || attribute.graphs_size() > 0;
+    if (attribute.has_t()) {
+      RETURN_IF_ERROR(ValidateTensorSizes(
+          attribute.t(), absl::StrCat(NodeLabel(node, i), " (graph ", path, "): attribute '", attribute.name(), "'")));
+    }
+  }
+  if (holds_subgraph && (node.output_size() == 0 || node.output(0).empty())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(NodeLabel(node, i), " (graph ", path, "): holds a subgraph but has no output to name it by"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ValidateGraph(const onnx::GraphProto& graph, const std::string& path, const Names* outer, int depth,
                            std::optional<int64_t> opset) {
   if (depth > kMaxSubgraphDepth) {
@@ -176,7 +212,8 @@ absl::Status ValidateGraph(const onnx::GraphProto& graph, const std::string& pat
   // One value per initializer name: of two, a fold would read whichever it met first, and a runtime
   // perhaps the other. (An initializer may also be a graph input: a default the caller overrides.)
   absl::flat_hash_set<absl::string_view> initializers;
-  initializers.reserve(static_cast<size_t>(graph.initializer_size() + graph.sparse_initializer_size()));
+  initializers.reserve(static_cast<size_t>(graph.initializer_size()) +
+                       static_cast<size_t>(graph.sparse_initializer_size()));
   auto add_initializer = [&](const std::string& name) -> absl::Status {
     if (!name.empty() && !initializers.insert(name).second) {
       return absl::InvalidArgumentError(absl::StrCat("graph ", path, ": initializer '", name, "' is defined twice"));
@@ -193,36 +230,7 @@ absl::Status ValidateGraph(const onnx::GraphProto& graph, const std::string& pat
 
   for (int i = 0; i < graph.node_size(); ++i) {
     const onnx::NodeProto& node = graph.node(i);
-    for (const auto& input : node.input()) {
-      if (input.empty() || names.Visible(input)) continue;
-      return absl::InvalidArgumentError(
-          absl::StrCat(NodeLabel(node, i), " (graph ", path, "): input '", input,
-                       "' is not defined by any graph input, initializer or earlier node (an undefined name, "
-                       "nodes out of topological order, or a cycle)"));
-    }
-    // ApplyPlan finds a subgraph again by its owner's first output, the attribute's name and the graph's
-    // index (rules/dynamic_slice.h's GraphLocator), so each of the three must name one thing.
-    absl::flat_hash_set<absl::string_view> attribute_names;
-    bool holds_subgraph = false;
-    for (const auto& attribute : node.attribute()) {
-      if (!attribute_names.insert(attribute.name()).second) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(NodeLabel(node, i), " (graph ", path, "): attribute '", attribute.name(), "' appears twice"));
-      }
-      if (attribute.has_g() && attribute.graphs_size() > 0) {
-        return absl::InvalidArgumentError(absl::StrCat(NodeLabel(node, i), " (graph ", path, "): attribute '",
-                                                       attribute.name(), "' holds both g and graphs"));
-      }
-      holds_subgraph = holds_subgraph || attribute.has_g() || attribute.graphs_size() > 0;
-      if (attribute.has_t()) {
-        RETURN_IF_ERROR(ValidateTensorSizes(attribute.t(), absl::StrCat(NodeLabel(node, i), " (graph ", path,
-                                                                        "): attribute '", attribute.name(), "'")));
-      }
-    }
-    if (holds_subgraph && (node.output_size() == 0 || node.output(0).empty())) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(NodeLabel(node, i), " (graph ", path, "): holds a subgraph but has no output to name it by"));
-    }
+    RETURN_IF_ERROR(CheckNodeInputsAndAttributes(node, i, path, names));
     RETURN_IF_ERROR(CheckAgainstSchema(
         node, [&] { return absl::StrCat(NodeLabel(node, i), " (graph ", path, ")"); }, opset));
     absl::Status subgraphs_ok = absl::OkStatus();

@@ -117,6 +117,7 @@ absl::StatusOr<std::vector<Tensor>> RunReplacement(const RemovedOpChange& change
 
 std::string Describe(const std::vector<Tensor>& inputs) {
   std::vector<std::string> parts;
+  parts.reserve(inputs.size());
   for (const Tensor& input : inputs) {
     parts.push_back(absl::StrCat(DataTypeName(input.type()), "[", absl::StrJoin(input.dims(), ","), "]"));
   }
@@ -163,6 +164,7 @@ absl::Status VerifyRewrite(RemovedOpChange& change, const RuleNode& node, int64_
   for (int trial = 0; trial < options.verify_trials; ++trial) {
     ASSIGN_OR_RETURN(std::vector<Tensor> inputs, change.rule->TrialInputs(node, random));
     std::vector<const Tensor*> pointers;
+    pointers.reserve(inputs.size());
     for (const Tensor& input : inputs) pointers.push_back(&input);
     absl::StatusOr<std::vector<Tensor>> original = change.rule->Reference(node, pointers);
     if (!original.ok()) {
