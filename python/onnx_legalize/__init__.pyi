@@ -35,6 +35,7 @@ def legalize(
     max_total_fold_bytes: int = ...,
     verify_trials: int = ...,
     verify_seed: int = ...,
+    use_threads: bool = ...,
 ) -> Tuple[onnx.ModelProto, Dict[str, Any]]: ...
 def legalize_file(
     src: _Path,
@@ -47,6 +48,7 @@ def legalize_file(
     max_total_fold_bytes: int = ...,
     verify_trials: int = ...,
     verify_seed: int = ...,
+    use_threads: bool = ...,
     external_data: Optional[str] = ...,
     external_data_threshold: int = ...,
     in_place: bool = ...,

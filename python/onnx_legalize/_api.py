@@ -80,7 +80,7 @@ def _check_int(name, value, low, high):
 
 
 def _options(target_opset, keep_opset, verify, max_fold_bytes, max_total_fold_bytes, verify_trials,
-             verify_seed):
+             verify_seed, use_threads):
     if target_opset is not None:
         target_opset = _check_int("target_opset", target_opset, MIN_TARGET_OPSET, MAX_TARGET_OPSET)
     return (
@@ -91,6 +91,7 @@ def _options(target_opset, keep_opset, verify, max_fold_bytes, max_total_fold_by
         _check_int("max_total_fold_bytes", max_total_fold_bytes, 0, _INT64_MAX),
         _check_int("verify_trials", verify_trials, 1, _INT32_MAX),
         _check_int("verify_seed", verify_seed, 0, _UINT64_MAX),
+        _check_bool("use_threads", use_threads),
     )
 
 
@@ -117,7 +118,7 @@ def _path(name, value):
 
 def legalize(model, *, target_opset=None, keep_opset=False, verify=True,
              max_fold_bytes=DEFAULT_MAX_FOLD_BYTES, max_total_fold_bytes=DEFAULT_MAX_TOTAL_FOLD_BYTES,
-             verify_trials=DEFAULT_VERIFY_TRIALS, verify_seed=DEFAULT_VERIFY_SEED):
+             verify_trials=DEFAULT_VERIFY_TRIALS, verify_seed=DEFAULT_VERIFY_SEED, use_threads=True):
     """Legalizes a model in memory: every DynamicSlice folded into a constant or rewritten to Slice.
 
     ``model`` is an ``onnx.ModelProto`` or its serialized bytes; it is never changed. Returns
@@ -130,7 +131,9 @@ def legalize(model, *, target_opset=None, keep_opset=False, verify=True,
     ``keep_opset`` (keep the model's opset: only constant-index DynamicSlices, as Slice-1),
     ``verify`` (execute both forms of every change and compare them bit for bit),
     ``max_fold_bytes`` / ``max_total_fold_bytes`` (larger constant results are rewritten instead),
-    ``verify_trials`` and ``verify_seed`` (the seeded trials per rewritten node).
+    ``verify_trials`` and ``verify_seed`` (the seeded trials per rewritten node). ``use_threads``: the
+    library may run its proofs on up to three helper threads (False: all on the calling thread; the result
+    is the same).
 
     Weights stored as external data are not read (their DynamicSlices are rewritten, not folded): load
     the model with its external data, or use :func:`legalize_file`. A model past protobuf's 2 GiB limit
@@ -141,7 +144,7 @@ def legalize(model, *, target_opset=None, keep_opset=False, verify=True,
     argument of the wrong type. The GIL is released while the library works.
     """
     options = _options(target_opset, keep_opset, verify, max_fold_bytes, max_total_fold_bytes,
-                       verify_trials, verify_seed)
+                       verify_trials, verify_seed, use_threads)
     data = _model_bytes(model, "legalize")
     try:
         legalized_bytes, report_json = _ext.legalize(data, *options)
@@ -154,8 +157,8 @@ def legalize(model, *, target_opset=None, keep_opset=False, verify=True,
 
 def legalize_file(src, dst, *, target_opset=None, keep_opset=False, verify=True,
                   max_fold_bytes=DEFAULT_MAX_FOLD_BYTES, max_total_fold_bytes=DEFAULT_MAX_TOTAL_FOLD_BYTES,
-                  verify_trials=DEFAULT_VERIFY_TRIALS, verify_seed=DEFAULT_VERIFY_SEED, external_data=None,
-                  external_data_threshold=DEFAULT_EXTERNAL_DATA_THRESHOLD, in_place=False):
+                  verify_trials=DEFAULT_VERIFY_TRIALS, verify_seed=DEFAULT_VERIFY_SEED, use_threads=True,
+                  external_data=None, external_data_threshold=DEFAULT_EXTERNAL_DATA_THRESHOLD, in_place=False):
     """Legalizes the model file ``src`` into ``dst``, as ``onnx-legalize SRC DST`` does; returns the report.
 
     The path-to-path entry point: external data is read from ``src``'s folder only where a fold needs it,
@@ -168,7 +171,7 @@ def legalize_file(src, dst, *, target_opset=None, keep_opset=False, verify=True,
     The other options are :func:`legalize`'s. Returns the report dict; raises as :func:`legalize` does.
     """
     options = _options(target_opset, keep_opset, verify, max_fold_bytes, max_total_fold_bytes,
-                       verify_trials, verify_seed)
+                       verify_trials, verify_seed, use_threads)
     src_path = _path("src", src)
     dst_path = _path("dst", dst)
     if external_data is None:

@@ -116,6 +116,12 @@ def test_options_reach_the_library():
     _, report = onnx_legalize.legalize(load(REWRITE), verify_trials=3, verify_seed=2**64 - 1)
     assert "3 identical results" in report["nodes"][0]["verification"]
 
+    # Without helper threads: the same model and report.
+    threaded, threaded_report = onnx_legalize.legalize(load(REWRITE))
+    alone, alone_report = onnx_legalize.legalize(load(REWRITE), use_threads=False)
+    assert alone.SerializeToString() == threaded.SerializeToString()
+    assert alone_report == threaded_report
+
 
 def test_malformed_model_raises_legalize_error_with_its_code():
     with pytest.raises(onnx_legalize.LegalizeError) as raised:
@@ -158,7 +164,7 @@ def test_bad_option_values_raise_invalid_argument(options):
 
 @pytest.mark.parametrize("options", [
     {"target_opset": "11"}, {"target_opset": 11.0}, {"keep_opset": 1}, {"verify": None},
-    {"max_fold_bytes": True}, {"verify_trials": 2.5},
+    {"max_fold_bytes": True}, {"verify_trials": 2.5}, {"use_threads": 0},
 ])
 def test_bad_option_types_raise_type_error(options):
     with pytest.raises(TypeError):
