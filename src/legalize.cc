@@ -286,7 +286,7 @@ absl::Status RefuseNewSchemaMismatches(const onnx::ModelProto& input, const onnx
 // runner cannot run it, which is checked before the model is copied for the proof.
 absl::Status MoveOpset(int64_t target, const Options& options, onnx::ModelProto& model, std::string& opset_move) {
   if (!options.verify) {
-    opset_move = "skipped (verification off)";
+    opset_move = kVerificationSkipped;
     return UpgradeDefaultOpset(model, target);
   }
   if (std::optional<std::string> why = WhyOpsetMoveCannotBeExecuted(model)) {

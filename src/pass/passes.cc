@@ -16,8 +16,6 @@
 namespace onnx_legalize {
 namespace {
 
-constexpr char kNotVerified[] = "skipped (verification off)";
-
 // ImageScaler, Crop, Affine, ... by their rules. Their proofs run before the transformation: each is a few
 // seeded trials of one node, and Apply moves the folded values into the model.
 class RemovedOpsPass : public Pass {
@@ -52,7 +50,7 @@ class RemovedOpsPass : public Pass {
   }
 
   void SkipVerification() override {
-    for (RemovedOpChange& change : plan_.changes) change.verification = kNotVerified;
+    for (RemovedOpChange& change : plan_.changes) change.verification = kVerificationSkipped;
   }
 
   absl::Status Apply(onnx::ModelProto& model, int64_t target) override { return ApplyRemovedOps(plan_, model, target); }
@@ -128,7 +126,7 @@ class DynamicSlicePass : public Pass {
   }
 
   void SkipVerification() override {
-    for (PlannedChange& change : plan_.changes) change.verification = kNotVerified;
+    for (PlannedChange& change : plan_.changes) change.verification = kVerificationSkipped;
   }
 
   absl::Status Apply(onnx::ModelProto& model, int64_t target) override {

@@ -204,7 +204,7 @@ absl::Status VerifyRemovedOps(RemovedOpPlan& plan, int64_t target, const Options
   for (RemovedOpChange& change : plan.changes) {
     const RuleNode node = change.AsRuleNode();
     if (!options.verify) {
-      change.verification = "skipped (verification off)";
+      change.verification = kVerificationSkipped;
       continue;
     }
     if (change.action == Action::kFolded) {

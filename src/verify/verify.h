@@ -26,6 +26,9 @@ namespace onnx_legalize {
 // so verifying a model of thousands of nodes over large activations stays cheap.
 inline constexpr int64_t kMaxTrialElements = int64_t{1} << 16;
 
+// What a change's verification text (and the report's opset_move) says with Options::verify false.
+inline constexpr char kVerificationSkipped[] = "skipped (verification off)";
+
 // Verifies one change of a plan, filling its `verification` text. The DynamicSlice pass runs one job of
 // this per change, on whichever thread the driver gives it (pass/passes.cc).
 absl::Status VerifyChange(PlannedChange& change, const Options& options);
