@@ -198,15 +198,6 @@ int RequestError(const absl::Status& status) {
   return UsageError(absl::StrCat(argument->second, ": ", status.message(), hint));
 }
 
-// The exit code of a failed legalization.
-int ExitCodeOf(const absl::Status& status) {
-  switch (onnx_legalize::ErrorKindOf(status)) {
-    case onnx_legalize::ErrorKind::kInvalidRequest: return kExitUsage;
-    case onnx_legalize::ErrorKind::kVerificationFailed: return kExitVerification;
-    default: return kExitModel;
-  }
-}
-
 // ---------------------------------------------------------------------------------------------------
 // Flag parsing
 
@@ -465,7 +456,7 @@ int RunLegalize(const std::vector<std::string>& positionals, const std::set<std:
       return RequestError(report.status());
     }
     PrintError(report.status().message());
-    return ExitCodeOf(report.status());
+    return onnx_legalize::IsVerificationFailure(report.status()) ? kExitVerification : kExitModel;
   }
   if (report_path.empty()) {
     PrintSummary(input, output, *report);
