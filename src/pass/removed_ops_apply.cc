@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "graph/constant_writer.h"
+#include "graph/graph_locator.h"
 #include "graph/graph_scope.h"
 #include "graph/op_names.h"
 #include "pass/removed_ops_pass.h"
@@ -43,21 +44,6 @@ class ModelNames final : public NameSource {
   std::unordered_set<std::string> used_;
 };
 
-onnx::GraphProto& Resolve(onnx::ModelProto& model, const GraphLocator& locator) {
-  onnx::GraphProto* graph = model.mutable_graph();
-  for (const GraphLocator::Step& step : locator.steps) {
-    for (onnx::NodeProto& node : *graph->mutable_node()) {
-      if (node.output_size() == 0 || node.output(0) != step.node_output) continue;
-      for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
-        if (attribute.name() != step.attribute) continue;
-        graph = attribute.has_g() ? attribute.mutable_g() : attribute.mutable_graphs(step.graph_index);
-      }
-      break;
-    }
-  }
-  return *graph;
-}
-
 }  // namespace
 
 absl::Status ApplyRemovedOps(RemovedOpPlan& plan, onnx::ModelProto& model, int64_t target) {
@@ -69,7 +55,7 @@ absl::Status ApplyRemovedOps(RemovedOpPlan& plan, onnx::ModelProto& model, int64
   };
   std::map<onnx::GraphProto*, std::unordered_map<std::string, Edit>> edits;  // by graph, by first output
   for (RemovedOpChange& change : plan.changes) {
-    onnx::GraphProto& graph = Resolve(model, change.graph);
+    onnx::GraphProto& graph = ResolveGraph(model, change.graph);
     const bool is_main = change.graph.steps.empty();
     Edit edit;
     std::vector<std::pair<std::string, Tensor>> constants;

@@ -13,6 +13,8 @@
 #include "graph/graph_scope.h"
 #include "graph/model_skeleton.h"
 #include "graph/op_names.h"
+#include "graph/opsets.h"
+#include "graph/scoped_walk.h"
 #include "rules/registry.h"
 #include "status_macros.h"
 
@@ -39,42 +41,12 @@ bool HoldsRemovedOp(const onnx::GraphProto& graph, int64_t opset) {
 
 class Planner {
  public:
-  Planner(const onnx::ModelProto& model, const Options& options, int64_t opset, RemovedOpPlan& plan)
-      : options_(options), opset_(opset), plan_(plan), overridable_(model.ir_version() >= 4) {}
+  Planner(const Options& options, int64_t opset, RemovedOpPlan& plan) : options_(options), opset_(opset), plan_(plan) {}
 
-  absl::Status PlanGraph(const onnx::GraphProto& graph, const onnx::GraphProto* inferred, const std::string& path,
-                         const GraphLocator& locator, const GraphScope* outer) {
-    scopes_.push_back(std::make_unique<GraphScope>(graph, path, outer, overridable_, inferred, options_.external_data));
-    GraphScope& scope = *scopes_.back();
-    for (int i = 0; i < graph.node_size(); ++i) {
-      const onnx::NodeProto& node = graph.node(i);
-      if (const RemovedOpRule* rule = FindRemovedOpRule(node, opset_)) {
-        RETURN_IF_ERROR(PlanNode(node, *rule, scope, locator));
-      }
-      const onnx::NodeProto* inferred_node =
-          inferred != nullptr && i < inferred->node_size() ? &inferred->node(i) : nullptr;
-      for (int a = 0; a < node.attribute_size(); ++a) {
-        const onnx::AttributeProto& attribute = node.attribute(a);
-        const onnx::AttributeProto* inferred_attribute =
-            inferred_node != nullptr && a < inferred_node->attribute_size() ? &inferred_node->attribute(a) : nullptr;
-        const int graphs = attribute.has_g() ? 1 : attribute.graphs_size();
-        for (int g = 0; g < graphs; ++g) {
-          const onnx::GraphProto& subgraph = attribute.has_g() ? attribute.g() : attribute.graphs(g);
-          const onnx::GraphProto* inferred_subgraph = nullptr;
-          if (inferred_attribute != nullptr) {
-            if (attribute.has_g() && inferred_attribute->has_g()) inferred_subgraph = &inferred_attribute->g();
-            if (!attribute.has_g() && g < inferred_attribute->graphs_size())
-              inferred_subgraph = &inferred_attribute->graphs(g);
-          }
-          GraphLocator inner = locator;
-          inner.steps.push_back({node.output_size() > 0 ? node.output(0) : "", attribute.name(), g});
-          RETURN_IF_ERROR(PlanGraph(subgraph, inferred_subgraph,
-                                    absl::StrCat(path, "/", SubgraphPathSegment(node, attribute.name(), subgraph)),
-                                    inner, &scope));
-        }
-      }
-    }
-    return absl::OkStatus();
+  // Plans `node` when a rule knows it.
+  absl::Status Visit(const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) {
+    const RemovedOpRule* rule = FindRemovedOpRule(node, opset_);
+    return rule == nullptr ? absl::OkStatus() : PlanNode(node, *rule, scope, locator);
   }
 
  private:
@@ -146,21 +118,13 @@ class Planner {
 
   ValueType TypeOf(const std::string& name, const GraphScope& scope) const {
     auto planned = planned_types_.find(name);
-    if (planned != planned_types_.end()) {
-      ValueType type;
-      type.elem_type = planned->second.elem_type;
-      type.dims = planned->second.dims;
-      return type;
-    }
-    return scope.FindType(name);
+    return planned != planned_types_.end() ? planned->second : scope.FindType(name);
   }
 
   const Options& options_;
   const int64_t opset_;
   RemovedOpPlan& plan_;
-  const bool overridable_;
   int64_t folded_bytes_ = 0;
-  std::vector<std::unique_ptr<GraphScope>> scopes_;
   std::unordered_map<std::string, ValueType> planned_types_;
 };
 
@@ -196,15 +160,16 @@ RuleNode RemovedOpChange::AsRuleNode() const {
 absl::StatusOr<RemovedOpPlan> PlanRemovedOps(const onnx::ModelProto& model, const Options& options) {
   RETURN_IF_ERROR(RefuseWhatCannotBeLegalized(model));
   RemovedOpPlan plan;
-  int64_t opset = 0;
-  for (const auto& import : model.opset_import()) {
-    if (IsDefaultDomain(import.domain())) opset = import.version();
-  }
+  ASSIGN_OR_RETURN(const int64_t opset, DefaultOpset(model));
   if (!HoldsRemovedOp(model.graph(), opset)) return plan;
   google::protobuf::Arena arena;
   const onnx::ModelProto* inferred = InferTypesOnSkeleton(model, arena);
-  Planner planner(model, options, opset, plan);
-  RETURN_IF_ERROR(planner.PlanGraph(model.graph(), &inferred->graph(), kMainGraphPath, GraphLocator{}, nullptr));
+  Planner planner(options, opset, plan);
+  std::vector<std::unique_ptr<GraphScope>> scopes;
+  RETURN_IF_ERROR(WalkScopedGraphs(model, inferred, options.external_data, scopes,
+                                   [&](const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) {
+                                     return planner.Visit(node, scope, locator);
+                                   }));
   return plan;
 }
 

@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "graph/graph_locator.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
-#include "rules/dynamic_slice.h"
 #include "rules/removed_op_rule.h"
 
 namespace onnx_legalize {

@@ -20,22 +20,12 @@
 
 #include "absl/status/statusor.h"
 #include "eval/tensor.h"
+#include "graph/graph_locator.h"
 #include "graph/graph_scope.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
 
 namespace onnx_legalize {
-
-// Where a graph sits in a model: the chain of (node, attribute, graph index) steps from the main graph.
-// A node is named by its first output, which is unique in its graph and survives opset conversion.
-struct GraphLocator {
-  struct Step {
-    std::string node_output;
-    std::string attribute;
-    int graph_index = 0;  // for GRAPHS attributes; 0 for GRAPH
-  };
-  std::vector<Step> steps;
-};
 
 // One of a DynamicSlice node's index inputs (starts, ends or axes) as the plan sees it.
 struct IndexInput {

@@ -39,11 +39,8 @@ class GraphIndex {
         graph = cached->second;
         continue;
       }
-      onnx::NodeProto& owner = *graph->mutable_node(NodeIndex(*graph, step.node_output));
-      for (auto& attribute : *owner.mutable_attribute()) {
-        if (attribute.name() != step.attribute) continue;
-        graph = attribute.has_g() ? attribute.mutable_g() : attribute.mutable_graphs(step.graph_index);
-      }
+      onnx::GraphProto* inner = SubgraphOf(*graph->mutable_node(NodeIndex(*graph, step.node_output)), step);
+      if (inner != nullptr) graph = inner;
       resolved_.emplace(key, graph);
     }
     return *graph;

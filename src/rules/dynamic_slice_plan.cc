@@ -9,6 +9,7 @@
 #include "google/protobuf/arena.h"
 #include "graph/model_skeleton.h"
 #include "graph/op_names.h"
+#include "graph/scoped_walk.h"
 #include "rules/dynamic_slice.h"
 #include "status_macros.h"
 
@@ -43,59 +44,18 @@ int64_t CountDynamicSlices(const onnx::GraphProto& graph) {
 class Planner {
  public:
   Planner(const onnx::ModelProto& model, const Options& options, Plan& plan)
-      : model_(model), options_(options), plan_(plan), initializers_overridable_(model.ir_version() >= 4) {
+      : model_(model), options_(options), plan_(plan) {
     // One change per DynamicSlice: reserved, so that the changes are not moved again and again.
     plan_.changes.reserve(static_cast<size_t>(CountDynamicSlices(model.graph())));
   }
 
-  absl::Status PlanGraph(const onnx::GraphProto& graph, const onnx::GraphProto* inferred, const std::string& path,
-                         const GraphLocator& locator, const GraphScope* outer) {
-    plan_.scopes.push_back(
-        std::make_unique<GraphScope>(graph, path, outer, initializers_overridable_, inferred, options_.external_data));
-    GraphScope& scope = *plan_.scopes.back();
-    for (int i = 0; i < graph.node_size(); ++i) {
-      const onnx::NodeProto& node = graph.node(i);
-      if (node.op_type() == kDynamicSliceOp && IsDefaultDomain(node.domain())) {
-        RETURN_IF_ERROR(PlanNode(node, scope, locator));
-      }
-      RETURN_IF_ERROR(PlanSubgraphs(node, inferred, i, path, locator, scope));
-    }
-    return absl::OkStatus();
+  // Plans `node` when it is a DynamicSlice. The walk's scopes are the plan's (its constants point into them).
+  absl::Status Visit(const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) {
+    if (node.op_type() != kDynamicSliceOp || !IsDefaultDomain(node.domain())) return absl::OkStatus();
+    return PlanNode(node, scope, locator);
   }
 
  private:
-  absl::Status PlanSubgraphs(const onnx::NodeProto& node, const onnx::GraphProto* inferred, int index,
-                             const std::string& path, const GraphLocator& locator, const GraphScope& scope) {
-    // The inferred twin has the same structure (shape inference adds value_info, never nodes).
-    const onnx::NodeProto* inferred_node =
-        inferred != nullptr && index < inferred->node_size() ? &inferred->node(index) : nullptr;
-    for (int a = 0; a < node.attribute_size(); ++a) {
-      const onnx::AttributeProto& attribute = node.attribute(a);
-      const onnx::AttributeProto* inferred_attribute =
-          inferred_node != nullptr && a < inferred_node->attribute_size() ? &inferred_node->attribute(a) : nullptr;
-      auto plan_one = [&](const onnx::GraphProto& subgraph, const onnx::GraphProto* inferred_subgraph,
-                          int graph_index) -> absl::Status {
-        GraphLocator inner = locator;
-        inner.steps.push_back({node.output_size() > 0 ? node.output(0) : "", attribute.name(), graph_index});
-        return PlanGraph(subgraph, inferred_subgraph,
-                         absl::StrCat(path, "/", SubgraphPathSegment(node, attribute.name(), subgraph)), inner, &scope);
-      };
-      if (attribute.has_g()) {
-        RETURN_IF_ERROR(plan_one(
-            attribute.g(),
-            inferred_attribute != nullptr && inferred_attribute->has_g() ? &inferred_attribute->g() : nullptr, 0));
-      }
-      for (int g = 0; g < attribute.graphs_size(); ++g) {
-        RETURN_IF_ERROR(plan_one(attribute.graphs(g),
-                                 inferred_attribute != nullptr && g < inferred_attribute->graphs_size()
-                                     ? &inferred_attribute->graphs(g)
-                                     : nullptr,
-                                 g));
-      }
-    }
-    return absl::OkStatus();
-  }
-
   // The operator's signature: data, starts, ends and an optional axes; one output; no attributes.
   static absl::Status CheckSignature(const onnx::NodeProto& node, const std::string& label) {
     auto invalid = [&](auto&&... parts) { return absl::InvalidArgumentError(absl::StrCat(label, ": ", parts...)); };
@@ -407,7 +367,6 @@ class Planner {
   const onnx::ModelProto& model_;
   const Options& options_;
   Plan& plan_;
-  const bool initializers_overridable_;
   int64_t folded_bytes_ = 0;  // what the folds planned so far will allocate, against max_total_fold_bytes
   std::unordered_set<std::string> used_names_;
   bool used_names_collected_ = false;
@@ -429,7 +388,10 @@ absl::StatusOr<Plan> PlanDynamicSlices(const onnx::ModelProto& model, const Opti
   google::protobuf::Arena arena;
   const onnx::ModelProto* inferred = InferTypesOnSkeleton(model, arena);
   Planner planner(model, options, plan);
-  RETURN_IF_ERROR(planner.PlanGraph(model.graph(), &inferred->graph(), kMainGraphPath, GraphLocator{}, nullptr));
+  RETURN_IF_ERROR(WalkScopedGraphs(model, inferred, options.external_data, plan.scopes,
+                                   [&](const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) {
+                                     return planner.Visit(node, scope, locator);
+                                   }));
   return plan;
 }
 
