@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "graph/names.h"
 #include "graph/op_names.h"
 #include "io/external_data.h"
 #include "status_macros.h"
@@ -63,36 +64,6 @@ absl::StatusOr<Tensor> ConstantAttributeValue(const onnx::AttributeProto& attrib
 }
 
 }  // namespace
-
-void ForEachSubgraph(const onnx::NodeProto& node,
-                     absl::FunctionRef<void(const std::string&, const onnx::GraphProto&)> visit) {
-  for (const auto& attribute : node.attribute()) {
-    if (attribute.has_g()) visit(attribute.name(), attribute.g());
-    for (const auto& graph : attribute.graphs()) visit(attribute.name(), graph);
-  }
-}
-
-void ForEachMutableSubgraph(onnx::NodeProto& node,
-                            absl::FunctionRef<void(const std::string&, onnx::GraphProto&)> visit) {
-  for (auto& attribute : *node.mutable_attribute()) {
-    if (attribute.has_g()) visit(attribute.name(), *attribute.mutable_g());
-    for (auto& graph : *attribute.mutable_graphs()) visit(attribute.name(), graph);
-  }
-}
-
-size_t CountDefinedNames(const onnx::GraphProto& graph) {
-  size_t count = static_cast<size_t>(graph.input_size()) + static_cast<size_t>(graph.initializer_size()) +
-                 static_cast<size_t>(graph.sparse_initializer_size());
-  for (const auto& node : graph.node()) count += static_cast<size_t>(node.output_size());
-  return count;
-}
-
-std::string SubgraphPathSegment(const onnx::NodeProto& node, const std::string& attribute,
-                                const onnx::GraphProto& subgraph) {
-  if (!subgraph.name().empty()) return subgraph.name();
-  const std::string& owner = node.name().empty() ? node.op_type() : node.name();
-  return absl::StrCat(owner, ".", attribute);
-}
 
 namespace {
 

@@ -14,10 +14,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "eval/tensor.h"
+#include "graph/subgraphs.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
 
@@ -29,25 +29,6 @@ struct ValueType {
   DataType elem_type = 0;
   std::optional<std::vector<int64_t>> dims;
 };
-
-// Calls `visit(attribute_name, subgraph)` for every subgraph attribute of `node` (GRAPH and GRAPHS).
-// Called for every node of every walk: a FunctionRef, unlike a std::function, costs no allocation.
-void ForEachSubgraph(const onnx::NodeProto& node,
-                     absl::FunctionRef<void(const std::string&, const onnx::GraphProto&)> visit);
-void ForEachMutableSubgraph(onnx::NodeProto& node,
-                            absl::FunctionRef<void(const std::string&, onnx::GraphProto&)> visit);
-
-// How many names `graph` itself defines, counting repeats: its inputs, initializers (dense and sparse) and
-// node outputs. What a table of them reserves: a table of tens of thousands of names that grows as it is
-// filled rehashes every name several times, and that costs more than the walk that fills it.
-size_t CountDefinedNames(const onnx::GraphProto& graph);
-
-// The path segment a subgraph adds: the graph's own name when it has one, else "<node>.<attribute>".
-std::string SubgraphPathSegment(const onnx::NodeProto& node, const std::string& attribute,
-                                const onnx::GraphProto& subgraph);
-
-// The path of the main graph in reports and messages.
-inline constexpr char kMainGraphPath[] = "main";
 
 class GraphScope {
  public:

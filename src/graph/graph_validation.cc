@@ -14,6 +14,7 @@
 #include "eval/tensor.h"
 #include "graph/graph_scope.h"
 #include "graph/labels.h"
+#include "graph/names.h"
 #include "graph/op_names.h"
 #include "onnx/defs/schema.h"
 #include "status_macros.h"

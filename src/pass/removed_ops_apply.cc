@@ -9,6 +9,7 @@
 #include "graph/constant_writer.h"
 #include "graph/graph_locator.h"
 #include "graph/graph_scope.h"
+#include "graph/names.h"
 #include "graph/op_names.h"
 #include "pass/removed_ops_pass.h"
 #include "status_macros.h"
@@ -16,32 +17,14 @@
 namespace onnx_legalize {
 namespace {
 
-void CollectNames(const onnx::GraphProto& graph, std::unordered_set<std::string>& names) {
-  for (const auto& value : graph.input()) names.insert(value.name());
-  for (const auto& value : graph.output()) names.insert(value.name());
-  for (const auto& value : graph.value_info()) names.insert(value.name());
-  for (const auto& value : graph.initializer()) names.insert(value.name());
-  for (const auto& value : graph.sparse_initializer()) names.insert(value.values().name());
-  for (const auto& node : graph.node()) {
-    names.insert(node.input().begin(), node.input().end());
-    names.insert(node.output().begin(), node.output().end());
-    ForEachSubgraph(node, [&](const std::string&, const onnx::GraphProto& subgraph) { CollectNames(subgraph, names); });
-  }
-}
-
 // Fresh names: new to every graph of the model, and to each other.
 class ModelNames final : public NameSource {
  public:
-  explicit ModelNames(const onnx::ModelProto& model) { CollectNames(model.graph(), used_); }
-  std::string Fresh(const std::string& base) override {
-    std::string name = base;
-    for (int i = 1; used_.count(name) > 0; ++i) name = absl::StrCat(base, "_", i);
-    used_.insert(name);
-    return name;
-  }
+  explicit ModelNames(const onnx::ModelProto& model) { names_.ReserveAll(model.graph()); }
+  std::string Fresh(const std::string& base) override { return names_.Make(base); }
 
  private:
-  std::unordered_set<std::string> used_;
+  FreshNames names_;
 };
 
 }  // namespace

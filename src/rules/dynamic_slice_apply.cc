@@ -15,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "graph/constant_writer.h"
 #include "graph/model_skeleton.h"
+#include "graph/names.h"
 #include "graph/op_names.h"
 #include "rules/dynamic_slice.h"
 
@@ -130,15 +131,6 @@ void RewriteToSlice(const PlannedChange& change, onnx::NodeProto& node) {
   }
 }
 
-void CollectReferences(const onnx::GraphProto& graph, absl::flat_hash_set<absl::string_view>& referenced) {
-  for (const auto& output : graph.output()) referenced.insert(output.name());
-  for (const auto& node : graph.node()) {
-    referenced.insert(node.input().begin(), node.input().end());
-    ForEachSubgraph(
-        node, [&](const std::string&, const onnx::GraphProto& subgraph) { CollectReferences(subgraph, referenced); });
-  }
-}
-
 // Whether ApplyPlan(kDefer) leaves a stub for a folded value: what BuildModelSkeleton would leave out.
 bool DefersFold(const PlannedChange& change, bool is_main) {
   return is_main && !change.folded->is_string() &&
@@ -210,7 +202,7 @@ MaybeUnused WriteChanges(Plan& plan, onnx::ModelProto& model, FoldedValues folde
 void RemoveUnreadConstants(const MaybeUnused& maybe_unused, onnx::ModelProto& model) {
   // Views of the model's names: nothing below changes the model until the removals at the end.
   absl::flat_hash_set<absl::string_view> referenced;
-  CollectReferences(model.graph(), referenced);
+  ForEachReadName(model.graph(), [&](const std::string& name) { referenced.insert(name); });
   struct Removals {
     std::unordered_map<std::string, int> initializer_index, input_index;
     std::vector<bool> initializers, inputs, nodes;

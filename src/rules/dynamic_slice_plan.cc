@@ -1,6 +1,7 @@
 // PlanDynamicSlices: find every DynamicSlice and decide Fold | Rewrite, or fail with a message that names
 // the node. Reads the model only.
 #include <algorithm>
+#include <optional>
 #include <unordered_set>
 
 #include "absl/strings/str_cat.h"
@@ -8,6 +9,7 @@
 #include "eval/slice_kernels.h"
 #include "google/protobuf/arena.h"
 #include "graph/model_skeleton.h"
+#include "graph/names.h"
 #include "graph/op_names.h"
 #include "graph/scoped_walk.h"
 #include "rules/dynamic_slice.h"
@@ -17,19 +19,6 @@ namespace onnx_legalize {
 namespace {
 
 bool IsIndexType(DataType type) { return type == onnx::TensorProto::INT32 || type == onnx::TensorProto::INT64; }
-
-// Every name any graph of the model uses, so generated names collide with none.
-void CollectNames(const onnx::GraphProto& graph, std::unordered_set<std::string>& names) {
-  for (const auto& value : graph.input()) names.insert(value.name());
-  for (const auto& value : graph.output()) names.insert(value.name());
-  for (const auto& value : graph.value_info()) names.insert(value.name());
-  for (const auto& value : graph.initializer()) names.insert(value.name());
-  for (const auto& node : graph.node()) {
-    names.insert(node.input().begin(), node.input().end());
-    names.insert(node.output().begin(), node.output().end());
-    ForEachSubgraph(node, [&](const std::string&, const onnx::GraphProto& subgraph) { CollectNames(subgraph, names); });
-  }
-}
 
 int64_t CountDynamicSlices(const onnx::GraphProto& graph) {
   int64_t count = 0;
@@ -352,14 +341,11 @@ class Planner {
 
   std::string UniqueName(const std::string& base) {
     // Every name of the model, collected the first time a name is made (rarely: normalized axes).
-    if (!used_names_collected_) {
-      CollectNames(model_.graph(), used_names_);
-      used_names_collected_ = true;
+    if (!used_names_.has_value()) {
+      used_names_.emplace();
+      used_names_->ReserveAll(model_.graph());
     }
-    std::string name = base;
-    for (int i = 1; used_names_.count(name); ++i) name = absl::StrCat(base, "_", i);
-    used_names_.insert(name);
-    return name;
+    return used_names_->Make(base);
   }
 
   static constexpr const char* kInputNames[] = {"data", "starts", "ends", "axes"};
@@ -368,8 +354,7 @@ class Planner {
   const Options& options_;
   Plan& plan_;
   int64_t folded_bytes_ = 0;  // what the folds planned so far will allocate, against max_total_fold_bytes
-  std::unordered_set<std::string> used_names_;
-  bool used_names_collected_ = false;
+  std::optional<FreshNames> used_names_;
 };
 
 }  // namespace

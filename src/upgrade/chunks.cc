@@ -34,6 +34,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "graph/labels.h"
+#include "graph/names.h"
+#include "graph/subgraphs.h"
 #include "onnx/common/ir_pb_converter.h"
 #include "status_macros.h"
 #include "upgrade/internal.h"
@@ -98,16 +100,11 @@ void SetType(onnx::Value* value, const IrType& type) {
   }
 }
 
-// Every name the subgraphs of `node` refer to (a superset of what they capture from outside).
-void CollectSubgraphReferences(const GraphProto& graph, std::unordered_set<std::string>& names) {
-  for (const auto& node : graph.node()) {
-    for (const auto& in : node.input()) names.insert(in);
-    for (const auto& attr : node.attribute()) {
-      if (attr.has_g()) CollectSubgraphReferences(attr.g(), names);
-      for (const auto& g : attr.graphs()) CollectSubgraphReferences(g, names);
-    }
-  }
-  for (const auto& out : graph.output()) names.insert(out.name());
+// Every name the subgraphs of `node` read (a superset of what they capture from outside).
+void CollectSubgraphReads(const NodeProto& node, std::unordered_set<std::string>& names) {
+  ForEachSubgraph(node, [&](const std::string&, const GraphProto& subgraph) {
+    ForEachReadName(subgraph, [&](const std::string& name) { names.insert(name); });
+  });
 }
 
 struct Chunk {
@@ -176,11 +173,7 @@ bool SubgraphReadsARestructuredValue(const GraphProto& graph, const Context& ctx
   }
   if (restructured.empty()) return false;
   std::unordered_set<std::string> read;
-  for (const auto& node : graph.node()) {
-    for (const auto& attr : node.attribute()) {
-      if (attr.has_g()) CollectSubgraphReferences(attr.g(), read);
-    }
-  }
+  for (const auto& node : graph.node()) CollectSubgraphReads(node, read);
   for (const auto& name : read) {
     if (restructured.count(name) > 0) return true;
   }
@@ -195,9 +188,7 @@ bool SubgraphReadsARestructuredValue(const GraphProto& graph, const Context& ctx
 absl::StatusOr<bool> NothingToConvert(const GraphProto& graph, const Context& ctx, const StepConverter& converter) {
   std::unordered_map<std::string, bool> adapts;
   for (const auto& node : graph.node()) {
-    for (const auto& attr : node.attribute()) {
-      if (attr.has_g() || attr.graphs_size() > 0) return false;
-    }
+    if (HoldsSubgraph(node)) return false;
     if (ShownAsStandIn(node, ctx.from)) continue;  // a stand-in, which no adapter meets
     auto [it, inserted] = adapts.try_emplace(node.op_type(), false);
     if (inserted) {
@@ -279,9 +270,7 @@ std::unordered_set<std::string> ValuesReadOutsideTheirChunk(const GraphProto& gr
     const NodeProto& node = graph.node(i);
     const int here = layout.chunk_of[static_cast<size_t>(i)];
     std::unordered_set<std::string> captured;
-    for (const auto& attr : node.attribute()) {
-      if (attr.has_g()) CollectSubgraphReferences(attr.g(), captured);
-    }
+    CollectSubgraphReads(node, captured);
     auto note = [&](const std::string& name) {
       if (name.empty()) return;
       const int maker = chunk_making(name);

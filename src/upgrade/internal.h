@@ -19,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "graph/names.h"
 #include "onnx/common/ir.h"
 #include "onnx/onnx_pb.h"
 #include "onnx/version_converter/convert.h"

@@ -34,31 +34,4 @@ int64_t NameCodec::ParseIndex(const std::string& code, char prefix) {
   return value;
 }
 
-void FreshNames::Reserve(const std::string& name) {
-  if (!name.empty()) taken_.insert(name);
-}
-
-std::string FreshNames::Make(const std::string& base) {
-  std::string candidate = base;
-  for (int64_t k = 1; taken_.count(candidate) > 0; ++k) candidate = absl::StrCat(base, "_", k);
-  taken_.insert(candidate);
-  return candidate;
-}
-
-void ReserveGraphNames(const onnx::GraphProto& graph, FreshNames& names) {
-  for (const auto& v : graph.input()) names.Reserve(v.name());
-  for (const auto& v : graph.output()) names.Reserve(v.name());
-  for (const auto& v : graph.value_info()) names.Reserve(v.name());
-  for (const auto& t : graph.initializer()) names.Reserve(t.name());
-  for (const auto& t : graph.sparse_initializer()) names.Reserve(t.values().name());
-  for (const auto& node : graph.node()) {
-    for (const auto& n : node.input()) names.Reserve(n);
-    for (const auto& n : node.output()) names.Reserve(n);
-    for (const auto& attr : node.attribute()) {
-      if (attr.has_g()) ReserveGraphNames(attr.g(), names);
-      for (const auto& g : attr.graphs()) ReserveGraphNames(g, names);
-    }
-  }
-}
-
 }  // namespace onnx_legalize::opset_upgrade

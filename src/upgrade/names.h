@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "onnx/onnx_pb.h"
@@ -35,19 +34,6 @@ class NameCodec {
   std::unordered_map<std::string, size_t> codes_;
   std::vector<std::string> decoded_;
 };
-
-// Hands out value names that occur nowhere in the model (any graph) and were not handed out before.
-class FreshNames {
- public:
-  void Reserve(const std::string& name);
-  std::string Make(const std::string& base);
-
- private:
-  std::unordered_set<std::string> taken_;
-};
-
-// Reserves every name `graph` and its subgraphs use.
-void ReserveGraphNames(const onnx::GraphProto& graph, FreshNames& names);
 
 }  // namespace onnx_legalize::opset_upgrade
 

@@ -180,7 +180,7 @@ absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes)
   }
   ASSIGN_OR_RETURN(const ModelProto skeleton, ConverterSkeleton(model, ctx));
   ASSIGN_OR_RETURN(const GraphProto converted, RunConverter(skeleton, ctx, *converter, chunk_nodes));
-  ReserveGraphNames(model.graph(), ctx.fresh);
+  ctx.fresh.ReserveAll(model.graph());
   google::protobuf::RepeatedPtrField<NodeProto> nodes;
   RETURN_IF_ERROR(SpliceMainGraph(converted, model.graph(), ctx, &nodes));
   // Commit: nothing below can fail.

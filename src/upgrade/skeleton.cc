@@ -219,9 +219,8 @@ void ExposeReplacedOutputs(const Context& ctx, GraphProto* graph) {
   std::unordered_set<std::string> outputs;
   for (const auto& v : graph->output()) outputs.insert(v.name());
   for (auto& node : *graph->mutable_node()) {
-    for (auto& attr : *node.mutable_attribute()) {
-      if (attr.has_g()) ExposeReplacedOutputs(ctx, attr.mutable_g());
-    }
+    ForEachMutableSubgraph(node,
+                           [&](const std::string&, GraphProto& subgraph) { ExposeReplacedOutputs(ctx, &subgraph); });
     const bool replaced =
         (node.op_type() == kUpsample && Crosses(ctx, 10)) || (node.op_type() == kScatter && Crosses(ctx, 11));
     if (!replaced || node.domain() == kStandInDomain) continue;

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "graph/subgraphs.h"
 #include "upgrade/internal.h"
 
 namespace onnx_legalize::opset_upgrade {
@@ -53,9 +54,8 @@ void AddCaptureTypes(GraphProto* graph, const std::unordered_map<std::string, on
     visible[t.name()] = TypedPlaceholder(t.name(), t.data_type(), t.dims()).type();
   }
   for (auto& node : *graph->mutable_node()) {
-    for (auto& attr : *node.mutable_attribute()) {
-      if (attr.has_g()) AddCaptureTypes(attr.mutable_g(), visible);
-    }
+    ForEachMutableSubgraph(node,
+                           [&](const std::string&, GraphProto& subgraph) { AddCaptureTypes(&subgraph, visible); });
   }
 }
 
@@ -76,9 +76,7 @@ void CollectElemTypes(const GraphProto& graph, Context& ctx) {
   for (const auto& v : graph.value_info()) note_vi(v);
   for (const auto& t : graph.initializer()) note(t.name(), t.data_type());
   for (const auto& node : graph.node()) {
-    for (const auto& attr : node.attribute()) {
-      if (attr.has_g()) CollectElemTypes(attr.g(), ctx);
-    }
+    ForEachSubgraph(node, [&](const std::string&, const GraphProto& subgraph) { CollectElemTypes(subgraph, ctx); });
   }
 }
 
@@ -90,9 +88,8 @@ void CollectSoftmaxInputs(const GraphProto& graph, std::unordered_set<std::strin
         node.input_size() > 0) {
       names.insert(node.input(0));
     }
-    for (const auto& attr : node.attribute()) {
-      if (attr.has_g()) CollectSoftmaxInputs(attr.g(), names);
-    }
+    ForEachSubgraph(node,
+                    [&](const std::string&, const GraphProto& subgraph) { CollectSoftmaxInputs(subgraph, names); });
   }
 }
 
@@ -101,9 +98,7 @@ void CollectPReluInputs(const GraphProto& graph, std::unordered_set<std::string>
     if (node.op_type() == kPRelu && node.domain() != kStandInDomain) {
       for (const auto& input : node.input()) names.insert(input);
     }
-    for (const auto& attr : node.attribute()) {
-      if (attr.has_g()) CollectPReluInputs(attr.g(), names);
-    }
+    ForEachSubgraph(node, [&](const std::string&, const GraphProto& subgraph) { CollectPReluInputs(subgraph, names); });
   }
 }
 
@@ -159,9 +154,9 @@ void CollectKnownDims(const GraphProto& graph, const std::unordered_set<std::str
     }
   }
   for (const auto& node : graph.node()) {
-    for (const auto& attr : node.attribute()) {
-      if (attr.has_g()) CollectKnownDims(attr.g(), wanted, ctx, defined);
-    }
+    ForEachSubgraph(node, [&](const std::string&, const GraphProto& subgraph) {
+      CollectKnownDims(subgraph, wanted, ctx, defined);
+    });
   }
 }
 
