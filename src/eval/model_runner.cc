@@ -17,6 +17,7 @@
 #include "eval/slice_kernels.h"
 #include "eval/typed_elements.h"
 #include "graph/graph_scope.h"
+#include "graph/labels.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
 #include "status_macros.h"
@@ -57,14 +58,6 @@ constexpr char kLoopOp[] = "Loop";
 std::string DimsString(const std::vector<int64_t>& dims) { return StrCat("[", absl::StrJoin(dims, ","), "]"); }
 
 std::string Describe(const Tensor& tensor) { return StrCat(DataTypeName(tensor.type()), DimsString(tensor.dims())); }
-
-std::string NodeLabel(const onnx::NodeProto& node, const std::string& path) {
-  if (!node.name().empty()) return StrCat(node.op_type(), " '", node.name(), "' (graph ", path, ")");
-  if (node.output_size() > 0 && !node.output(0).empty()) {
-    return StrCat(node.op_type(), " (output '", node.output(0), "', graph ", path, ")");
-  }
-  return StrCat(node.op_type(), " (graph ", path, ")");
-}
 
 absl::Status Prefixed(const absl::Status& status, absl::string_view prefix) {
   return absl::Status(status.code(), StrCat(prefix, ": ", status.message()));
@@ -807,7 +800,7 @@ class Runner {
   // Runs `graph`'s nodes in order, defining their outputs in `scope`.
   absl::Status RunNodes(const onnx::GraphProto& graph, Scope& scope) const {
     // The node's label is built only for an error: a model of many nodes runs them all.
-    auto label = [&scope](const onnx::NodeProto& node) { return NodeLabel(node, scope.path()); };
+    auto label = [&scope](const onnx::NodeProto& node) { return InGraph(NodeLabel(node), scope.path()); };
     for (const onnx::NodeProto& node : graph.node()) {
       if (!IsDefaultDomain(node.domain())) {
         return absl::UnimplementedError(StrCat(label(node), ": domain '", node.domain(), "' is not supported"));

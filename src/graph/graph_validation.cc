@@ -101,11 +101,6 @@ absl::Status CheckOutputsDefined(const onnx::GraphProto& graph, const std::strin
   return absl::OkStatus();
 }
 
-std::string NodeLabel(const onnx::NodeProto& node, int index) {
-  if (!node.name().empty()) return absl::StrCat(node.op_type(), " '", node.name(), "'");
-  return absl::StrCat(node.op_type(), " node #", index);
-}
-
 // onnx's version converter trusts a node to match its schema. It indexes inputs and outputs unchecked
 // (Upsample_9_10 reads inputs()[1]: a heap overflow on an Upsample with one input), and reads a known
 // attribute as the type the schema gives it (an Upsample 'mode' typed INTS is read as a string: a bad
@@ -164,7 +159,7 @@ absl::Status CheckNodeInputsAndAttributes(const onnx::NodeProto& node, int i, co
   for (const auto& input : node.input()) {
     if (input.empty() || names.Visible(input)) continue;
     return absl::InvalidArgumentError(
-        absl::StrCat(NodeLabel(node, i), " (graph ", path, "): input '", input,
+        absl::StrCat(InGraph(NodeLabelAt(node, i), path), ": input '", input,
                      "' is not defined by any graph input, initializer or earlier node (an undefined name, "
                      "nodes out of topological order, or a cycle)"));
   }
@@ -173,21 +168,21 @@ absl::Status CheckNodeInputsAndAttributes(const onnx::NodeProto& node, int i, co
   for (const auto& attribute : node.attribute()) {
     if (!attribute_names.insert(attribute.name()).second) {
       return absl::InvalidArgumentError(
-          absl::StrCat(NodeLabel(node, i), " (graph ", path, "): attribute '", attribute.name(), "' appears twice"));
+          absl::StrCat(InGraph(NodeLabelAt(node, i), path), ": attribute '", attribute.name(), "' appears twice"));
     }
     if (attribute.has_g() && attribute.graphs_size() > 0) {
-      return absl::InvalidArgumentError(absl::StrCat(NodeLabel(node, i), " (graph ", path, "): attribute '",
+      return absl::InvalidArgumentError(absl::StrCat(InGraph(NodeLabelAt(node, i), path), ": attribute '",
                                                      attribute.name(), "' holds both g and graphs"));
     }
     holds_subgraph = holds_subgraph || attribute.has_g() || attribute.graphs_size() > 0;
     if (attribute.has_t()) {
       RETURN_IF_ERROR(ValidateTensorSizes(
-          attribute.t(), absl::StrCat(NodeLabel(node, i), " (graph ", path, "): attribute '", attribute.name(), "'")));
+          attribute.t(), absl::StrCat(InGraph(NodeLabelAt(node, i), path), ": attribute '", attribute.name(), "'")));
     }
   }
   if (holds_subgraph && (node.output_size() == 0 || node.output(0).empty())) {
     return absl::InvalidArgumentError(
-        absl::StrCat(NodeLabel(node, i), " (graph ", path, "): holds a subgraph but has no output to name it by"));
+        absl::StrCat(InGraph(NodeLabelAt(node, i), path), ": holds a subgraph but has no output to name it by"));
   }
   return absl::OkStatus();
 }
@@ -233,16 +228,15 @@ absl::Status ValidateGraph(const onnx::GraphProto& graph, const std::string& pat
     const onnx::NodeProto& node = graph.node(i);
     RETURN_IF_ERROR(CheckNodeInputsAndAttributes(node, i, path, names));
     RETURN_IF_ERROR(CheckAgainstSchema(
-        node, [&] { return absl::StrCat(NodeLabel(node, i), " (graph ", path, ")"); }, opset));
+        node, [&] { return InGraph(NodeLabelAt(node, i), path); }, opset));
     absl::Status subgraphs_ok = absl::OkStatus();
     ForEachSubgraph(node, [&](const std::string& attribute, const onnx::GraphProto& subgraph) {
       if (!subgraphs_ok.ok()) return;
-      subgraphs_ok = ValidateGraph(subgraph, absl::StrCat(path, "/", SubgraphPathSegment(node, attribute, subgraph)),
-                                   &names, depth + 1, opset);
+      subgraphs_ok = ValidateGraph(subgraph, SubgraphPath(path, node, attribute, subgraph), &names, depth + 1, opset);
     });
     RETURN_IF_ERROR(subgraphs_ok);
     for (const auto& output : node.output()) {
-      RETURN_IF_ERROR(define(output, [&] { return absl::StrCat("an output of ", NodeLabel(node, i)); }));
+      RETURN_IF_ERROR(define(output, [&] { return absl::StrCat("an output of ", NodeLabelAt(node, i)); }));
     }
   }
   return CheckOutputsDefined(graph, path, names);
@@ -252,27 +246,26 @@ absl::Status ValidateGraph(const onnx::GraphProto& graph, const std::string& pat
 // any input is looked up), and messages name nodes and graphs as the opset upgrade does.
 absl::Status ValidateGraphForConverter(const onnx::GraphProto& graph, const std::string& path, const Names* outer,
                                        int depth) {
-  const std::string where = opset_upgrade::GraphLabel(path);
   // The upgrade recurses through subgraphs as this walk does: a bound keeps both off the end of the stack
   // when it is called on a model that ValidateGraphs has not seen.
   if (depth > kMaxSubgraphDepth) {
-    return absl::InvalidArgumentError(absl::StrCat("graph ", where, " is nested ", depth, " levels deep; at most ",
+    return absl::InvalidArgumentError(absl::StrCat("graph ", path, " is nested ", depth, " levels deep; at most ",
                                                    kMaxSubgraphDepth, " are supported"));
   }
   Names names;
   names.outer = outer;
   names.defined.reserve(CountDefinedNames(graph));
   for (const auto& v : graph.input()) {
-    if (v.name().empty()) return absl::InvalidArgumentError(absl::StrCat("graph ", where, ": an input has no name"));
+    if (v.name().empty()) return absl::InvalidArgumentError(absl::StrCat("graph ", path, ": an input has no name"));
     if (!names.defined.insert(v.name()).second) {
-      return absl::InvalidArgumentError(absl::StrCat("graph ", where, ": input '", v.name(), "' is listed twice"));
+      return absl::InvalidArgumentError(absl::StrCat("graph ", path, ": input '", v.name(), "' is listed twice"));
     }
   }
   absl::flat_hash_set<absl::string_view> initializers;
   auto add_initializer = [&](const std::string& name) -> absl::Status {
-    if (name.empty()) return absl::InvalidArgumentError(absl::StrCat("graph ", where, ": an initializer has no name"));
+    if (name.empty()) return absl::InvalidArgumentError(absl::StrCat("graph ", path, ": an initializer has no name"));
     if (!initializers.insert(name).second) {
-      return absl::InvalidArgumentError(absl::StrCat("graph ", where, ": initializer '", name, "' is defined twice"));
+      return absl::InvalidArgumentError(absl::StrCat("graph ", path, ": initializer '", name, "' is defined twice"));
     }
     names.defined.insert(name);  // an initializer may also be a graph input (a default the caller overrides)
     return absl::OkStatus();
@@ -283,31 +276,31 @@ absl::Status ValidateGraphForConverter(const onnx::GraphProto& graph, const std:
     for (const auto& out : node.output()) {
       if (out.empty()) continue;
       if (!names.defined.insert(out).second) {
-        return absl::InvalidArgumentError(absl::StrCat(opset_upgrade::NodeLabel(node), " (graph ", where, "): output '",
-                                                       out, "' is already defined in this graph"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(InGraph(NodeLabel(node), path), ": output '", out, "' is already defined in this graph"));
       }
     }
   }
   for (const auto& node : graph.node()) {
     for (const auto& in : node.input()) {
       if (!in.empty() && !names.Visible(in)) {
-        return absl::InvalidArgumentError(absl::StrCat(opset_upgrade::NodeLabel(node), " (graph ", where, "): input '",
-                                                       in, "' is produced by nothing"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(InGraph(NodeLabel(node), path), ": input '", in, "' is produced by nothing"));
       }
     }
     for (const auto& attr : node.attribute()) {
       if (attr.type() == onnx::AttributeProto::UNDEFINED) {
-        return absl::InvalidArgumentError(absl::StrCat(opset_upgrade::NodeLabel(node), " (graph ", where,
-                                                       "): attribute '", attr.name(), "' has no type"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(InGraph(NodeLabel(node), path), ": attribute '", attr.name(), "' has no type"));
       }
       if (attr.type() == onnx::AttributeProto::GRAPH) {
-        RETURN_IF_ERROR(ValidateGraphForConverter(
-            attr.g(), opset_upgrade::SubgraphPath(path, node, attr.name(), attr.g()), &names, depth + 1));
+        RETURN_IF_ERROR(
+            ValidateGraphForConverter(attr.g(), SubgraphPath(path, node, attr.name(), attr.g()), &names, depth + 1));
       }
       for (int i = 0; i < attr.graphs_size(); ++i) {
         // An unnamed graph of a list is told from its siblings by its index.
         const onnx::GraphProto& subgraph = attr.graphs(i);
-        const std::string sub = opset_upgrade::SubgraphPath(path, node, attr.name(), subgraph);
+        const std::string sub = SubgraphPath(path, node, attr.name(), subgraph);
         RETURN_IF_ERROR(ValidateGraphForConverter(
             subgraph, subgraph.name().empty() ? absl::StrCat(sub, "[", i, "]") : sub, &names, depth + 1));
       }
@@ -315,7 +308,7 @@ absl::Status ValidateGraphForConverter(const onnx::GraphProto& graph, const std:
   }
   // The converter dereferences a null value (SIGSEGV) for a main-graph output that nothing produces. The
   // checks above keep "" out of every scope, so an output without a name is one.
-  return CheckOutputsDefined(graph, where, names);
+  return CheckOutputsDefined(graph, path, names);
 }
 
 }  // namespace
@@ -338,7 +331,7 @@ absl::Status ValidateGraphs(const onnx::ModelProto& model) {
 }
 
 absl::Status ValidateGraphsForConverter(const onnx::GraphProto& graph) {
-  return ValidateGraphForConverter(graph, "", nullptr, 0);
+  return ValidateGraphForConverter(graph, kMainGraphPath, nullptr, 0);
 }
 
 }  // namespace onnx_legalize

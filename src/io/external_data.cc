@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "graph/graph_scope.h"
+#include "graph/labels.h"
 
 namespace onnx_legalize {
 namespace {
@@ -21,11 +22,6 @@ std::optional<int64_t> ParseNonNegative(const std::string& text) {
     value = value * 10 + (c - '0');
   }
   return value;
-}
-
-std::string NodeLabel(const onnx::NodeProto& node) {
-  if (!node.name().empty()) return absl::StrCat("node '", node.name(), "'");
-  return absl::StrCat(node.op_type(), " node producing '", node.output_size() > 0 ? node.output(0) : "", "'");
 }
 
 class TensorWalker {
@@ -66,8 +62,7 @@ class TensorWalker {
           attribute.sparse_tensors_size() == 0) {
         continue;
       }
-      const std::string where =
-          absl::StrCat("attribute '", attribute.name(), "' of ", NodeLabel(node), " (graph ", path, ")");
+      const std::string where = absl::StrCat("attribute '", attribute.name(), "' of ", InGraph(NodeLabel(node), path));
       if (attribute.has_t()) visit_(attribute.t(), {where, false});
       for (int i = 0; i < attribute.tensors_size(); ++i) {
         visit_(attribute.tensors(i), {absl::StrCat(where, " tensor ", i), false});

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "google/protobuf/arena.h"
 #include "graph/graph_scope.h"
+#include "graph/labels.h"
 #include "graph/model_skeleton.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
@@ -20,12 +21,6 @@
 
 namespace onnx_legalize {
 namespace {
-
-std::string NodeLabel(const onnx::NodeProto& node, const std::string& graph_path) {
-  return node.name().empty() ? absl::StrCat(node.op_type(), " producing '",
-                                            node.output_size() > 0 ? node.output(0) : "", "' (graph ", graph_path, ")")
-                             : absl::StrCat(node.op_type(), " '", node.name(), "' (graph ", graph_path, ")");
-}
 
 bool HoldsRemovedOp(const onnx::GraphProto& graph, int64_t opset) {
   for (const auto& node : graph.node()) {
@@ -151,7 +146,7 @@ absl::Status RefuseWhatCannotBeLegalized(const onnx::ModelProto& model) {
 RuleNode RemovedOpChange::AsRuleNode() const {
   RuleNode rule_node;
   rule_node.node = &node;
-  rule_node.label = NodeLabel(node, graph_path);
+  rule_node.label = InGraph(NodeLabel(node), graph_path);
   rule_node.opset = opset;
   rule_node.inputs = inputs;
   return rule_node;

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "eval/slice_kernels.h"
 #include "google/protobuf/arena.h"
+#include "graph/labels.h"
 #include "graph/model_skeleton.h"
 #include "graph/names.h"
 #include "graph/op_names.h"
@@ -82,10 +83,7 @@ class Planner {
   }
 
   absl::Status PlanNode(const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) {
-    const std::string label = node.name().empty()
-                                  ? absl::StrCat("DynamicSlice producing '", node.output_size() ? node.output(0) : "",
-                                                 "' (graph ", scope.path(), ")")
-                                  : absl::StrCat("DynamicSlice '", node.name(), "' (graph ", scope.path(), ")");
+    const std::string label = InGraph(NodeLabel(node), scope.path());
     auto invalid = [&](auto&&... parts) { return absl::InvalidArgumentError(absl::StrCat(label, ": ", parts...)); };
     RETURN_IF_ERROR(CheckSignature(node, label));
 

@@ -378,7 +378,7 @@ absl::Status FixLegacyBroadcast(const SplicedNodes& g, const NodeProto& orig, co
   google::protobuf::RepeatedField<int64_t>* axes = UnsqueezeAxes(g, unsqueeze, axis);
   if (axes == nullptr || axes->size() <= axis) {
     return absl::FailedPreconditionError(
-        absl::StrCat(NodeLabel(orig), " (graph ", g.where, "): cannot express its legacy broadcast at axis ", axis));
+        absl::StrCat(InGraph(NodeLabel(orig), g.where), ": cannot express its legacy broadcast at axis ", axis));
   }
   axes->Truncate(static_cast<int>(axes->size() - axis));
   return absl::OkStatus();
@@ -445,7 +445,7 @@ absl::Status KeepPReluSlopePerChannel(const SplicedNodes& g, int i, const NodePr
   if (slope_dims != nullptr && (slope_dims->size() != 1 || (*slope_dims)[0] == 1)) return absl::OkStatus();
   if (!x_rank_known || slope_dims == nullptr) {
     return absl::FailedPreconditionError(
-        absl::StrCat(NodeLabel(orig), " (graph ", g.where, "): PRelu-", ctx.from,
+        absl::StrCat(InGraph(NodeLabel(orig), g.where), ": PRelu-", ctx.from,
                      " applies its slope per channel (axis 1 of X), PRelu-7 from the last axis; with X of dims ",
                      DimsText(x_dims), " and a slope of dims ", DimsText(slope_dims),
                      " the slope cannot be reshaped to keep its meaning (the ranks must be known)"));

@@ -192,7 +192,7 @@ absl::StatusOr<bool> NothingToConvert(const GraphProto& graph, const Context& ct
     if (ShownAsStandIn(node, ctx.from)) continue;  // a stand-in, which no adapter meets
     auto [it, inserted] = adapts.try_emplace(node.op_type(), false);
     if (inserted) {
-      RETURN_IF_ERROR(CheckOpKnownAtSourceOpset(node, GraphLabel(/*path=*/""), ctx));
+      RETURN_IF_ERROR(CheckOpKnownAtSourceOpset(node, kMainGraphPath, ctx));
       it->second = converter.Adapts(node.op_type(), ctx.from, ctx.to);
     }
     if (it->second) return false;

@@ -19,7 +19,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "graph/labels.h"
 #include "graph/names.h"
+#include "graph/subgraphs.h"
 #include "onnx/common/ir.h"
 #include "onnx/onnx_pb.h"
 #include "onnx/version_converter/convert.h"

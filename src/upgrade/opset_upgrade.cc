@@ -88,7 +88,7 @@ absl::StatusOr<ModelProto> ConverterSkeleton(const ModelProto& model, Context& c
   auto* hidden_import = skeleton.add_opset_import();
   hidden_import->set_domain(kStandInDomain);
   hidden_import->set_version(1);
-  RETURN_IF_ERROR(BuildSkeletonGraph(model.graph(), "", true, ctx, skeleton.mutable_graph()));
+  RETURN_IF_ERROR(BuildSkeletonGraph(model.graph(), kMainGraphPath, true, ctx, skeleton.mutable_graph()));
   {
     ModelProto inferred = skeleton;
     bool ok = true;

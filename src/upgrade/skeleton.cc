@@ -57,12 +57,11 @@ absl::Status BuildSkeletonNode(const NodeProto& node, const GraphProto& owner, c
   const size_t index = ctx.records.size();
   ctx.records.push_back(NodeRecord{&node, &owner, false, {}});
   ctx.records_by_owner[&owner].push_back(static_cast<int64_t>(index));
-  const std::string where = GraphLabel(path);
 
   const bool opaque = ShownAsStandIn(node, ctx.from);
   const TensorProto* constant = ConstantValue(node);
-  if (!opaque) RETURN_IF_ERROR(CheckOpKnownAtSourceOpset(node, where, ctx));
-  if (!opaque) RETURN_IF_ERROR(CheckConverterMovesItRight(node, where, ctx));
+  if (!opaque) RETURN_IF_ERROR(CheckOpKnownAtSourceOpset(node, path, ctx));
+  if (!opaque) RETURN_IF_ERROR(CheckConverterMovesItRight(node, path, ctx));
 
   NodeProto* s = out->add_node();
   s->set_name(NameCodec::NodeTag(index));
@@ -88,7 +87,7 @@ absl::Status BuildSkeletonNode(const NodeProto& node, const GraphProto& owner, c
     }
     if (attr.type() == AttributeProto::GRAPHS && attr.graphs_size() > 0) {
       // The converter recurses into GRAPH attributes only; no default-domain op has GRAPHS.
-      return absl::UnimplementedError(absl::StrCat(NodeLabel(node), " (graph ", where, "): attribute '", attr.name(),
+      return absl::UnimplementedError(absl::StrCat(InGraph(NodeLabel(node), path), ": attribute '", attr.name(),
                                                    "' holds a list of graphs, which cannot be converted"));
     }
     // Sparse tensors make the converter's IR import throw; no adapter reads them.
@@ -143,7 +142,7 @@ absl::Status CheckOpKnownAtSourceOpset(const NodeProto& node, const std::string&
   if (onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(ctx.from), "") != nullptr) {
     return absl::OkStatus();
   }
-  return absl::FailedPreconditionError(absl::StrCat(NodeLabel(node), " (graph ", where, "): op '", node.op_type(),
+  return absl::FailedPreconditionError(absl::StrCat(InGraph(NodeLabel(node), where), ": op '", node.op_type(),
                                                     "' is not defined in default opset ", ctx.from,
                                                     " of onnx 1.12, so it cannot be moved to opset ", ctx.to));
 }
@@ -156,8 +155,8 @@ absl::Status CheckOpKnownAtSourceOpset(const NodeProto& node, const std::string&
 absl::Status CheckConverterMovesItRight(const NodeProto& node, const std::string& where, const Context& ctx) {
   if (node.op_type() == "Scan" && Crosses(ctx, 9) && ctx.from >= 8) {
     return absl::FailedPreconditionError(absl::StrCat(
-        NodeLabel(node), " (graph ", where,
-        "): Scan-8 scans batched tensors and Scan-9 has no batch axis; onnx "
+        InGraph(NodeLabel(node), where),
+        ": Scan-8 scans batched tensors and Scan-9 has no batch axis; onnx "
         "1.12's converter moves it to opset 9 by dropping the batch dim from its values' declared sizes, which "
         "changes what it computes, so it cannot be moved to opset ",
         ctx.to));

@@ -146,7 +146,7 @@ absl::Status CheckReplacementOutputs(const NodeProto& node, const NodeRecord& re
     same = (name != nullptr && *name == orig.output(k)) || (orig.output(k).empty() && node.output(k).empty());
   }
   if (!same) {
-    return absl::InternalError(absl::StrCat(NodeLabel(orig), " (graph ", where, "): the converter replaced it by a ",
+    return absl::InternalError(absl::StrCat(InGraph(NodeLabel(orig), where), ": the converter replaced it by a ",
                                             node.op_type(), " whose outputs do not match"));
   }
   return absl::OkStatus();
@@ -175,8 +175,8 @@ absl::StatusOr<std::vector<int64_t>> MatchConvertedNodes(const GraphProto& conve
   }
   for (int64_t r : own.records) {
     if (seen.count(r) == 0) {
-      return absl::InternalError(absl::StrCat(NodeLabel(*ctx.records[static_cast<size_t>(r)].original), " (graph ",
-                                              where, "): the converter removed it"));
+      return absl::InternalError(absl::StrCat(InGraph(NodeLabel(*ctx.records[static_cast<size_t>(r)].original), where),
+                                              ": the converter removed it"));
     }
   }
   return record_of;
@@ -285,11 +285,10 @@ absl::Status SpliceMadeNode(const NodeProto& conv, const std::vector<std::string
 absl::Status SpliceStandIn(const NodeProto& conv, const NodeProto& orig, const std::vector<std::string>& inputs,
                            const std::vector<std::string>& outputs, const std::string& path, const SpliceScope& scope,
                            Context& ctx, NodeProto* node) {
-  const std::string where = GraphLabel(path);
   if (!std::equal(inputs.begin(), inputs.end(), orig.input().begin(), orig.input().end()) ||
       !std::equal(outputs.begin(), outputs.end(), orig.output().begin(), orig.output().end())) {
     return absl::InternalError(
-        absl::StrCat(NodeLabel(orig), " (graph ", where, "): the converter rewired a node it must not touch"));
+        absl::StrCat(InGraph(NodeLabel(orig), path), ": the converter rewired a node it must not touch"));
   }
   for (int k = 0; k < orig.attribute_size(); ++k) {
     // Recurse with the caller's attribute: node records point into the caller's graphs.
@@ -300,8 +299,8 @@ absl::Status SpliceStandIn(const NodeProto& conv, const NodeProto& orig, const s
       if (a.name() == attr.name()) conv_attr = &a;
     }
     if (conv_attr == nullptr) {
-      return absl::InternalError(absl::StrCat(NodeLabel(orig), " (graph ", where, "): subgraph '", attr.name(),
-                                              "' went missing in the converter"));
+      return absl::InternalError(
+          absl::StrCat(InGraph(NodeLabel(orig), path), ": subgraph '", attr.name(), "' went missing in the converter"));
     }
     const std::string subgraph_path = SubgraphPath(path, orig, attr.name(), attr.g());
     RETURN_IF_ERROR(SpliceGraphAttribute(attr, *conv_attr, subgraph_path, scope, ctx, node->mutable_attribute(k)));
@@ -339,8 +338,8 @@ absl::Status SpliceConvertedAttributes(const NodeProto& conv, const NodeRecord& 
   for (const auto& a : conv.attribute()) {
     if (kept.count(a.name()) > 0) continue;
     if (a.type() == AttributeProto::GRAPH) {
-      return absl::InternalError(absl::StrCat(NodeLabel(orig), " (graph ", GraphLabel(path),
-                                              "): the converter added subgraph '", a.name(), "'"));
+      return absl::InternalError(
+          absl::StrCat(InGraph(NodeLabel(orig), path), ": the converter added subgraph '", a.name(), "'"));
     }
     // The Pad-2 `value` default we spelled out for the converter is not an attribute of the caller's node.
     *node->add_attribute() = a;
@@ -393,7 +392,7 @@ absl::Status EmitNodes(const GraphProto& converted, const std::vector<int64_t>& 
     emitted->record.push_back(record_of[i]);
     emitted->converted.push_back(&conv);
     if (record_of[i] < 0) {
-      RETURN_IF_ERROR(SpliceMadeNode(conv, inputs, outputs, GraphLabel(path), node));
+      RETURN_IF_ERROR(SpliceMadeNode(conv, inputs, outputs, path, node));
       continue;
     }
     const NodeRecord& record = ctx.records[static_cast<size_t>(record_of[i])];
@@ -427,10 +426,9 @@ absl::Status CheckGraphOutputs(const GraphProto& converted, const GraphProto& or
 absl::Status SpliceGraph(const GraphProto& converted, const GraphProto& original, const std::string& path,
                          const SpliceScope* parent, Context& ctx,
                          google::protobuf::RepeatedPtrField<NodeProto>* out_nodes) {
-  const std::string where = GraphLabel(path);
   SpliceScope scope;
   scope.parent = parent;
-  ASSIGN_OR_RETURN(const std::vector<int64_t> record_of, MatchConvertedNodes(converted, original, where, ctx));
+  ASSIGN_OR_RETURN(const std::vector<int64_t> record_of, MatchConvertedNodes(converted, original, path, ctx));
   const MadeInitializers made_initializers = NameMadeValues(converted, ctx, scope);
   for (const TensorProto* t : made_initializers.unused) EmitMadeInitializer(*t, scope, out_nodes);
 
@@ -440,15 +438,15 @@ absl::Status SpliceGraph(const GraphProto& converted, const GraphProto& original
   emitted.converted.assign(static_cast<size_t>(out_nodes->size()), nullptr);
   RETURN_IF_ERROR(EmitNodes(converted, record_of, made_initializers, path, scope, ctx, out_nodes, &emitted));
 
-  RETURN_IF_ERROR(FixAdapterResults(where, emitted.record, emitted.converted, ctx, out_nodes));
-  return CheckGraphOutputs(converted, original, where, scope, ctx);
+  RETURN_IF_ERROR(FixAdapterResults(path, emitted.record, emitted.converted, ctx, out_nodes));
+  return CheckGraphOutputs(converted, original, path, scope, ctx);
 }
 
 }  // namespace
 
 absl::Status SpliceMainGraph(const GraphProto& converted, const GraphProto& original, Context& ctx,
                              google::protobuf::RepeatedPtrField<NodeProto>* out_nodes) {
-  return SpliceGraph(converted, original, "", nullptr, ctx, out_nodes);
+  return SpliceGraph(converted, original, kMainGraphPath, nullptr, ctx, out_nodes);
 }
 
 }  // namespace onnx_legalize::opset_upgrade

@@ -12,6 +12,8 @@
 #include "error_kind.h"
 #include "eval/mt19937_64.h"
 #include "eval/slice_kernels.h"
+#include "graph/labels.h"
+#include "graph/op_names.h"
 #include "status_macros.h"
 
 namespace onnx_legalize {
@@ -21,9 +23,7 @@ namespace {
 constexpr int64_t kMaxTrialRank = 64;
 
 std::string Label(const PlannedChange& change) {
-  return change.node_name.empty()
-             ? absl::StrCat("DynamicSlice producing '", change.output, "' (graph ", change.graph_path, ")")
-             : absl::StrCat("DynamicSlice '", change.node_name, "' (graph ", change.graph_path, ")");
+  return InGraph(NodeLabel(kDynamicSliceOp, change.node_name, change.output), change.graph_path);
 }
 
 std::string Describe(const Tensor& tensor) {

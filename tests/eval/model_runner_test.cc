@@ -139,7 +139,7 @@ TEST(ModelRunnerTest, RejectsConstantValueIntsBeforeOpset12) {
     <ir_version: 6, opset_import: ["" : 11]>
     g () => (int64[3] b) { b = Constant <value_ints = [4, 5, -6]> () })");
   EXPECT_TRUE(FailsWith(RunModel(model, {}), absl::StatusCode::kInvalidArgument,
-                        {"Constant (output 'b', graph main)", "value_ints", "Constant-12"}));
+                        {"Constant producing 'b' (graph main)", "value_ints", "Constant-12"}));
 }
 
 TEST(ModelRunnerTest, RunsIdentityOnAnInput) {
@@ -187,7 +187,7 @@ TEST(ModelRunnerTest, RejectsGeneralBroadcasting) {
   feeds.emplace("a", Floats({2, 3}, {1, 2, 3, 4, 5, 6}));
   feeds.emplace("b", Floats({3}, {1, 2, 3}));
   EXPECT_TRUE(FailsWith(RunModel(model, feeds), absl::StatusCode::kUnimplemented,
-                        {"Add (output 'y', graph main)", "float[2,3]", "float[3]"}));
+                        {"Add producing 'y' (graph main)", "float[2,3]", "float[3]"}));
 }
 
 TEST(ModelRunnerTest, RejectsArithmeticOnMixedTypes) {
@@ -508,7 +508,7 @@ TEST(ModelRunnerTest, RejectsNegativeSliceAxisAtOpset10) {
       y = Slice(x, starts, ends, axes)
     })");
   EXPECT_TRUE(FailsWith(RunModel(model, Feed("x", Floats({4}, {0, 1, 2, 3}))), absl::StatusCode::kInvalidArgument,
-                        {"Slice (output 'y', graph main)", "axis -1", "opset 10"}));
+                        {"Slice producing 'y' (graph main)", "axis -1", "opset 10"}));
 }
 
 TEST(ModelRunnerTest, RunsDynamicSliceWithTheReferenceKernel) {
@@ -593,7 +593,7 @@ TEST(ModelRunnerTest, ErrorInsideABranchNamesBothNodesAndTheSubgraphPath) {
   feeds.emplace("x", Floats({2}, {1, 2}));
   EXPECT_TRUE(FailsWith(
       RunModel(model, feeds), absl::StatusCode::kUnimplemented,
-      {"If 'choose' (graph main)", "Softmax (output 't', graph main/then_graph)", "op Softmax is not supported"}));
+      {"If 'choose' (graph main)", "Softmax producing 't' (graph main/then_graph)", "op Softmax is not supported"}));
 }
 
 TEST(ModelRunnerTest, LoopCarriesValuesAndStacksScanOutputs) {
@@ -707,7 +707,7 @@ TEST(ModelRunnerTest, RejectsScanOutputsThatChangeShape) {
   feeds.emplace("m", Int64s({}, {2}));
   feeds.emplace("init", Floats({1}, {1}));
   EXPECT_TRUE(FailsWith(RunModel(model, feeds), absl::StatusCode::kInvalidArgument,
-                        {"Loop (output 'final', graph main)", "scan output 'scan_out'", "iteration 1"}));
+                        {"Loop producing 'final' (graph main)", "scan output 'scan_out'", "iteration 1"}));
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -770,7 +770,7 @@ TEST(ModelRunnerTest, RejectsANodeReadingAValueDefinedLater) {
     <ir_version: 7, opset_import: ["" : 13]>
     g (float[2] x) => (float[2] z) { z = Relu(y) y = Neg(x) })");
   EXPECT_TRUE(FailsWith(RunModel(model, Feed("x", Floats({2}, {1, 2}))), absl::StatusCode::kInvalidArgument,
-                        {"Relu (output 'z', graph main)", "input 'y' is not defined"}));
+                        {"Relu producing 'z' (graph main)", "input 'y' is not defined"}));
 }
 
 TEST(ModelRunnerTest, RejectsAValueDefinedTwice) {
@@ -778,7 +778,7 @@ TEST(ModelRunnerTest, RejectsAValueDefinedTwice) {
     <ir_version: 7, opset_import: ["" : 13]>
     g (float[2] x) => (float[2] y) { y = Relu(x) y = Neg(x) })");
   EXPECT_TRUE(FailsWith(RunModel(model, Feed("x", Floats({2}, {1, 2}))), absl::StatusCode::kInvalidArgument,
-                        {"Neg (output 'y', graph main)", "defined twice"}));
+                        {"Neg producing 'y' (graph main)", "defined twice"}));
 }
 
 TEST(ModelRunnerTest, RejectsAnUnsupportedOpByName) {

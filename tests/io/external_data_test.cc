@@ -101,8 +101,8 @@ outer (bool cond, float[2] a = {1, 2}) => (float[2] y) {
     seen.push_back(std::string(site.is_initializer ? "init " : "attr ") + site.what);
   });
   EXPECT_THAT(seen, ElementsAre("init initializer 'a' (graph main)",
-                                "attr attribute 'value' of Constant node producing 'c' (graph main)",
-                                "attr attribute 'value' of Constant node producing 'e' (graph main/else_graph)"));
+                                "attr attribute 'value' of Constant producing 'c' (graph main)",
+                                "attr attribute 'value' of Constant producing 'e' (graph main/else_graph)"));
 }
 
 TEST(ForEachTensorTest, MutableVisitorChangesTheModelsTensors) {

@@ -46,7 +46,7 @@ TEST(OpsetMoveProofTest, CatchesAMoveThatChangesWhatTheModelComputes) {
   EXPECT_TRUE(IsVerificationFailure(proof.status())) << proof.status();
   EXPECT_THAT(std::string(proof.status().message()),
               HasSubstr("the opset move from 6 to 13: trial 0: the model runs before the move and fails after it: "
-                        "PRelu (output 'y', graph main): slope [3] does not broadcast to X [2,3,4,5]"));
+                        "PRelu producing 'y' (graph main): slope [3] does not broadcast to X [2,3,4,5]"));
 
   // A move that keeps the model runnable but changes a value: Slice-1's ends clamp, a wrong rewrite of it
   // to Slice-10 that drops the last element does not.
