@@ -895,7 +895,7 @@ class Runner {
 
   static std::string SubgraphPath(const NodeContext& ctx, const Scope& scope, const std::string& attribute,
                                   const onnx::GraphProto& graph) {
-    return StrCat(scope.path(), "/", SubgraphPathSegment(ctx.node, attribute, graph));
+    return onnx_legalize::SubgraphPath(scope.path(), ctx.node, attribute, graph);
   }
 
   // If: runs one branch, which sees the enclosing graphs' values and has no inputs of its own.
@@ -1029,8 +1029,7 @@ std::optional<std::string> FirstUnsupportedNodeIn(const onnx::GraphProto& graph,
     std::optional<std::string> inner;
     ForEachSubgraph(node, [&](const std::string& attribute, const onnx::GraphProto& subgraph) {
       if (!inner.has_value()) {
-        inner = FirstUnsupportedNodeIn(subgraph, StrCat(path, "/", SubgraphPathSegment(node, attribute, subgraph)),
-                                       opset, extra);
+        inner = FirstUnsupportedNodeIn(subgraph, SubgraphPath(path, node, attribute, subgraph), opset, extra);
       }
     });
     if (inner.has_value()) return inner;

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "graph/labels.h"
 #include "status_macros.h"
 
 namespace onnx_legalize {
@@ -38,8 +39,7 @@ class ScopedWalk {
       const onnx::AttributeProto* twin =
           inferred_node != nullptr && a < inferred_node->attribute_size() ? &inferred_node->attribute(a) : nullptr;
       auto walk = [&](const onnx::GraphProto& subgraph, const onnx::GraphProto* inferred_subgraph, int index) {
-        return Graph(subgraph, inferred_subgraph,
-                     absl::StrCat(scope.path(), "/", SubgraphPathSegment(node, attribute.name(), subgraph)),
+        return Graph(subgraph, inferred_subgraph, SubgraphPath(scope.path(), node, attribute.name(), subgraph),
                      locator.Into(node, attribute.name(), index), &scope);
       };
       if (attribute.has_g()) {

@@ -22,7 +22,7 @@ using ScopedNodeVisitor =
 // Calls `visit` for every node of `model`, depth first: the nodes of a graph in order, each followed by the
 // graphs its attributes hold. Each graph gets a GraphScope (appended to `scopes`, which owns them; they view
 // `model` and `inferred`) whose outer scope is that of the graph holding it, and whose path is "main" or
-// its parent's path and SubgraphPathSegment joined by '/'. A node's subgraphs are walked after the node is
+// its parent's path and its own segment (SubgraphPath). A node's subgraphs are walked after the node is
 // visited, so a value the visitor records with AddConstant is a constant inside them.
 // `inferred` (optional) is `model` after shape inference, graph for graph the same structure; its types
 // fill in what the model does not declare. `external_data` is the scopes' reader of external data.

@@ -74,7 +74,7 @@ class TensorWalker {
     }
     // Subgraphs after the node's own tensors, depth first.
     ForEachSubgraph(node, [&](const std::string& attribute, const onnx::GraphProto& subgraph) {
-      Graph(subgraph, absl::StrCat(path, "/", SubgraphPathSegment(node, attribute, subgraph)));
+      Graph(subgraph, SubgraphPath(path, node, attribute, subgraph));
     });
   }
 

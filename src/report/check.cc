@@ -33,6 +33,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "graph/graph_scope.h"
+#include "graph/labels.h"
 #include "graph/op_names.h"
 #include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
@@ -169,7 +170,7 @@ class Checker {
     for (const onnx::NodeProto& node : nodes) {
       CheckNode(node, path);
       ForEachSubgraph(node, [&](const std::string& attribute, const onnx::GraphProto& subgraph) {
-        CheckNodes(subgraph.node(), absl::StrCat(path, "/", SubgraphPathSegment(node, attribute, subgraph)));
+        CheckNodes(subgraph.node(), SubgraphPath(path, node, attribute, subgraph));
       });
     }
   }
