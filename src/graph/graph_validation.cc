@@ -16,6 +16,7 @@
 #include "graph/labels.h"
 #include "graph/names.h"
 #include "graph/op_names.h"
+#include "graph/opsets.h"
 #include "onnx/defs/schema.h"
 #include "status_macros.h"
 
@@ -316,17 +317,10 @@ absl::Status ValidateGraphForConverter(const onnx::GraphProto& graph, const std:
 absl::Status ValidateGraphs(const onnx::ModelProto& model) {
   if (!model.has_graph()) return absl::InvalidArgumentError("the model has no graph");
   // The default-domain opset the nodes' schemas are looked up at; none when the imports do not name one
-  // (Legalize refuses such a model on its own terms).
+  // clearly (Legalize refuses such a model on its own terms).
   std::optional<int64_t> opset;
-  bool ambiguous = false;
-  for (const auto& import : model.opset_import()) {
-    if (!IsDefaultDomain(import.domain())) continue;
-    ambiguous = ambiguous || (opset.has_value() && *opset != import.version());
-    opset = import.version();
-  }
-  if (ambiguous || (opset.has_value() && (*opset < 1 || *opset > std::numeric_limits<int>::max()))) {
-    opset.reset();
-  }
+  const absl::StatusOr<int64_t> imported = DefaultOpset(model);
+  if (imported.ok() && *imported <= std::numeric_limits<int>::max()) opset = *imported;
   return ValidateGraph(model.graph(), kMainGraphPath, nullptr, 0, opset);
 }
 

@@ -1,26 +1,50 @@
 #include "graph/opsets.h"
 
-#include <optional>
-
 #include "absl/strings/str_cat.h"
 #include "graph/op_names.h"
+#include "status_macros.h"
 
 namespace onnx_legalize {
 
-absl::StatusOr<int64_t> DefaultOpset(const onnx::ModelProto& model) {
-  std::optional<int64_t> opset;
-  for (const auto& import : model.opset_import()) {
-    if (!IsDefaultDomain(import.domain())) continue;
-    if (opset.has_value() && *opset != import.version()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("the model imports the default domain twice, at opsets ", *opset, " and ", import.version()));
+absl::StatusOr<OpsetImports> ReadOpsetImports(
+    const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports, absl::string_view importer) {
+  OpsetImports opsets;
+  for (const onnx::OperatorSetIdProto& import : imports) {
+    const std::string domain = NormalizedDomain(import.domain());
+    if (import.version() < 1) {
+      return absl::InvalidArgumentError(absl::StrCat(importer, " imports domain '", DomainForDisplay(domain),
+                                                     "' at opset ", import.version(), "; opset versions start at 1"));
     }
-    opset = import.version();
+    auto [it, inserted] = opsets.emplace(domain, import.version());
+    if (!inserted && it->second != import.version()) {
+      return absl::InvalidArgumentError(absl::StrCat(importer, " imports domain '", DomainForDisplay(domain),
+                                                     "' twice, at opsets ", it->second, " and ", import.version()));
+    }
   }
-  if (!opset.has_value()) {
+  return opsets;
+}
+
+absl::StatusOr<OpsetImports> ModelOpsetImports(const onnx::ModelProto& model) {
+  ASSIGN_OR_RETURN(OpsetImports opsets, ReadOpsetImports(model.opset_import(), "the model"));
+  if (model.opset_import_size() == 0 && model.ir_version() < 3) opsets.emplace(kDefaultDomain, 1);
+  return opsets;
+}
+
+absl::StatusOr<int64_t> DefaultOpset(const onnx::ModelProto& model) {
+  ASSIGN_OR_RETURN(const OpsetImports opsets, ReadOpsetImports(model.opset_import(), "the model"));
+  auto found = opsets.find(kDefaultDomain);
+  if (found == opsets.end()) {
     return absl::InvalidArgumentError("the model imports no default-domain opset (opset_import has no \"\" entry)");
   }
-  return *opset;
+  return found->second;
+}
+
+std::string NormalizedDomain(const std::string& domain) {
+  return IsDefaultDomain(domain) ? std::string(kDefaultDomain) : domain;
+}
+
+std::string DomainForDisplay(const std::string& domain) {
+  return IsDefaultDomain(domain) ? std::string(kDefaultDomainAlias) : domain;
 }
 
 }  // namespace onnx_legalize

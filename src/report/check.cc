@@ -35,6 +35,7 @@
 #include "graph/graph_scope.h"
 #include "graph/labels.h"
 #include "graph/op_names.h"
+#include "graph/opsets.h"
 #include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
@@ -43,37 +44,6 @@
 
 namespace onnx_legalize {
 namespace {
-
-// domain (normalized: the default domain is "") -> imported opset version.
-using OpsetMap = std::map<std::string, int64_t>;
-
-std::string NormalizeDomain(const std::string& domain) {
-  return IsDefaultDomain(domain) ? std::string(kDefaultDomain) : domain;
-}
-
-// The domain as a message shows it: the default domain has an empty name, which reads badly.
-std::string DomainForDisplay(const std::string& normalized_domain) {
-  return normalized_domain.empty() ? std::string(kDefaultDomainAlias) : normalized_domain;
-}
-
-// `where` names the importer ("model", "function 'f'") in messages.
-absl::StatusOr<OpsetMap> CollectOpsets(const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports,
-                                       const std::string& where) {
-  OpsetMap opsets;
-  for (const onnx::OperatorSetIdProto& import : imports) {
-    const std::string domain = NormalizeDomain(import.domain());
-    if (import.version() < 1) {
-      return absl::InvalidArgumentError(absl::StrCat(where, " imports domain '", DomainForDisplay(domain),
-                                                     "' at opset ", import.version(), "; opset versions start at 1"));
-    }
-    auto [it, inserted] = opsets.emplace(domain, import.version());
-    if (!inserted && it->second != import.version()) {
-      return absl::InvalidArgumentError(absl::StrCat(where, " imports domain '", DomainForDisplay(domain),
-                                                     "' twice, at opsets ", it->second, " and ", import.version()));
-    }
-  }
-  return opsets;
-}
 
 bool IsDomainKnownToOnnx(const std::string& normalized_domain) {
   const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
@@ -162,7 +132,7 @@ std::string SchemaMismatch(const onnx::OpSchema& schema, const onnx::NodeProto& 
 
 class Checker {
  public:
-  Checker(const OpsetMap& opsets, const std::set<std::pair<std::string, std::string>>& local_functions,
+  Checker(const OpsetImports& opsets, const std::set<std::pair<std::string, std::string>>& local_functions,
           std::vector<CheckFinding>& findings)
       : opsets_(opsets), local_functions_(local_functions), findings_(findings) {}
 
@@ -177,7 +147,7 @@ class Checker {
 
  private:
   void CheckNode(const onnx::NodeProto& node, const std::string& path) {
-    const std::string domain = NormalizeDomain(node.domain());
+    const std::string domain = NormalizedDomain(node.domain());
     if (local_functions_.count({domain, node.op_type()}) > 0) return;
     auto import = opsets_.find(domain);
     if (import == opsets_.end()) {
@@ -238,7 +208,7 @@ class Checker {
     return it->second;
   }
 
-  const OpsetMap& opsets_;
+  const OpsetImports& opsets_;
   const std::set<std::pair<std::string, std::string>>& local_functions_;
   std::vector<CheckFinding>& findings_;
   std::map<std::pair<std::string, int64_t>, std::unordered_map<std::string, SchemaLookup>> schema_lookups_;
@@ -247,13 +217,11 @@ class Checker {
 }  // namespace
 
 absl::StatusOr<std::vector<CheckFinding>> CheckModel(const onnx::ModelProto& model) {
-  ASSIGN_OR_RETURN(OpsetMap opsets, CollectOpsets(model.opset_import(), "the model"));
-  // IR versions 1 and 2 had no opset_import: the default domain at opset 1 was implied.
-  if (model.opset_import_size() == 0 && model.ir_version() < 3) opsets.emplace(kDefaultDomain, 1);
+  ASSIGN_OR_RETURN(const OpsetImports opsets, ModelOpsetImports(model));
 
   std::set<std::pair<std::string, std::string>> local_functions;
   for (const onnx::FunctionProto& function : model.functions()) {
-    local_functions.emplace(NormalizeDomain(function.domain()), function.name());
+    local_functions.emplace(NormalizedDomain(function.domain()), function.name());
   }
 
   std::vector<CheckFinding> findings;
@@ -261,9 +229,9 @@ absl::StatusOr<std::vector<CheckFinding>> CheckModel(const onnx::ModelProto& mod
 
   for (const onnx::FunctionProto& function : model.functions()) {
     const std::string where = absl::StrCat("function '", function.name(), "'");
-    ASSIGN_OR_RETURN(OpsetMap function_opsets, CollectOpsets(function.opset_import(), where));
+    ASSIGN_OR_RETURN(OpsetImports function_opsets, ReadOpsetImports(function.opset_import(), where));
     const std::string path =
-        absl::StrCat("function:", DomainForDisplay(NormalizeDomain(function.domain())), ".", function.name());
+        absl::StrCat("function:", DomainForDisplay(NormalizedDomain(function.domain())), ".", function.name());
     Checker(function_opsets, local_functions, findings).CheckNodes(function.node(), path);
   }
   return findings;

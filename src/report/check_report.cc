@@ -21,8 +21,10 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "graph/op_names.h"
+#include "graph/opsets.h"
 #include "onnx_legalize/legalize.h"
 #include "report/text_escape.h"
+#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {
@@ -398,17 +400,10 @@ std::string FormatSarif(absl::Span<const CheckedFile> files) {
 }  // namespace
 
 absl::StatusOr<std::optional<CheckFinding>> CheckOpsetPolicy(const onnx::ModelProto& model, const OpsetPolicy& policy) {
-  std::optional<int64_t> opset;
-  for (const onnx::OperatorSetIdProto& import : model.opset_import()) {
-    if (!IsDefaultDomain(import.domain())) continue;
-    if (opset.has_value() && *opset != import.version()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("the model imports the default domain twice, at opsets ", *opset, " and ", import.version()));
-    }
-    opset = import.version();
-  }
-  // IR versions 1 and 2 had no opset_import: the default domain at opset 1 was implied (as CheckModel).
-  if (!opset.has_value() && model.opset_import_size() == 0 && model.ir_version() < 3) opset = 1;
+  ASSIGN_OR_RETURN(const OpsetImports imports, ModelOpsetImports(model));
+  auto default_import = imports.find(kDefaultDomain);
+  const std::optional<int64_t> opset =
+      default_import == imports.end() ? std::nullopt : std::optional<int64_t>(default_import->second);
   if (!policy.min_opset.has_value() && !policy.max_opset.has_value()) return std::nullopt;
 
   CheckFinding finding;

@@ -38,6 +38,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/graph_validation.h"
 #include "graph/op_names.h"
+#include "graph/opsets.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
 #include "status_macros.h"
@@ -50,19 +51,6 @@ namespace {
 // The skeleton's IR version: >= 4 so that initializers need not be graph inputs; the IR does not matter to
 // the converter otherwise, and the caller's model keeps its own.
 constexpr int64_t kSkeletonIrVersion = 8;
-
-absl::StatusOr<int> DefaultOpsetIndex(const ModelProto& model) {
-  int index = -1;
-  for (int i = 0; i < model.opset_import_size(); ++i) {
-    if (!IsDefaultDomain(model.opset_import(i).domain())) continue;
-    if (index >= 0) {
-      return absl::InvalidArgumentError("the model imports the default domain twice ('' and 'ai.onnx')");
-    }
-    index = i;
-  }
-  if (index < 0) return absl::InvalidArgumentError("the model imports no default-domain opset");
-  return index;
-}
 
 // InternalError when the stand-in op has a schema that changes between the two opsets: it must stay out of
 // every adapter's reach.
@@ -136,11 +124,9 @@ absl::StatusOr<GraphProto> RunConverter(const ModelProto& skeleton, const Contex
   return converted;
 }
 
-// The model's default opset (at `opset_index`), checked against `target`: InvalidArgument for an opset below
-// 1 or a target below it.
-absl::StatusOr<int64_t> SourceOpset(const ModelProto& model, int opset_index, int64_t target) {
-  const int64_t from = model.opset_import(opset_index).version();
-  if (from < 1) return absl::InvalidArgumentError(absl::StrCat("the model's default opset ", from, " is not valid"));
+// The model's default opset, checked against `target`: InvalidArgument for a target below it.
+absl::StatusOr<int64_t> SourceOpset(const ModelProto& model, int64_t target) {
+  ASSIGN_OR_RETURN(const int64_t from, DefaultOpset(model));
   if (target < from) {
     return absl::InvalidArgumentError(absl::StrCat("target opset ", target, " is below the model's default opset ",
                                                    from, "; only upgrades are supported"));
@@ -153,11 +139,12 @@ absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes)
     return absl::InvalidArgumentError(absl::StrCat("target opset ", target, " is outside [1, ", kMaxConvertibleOpset,
                                                    "], what onnx 1.12's version converter knows"));
   }
-  ASSIGN_OR_RETURN(const int opset_index, DefaultOpsetIndex(model));
-  ASSIGN_OR_RETURN(const int64_t from, SourceOpset(model, opset_index, target));
+  ASSIGN_OR_RETURN(const int64_t from, SourceOpset(model, target));
   const int64_t ir_version = std::max<int64_t>(model.ir_version(), MinIrVersionForOpset(target));
   auto commit_opset = [&] {
-    model.mutable_opset_import(opset_index)->set_version(target);
+    for (auto& import : *model.mutable_opset_import()) {
+      if (IsDefaultDomain(import.domain())) import.set_version(target);  // "" and "ai.onnx" alike
+    }
     model.set_ir_version(ir_version);
   };
   if (target == from) {

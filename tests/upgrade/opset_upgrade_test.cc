@@ -568,6 +568,33 @@ g (float[3,1] x) => (float[3] y) {
   EXPECT_THAT(ConstInts(model.graph(), squeeze->input(1)), ElementsAre(1));
 }
 
+TEST(OpsetUpgradeTest, MovesBothSpellingsOfTheDefaultDomainWhenAModelImportsBoth) {
+  ModelProto model = ParseModel(R"ONNX(
+<ir_version: 4, opset_import: ["" : 9, "ai.onnx" : 9]>
+g (float[3,1] x) => (float[3] y) {
+  y = Squeeze<axes=[1]>(x)
+}
+)ONNX");
+  ASSERT_TRUE(UpgradeDefaultOpset(model, 13).ok());
+  ASSERT_EQ(model.opset_import_size(), 2);
+  EXPECT_EQ(model.opset_import(0).version(), 13);
+  EXPECT_EQ(model.opset_import(1).version(), 13);
+}
+
+TEST(OpsetUpgradeTest, RejectsAModelThatImportsTheDefaultDomainAtTwoVersions) {
+  ModelProto model = ParseModel(R"ONNX(
+<ir_version: 4, opset_import: ["" : 9, "ai.onnx" : 11]>
+g (float[3,1] x) => (float[3] y) {
+  y = Squeeze<axes=[1]>(x)
+}
+)ONNX");
+  const ModelProto original = model;
+  const absl::Status status = UpgradeDefaultOpset(model, 13);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr("imports domain 'ai.onnx' twice, at opsets 9 and 11"));
+  EXPECT_TRUE(MessageDifferencer::Equals(model, original));
+}
+
 TEST(OpsetUpgradeTest, LeavesNodesOfOtherDomainsAloneEvenWithDefaultOpNames) {
   const ModelProto original = ParseModel(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9, "com.acme" : 1]>
