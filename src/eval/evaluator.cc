@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "eval/slice_kernels.h"
 #include "eval/typed_elements.h"
+#include "graph/graph_scope.h"
 #include "graph/op_names.h"
 #include "status_macros.h"
 
@@ -445,9 +446,9 @@ absl::StatusOr<Tensor> RunConcat(const NodeRun& run) {
 }
 
 absl::StatusOr<Tensor> RunConstant(const NodeRun& run) {
-  const onnx::AttributeProto* value = Attribute(run.node, "value");
-  if (value == nullptr) return Fail(run, "only Constant with a 'value' tensor is supported");
-  return TensorFromProto(value->t(), "Constant value");
+  absl::StatusOr<Tensor> value = ConstantNodeValue(run.node);
+  if (!value.ok()) return Fail(run, value.status().message());
+  return value;
 }
 
 absl::StatusOr<Tensor> RunIdentity(const NodeRun& run) {

@@ -152,165 +152,144 @@ absl::Status CheckAgainstSchema(const onnx::NodeProto& node, absl::FunctionRef<s
   return absl::OkStatus();
 }
 
-// One node of a graph: its inputs defined before it (by `names`), its attributes named once (ApplyPlan finds a
-// subgraph again by its owner's first output, the attribute's name and the graph's index: rules/dynamic_slice.h's
-// GraphLocator, so each of the three must name one thing), its tensors' sizes consistent.
-absl::Status CheckNodeInputsAndAttributes(const onnx::NodeProto& node, int i, const std::string& path,
-                                          const Names& names) {
-  for (const auto& input : node.input()) {
-    if (input.empty() || names.Visible(input)) continue;
-    return absl::InvalidArgumentError(
-        absl::StrCat(InGraph(NodeLabelAt(node, i), path), ": input '", input,
-                     "' is not defined by any graph input, initializer or earlier node (an undefined name, "
-                     "nodes out of topological order, or a cycle)"));
-  }
-  absl::flat_hash_set<absl::string_view> attribute_names;
-  bool holds_subgraph = false;
-  for (const auto& attribute : node.attribute()) {
-    if (!attribute_names.insert(attribute.name()).second) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(InGraph(NodeLabelAt(node, i), path), ": attribute '", attribute.name(), "' appears twice"));
-    }
-    if (attribute.has_g() && attribute.graphs_size() > 0) {
-      return absl::InvalidArgumentError(absl::StrCat(InGraph(NodeLabelAt(node, i), path), ": attribute '",
-                                                     attribute.name(), "' holds both g and graphs"));
-    }
-    holds_subgraph = holds_subgraph || attribute.has_g() || attribute.graphs_size() > 0;
-    if (attribute.has_t()) {
-      RETURN_IF_ERROR(ValidateTensorSizes(
-          attribute.t(), absl::StrCat(InGraph(NodeLabelAt(node, i), path), ": attribute '", attribute.name(), "'")));
-    }
-  }
-  if (holds_subgraph && (node.output_size() == 0 || node.output(0).empty())) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(InGraph(NodeLabelAt(node, i), path), ": holds a subgraph but has no output to name it by"));
-  }
-  return absl::OkStatus();
-}
+// What one walk checks besides the structure every graph must have.
+struct WalkRules {
+  // The default-domain opset to check nodes against their schemas at; none: no schema checks.
+  std::optional<int64_t> schema_opset;
+  // What only onnx's converter needs: graph inputs and initializers named, inputs listed once, every
+  // attribute typed.
+  bool converter_names = false;
+};
 
-absl::Status ValidateGraph(const onnx::GraphProto& graph, const std::string& path, const Names* outer, int depth,
-                           std::optional<int64_t> opset) {
-  if (depth > kMaxSubgraphDepth) {
-    return absl::InvalidArgumentError(absl::StrCat("graph ", path, " is nested ", depth, " levels deep; at most ",
-                                                   kMaxSubgraphDepth, " are supported"));
+// The walk over a graph and, depth first, its subgraphs. Names are defined as the walk meets them, so a node
+// sees the graph's inputs and initializers, the outputs of the nodes before it, and the names of the
+// graphs enclosing its own.
+class Validator {
+ public:
+  explicit Validator(const WalkRules& rules) : rules_(rules) {}
+
+  absl::Status Graph(const onnx::GraphProto& graph, const std::string& path, const Names* outer, int depth) const {
+    // The upgrade recurses through subgraphs as this walk does: the bound keeps both off the end of the stack.
+    if (depth > kMaxSubgraphDepth) {
+      return absl::InvalidArgumentError(absl::StrCat("graph ", path, " is nested ", depth, " levels deep; at most ",
+                                                     kMaxSubgraphDepth, " are supported"));
+    }
+    Names names;
+    names.outer = outer;
+    names.defined.reserve(CountDefinedNames(graph));
+    RETURN_IF_ERROR(DefineInputs(graph, path, names));
+    RETURN_IF_ERROR(DefineInitializers(graph, path, names));
+    for (int i = 0; i < graph.node_size(); ++i) RETURN_IF_ERROR(Node(graph.node(i), i, path, depth, names));
+    // The converter dereferences a null value (SIGSEGV) for a main-graph output that nothing produces.
+    return CheckOutputsDefined(graph, path, names);
   }
-  Names names;
-  names.outer = outer;
-  names.defined.reserve(CountDefinedNames(graph));
-  auto define = [&](const std::string& name, absl::FunctionRef<std::string()> what) -> absl::Status {
-    if (name.empty()) return absl::OkStatus();
-    if (!names.defined.insert(name).second) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("graph ", path, ": '", name, "' is defined twice (again as ", what(), ")"));
+
+ private:
+  absl::Status DefineInputs(const onnx::GraphProto& graph, const std::string& path, Names& names) const {
+    for (const auto& input : graph.input()) {
+      const bool added = names.defined.insert(input.name()).second;
+      if (!rules_.converter_names) continue;
+      if (input.name().empty())
+        return absl::InvalidArgumentError(absl::StrCat("graph ", path, ": an input has no name"));
+      if (!added) {
+        return absl::InvalidArgumentError(absl::StrCat("graph ", path, ": input '", input.name(), "' is listed twice"));
+      }
     }
     return absl::OkStatus();
-  };
-  for (const auto& input : graph.input()) names.defined.insert(input.name());
-  // One value per initializer name: of two, a fold would read whichever it met first, and a runtime
-  // perhaps the other. (An initializer may also be a graph input: a default the caller overrides.)
-  absl::flat_hash_set<absl::string_view> initializers;
-  initializers.reserve(static_cast<size_t>(graph.initializer_size()) +
-                       static_cast<size_t>(graph.sparse_initializer_size()));
-  auto add_initializer = [&](const std::string& name) -> absl::Status {
-    if (!name.empty() && !initializers.insert(name).second) {
-      return absl::InvalidArgumentError(absl::StrCat("graph ", path, ": initializer '", name, "' is defined twice"));
-    }
-    names.defined.insert(name);
-    return absl::OkStatus();
-  };
-  for (const auto& initializer : graph.initializer()) {
-    RETURN_IF_ERROR(add_initializer(initializer.name()));
-    RETURN_IF_ERROR(
-        ValidateTensorSizes(initializer, absl::StrCat("initializer '", initializer.name(), "' (graph ", path, ")")));
   }
-  for (const auto& sparse : graph.sparse_initializer()) RETURN_IF_ERROR(add_initializer(sparse.values().name()));
 
-  for (int i = 0; i < graph.node_size(); ++i) {
-    const onnx::NodeProto& node = graph.node(i);
-    RETURN_IF_ERROR(CheckNodeInputsAndAttributes(node, i, path, names));
-    RETURN_IF_ERROR(CheckAgainstSchema(
-        node, [&] { return InGraph(NodeLabelAt(node, i), path); }, opset));
-    absl::Status subgraphs_ok = absl::OkStatus();
-    ForEachSubgraph(node, [&](const std::string& attribute, const onnx::GraphProto& subgraph) {
-      if (!subgraphs_ok.ok()) return;
-      subgraphs_ok = ValidateGraph(subgraph, SubgraphPath(path, node, attribute, subgraph), &names, depth + 1, opset);
-    });
-    RETURN_IF_ERROR(subgraphs_ok);
+  // One value per initializer name: of two, a fold would read whichever it met first, and a runtime perhaps
+  // the other. (An initializer may also be a graph input: a default the caller overrides.)
+  absl::Status DefineInitializers(const onnx::GraphProto& graph, const std::string& path, Names& names) const {
+    absl::flat_hash_set<absl::string_view> initializers;
+    initializers.reserve(static_cast<size_t>(graph.initializer_size()) +
+                         static_cast<size_t>(graph.sparse_initializer_size()));
+    auto add = [&](const std::string& name) -> absl::Status {
+      if (name.empty() && rules_.converter_names) {
+        return absl::InvalidArgumentError(absl::StrCat("graph ", path, ": an initializer has no name"));
+      }
+      if (!name.empty() && !initializers.insert(name).second) {
+        return absl::InvalidArgumentError(absl::StrCat("graph ", path, ": initializer '", name, "' is defined twice"));
+      }
+      names.defined.insert(name);
+      return absl::OkStatus();
+    };
+    for (const auto& initializer : graph.initializer()) {
+      RETURN_IF_ERROR(add(initializer.name()));
+      RETURN_IF_ERROR(
+          ValidateTensorSizes(initializer, InGraph(absl::StrCat("initializer '", initializer.name(), "'"), path)));
+    }
+    for (const auto& sparse : graph.sparse_initializer()) RETURN_IF_ERROR(add(sparse.values().name()));
+    return absl::OkStatus();
+  }
+
+  absl::Status Node(const onnx::NodeProto& node, int i, const std::string& path, int depth, Names& names) const {
+    RETURN_IF_ERROR(CheckInputsAndAttributes(node, i, path, names));
+    if (rules_.schema_opset.has_value()) {
+      RETURN_IF_ERROR(CheckAgainstSchema(
+          node, [&] { return InGraph(NodeLabelAt(node, i), path); }, rules_.schema_opset));
+    }
+    RETURN_IF_ERROR(Subgraphs(node, path, depth, names));
     for (const auto& output : node.output()) {
-      RETURN_IF_ERROR(define(output, [&] { return absl::StrCat("an output of ", NodeLabelAt(node, i)); }));
+      if (output.empty() || names.defined.insert(output).second) continue;
+      return absl::InvalidArgumentError(absl::StrCat(
+          "graph ", path, ": '", output, "' is defined twice (again as an output of ", NodeLabelAt(node, i), ")"));
     }
-  }
-  return CheckOutputsDefined(graph, path, names);
-}
-
-// ValidateGraphsForConverter's walk: names are defined graph by graph (every node output of a graph before
-// any input is looked up), and messages name nodes and graphs as the opset upgrade does.
-absl::Status ValidateGraphForConverter(const onnx::GraphProto& graph, const std::string& path, const Names* outer,
-                                       int depth) {
-  // The upgrade recurses through subgraphs as this walk does: a bound keeps both off the end of the stack
-  // when it is called on a model that ValidateGraphs has not seen.
-  if (depth > kMaxSubgraphDepth) {
-    return absl::InvalidArgumentError(absl::StrCat("graph ", path, " is nested ", depth, " levels deep; at most ",
-                                                   kMaxSubgraphDepth, " are supported"));
-  }
-  Names names;
-  names.outer = outer;
-  names.defined.reserve(CountDefinedNames(graph));
-  for (const auto& v : graph.input()) {
-    if (v.name().empty()) return absl::InvalidArgumentError(absl::StrCat("graph ", path, ": an input has no name"));
-    if (!names.defined.insert(v.name()).second) {
-      return absl::InvalidArgumentError(absl::StrCat("graph ", path, ": input '", v.name(), "' is listed twice"));
-    }
-  }
-  absl::flat_hash_set<absl::string_view> initializers;
-  auto add_initializer = [&](const std::string& name) -> absl::Status {
-    if (name.empty()) return absl::InvalidArgumentError(absl::StrCat("graph ", path, ": an initializer has no name"));
-    if (!initializers.insert(name).second) {
-      return absl::InvalidArgumentError(absl::StrCat("graph ", path, ": initializer '", name, "' is defined twice"));
-    }
-    names.defined.insert(name);  // an initializer may also be a graph input (a default the caller overrides)
     return absl::OkStatus();
-  };
-  for (const auto& t : graph.initializer()) RETURN_IF_ERROR(add_initializer(t.name()));
-  for (const auto& t : graph.sparse_initializer()) RETURN_IF_ERROR(add_initializer(t.values().name()));
-  for (const auto& node : graph.node()) {
-    for (const auto& out : node.output()) {
-      if (out.empty()) continue;
-      if (!names.defined.insert(out).second) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(InGraph(NodeLabel(node), path), ": output '", out, "' is already defined in this graph"));
-      }
-    }
   }
-  for (const auto& node : graph.node()) {
-    for (const auto& in : node.input()) {
-      if (!in.empty() && !names.Visible(in)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(InGraph(NodeLabel(node), path), ": input '", in, "' is produced by nothing"));
-      }
+
+  // A node's inputs defined before it (by `names`; which also catches cycles, since ONNX requires nodes in
+  // topological order), its attributes named once and typed (ApplyPlan finds a subgraph again by its owner's
+  // first output, the attribute's name and the graph's index: graph/graph_locator.h, so each of the three
+  // must name one thing), its tensors' sizes consistent.
+  absl::Status CheckInputsAndAttributes(const onnx::NodeProto& node, int i, const std::string& path,
+                                        const Names& names) const {
+    const std::string label = InGraph(NodeLabelAt(node, i), path);
+    for (const auto& input : node.input()) {
+      if (input.empty() || names.Visible(input)) continue;
+      return absl::InvalidArgumentError(
+          absl::StrCat(label, ": input '", input,
+                       "' is not defined by any graph input, initializer or earlier node (an undefined name, "
+                       "nodes out of topological order, or a cycle)"));
     }
-    for (const auto& attr : node.attribute()) {
-      if (attr.type() == onnx::AttributeProto::UNDEFINED) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(InGraph(NodeLabel(node), path), ": attribute '", attr.name(), "' has no type"));
-      }
-      if (attr.type() == onnx::AttributeProto::GRAPH) {
+    absl::flat_hash_set<absl::string_view> attribute_names;
+    for (const auto& attribute : node.attribute()) {
+      auto invalid = [&](absl::string_view why) {
+        return absl::InvalidArgumentError(absl::StrCat(label, ": attribute '", attribute.name(), "' ", why));
+      };
+      if (!attribute_names.insert(attribute.name()).second) return invalid("appears twice");
+      if (attribute.has_g() && attribute.graphs_size() > 0) return invalid("holds both g and graphs");
+      if (rules_.converter_names && attribute.type() == onnx::AttributeProto::UNDEFINED) return invalid("has no type");
+      if (attribute.has_t()) {
         RETURN_IF_ERROR(
-            ValidateGraphForConverter(attr.g(), SubgraphPath(path, node, attr.name(), attr.g()), &names, depth + 1));
-      }
-      for (int i = 0; i < attr.graphs_size(); ++i) {
-        // An unnamed graph of a list is told from its siblings by its index.
-        const onnx::GraphProto& subgraph = attr.graphs(i);
-        const std::string sub = SubgraphPath(path, node, attr.name(), subgraph);
-        RETURN_IF_ERROR(ValidateGraphForConverter(
-            subgraph, subgraph.name().empty() ? absl::StrCat(sub, "[", i, "]") : sub, &names, depth + 1));
+            ValidateTensorSizes(attribute.t(), absl::StrCat(label, ": attribute '", attribute.name(), "'")));
       }
     }
+    if (HoldsSubgraph(node) && (node.output_size() == 0 || node.output(0).empty())) {
+      return absl::InvalidArgumentError(absl::StrCat(label, ": holds a subgraph but has no output to name it by"));
+    }
+    return absl::OkStatus();
   }
-  // The converter dereferences a null value (SIGSEGV) for a main-graph output that nothing produces. The
-  // checks above keep "" out of every scope, so an output without a name is one.
-  return CheckOutputsDefined(graph, path, names);
-}
+
+  absl::Status Subgraphs(const onnx::NodeProto& node, const std::string& path, int depth, const Names& names) const {
+    for (const auto& attribute : node.attribute()) {
+      if (attribute.has_g()) {
+        RETURN_IF_ERROR(
+            Graph(attribute.g(), SubgraphPath(path, node, attribute.name(), attribute.g()), &names, depth + 1));
+      }
+      for (int g = 0; g < attribute.graphs_size(); ++g) {
+        // An unnamed graph of a list is told from its siblings by its index.
+        const onnx::GraphProto& subgraph = attribute.graphs(g);
+        std::string subgraph_path = SubgraphPath(path, node, attribute.name(), subgraph);
+        if (subgraph.name().empty()) absl::StrAppend(&subgraph_path, "[", g, "]");
+        RETURN_IF_ERROR(Graph(subgraph, subgraph_path, &names, depth + 1));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  const WalkRules rules_;
+};
 
 }  // namespace
 
@@ -318,14 +297,16 @@ absl::Status ValidateGraphs(const onnx::ModelProto& model) {
   if (!model.has_graph()) return absl::InvalidArgumentError("the model has no graph");
   // The default-domain opset the nodes' schemas are looked up at; none when the imports do not name one
   // clearly (Legalize refuses such a model on its own terms).
-  std::optional<int64_t> opset;
+  WalkRules rules;
   const absl::StatusOr<int64_t> imported = DefaultOpset(model);
-  if (imported.ok() && *imported <= std::numeric_limits<int>::max()) opset = *imported;
-  return ValidateGraph(model.graph(), kMainGraphPath, nullptr, 0, opset);
+  if (imported.ok() && *imported <= std::numeric_limits<int>::max()) rules.schema_opset = *imported;
+  return Validator(rules).Graph(model.graph(), kMainGraphPath, nullptr, 0);
 }
 
 absl::Status ValidateGraphsForConverter(const onnx::GraphProto& graph) {
-  return ValidateGraphForConverter(graph, kMainGraphPath, nullptr, 0);
+  WalkRules rules;
+  rules.converter_names = true;
+  return Validator(rules).Graph(graph, kMainGraphPath, nullptr, 0);
 }
 
 }  // namespace onnx_legalize

@@ -32,19 +32,14 @@ inline constexpr int kMaxSubgraphDepth = 64;
 // or when the model has no graph.
 absl::Status ValidateGraphs(const onnx::ModelProto& model);
 
-// The check UpgradeDefaultOpset (upgrade/opset_upgrade.h) makes of its input on its own, since it may be called
-// without ValidateGraphs: what would crash onnx 1.12's version converter or be silently corrupted by it.
-// It asks for more than ValidateGraphs where only the converter needs it (names of inputs and
-// initializers, inputs listed once, attributes typed), and for less where it does not (node order).
-// InvalidArgument, naming nodes and graphs as the opset upgrade does (graph/labels.h), when the
-// main graph `graph` or a subgraph at any depth:
-// - has a graph input or initializer without a name, or listed twice (an initializer may also be an input);
-// - has a node output that is already defined in its graph (input, initializer or another node's output);
-// - has a node input that nothing in its graph or an enclosing graph defines (in any order: node order is
-//   not checked here);
-// - has an attribute without a type;
-// - has a graph output that nothing defines (the converter dies with SIGSEGV on such a main-graph output);
-// - is nested more than kMaxSubgraphDepth levels deep.
+// The check UpgradeDefaultOpset (upgrade/opset_upgrade.h) makes of its input on its own, since it may be
+// called without ValidateGraphs: the same walk, without the schema checks (which read the model's opset),
+// and with what only onnx 1.12's version converter needs besides (it crashes on, or silently corrupts, a
+// graph without them). InvalidArgument for everything ValidateGraphs refuses but the schema checks, and
+// when the main graph `graph` or a subgraph at any depth:
+// - has a graph input without a name, or listed twice;
+// - has an initializer without a name;
+// - has an attribute without a type.
 absl::Status ValidateGraphsForConverter(const onnx::GraphProto& graph);
 
 }  // namespace onnx_legalize

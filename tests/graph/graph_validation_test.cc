@@ -361,6 +361,12 @@ g (bool c, float[4] x) => (float[?] y) {
 
 // --- ValidateGraphsForConverter: UpgradeDefaultOpset's own check ------------------------------------------
 
+onnx::TensorProto ScalarTensor() {
+  onnx::TensorProto tensor = MakeTensor(onnx::TensorProto::FLOAT, {});
+  tensor.add_float_data(1.0f);
+  return tensor;
+}
+
 void ExpectInvalidForConverter(const onnx::ModelProto& model, const std::string& message) {
   const absl::Status status = ValidateGraphsForConverter(model.graph());
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
@@ -371,17 +377,29 @@ TEST(GraphValidationForConverterTest, AcceptsAValidModelWithSubgraphsThatReadOut
   EXPECT_TRUE(ValidateGraphsForConverter(ParseModel(kValid).graph()).ok());
 }
 
-// Unlike ValidateGraphs, it does not need nodes in topological order: only that every name is defined.
-TEST(GraphValidationForConverterTest, AcceptsNodesOutOfOrder) {
-  EXPECT_TRUE(ValidateGraphsForConverter(ParseModel(R"(
+// The same walk as ValidateGraphs: nodes in topological order, as ONNX requires.
+TEST(GraphValidationForConverterTest, RejectsNodesOutOfOrderAsValidateGraphsDoes) {
+  ExpectInvalidForConverter(ParseModel(R"(
 <ir_version: 4, opset_import: ["" : 9]>
 g (float[4] x) => (float[4] y) {
   y = Relu(a)
   a = Neg(x)
 }
-)")
-                                             .graph())
-                  .ok());
+)"),
+                            "Relu node #0 (graph main): input 'a' is not defined by any graph input, initializer or "
+                            "earlier node");
+}
+
+// Without the schema checks, which read the model's opset: the converter refuses what its schemas reject.
+TEST(GraphValidationForConverterTest, LeavesSchemaChecksToValidateGraphs) {
+  const onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 13]>
+g (float[4] x) => (float[4] y) {
+  y = Relu(x, x)
+}
+)");
+  EXPECT_FALSE(ValidateGraphs(model).ok());
+  EXPECT_TRUE(ValidateGraphsForConverter(model.graph()).ok());
 }
 
 TEST(GraphValidationForConverterTest, RejectsAnInputWithoutANameOrListedTwice) {
@@ -394,16 +412,16 @@ TEST(GraphValidationForConverterTest, RejectsAnInputWithoutANameOrListedTwice) {
 }
 
 TEST(GraphValidationForConverterTest, RejectsAnInitializerWithoutANameOrDefinedTwice) {
-  onnx::ModelProto nameless = WithInitializer(MakeTensor(onnx::TensorProto::FLOAT, {}));
+  onnx::ModelProto nameless = WithInitializer(ScalarTensor());
   nameless.mutable_graph()->mutable_initializer(0)->set_name("");
   ExpectInvalidForConverter(nameless, "graph main: an initializer has no name");
-  onnx::ModelProto twice = WithInitializer(MakeTensor(onnx::TensorProto::FLOAT, {}));
+  onnx::ModelProto twice = WithInitializer(ScalarTensor());
   twice.mutable_graph()->add_sparse_initializer()->mutable_values()->set_name("w");
   ExpectInvalidForConverter(twice, "graph main: initializer 'w' is defined twice");
 }
 
 TEST(GraphValidationForConverterTest, AcceptsAnInitializerThatIsAlsoAnInput) {
-  onnx::ModelProto model = WithInitializer(MakeTensor(onnx::TensorProto::FLOAT, {}));
+  onnx::ModelProto model = WithInitializer(ScalarTensor());
   model.mutable_graph()->mutable_initializer(0)->set_name("x");
   EXPECT_TRUE(ValidateGraphsForConverter(model.graph()).ok());
 }
@@ -411,19 +429,20 @@ TEST(GraphValidationForConverterTest, AcceptsAnInitializerThatIsAlsoAnInput) {
 TEST(GraphValidationForConverterTest, RejectsANodeOutputDefinedAlready) {
   onnx::ModelProto model = ParseModel(kValid);
   model.mutable_graph()->mutable_node(0)->set_output(0, "x");
-  ExpectInvalidForConverter(model,
-                            "DynamicSlice producing 'x' (graph main): output 'x' is already defined in this graph");
+  ExpectInvalidForConverter(model, "graph main: 'x' is defined twice (again as an output of DynamicSlice node #0)");
 }
 
 TEST(GraphValidationForConverterTest, RejectsAnUndefinedInputNamingTheSubgraph) {
   onnx::ModelProto model = ParseModel(kValid);
   model.mutable_graph()->mutable_node(1)->mutable_attribute(1)->mutable_g()->mutable_node(0)->set_input(0, "nowhere");
-  ExpectInvalidForConverter(model, "Relu producing 'u' (graph main/else_body): input 'nowhere' is produced by nothing");
+  ExpectInvalidForConverter(model,
+                            "Relu node #0 (graph main/else_body): input 'nowhere' is not defined by any graph input, "
+                            "initializer or earlier node");
   // A subgraph without a name of its own is named after its owner and attribute.
   model.mutable_graph()->mutable_node(1)->mutable_attribute(1)->mutable_g()->clear_name();
-  ExpectInvalidForConverter(model, "Relu producing 'u' (graph main/If.else_branch)");
+  ExpectInvalidForConverter(model, "Relu node #0 (graph main/If.else_branch)");
   model.mutable_graph()->mutable_node(1)->set_name("choose");
-  ExpectInvalidForConverter(model, "Relu producing 'u' (graph main/choose.else_branch)");
+  ExpectInvalidForConverter(model, "Relu node #0 (graph main/choose.else_branch)");
 
   onnx::ModelProto in_a_list = ParseModel(kValid);
   onnx::AttributeProto* branches = in_a_list.mutable_graph()->mutable_node(1)->add_attribute();
@@ -433,17 +452,20 @@ TEST(GraphValidationForConverterTest, RejectsAnUndefinedInputNamingTheSubgraph) 
   *branches->add_graphs() = in_a_list.graph().node(1).attribute(1).g();
   branches->mutable_graphs(1)->mutable_node(0)->set_name("last");
   branches->mutable_graphs(1)->mutable_node(0)->set_input(0, "nowhere");
-  ExpectInvalidForConverter(in_a_list, "Relu 'last' (graph main/else_body): input 'nowhere' is produced by nothing");
+  ExpectInvalidForConverter(in_a_list,
+                            "Relu 'last' (graph main/else_body): input 'nowhere' is not defined by any graph input, "
+                            "initializer or earlier node");
   // An unnamed graph of a list is told from its siblings by its index.
   branches->mutable_graphs(1)->clear_name();
   ExpectInvalidForConverter(in_a_list,
-                            "Relu 'last' (graph main/If.branches[1]): input 'nowhere' is produced by nothing");
+                            "Relu 'last' (graph main/If.branches[1]): input 'nowhere' is not defined by any graph "
+                            "input, initializer or earlier node");
 }
 
 TEST(GraphValidationForConverterTest, RejectsAnAttributeWithoutAType) {
   onnx::ModelProto model = ParseModel(kValid);
   model.mutable_graph()->mutable_node(0)->add_attribute()->set_name("note");
-  ExpectInvalidForConverter(model, "DynamicSlice producing 'y' (graph main): attribute 'note' has no type");
+  ExpectInvalidForConverter(model, "DynamicSlice node #0 (graph main): attribute 'note' has no type");
 }
 
 // onnx 1.12's converter dies with SIGSEGV on a main-graph output that nothing produces.
