@@ -287,14 +287,14 @@ absl::Status RefuseNewSchemaMismatches(const onnx::ModelProto& input, const onnx
 absl::Status MoveOpset(int64_t target, const Options& options, onnx::ModelProto& model, std::string& opset_move) {
   if (!options.verify) {
     opset_move = kVerificationSkipped;
-    return UpgradeDefaultOpset(model, target);
+    return UpgradeDefaultOpset(model, target, OpsThePassesRewrite());
   }
   if (std::optional<std::string> why = WhyOpsetMoveCannotBeExecuted(model)) {
     opset_move = "not executed: " + *why;
-    return UpgradeDefaultOpset(model, target);
+    return UpgradeDefaultOpset(model, target, OpsThePassesRewrite());
   }
   const onnx::ModelProto before = model;
-  RETURN_IF_ERROR(UpgradeDefaultOpset(model, target));
+  RETURN_IF_ERROR(UpgradeDefaultOpset(model, target, OpsThePassesRewrite()));
   ASSIGN_OR_RETURN(opset_move, ProveOpsetMove(before, model, options));
   return absl::OkStatus();
 }

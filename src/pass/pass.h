@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
+#include "upgrade/opset_upgrade.h"
 
 namespace onnx_legalize {
 
@@ -72,6 +73,9 @@ class Pass {
 // Every pass, in the order the driver plans, verifies and reports them: the removed-op rules, then
 // DynamicSlice. (The driver applies them in the opposite order: see legalize.cc.)
 std::vector<std::unique_ptr<Pass>> MakePasses();
+
+// The ops the passes rewrite after the opset move, which the move must pass through untouched.
+const PassThroughOps& OpsThePassesRewrite();
 
 }  // namespace onnx_legalize
 

@@ -168,6 +168,13 @@ absl::StatusOr<RemovedOpPlan> PlanRemovedOps(const onnx::ModelProto& model, cons
   return plan;
 }
 
+const PassThroughOps& RemovedOpsPassThrough() {
+  static const PassThroughOps* const pass_through = new PassThroughOps{
+      [](const onnx::NodeProto& node, int64_t opset) { return FindRemovedOpRule(node, opset) != nullptr; },
+      [](const onnx::NodeProto& node) { return IsRankKeepingRemovedOp(node); }};
+  return *pass_through;
+}
+
 int64_t MinOpsetForRemovedOps(const RemovedOpPlan& plan) {
   int64_t needed = 0;
   for (const RemovedOpChange& change : plan.changes) {

@@ -22,6 +22,7 @@
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
 #include "rules/removed_op_rule.h"
+#include "upgrade/opset_upgrade.h"
 
 namespace onnx_legalize {
 
@@ -58,6 +59,10 @@ absl::StatusOr<RemovedOpPlan> PlanRemovedOps(const onnx::ModelProto& model, cons
 
 // The lowest default opset that expresses every rewrite of `plan`; 0 when it has none.
 int64_t MinOpsetForRemovedOps(const RemovedOpPlan& plan);
+
+// The removed ops the opset upgrade must pass through untouched (the rules' ops, at the opsets they apply
+// to), for this pass to rewrite afterwards.
+const PassThroughOps& RemovedOpsPassThrough();
 
 // Proves each change at `target` (the default opset the model will have): the replacement, run by the
 // evaluator, against the rule's reference kernel, on seeded trials (rewrites) or on the constants (folds).

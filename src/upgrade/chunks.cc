@@ -189,7 +189,7 @@ absl::StatusOr<bool> NothingToConvert(const GraphProto& graph, const Context& ct
   std::unordered_map<std::string, bool> adapts;
   for (const auto& node : graph.node()) {
     if (HoldsSubgraph(node)) return false;
-    if (ShownAsStandIn(node, ctx.from)) continue;  // a stand-in, which no adapter meets
+    if (ShownAsStandIn(node, ctx)) continue;  // a stand-in, which no adapter meets
     auto [it, inserted] = adapts.try_emplace(node.op_type(), false);
     if (inserted) {
       RETURN_IF_ERROR(CheckOpKnownAtSourceOpset(node, kMainGraphPath, ctx));

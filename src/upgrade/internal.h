@@ -26,6 +26,7 @@
 #include "onnx/onnx_pb.h"
 #include "onnx/version_converter/convert.h"
 #include "upgrade/names.h"
+#include "upgrade/opset_upgrade.h"
 #include "upgrade/stand_in_schema.h"
 
 namespace onnx_legalize::opset_upgrade {
@@ -68,6 +69,7 @@ struct NodeRecord {
 
 // One upgrade, from the skeleton's building to the splice.
 struct Context {
+  const PassThroughOps& pass_through;  // the removed ops the skeleton shows as stand-ins
   int64_t from = 0;
   int64_t to = 0;
   NameCodec codec;
@@ -100,9 +102,9 @@ const TensorProto* ConstantValue(const NodeProto& node);
 ValueInfoProto TypedPlaceholder(const std::string& name, int32_t elem_type,
                                 const google::protobuf::RepeatedField<int64_t>& dims);
 
-// Whether the skeleton shows `node` as a stand-in: DynamicSlice, the other removed ops (at the opset
-// `from_opset` the model imports; rules/registry.h), other domains, large Constants.
-bool ShownAsStandIn(const NodeProto& node, int64_t from_opset);
+// Whether the skeleton shows `node` as a stand-in: DynamicSlice, the ops ctx.pass_through names (at the
+// opset ctx.from the model imports), other domains, large Constants.
+bool ShownAsStandIn(const NodeProto& node, const Context& ctx);
 
 // FailedPrecondition when onnx 1.12 does not define `node`'s op at the model's opset (node in graph `where`).
 absl::Status CheckOpKnownAtSourceOpset(const NodeProto& node, const std::string& where, const Context& ctx);

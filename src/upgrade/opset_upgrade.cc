@@ -134,7 +134,7 @@ absl::StatusOr<int64_t> SourceOpset(const ModelProto& model, int64_t target) {
   return from;
 }
 
-absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes) {
+absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes, const PassThroughOps& pass_through) {
   if (target < 1 || target > kMaxConvertibleOpset) {
     return absl::InvalidArgumentError(absl::StrCat("target opset ", target, " is outside [1, ", kMaxConvertibleOpset,
                                                    "], what onnx 1.12's version converter knows"));
@@ -152,7 +152,7 @@ absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes)
     return absl::OkStatus();
   }
   RETURN_IF_ERROR(ValidateGraphsForConverter(model.graph()));
-  Context ctx;
+  Context ctx{pass_through};
   ctx.from = from;
   ctx.to = target;
   RETURN_IF_ERROR(CheckStandInIsInert(ctx));
@@ -192,13 +192,14 @@ int64_t MinIrVersionForOpset(int64_t opset) {
   return 10;
 }
 
-absl::Status UpgradeDefaultOpset(onnx::ModelProto& model, int64_t target_opset) {
-  return UpgradeDefaultOpsetInChunks(model, target_opset, opset_upgrade::kChunkNodes);
+absl::Status UpgradeDefaultOpset(onnx::ModelProto& model, int64_t target_opset, const PassThroughOps& pass_through) {
+  return UpgradeDefaultOpsetInChunks(model, target_opset, opset_upgrade::kChunkNodes, pass_through);
 }
 
-absl::Status UpgradeDefaultOpsetInChunks(onnx::ModelProto& model, int64_t target_opset, int64_t chunk_nodes) {
+absl::Status UpgradeDefaultOpsetInChunks(onnx::ModelProto& model, int64_t target_opset, int64_t chunk_nodes,
+                                         const PassThroughOps& pass_through) {
   try {
-    return opset_upgrade::UpgradeImpl(model, target_opset, chunk_nodes);
+    return opset_upgrade::UpgradeImpl(model, target_opset, chunk_nodes, pass_through);
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError("out of memory while moving the model to a new opset");
   } catch (const std::exception& e) {

@@ -16,6 +16,7 @@
 #define ONNX_LEGALIZE_SRC_UPGRADE_OPSET_UPGRADE_H_
 
 #include <cstdint>
+#include <functional>
 
 #include "absl/status/status.h"
 #include "onnx/onnx_pb.h"
@@ -25,25 +26,39 @@ namespace onnx_legalize {
 // The highest default-domain opset onnx 1.12 (the converter we wrap) knows.
 inline constexpr int64_t kMaxConvertibleOpset = 17;
 
+// Default-domain ops besides DynamicSlice that the upgrade passes through untouched: ops removed from ONNX,
+// which onnx 1.12 has no schema for and which the caller rewrites afterwards. The upgrade knows none of
+// them itself; the library's rules say which (pass/passes.h, RemovedOpsPassThrough). Empty functions: none.
+struct PassThroughOps {
+  // True when `node`, in a model whose default opset is `opset`, passes through.
+  std::function<bool(const onnx::NodeProto& node, int64_t opset)> passes_through;
+  // True when such a node's output keeps its first input's element type and rank, so that shape inference
+  // may carry types past it (as it does past DynamicSlice).
+  std::function<bool(const onnx::NodeProto& node)> keeps_rank;
+};
+
 // Moves the model's default-domain opset ("" / "ai.onnx") from its current version to `target_opset`
 // (current <= target <= 17), converting every default-domain node of every graph — main graph and the
 // bodies of If/Loop/Scan at any depth — to the target opset's semantics with onnx 1.12's version converter.
 // Nodes whose op_type is "DynamicSlice" (default domain) pass through untouched (same inputs, outputs,
 // name, attributes, position relative to their neighbours) so the caller can rewrite them to Slice
-// afterwards. Nodes of other domains pass through untouched too (their subgraphs, if any, are converted).
+// afterwards, and so do the nodes `pass_through` names. Nodes of other domains pass through untouched too
+// (their subgraphs, if any, are converted).
 // Raises ir_version to the minimum that fits target_opset if it is lower and never lowers it.
 // Transactional: on any error `model` is unchanged. No exception escapes.
 //
 // Errors: InvalidArgument for a malformed model or a bad target; FailedPrecondition when a node cannot be
 // moved (no schema in onnx 1.12, no adapter, an adapter that needs a shape the model does not give);
 // ResourceExhausted when memory runs out; Internal for a broken invariant of this wrapper.
-absl::Status UpgradeDefaultOpset(onnx::ModelProto& model, int64_t target_opset);
+absl::Status UpgradeDefaultOpset(onnx::ModelProto& model, int64_t target_opset,
+                                 const PassThroughOps& pass_through = {});
 
 // UpgradeDefaultOpset with the main graph handed to the converter in chunks of at most `chunk_nodes` nodes
 // it converts (UpgradeDefaultOpset uses 64), or, for 0, whole, as onnx's ConvertVersion does. The result
 // is the same either way, byte for byte; whole, the conversion costs O(n^2) in the graph's node count n
 // (onnx 1.12's IR checks every new value's name against every node), in chunks O(n). For tests.
-absl::Status UpgradeDefaultOpsetInChunks(onnx::ModelProto& model, int64_t target_opset, int64_t chunk_nodes);
+absl::Status UpgradeDefaultOpsetInChunks(onnx::ModelProto& model, int64_t target_opset, int64_t chunk_nodes,
+                                         const PassThroughOps& pass_through = {});
 
 // The lowest IR version that a model importing default opset `opset` needs
 // (3 for <=8, 4 for 9, 5 for 10, 6 for 11, 7 for 12-14, 8 for 15-17).

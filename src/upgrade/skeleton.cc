@@ -31,7 +31,6 @@
 #include "graph/labels.h"
 #include "graph/op_names.h"
 #include "onnx/defs/schema.h"
-#include "rules/registry.h"
 #include "status_macros.h"
 #include "upgrade/internal.h"
 #include "upgrade/stand_in_schema.h"
@@ -58,7 +57,7 @@ absl::Status BuildSkeletonNode(const NodeProto& node, const GraphProto& owner, c
   ctx.records.push_back(NodeRecord{&node, &owner, false, {}});
   ctx.records_by_owner[&owner].push_back(static_cast<int64_t>(index));
 
-  const bool opaque = ShownAsStandIn(node, ctx.from);
+  const bool opaque = ShownAsStandIn(node, ctx);
   const TensorProto* constant = ConstantValue(node);
   if (!opaque) RETURN_IF_ERROR(CheckOpKnownAtSourceOpset(node, path, ctx));
   if (!opaque) RETURN_IF_ERROR(CheckConverterMovesItRight(node, path, ctx));
@@ -68,7 +67,7 @@ absl::Status BuildSkeletonNode(const NodeProto& node, const GraphProto& owner, c
   for (const auto& in : node.input()) s->add_input(ctx.codec.Encode(in));
   for (const auto& o : node.output()) s->add_output(ctx.codec.Encode(o));
   if (opaque) {
-    s->set_op_type(ShownAsRankKeepingStandIn(node) ? kRankKeepingStandInOp : kStandInOp);
+    s->set_op_type(ShownAsRankKeepingStandIn(node, ctx.pass_through) ? kRankKeepingStandInOp : kStandInOp);
     s->set_domain(kStandInDomain);
     if (constant != nullptr && node.output_size() == 1) {
       *out->add_value_info() = TypedPlaceholder(s->output(0), constant->data_type(), constant->dims());
@@ -130,10 +129,10 @@ const TensorProto* ConstantValue(const NodeProto& node) {
   return nullptr;
 }
 
-bool ShownAsStandIn(const NodeProto& node, int64_t from_opset) {
+bool ShownAsStandIn(const NodeProto& node, const Context& ctx) {
   if (!IsDefaultDomain(node.domain()) || node.op_type() == kDynamicSliceOp) return true;
   // The removed ops pass through untouched, as DynamicSlice does; their rules rewrite them afterwards.
-  if (FindRemovedOpRule(node, from_opset) != nullptr) return true;
+  if (ctx.pass_through.passes_through && ctx.pass_through.passes_through(node, ctx.from)) return true;
   const TensorProto* constant = ConstantValue(node);
   return constant != nullptr && !InlineConstant(*constant);  // Constant never changes meaning
 }

@@ -3,7 +3,6 @@
 #include "graph/op_names.h"
 #include "onnx/defs/schema.h"
 #include "onnx/defs/shape_inference.h"
-#include "rules/registry.h"
 
 namespace onnx_legalize {
 namespace {
@@ -44,11 +43,11 @@ void RegisterStandInSchemas() {
   (void)registered;
 }
 
-bool ShownAsRankKeepingStandIn(const onnx::NodeProto& node) {
+bool ShownAsRankKeepingStandIn(const onnx::NodeProto& node, const PassThroughOps& pass_through) {
   if (!IsDefaultDomain(node.domain()) || node.input_size() == 0 || node.input(0).empty() || node.output_size() != 1) {
     return false;
   }
-  return node.op_type() == kDynamicSliceOp || IsRankKeepingRemovedOp(node);
+  return node.op_type() == kDynamicSliceOp || (pass_through.keeps_rank && pass_through.keeps_rank(node));
 }
 
 }  // namespace onnx_legalize

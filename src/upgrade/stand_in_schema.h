@@ -7,6 +7,7 @@
 #define ONNX_LEGALIZE_SRC_UPGRADE_STAND_IN_SCHEMA_H_
 
 #include "onnx/onnx_pb.h"
+#include "upgrade/opset_upgrade.h"
 
 namespace onnx_legalize {
 
@@ -22,11 +23,11 @@ inline constexpr char kRankKeepingStandInOp[] = "RankKeepingStandIn";
 // inference sees a stand-in.
 void RegisterStandInSchemas();
 
-// True for a DynamicSlice, or another removed op that keeps its input's element type and rank (ImageScaler,
-// Crop, ...), in the default domain, with a data input and one output: what kRankKeepingStandInOp stands
-// for. (The planner refuses any other; the opset upgrade, which may be called without it, shows such
-// a node as the inert stand-in.)
-bool ShownAsRankKeepingStandIn(const onnx::NodeProto& node);
+// True for a DynamicSlice, or another removed op that keeps its input's element type and rank
+// (`pass_through.keeps_rank`: ImageScaler, Crop, ...), in the default domain, with a data input and one
+// output: what kRankKeepingStandInOp stands for. (The planner refuses any other; the opset upgrade, which
+// may be called without it, shows such a node as the inert stand-in.)
+bool ShownAsRankKeepingStandIn(const onnx::NodeProto& node, const PassThroughOps& pass_through);
 
 }  // namespace onnx_legalize
 

@@ -13,6 +13,7 @@
 #include "onnx/checker.h"
 #include "onnx/shape_inference/implementation.h"
 #include "onnx_legalize/legalize.h"
+#include "pass/removed_ops_pass.h"
 #include "test_models.h"
 
 namespace onnx_legalize {
@@ -75,6 +76,27 @@ tiny_yolo (float[1,3,2,2] image) => (float[1,3,2,2] scaled) {
   scaled = ImageScaler <scale = 0.5, bias = [1.0, -2.0, 0.25]> (image)
 }
 )";
+
+// The opset upgrade passes the removed ops through untouched for this pass to rewrite, at the opsets their
+// rules apply to, and shows those that keep their input's type and rank as such to shape inference.
+TEST(RemovedOpsTest, TheUpgradeIsToldOfEveryRemovedOpAtTheOpsetsItsRuleAppliesTo) {
+  const PassThroughOps& pass_through = RemovedOpsPassThrough();
+  onnx::NodeProto image_scaler;
+  image_scaler.set_op_type("ImageScaler");
+  EXPECT_TRUE(pass_through.passes_through(image_scaler, 9));
+  EXPECT_TRUE(pass_through.keeps_rank(image_scaler));
+  onnx::NodeProto thresholded_relu;
+  thresholded_relu.set_op_type("ThresholdedRelu");
+  EXPECT_TRUE(pass_through.passes_through(thresholded_relu, 9));
+  EXPECT_FALSE(pass_through.passes_through(thresholded_relu, 10));  // the standard op from 10 on
+  onnx::NodeProto relu;
+  relu.set_op_type("Relu");
+  EXPECT_FALSE(pass_through.passes_through(relu, 9));
+  onnx::NodeProto constant_fill;
+  constant_fill.set_op_type("ConstantFill");
+  EXPECT_TRUE(pass_through.passes_through(constant_fill, 9));
+  EXPECT_FALSE(pass_through.keeps_rank(constant_fill));
+}
 
 TEST(RemovedOpsTest, ImageScalerBecomesMulAndAddAtItsOwnOpset) {
   onnx::ModelProto model = ParseModel(kTinyYoloHead);

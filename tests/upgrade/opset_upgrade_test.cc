@@ -30,6 +30,7 @@ using onnx::GraphProto;
 using onnx::ModelProto;
 using onnx::NodeProto;
 using onnx::TensorProto;
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
@@ -785,24 +786,43 @@ g (float[1,3,2,2] x) => (float[1,3,2,2] y) { y = NoSuchOp<scale=2.0>(x) }
                           10, absl::StatusCode::kFailedPrecondition, "NoSuchOp");
 }
 
-// The removed ops pass through untouched, as DynamicSlice does: their rules replace them after the upgrade
-// (pass/removed_ops_pass.h). ConstantFill would send onnx 1.12's converter into an endless loop; as a stand-in
-// it never reaches it.
-TEST(OpsetUpgradeTest, PassesRemovedOpsThroughUntouched) {
-  for (const char* text : {R"ONNX(
+// The ops the caller names pass through untouched, as DynamicSlice does: the library's removed-op rules
+// replace them after the upgrade (pass/removed_ops_pass.h, RemovedOpsPassThrough). ConstantFill would send
+// onnx 1.12's converter into an endless loop; as a stand-in it never reaches it.
+constexpr const char* kRemovedOpModels[] = {R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>
 g (float[1,3,2,2] x) => (float[1,3,2,2] y) { y = ImageScaler<scale=2.0, bias=[1.0, 2.0, 3.0]>(x) }
 )ONNX",
-                           R"ONNX(
+                                            R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>
 g (int64[2] shape) => (float y) { y = ConstantFill<value=1.0, input_as_shape=1>(shape) }
-)ONNX"}) {
+)ONNX"};
+
+TEST(OpsetUpgradeTest, PassesTheOpsItIsToldOfThroughUntouched) {
+  std::vector<std::pair<std::string, int64_t>> asked;
+  PassThroughOps pass_through;
+  pass_through.passes_through = [&](const NodeProto& node, int64_t opset) {
+    asked.emplace_back(node.op_type(), opset);
+    return node.op_type() == "ImageScaler" || node.op_type() == "ConstantFill";
+  };
+  for (const char* text : kRemovedOpModels) {
     ModelProto model = ParseModel(text);
     const ModelProto original = model;
-    ASSERT_TRUE(UpgradeDefaultOpset(model, 10).ok());
+    ASSERT_TRUE(UpgradeDefaultOpset(model, 10, pass_through).ok());
     ASSERT_EQ(model.graph().node_size(), 1);
     EXPECT_TRUE(MessageDifferencer::Equals(model.graph().node(0), original.graph().node(0)));
   }
+  // Asked at the opset the model comes from, where the ops are (or are not) the removed ones.
+  EXPECT_THAT(asked, Contains(std::make_pair(std::string("ImageScaler"), int64_t{9})));
+}
+
+TEST(OpsetUpgradeTest, RefusesARemovedOpNoOneToldItOf) {
+  ModelProto model = ParseModel(kRemovedOpModels[0]);
+  const ModelProto original = model;
+  const absl::Status status = UpgradeDefaultOpset(model, 10);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr("ImageScaler"));
+  EXPECT_TRUE(MessageDifferencer::Equals(model, original));
 }
 
 TEST(OpsetUpgradeTest, SameTargetChangesOnlyTheIrVersion) {
