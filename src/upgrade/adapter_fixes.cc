@@ -82,14 +82,14 @@ void RetypeFloatTensor(TensorProto* t, int32_t elem_type) {
 
 // Hardmax 12->13 is registered in onnx 1.12 as compatible, but Hardmax-13 reads `axis` as one axis where
 // Hardmax-1/11 flatten to 2-D at it, exactly like Softmax: let Softmax's adapter restructure it.
-std::string OpTypeShownToConverter(const NodeProto& node, const Context& ctx) {
-  if (node.op_type() == kHardmax && Crosses(ctx, 13)) return kSoftmax;
+std::string OpTypeShownToConverter(const NodeProto& node, const Move& move) {
+  if (node.op_type() == kHardmax && move.Crosses(13)) return kSoftmax;
   return node.op_type();
 }
 
 // Pad-2 defaults `value` to 0, but onnx 1.12's Pad 10->11 adapter reads it unconditionally (and throws).
-void SpellOutPadValue(const NodeProto& node, const Context& ctx, NodeProto* shown) {
-  if (node.op_type() != kPad || !Crosses(ctx, 11)) return;
+void SpellOutPadValue(const NodeProto& node, const Move& move, NodeProto* shown) {
+  if (node.op_type() != kPad || !move.Crosses(11)) return;
   bool constant_mode = true, has_value = false;
   for (const auto& attr : node.attribute()) {
     if (attr.name() == "mode") constant_mode = attr.s() == "constant";
@@ -105,9 +105,9 @@ void SpellOutPadValue(const NodeProto& node, const Context& ctx, NodeProto* show
 
 // Resize-10 (and Upsample) scale with asymmetric coordinates and take the floor for nearest; Resize-11
 // defaults to half_pixel / round_prefer_floor and onnx 1.12's adapter does not say otherwise.
-void KeepResize10Coordinates(const NodeProto& orig, const Context& ctx, NodeProto* node) {
-  const bool resize10 = orig.op_type() == kUpsample || (orig.op_type() == kResize && ctx.from <= 10);
-  if (!resize10 || node->op_type() != kResize || !Crosses(ctx, 11)) return;
+void KeepResize10Coordinates(const NodeProto& orig, const Move& move, NodeProto* node) {
+  const bool resize10 = orig.op_type() == kUpsample || (orig.op_type() == kResize && move.from <= 10);
+  if (!resize10 || node->op_type() != kResize || !move.Crosses(11)) return;
   bool has_ctm = false, has_nearest = false;
   std::string mode = "nearest";
   for (const auto& a : node->attribute()) {
@@ -141,7 +141,7 @@ struct SplicedNodes {
   google::protobuf::RepeatedPtrField<NodeProto>* nodes;
   Producers producer;
 
-  // The skeleton name of input `k` of node `i` (the key of ctx.elem_types and ctx.known_dims), or "".
+  // The skeleton name of input `k` of node `i` (the key of KnownTypes), or "".
   std::string SkeletonInput(int i, int k) const {
     const NodeProto* conv = converted[static_cast<size_t>(i)];
     return conv != nullptr && k < conv->input_size() ? conv->input(k) : std::string();
@@ -207,9 +207,9 @@ int FindAdapterReshape(const SplicedNodes& g, int i) {
 
 // What the skeleton declares of the dims of `input` when it declares as many as the adapter saw (`rank`),
 // else null.
-const std::vector<int64_t>* DeclaredDims(const Context& ctx, const std::string& input, int64_t rank) {
-  auto it = ctx.known_dims.find(input);
-  if (it == ctx.known_dims.end() || rank <= 0 || static_cast<int64_t>(it->second.size()) != rank) return nullptr;
+const std::vector<int64_t>* DeclaredDims(const KnownTypes& types, const std::string& input, int64_t rank) {
+  auto it = types.known_dims.find(input);
+  if (it == types.known_dims.end() || rank <= 0 || static_cast<int64_t>(it->second.size()) != rank) return nullptr;
   return &it->second;
 }
 
@@ -249,7 +249,7 @@ bool ReshapeNeedsEmptyGuard(int64_t rank, const std::vector<int64_t>* known, int
 // `elem_type` when known.
 AttributeProto GuardBranch(const std::string& name, const char* suffix, const char* op_type,
                            const std::vector<std::string>& inputs, const std::string& y, const int32_t* elem_type,
-                           Context& ctx) {
+                           SpliceContext& ctx) {
   AttributeProto a;
   a.set_name(name);
   a.set_type(AttributeProto::GRAPH);
@@ -267,11 +267,11 @@ AttributeProto GuardBranch(const std::string& name, const char* suffix, const ch
 
 // Turns the Reshape `r` of x (skeleton name `input`) into y = If(Cast<to=BOOL>(Size(x))) { Reshape(..) }
 // else { Identity(x) }; Size and Cast go to `before`.
-void GuardReshapeAgainstEmpty(NodeProto* r, const std::string& x, const std::string& input, Context& ctx,
+void GuardReshapeAgainstEmpty(NodeProto* r, const std::string& x, const std::string& input, SpliceContext& ctx,
                               std::vector<NodeProto>* before) {
   const std::string y = r->output(0);
-  auto type_it = ctx.elem_types.find(input);
-  const int32_t* elem_type = type_it != ctx.elem_types.end() ? &type_it->second : nullptr;
+  auto type_it = ctx.skeleton.types.elem_types.find(input);
+  const int32_t* elem_type = type_it != ctx.skeleton.types.elem_types.end() ? &type_it->second : nullptr;
   // Fresh names are taken in this order: then, else, size, nonempty.
   AttributeProto then_branch =
       GuardBranch("then_branch", "_reshaped", kReshape, {r->input(0), r->input(1)}, y, elem_type, ctx);
@@ -300,7 +300,7 @@ void GuardReshapeAgainstEmpty(NodeProto* r, const std::string& x, const std::str
 
 // The fix for the Softmax-like node `i` (see above): keeps the adapter's shape constant where it is
 // declared, else takes the shape at run time, with allowzero or the guard where a 0 could be misread.
-void FixSoftmax13Reshape(const SplicedNodes& g, int i, Context& ctx, InsertBefore* insert_before) {
+void FixSoftmax13Reshape(const SplicedNodes& g, int i, SpliceContext& ctx, InsertBefore* insert_before) {
   const int flatten = g.MadeProducer(g.nodes->Get(i).input(0), kFlatten);
   if (flatten < 0) return;
   const int reshape = FindAdapterReshape(g, i);
@@ -311,7 +311,7 @@ void FixSoftmax13Reshape(const SplicedNodes& g, int i, Context& ctx, InsertBefor
   // The input's rank as the adapter saw it, and what the skeleton declares of its dims.
   const int64_t rank = value != nullptr && value->dims_size() == 1 ? value->dims(0) : -1;
   const std::string input = g.SkeletonInput(flatten, 0);
-  const std::vector<int64_t>* known = DeclaredDims(ctx, input, rank);
+  const std::vector<int64_t>* known = DeclaredDims(ctx.skeleton.types, input, rank);
   if (ShapeConstantIsDeclared(value, rank, known)) return;
 
   const std::string x = g.nodes->Get(flatten).input(0);
@@ -320,7 +320,7 @@ void FixSoftmax13Reshape(const SplicedNodes& g, int i, Context& ctx, InsertBefor
   s->set_op_type(kShape);
   s->add_input(x);
   NodeProto* r = g.nodes->Mutable(reshape);
-  if (ctx.to >= 14) {
+  if (ctx.move.to >= 14) {
     AttributeProto* a = r->add_attribute();
     a->set_name("allowzero");
     a->set_type(AttributeProto::INT);
@@ -363,8 +363,8 @@ google::protobuf::RepeatedField<int64_t>* UnsqueezeAxes(const SplicedNodes& g, i
 // rank(A) - a - rank(B) trailing ones. onnx 1.12's 6->7 adapter unsqueezes B at [rank(B) .. rank(A)-1],
 // rank(A) - rank(B) of them, a too many: drop the last a.
 absl::Status FixLegacyBroadcast(const SplicedNodes& g, const NodeProto& orig, const NodeProto& node,
-                                const Context& ctx) {
-  if (!Crosses(ctx, 7) || ctx.from >= 7 || node.input_size() != 2 || !TakesLegacyBroadcast(orig.op_type())) {
+                                const SpliceContext& ctx) {
+  if (!ctx.move.Crosses(7) || ctx.move.from >= 7 || node.input_size() != 2 || !TakesLegacyBroadcast(orig.op_type())) {
     return absl::OkStatus();
   }
   int64_t axis = 0;
@@ -402,17 +402,17 @@ std::string DimsText(const std::vector<int64_t>* dims) {
   return text + "]";
 }
 
-const std::vector<int64_t>* KnownDims(const Context& ctx, const std::string& name) {
-  auto it = ctx.known_dims.find(name);
-  return it == ctx.known_dims.end() ? nullptr : &it->second;
+const std::vector<int64_t>* KnownDims(const KnownTypes& types, const std::string& name) {
+  auto it = types.known_dims.find(name);
+  return it == types.known_dims.end() ? nullptr : &it->second;
 }
 
 // The axes 1..rank-2 for an Unsqueeze of the slope: an attribute before opset 13, a Constant input from 13.
-void AddUnsqueezeAxes(int64_t x_rank, const std::string& slope, Context& ctx, NodeProto* unsqueeze,
+void AddUnsqueezeAxes(int64_t x_rank, const std::string& slope, SpliceContext& ctx, NodeProto* unsqueeze,
                       std::vector<NodeProto>* before) {
   std::vector<int64_t> axes;
   for (int64_t k = 1; k + 1 < x_rank; ++k) axes.push_back(k);
-  if (ctx.to < 13) {
+  if (ctx.move.to < 13) {
     AttributeProto* a = unsqueeze->add_attribute();
     a->set_name("axes");
     a->set_type(AttributeProto::INTS);
@@ -432,20 +432,20 @@ void AddUnsqueezeAxes(int64_t x_rank, const std::string& slope, Context& ctx, No
   before->push_back(std::move(constant));
 }
 
-absl::Status KeepPReluSlopePerChannel(const SplicedNodes& g, int i, const NodeProto& orig, Context& ctx,
+absl::Status KeepPReluSlopePerChannel(const SplicedNodes& g, int i, const NodeProto& orig, SpliceContext& ctx,
                                       InsertBefore* insert_before) {
   NodeProto* node = g.nodes->Mutable(i);
-  if (orig.op_type() != kPRelu || ctx.from >= 7 || !Crosses(ctx, 7) || node->input_size() != 2) {
+  if (orig.op_type() != kPRelu || ctx.move.from >= 7 || !ctx.move.Crosses(7) || node->input_size() != 2) {
     return absl::OkStatus();
   }
-  const std::vector<int64_t>* x_dims = KnownDims(ctx, g.SkeletonInput(i, 0));
-  const std::vector<int64_t>* slope_dims = KnownDims(ctx, g.SkeletonInput(i, 1));
+  const std::vector<int64_t>* x_dims = KnownDims(ctx.skeleton.types, g.SkeletonInput(i, 0));
+  const std::vector<int64_t>* slope_dims = KnownDims(ctx.skeleton.types, g.SkeletonInput(i, 1));
   const bool x_rank_known = x_dims != nullptr;
   if (x_rank_known && x_dims->size() <= 2) return absl::OkStatus();
   if (slope_dims != nullptr && (slope_dims->size() != 1 || (*slope_dims)[0] == 1)) return absl::OkStatus();
   if (!x_rank_known || slope_dims == nullptr) {
     return absl::FailedPreconditionError(
-        absl::StrCat(InGraph(NodeLabel(orig), g.where), ": PRelu-", ctx.from,
+        absl::StrCat(InGraph(NodeLabel(orig), g.where), ": PRelu-", ctx.move.from,
                      " applies its slope per channel (axis 1 of X), PRelu-7 from the last axis; with X of dims ",
                      DimsText(x_dims), " and a slope of dims ", DimsText(slope_dims),
                      " the slope cannot be reshaped to keep its meaning (the ranks must be known)"));
@@ -467,13 +467,13 @@ absl::Status KeepPReluSlopePerChannel(const SplicedNodes& g, int i, const NodePr
 // Clip 10->11 and Pad 10->11 make float inputs from the float attributes; Clip-11 and Pad-11 want them
 // of the data's type.
 void RetypeClipPadInputs(const SplicedNodes& g, int i, const NodeProto& orig, const NodeProto& node,
-                         const Context& ctx) {
+                         const SpliceContext& ctx) {
   std::vector<int> typed_inputs;
-  if (orig.op_type() == kClip && Crosses(ctx, 11) && ctx.from < 11) typed_inputs = {1, 2};
-  if (orig.op_type() == kPad && Crosses(ctx, 11) && ctx.from < 11) typed_inputs = {2};
+  if (orig.op_type() == kClip && ctx.move.Crosses(11) && ctx.move.from < 11) typed_inputs = {1, 2};
+  if (orig.op_type() == kPad && ctx.move.Crosses(11) && ctx.move.from < 11) typed_inputs = {2};
   if (typed_inputs.empty()) return;
-  auto type_it = ctx.elem_types.find(g.SkeletonInput(i, 0));
-  const int32_t elem_type = type_it == ctx.elem_types.end() ? TensorProto::UNDEFINED : type_it->second;
+  auto type_it = ctx.skeleton.types.elem_types.find(g.SkeletonInput(i, 0));
+  const int32_t elem_type = type_it == ctx.skeleton.types.elem_types.end() ? TensorProto::UNDEFINED : type_it->second;
   if (elem_type != TensorProto::DOUBLE && elem_type != TensorProto::FLOAT16) return;
   for (int k : typed_inputs) {
     if (k >= node.input_size()) continue;
@@ -505,7 +505,7 @@ void InsertFixNodes(InsertBefore& insert_before, google::protobuf::RepeatedPtrFi
 }  // namespace
 
 absl::Status FixAdapterResults(const std::string& where, const std::vector<int64_t>& emitted_record,
-                               const std::vector<const NodeProto*>& converted, Context& ctx,
+                               const std::vector<const NodeProto*>& converted, SpliceContext& ctx,
                                google::protobuf::RepeatedPtrField<NodeProto>* out_nodes) {
   // Fixes that need producers and consumers.
   ASSIGN_OR_RETURN(Producers producer, MapProducers(where, *out_nodes));
@@ -513,9 +513,9 @@ absl::Status FixAdapterResults(const std::string& where, const std::vector<int64
   InsertBefore insert_before;
   for (int i = 0; i < out_nodes->size(); ++i) {
     if (emitted_record[static_cast<size_t>(i)] < 0) continue;
-    const NodeProto& orig = *ctx.records[static_cast<size_t>(emitted_record[static_cast<size_t>(i)])].original;
+    const NodeProto& orig = *ctx.skeleton.records[static_cast<size_t>(emitted_record[static_cast<size_t>(i)])].original;
     const NodeProto& node = out_nodes->Get(i);
-    if (RestructuredAt13(orig.op_type()) && Crosses(ctx, 13) && node.input_size() == 1 && node.output_size() == 1) {
+    if (RestructuredAt13(orig.op_type()) && ctx.move.Crosses(13) && node.input_size() == 1 && node.output_size() == 1) {
       FixSoftmax13Reshape(g, i, ctx, &insert_before);
     }
     RETURN_IF_ERROR(FixLegacyBroadcast(g, orig, node, ctx));

@@ -163,8 +163,8 @@ void StepConverter::ConvertStep(const std::shared_ptr<onnx::Graph>& g, int64_t c
 // Softmax) that the 12->13 adapter restructures. That adapter collects the output's uses, subgraph reads
 // included (Value::uses), and renames it (Value::setUniqueName renames captures in every subgraph): what it
 // does then depends on nodes anywhere in the graph, so such a graph is converted whole.
-bool SubgraphReadsARestructuredValue(const GraphProto& graph, const Context& ctx) {
-  if (!Crosses(ctx, 13)) return false;
+bool SubgraphReadsARestructuredValue(const GraphProto& graph, const Move& move) {
+  if (!move.Crosses(13)) return false;
   std::unordered_set<std::string> restructured;
   for (const auto& node : graph.node()) {
     if (node.op_type() != kSoftmax && node.op_type() != kLogSoftmax) continue;
@@ -185,15 +185,15 @@ bool SubgraphReadsARestructuredValue(const GraphProto& graph, const Context& ctx
 // conversion in chunks would convert nothing and hand every node back unchanged. FailedPrecondition, as
 // the skeleton says it (CheckOpKnownAtSourceOpset), for a default-domain op onnx 1.12 does not know at the
 // model's opset.
-absl::StatusOr<bool> NothingToConvert(const GraphProto& graph, const Context& ctx, const StepConverter& converter) {
+absl::StatusOr<bool> NothingToConvert(const GraphProto& graph, const Move& move, const StepConverter& converter) {
   std::unordered_map<std::string, bool> adapts;
   for (const auto& node : graph.node()) {
     if (HoldsSubgraph(node)) return false;
-    if (ShownAsStandIn(node, ctx)) continue;  // a stand-in, which no adapter meets
+    if (ShownAsStandIn(node, move)) continue;  // a stand-in, which no adapter meets
     auto [it, inserted] = adapts.try_emplace(node.op_type(), false);
     if (inserted) {
-      RETURN_IF_ERROR(CheckOpKnownAtSourceOpset(node, kMainGraphPath, ctx));
-      it->second = converter.Adapts(node.op_type(), ctx.from, ctx.to);
+      RETURN_IF_ERROR(CheckOpKnownAtSourceOpset(node, kMainGraphPath, move));
+      it->second = converter.Adapts(node.op_type(), move.from, move.to);
     }
     if (it->second) return false;
     for (const auto& attr : node.attribute()) {
@@ -216,7 +216,7 @@ struct ChunkLayout {
 
 // The nodes the converter touches (a subgraph or tensor attribute, or an adapter between the two opsets),
 // `chunk_nodes` of them to a chunk.
-ChunkLayout LayOutChunks(const GraphProto& graph, const Context& ctx, const StepConverter& converter,
+ChunkLayout LayOutChunks(const GraphProto& graph, const Move& move, const StepConverter& converter,
                          int64_t chunk_nodes) {
   const int n = graph.node_size();
   ChunkLayout layout;
@@ -231,7 +231,7 @@ ChunkLayout LayOutChunks(const GraphProto& graph, const Context& ctx, const Step
     }
     if (!touched) {
       auto [it, inserted] = adapts.try_emplace(node.op_type(), false);
-      if (inserted) it->second = converter.Adapts(node.op_type(), ctx.from, ctx.to);
+      if (inserted) it->second = converter.Adapts(node.op_type(), move.from, move.to);
       touched = it->second;
     }
     if (!touched) continue;
@@ -378,14 +378,14 @@ absl::Status BuildChunk(const ModelProto& skeleton, const ChunkLayout& layout, i
 // Step by step, chunk by chunk, as convert_graph goes through the whole graph, each boundary value's type
 // carried from the chunk that changes it to the next. A node output nothing declares is UNDEFINED without
 // sizes, as graphProtoToGraph leaves it.
-void ConvertChunks(std::vector<Chunk>& parts, const Context& ctx, const StepConverter& converter,
+void ConvertChunks(std::vector<Chunk>& parts, const Move& move, const StepConverter& converter,
                    std::unordered_map<std::string, IrType>& types) {
   const IrType unknown;
   auto type_of = [&](const std::string& name) -> const IrType& {
     auto it = types.find(name);
     return it == types.end() ? unknown : it->second;
   };
-  for (int64_t version = ctx.from; version < ctx.to; ++version) {
+  for (int64_t version = move.from; version < move.to; ++version) {
     for (Chunk& part : parts) {
       for (onnx::Value* v : part.graph->inputs()) SetType(v, type_of(v->uniqueName()));
       for (onnx::Value* v : part.graph->outputs()) SetType(v, type_of(v->uniqueName()));
@@ -417,16 +417,16 @@ absl::StatusOr<std::vector<GraphProto>> ExportChunks(std::vector<Chunk>& parts) 
 // The merged graph: untouched nodes as they are, each chunk's nodes where its first node stood, fences
 // replaced by the nodes they stand for, converter-made names prefixed with the chunk.
 GraphProto MergeChunks(const GraphProto& graph, const ChunkLayout& layout, const std::vector<Chunk>& parts,
-                       std::vector<GraphProto>& exported, const Context& ctx) {
+                       std::vector<GraphProto>& exported, const NameCodec& codec) {
   GraphProto merged;
   merged.set_name(graph.name());
   *merged.mutable_output() = graph.output();
   auto rename = [&](std::string* name, size_t c) {
-    if (!name->empty() && ctx.codec.Decode(*name) == nullptr) *name = absl::StrCat("c", c, "_", *name);
+    if (!name->empty() && codec.Decode(*name) == nullptr) *name = absl::StrCat("c", c, "_", *name);
   };
   for (size_t c = 0; c < exported.size(); ++c) {
     for (const auto& t : exported[c].initializer()) {
-      if (ctx.codec.Decode(t.name()) != nullptr) continue;
+      if (codec.Decode(t.name()) != nullptr) continue;
       TensorProto* copy = merged.add_initializer();
       *copy = t;
       rename(copy->mutable_name(), c);
@@ -456,22 +456,19 @@ GraphProto MergeChunks(const GraphProto& graph, const ChunkLayout& layout, const
 
 }  // namespace
 
-// The skeleton's main graph converted from ctx.from to ctx.to in chunks of at most `chunk_nodes` converted
-// nodes; returns a graph whose nodes, converter-made initializers and outputs are those one conversion of
-// the whole skeleton would give (up to the names of converter-made values).
-absl::StatusOr<GraphProto> ConvertMainGraphInChunks(const ModelProto& skeleton, const Context& ctx,
+absl::StatusOr<GraphProto> ConvertMainGraphInChunks(const Skeleton& skeleton, const Move& move,
                                                     const StepConverter& converter, int64_t chunk_nodes) {
-  const GraphProto& graph = skeleton.graph();
-  const ChunkLayout layout = LayOutChunks(graph, ctx, converter, chunk_nodes);
+  const GraphProto& graph = skeleton.model.graph();
+  const ChunkLayout layout = LayOutChunks(graph, move, converter, chunk_nodes);
   const std::unordered_set<std::string> read_outside = ValuesReadOutsideTheirChunk(graph, layout);
   BoundaryTypes boundary = TypesBeforeConversion(graph);
   std::vector<Chunk> parts(static_cast<size_t>(layout.chunks));
   for (int c = 0; c < layout.chunks; ++c) {
-    RETURN_IF_ERROR(BuildChunk(skeleton, layout, c, read_outside, boundary, parts[static_cast<size_t>(c)]));
+    RETURN_IF_ERROR(BuildChunk(skeleton.model, layout, c, read_outside, boundary, parts[static_cast<size_t>(c)]));
   }
-  ConvertChunks(parts, ctx, converter, boundary.types);
+  ConvertChunks(parts, move, converter, boundary.types);
   ASSIGN_OR_RETURN(std::vector<GraphProto> exported, ExportChunks(parts));
-  return MergeChunks(graph, layout, parts, exported, ctx);
+  return MergeChunks(graph, layout, parts, exported, skeleton.codec);
 }
 
 }  // namespace onnx_legalize::opset_upgrade

@@ -67,28 +67,45 @@ struct NodeRecord {
   std::set<std::string> hidden_attributes;  // attributes the skeleton does not carry; restored verbatim
 };
 
-// One upgrade, from the skeleton's building to the splice.
-struct Context {
-  const PassThroughOps& pass_through;  // the removed ops the skeleton shows as stand-ins
+// The move one upgrade makes: from which default opset to which, and the removed ops that pass through it
+// (shown to the converter as stand-ins). Fixed before the first phase; every phase reads it.
+struct Move {
+  const PassThroughOps& pass_through;
   int64_t from = 0;
   int64_t to = 0;
-  NameCodec codec;
-  FreshNames fresh;
-  std::vector<NodeRecord> records;
-  std::unordered_map<const GraphProto*, std::vector<int64_t>> records_by_owner;  // in node order
-  // Element types of skeleton values (by skeleton name) as the skeleton (after shape inference) states them;
-  // a name typed differently in two scopes is left out.
+
+  // Whether the move passes opset `version` (a schema change at `version` concerns it).
+  bool Crosses(int64_t version) const { return from < version && to >= version; }
+};
+
+// What the skeleton's declarations (after shape inference) say of its values, by skeleton name: what the
+// adapters saw, which the fixes of upgrade/adapter_fixes.cc need.
+struct KnownTypes {
+  // Element types; a name typed differently in two scopes is left out.
   std::unordered_map<std::string, int32_t> elem_types;
   std::unordered_set<std::string> ambiguous_types;
-  // Sizes of skeleton values as the skeleton (after shape inference) declares them, per dim its dim_value or
-  // -1 (unknown, symbolic or negative); a name declared with two ranks or two values for a dim, or defined in
-  // two graphs (sibling branches), is left out.
+  // Sizes of the values a fix reads, per dim its dim_value or -1 (unknown, symbolic or negative); a name
+  // declared with two ranks or two values for a dim, or defined in two graphs (sibling branches), is left out.
   std::unordered_map<std::string, std::vector<int64_t>> known_dims;
   std::unordered_set<std::string> ambiguous_dims;
 };
 
-// Whether the upgrade passes opset `version` (a schema change at `version` concerns it).
-inline bool Crosses(const Context& ctx, int64_t version) { return ctx.from < version && ctx.to >= version; }
+// The first phase's result (BuildSkeleton): the model the converter sees, and how it maps to the caller's.
+struct Skeleton {
+  ModelProto model;
+  NameCodec codec;                  // the caller's value names <-> the skeleton's
+  std::vector<NodeRecord> records;  // the caller's nodes; a skeleton node's tag is its index here
+  std::unordered_map<const GraphProto*, std::vector<int64_t>> records_by_owner;  // in node order
+  KnownTypes types;
+};
+
+// What the last phase (the splice, with the adapter fixes) reads, and the one thing it changes: the names
+// taken in the caller's model, to which each value it makes adds one.
+struct SpliceContext {
+  const Move& move;
+  const Skeleton& skeleton;
+  FreshNames fresh;
+};
 
 // --- upgrade/skeleton.cc ---------------------------------------------------------------------------------------------
 
@@ -102,45 +119,31 @@ const TensorProto* ConstantValue(const NodeProto& node);
 ValueInfoProto TypedPlaceholder(const std::string& name, int32_t elem_type,
                                 const google::protobuf::RepeatedField<int64_t>& dims);
 
-// Whether the skeleton shows `node` as a stand-in: DynamicSlice, the ops ctx.pass_through names (at the
-// opset ctx.from the model imports), other domains, large Constants.
-bool ShownAsStandIn(const NodeProto& node, const Context& ctx);
+// Whether the skeleton shows `node` as a stand-in: DynamicSlice, the ops move.pass_through names (at the
+// opset move.from the model imports), other domains, large Constants.
+bool ShownAsStandIn(const NodeProto& node, const Move& move);
 
 // FailedPrecondition when onnx 1.12 does not define `node`'s op at the model's opset (node in graph `where`).
-absl::Status CheckOpKnownAtSourceOpset(const NodeProto& node, const std::string& where, const Context& ctx);
+absl::Status CheckOpKnownAtSourceOpset(const NodeProto& node, const std::string& where, const Move& move);
 
 // FailedPrecondition when onnx 1.12's converter would move `node` to a form that computes something else and
 // no repair puts it right (Scan-8 crossing opset 9).
-absl::Status CheckConverterMovesItRight(const NodeProto& node, const std::string& where, const Context& ctx);
+absl::Status CheckConverterMovesItRight(const NodeProto& node, const std::string& where, const Move& move);
 
-// Appends to `out` the skeleton of `graph` (at `path`; `is_main` for the main graph), recording its nodes in
-// ctx.records.
-absl::Status BuildSkeletonGraph(const GraphProto& graph, const std::string& path, bool is_main, Context& ctx,
-                                GraphProto* out);
-
-// After shape inference: the outputs of nodes an adapter replaces by a new node become graph outputs, so
-// that onnx's IR (Value::replaceAllUsesWith) gives the replacement the original output names.
-void ExposeReplacedOutputs(const Context& ctx, GraphProto* graph);
+// The copy of `model` the converter sees, with what shape inference learns of it (best effort: adapters
+// read ranks and shapes, but a model whose declared types contradict inference is still converted where no
+// adapter needs them), the table of the caller's nodes it shows, and the types the adapter fixes read.
+absl::StatusOr<Skeleton> BuildSkeleton(const ModelProto& model, const Move& move);
 
 // --- upgrade/skeleton_types.cc ---------------------------------------------------------------------------------------
 
 // Repeats what enclosing graphs know of the values a subgraph captures as value_info of the subgraph.
 void AddCaptureTypes(GraphProto* graph, const std::unordered_map<std::string, onnx::TypeProto>& outer);
 
-// Fills ctx.elem_types from the skeleton's declarations.
-void CollectElemTypes(const GraphProto& graph, Context& ctx);
-
-// The inputs of the Softmax and LogSoftmax nodes of the skeleton (Hardmax shows as Softmax), which the
-// 12->13 adapter restructures.
-void CollectSoftmaxInputs(const GraphProto& graph, std::unordered_set<std::string>& names);
-
-// The inputs (X and slope) of the skeleton's PRelu nodes, whose slope the 6->7 step may have to reshape.
-void CollectPReluInputs(const GraphProto& graph, std::unordered_set<std::string>& names);
-
-// Fills ctx.known_dims for the `wanted` names from the skeleton's declarations; `defined` gathers which of
-// them the graphs seen so far define.
-void CollectKnownDims(const GraphProto& graph, const std::unordered_set<std::string>& wanted, Context& ctx,
-                      std::unordered_set<std::string>& defined);
+// What the skeleton's main graph `graph` and its subgraphs declare of the element types of their values, and
+// of the dims of the values whose dims a fix of `move` reads (the inputs of Softmax and LogSoftmax, which
+// the 12->13 adapter restructures; of PRelu, whose slope the 6->7 step may have to reshape).
+KnownTypes CollectKnownTypes(const GraphProto& graph, const Move& move);
 
 // --- upgrade/chunks.cc -----------------------------------------------------------------------------------------------
 
@@ -162,41 +165,43 @@ class StepConverter : public onnx::version_conversion::DefaultVersionConverter {
 
 // Whether a subgraph of the main graph reads the output of a Softmax or LogSoftmax that the 12->13 adapter
 // restructures: such a graph is converted whole.
-bool SubgraphReadsARestructuredValue(const GraphProto& graph, const Context& ctx);
+bool SubgraphReadsARestructuredValue(const GraphProto& graph, const Move& move);
 
 // Whether the converter would leave every node of the main graph as it is.
-absl::StatusOr<bool> NothingToConvert(const GraphProto& graph, const Context& ctx, const StepConverter& converter);
+absl::StatusOr<bool> NothingToConvert(const GraphProto& graph, const Move& move, const StepConverter& converter);
 
-// The skeleton's main graph converted from ctx.from to ctx.to in chunks of at most `chunk_nodes` converted
+// The skeleton's main graph converted from move.from to move.to in chunks of at most `chunk_nodes` converted
 // nodes; returns a graph whose nodes, converter-made initializers and outputs are those one conversion of
 // the whole skeleton would give (up to the names of converter-made values).
-absl::StatusOr<GraphProto> ConvertMainGraphInChunks(const ModelProto& skeleton, const Context& ctx,
+absl::StatusOr<GraphProto> ConvertMainGraphInChunks(const Skeleton& skeleton, const Move& move,
                                                     const StepConverter& converter, int64_t chunk_nodes);
 
 // --- upgrade/splice.cc -----------------------------------------------------------------------------------------------
 
 // The node list of the caller's main graph `original`, and of its subgraphs at any depth, rebuilt from
-// `converted`, the converted skeleton's main graph, into `out_nodes`; the caller's model is not touched.
-absl::Status SpliceMainGraph(const GraphProto& converted, const GraphProto& original, Context& ctx,
-                             google::protobuf::RepeatedPtrField<NodeProto>* out_nodes);
+// `converted`, the converted skeleton's main graph; the caller's model is not touched.
+absl::StatusOr<google::protobuf::RepeatedPtrField<NodeProto>> SpliceMainGraph(const GraphProto& converted,
+                                                                              const GraphProto& original,
+                                                                              const Move& move,
+                                                                              const Skeleton& skeleton);
 
 // --- upgrade/adapter_fixes.cc ----------------------------------------------------------------------------------------
 
 // The op type the skeleton shows for a converted node.
-std::string OpTypeShownToConverter(const NodeProto& node, const Context& ctx);
+std::string OpTypeShownToConverter(const NodeProto& node, const Move& move);
 
 // Adds to `shown`, the skeleton of `node`, the Pad-2 `value` default the Pad 10->11 adapter reads.
-void SpellOutPadValue(const NodeProto& node, const Context& ctx, NodeProto* shown);
+void SpellOutPadValue(const NodeProto& node, const Move& move, NodeProto* shown);
 
 // Gives a Resize that Upsample or Resize-10 became (`node`, spliced from `orig`) Resize-10's coordinates.
-void KeepResize10Coordinates(const NodeProto& orig, const Context& ctx, NodeProto* node);
+void KeepResize10Coordinates(const NodeProto& orig, const Move& move, NodeProto* node);
 
 // Puts right what the adapters made of the spliced nodes of one graph (shown as graph `where`): per node,
 // `emitted_record` is the record it stands for (-1 for a converter-made node) and `converted` the skeleton's
 // converted node it was spliced from (null for a converter-made initializer), whose input names are the keys
-// of ctx.elem_types and ctx.known_dims. Adds the nodes a fix needs.
+// of the skeleton's KnownTypes. Adds the nodes a fix needs.
 absl::Status FixAdapterResults(const std::string& where, const std::vector<int64_t>& emitted_record,
-                               const std::vector<const NodeProto*>& converted, Context& ctx,
+                               const std::vector<const NodeProto*>& converted, SpliceContext& ctx,
                                google::protobuf::RepeatedPtrField<NodeProto>* out_nodes);
 
 }  // namespace onnx_legalize::opset_upgrade

@@ -4,7 +4,7 @@
 // Why private names: onnx 1.12's converter names every value it creates with a per-graph counter ("7",
 // "12"), which collides with the numeric names old PyTorch exports are full of, and across nested graphs.
 // In the skeleton every value is "v<k>", never numeric, so a converter-made name can never be mistaken for
-// one of ours, and every node is "n<k>", its index in the table of original nodes (Context::records).
+// one of ours, and every node is "n<k>", its index in the table of original nodes (Skeleton::records).
 #ifndef ONNX_LEGALIZE_SRC_UPGRADE_NAMES_H_
 #define ONNX_LEGALIZE_SRC_UPGRADE_NAMES_H_
 

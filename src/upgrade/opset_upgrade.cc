@@ -31,7 +31,6 @@
 #include <exception>
 #include <new>
 #include <string>
-#include <unordered_set>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -40,7 +39,6 @@
 #include "graph/op_names.h"
 #include "graph/opsets.h"
 #include "onnx/defs/schema.h"
-#include "onnx/shape_inference/implementation.h"
 #include "status_macros.h"
 #include "upgrade/internal.h"
 
@@ -48,78 +46,39 @@ namespace onnx_legalize {
 namespace opset_upgrade {
 namespace {
 
-// The skeleton's IR version: >= 4 so that initializers need not be graph inputs; the IR does not matter to
-// the converter otherwise, and the caller's model keeps its own.
-constexpr int64_t kSkeletonIrVersion = 8;
-
 // InternalError when the stand-in op has a schema that changes between the two opsets: it must stay out of
 // every adapter's reach.
-absl::Status CheckStandInIsInert(const Context& ctx) {
-  for (int64_t v = ctx.from + 1; v <= ctx.to; ++v) {
+absl::Status CheckStandInIsInert(const Move& move) {
+  for (int64_t v = move.from + 1; v <= move.to; ++v) {
     const onnx::OpSchema* s = onnx::OpSchemaRegistry::Schema(kStandInOp, static_cast<int>(v), "");
-    if (s == nullptr || s->since_version() > ctx.from) {
+    if (s == nullptr || s->since_version() > move.from) {
       return absl::InternalError(absl::StrCat("stand-in op ", kStandInOp, " changes at opset ", v));
     }
   }
   return absl::OkStatus();
 }
 
-// The copy of `model` the converter sees (upgrade/skeleton.cc), with what shape inference learns of it (best
-// effort: adapters read ranks and shapes, but a model whose declared types contradict inference is still
-// converted where no adapter needs them) and the dims the adapter fixes read.
-absl::StatusOr<ModelProto> ConverterSkeleton(const ModelProto& model, Context& ctx) {
-  ModelProto skeleton;
-  skeleton.set_ir_version(kSkeletonIrVersion);
-  auto* default_import = skeleton.add_opset_import();
-  default_import->set_domain("");
-  default_import->set_version(ctx.from);
-  auto* hidden_import = skeleton.add_opset_import();
-  hidden_import->set_domain(kStandInDomain);
-  hidden_import->set_version(1);
-  RETURN_IF_ERROR(BuildSkeletonGraph(model.graph(), kMainGraphPath, true, ctx, skeleton.mutable_graph()));
-  {
-    ModelProto inferred = skeleton;
-    bool ok = true;
-    try {
-      onnx::shape_inference::InferShapes(inferred);
-    } catch (const std::bad_alloc&) {
-      throw;
-    } catch (...) {
-      ok = false;
-    }
-    if (ok) skeleton.Swap(&inferred);
-  }
-  AddCaptureTypes(skeleton.mutable_graph(), {});
-  CollectElemTypes(skeleton.graph(), ctx);
-  std::unordered_set<std::string> wanted, defined;  // the values whose dims an adapter fix reads
-  if (Crosses(ctx, 13)) CollectSoftmaxInputs(skeleton.graph(), wanted);
-  if (Crosses(ctx, 7)) CollectPReluInputs(skeleton.graph(), wanted);
-  if (!wanted.empty()) CollectKnownDims(skeleton.graph(), wanted, ctx, defined);
-  ExposeReplacedOutputs(ctx, skeleton.mutable_graph());
-  return skeleton;
-}
-
 // The skeleton's main graph converted by onnx's version converter, in chunks where that gives the same
 // result; FailedPrecondition with the converter's own words when it throws.
-absl::StatusOr<GraphProto> RunConverter(const ModelProto& skeleton, const Context& ctx, const StepConverter& converter,
+absl::StatusOr<GraphProto> RunConverter(const Skeleton& skeleton, const Move& move, const StepConverter& converter,
                                         int64_t chunk_nodes) {
   GraphProto converted;
   try {
-    if (chunk_nodes > 0 && !SubgraphReadsARestructuredValue(skeleton.graph(), ctx)) {
-      ASSIGN_OR_RETURN(converted, ConvertMainGraphInChunks(skeleton, ctx, converter, chunk_nodes));
+    if (chunk_nodes > 0 && !SubgraphReadsARestructuredValue(skeleton.model.graph(), move)) {
+      ASSIGN_OR_RETURN(converted, ConvertMainGraphInChunks(skeleton, move, converter, chunk_nodes));
     } else {
       // What onnx::version_conversion::ConvertVersion does.
-      ModelProto whole = converter.convert_version(skeleton, onnx::OpSetID(ctx.from), onnx::OpSetID(ctx.to));
+      ModelProto whole = converter.convert_version(skeleton.model, onnx::OpSetID(move.from), onnx::OpSetID(move.to));
       converted.Swap(whole.mutable_graph());
     }
   } catch (const std::bad_alloc&) {
     throw;
   } catch (const std::exception& e) {
     return absl::FailedPreconditionError(absl::StrCat("onnx 1.12's version converter cannot move the model from opset ",
-                                                      ctx.from, " to ", ctx.to, ": ", e.what()));
+                                                      move.from, " to ", move.to, ": ", e.what()));
   } catch (...) {
     return absl::FailedPreconditionError(
-        absl::StrCat("onnx 1.12's version converter cannot move the model from opset ", ctx.from, " to ", ctx.to));
+        absl::StrCat("onnx 1.12's version converter cannot move the model from opset ", move.from, " to ", move.to));
   }
   return converted;
 }
@@ -152,24 +111,22 @@ absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes,
     return absl::OkStatus();
   }
   RETURN_IF_ERROR(ValidateGraphsForConverter(model.graph()));
-  Context ctx{pass_through};
-  ctx.from = from;
-  ctx.to = target;
-  RETURN_IF_ERROR(CheckStandInIsInert(ctx));
+  const Move move{pass_through, from, target};
+  RETURN_IF_ERROR(CheckStandInIsInert(move));
   RegisterStandInSchemas();  // first: the converter's table of schemas must hold the stand-in's
   static const StepConverter* const converter = new StepConverter();
   if (chunk_nodes > 0) {
-    ASSIGN_OR_RETURN(const bool untouched, NothingToConvert(model.graph(), ctx, *converter));
+    ASSIGN_OR_RETURN(const bool untouched, NothingToConvert(model.graph(), move, *converter));
     if (untouched) {
       commit_opset();
       return absl::OkStatus();
     }
   }
-  ASSIGN_OR_RETURN(const ModelProto skeleton, ConverterSkeleton(model, ctx));
-  ASSIGN_OR_RETURN(const GraphProto converted, RunConverter(skeleton, ctx, *converter, chunk_nodes));
-  ctx.fresh.ReserveAll(model.graph());
-  google::protobuf::RepeatedPtrField<NodeProto> nodes;
-  RETURN_IF_ERROR(SpliceMainGraph(converted, model.graph(), ctx, &nodes));
+  // The phases: the skeleton the converter sees, its conversion, and the converted nodes spliced back.
+  ASSIGN_OR_RETURN(const Skeleton skeleton, BuildSkeleton(model, move));
+  ASSIGN_OR_RETURN(const GraphProto converted, RunConverter(skeleton, move, *converter, chunk_nodes));
+  ASSIGN_OR_RETURN(google::protobuf::RepeatedPtrField<NodeProto> nodes,
+                   SpliceMainGraph(converted, model.graph(), move, skeleton));
   // Commit: nothing below can fail.
   model.mutable_graph()->mutable_node()->Swap(&nodes);
   commit_opset();

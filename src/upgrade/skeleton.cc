@@ -22,6 +22,7 @@
 // where graph inputs are positional); the outputs of nodes an adapter replaces are exposed as graph outputs
 // so that the IR hands their names to the replacement.
 #include <cstdint>
+#include <new>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -31,6 +32,7 @@
 #include "graph/labels.h"
 #include "graph/op_names.h"
 #include "onnx/defs/schema.h"
+#include "onnx/shape_inference/implementation.h"
 #include "status_macros.h"
 #include "upgrade/internal.h"
 #include "upgrade/stand_in_schema.h"
@@ -43,6 +45,10 @@ namespace {
 // ones stay so that shape inference can read shape-like values (Reshape's shape, ...).
 constexpr int64_t kMaxInlineConstantBytes = 4096;
 
+// The skeleton's IR version: >= 4 so that initializers need not be graph inputs; the IR does not matter to
+// the converter otherwise, and the caller's model keeps its own.
+constexpr int64_t kSkeletonIrVersion = 8;
+
 int64_t PayloadBytes(const TensorProto& t) {
   int64_t bytes = static_cast<int64_t>(t.raw_data().size());
   bytes += int64_t{4} * (t.float_data_size() + t.int32_data_size());
@@ -51,37 +57,40 @@ int64_t PayloadBytes(const TensorProto& t) {
   return bytes;
 }
 
-absl::Status BuildSkeletonNode(const NodeProto& node, const GraphProto& owner, const std::string& path, Context& ctx,
-                               GraphProto* out) {
-  const size_t index = ctx.records.size();
-  ctx.records.push_back(NodeRecord{&node, &owner, false, {}});
-  ctx.records_by_owner[&owner].push_back(static_cast<int64_t>(index));
+absl::Status BuildSkeletonGraph(const GraphProto& graph, const std::string& path, bool is_main, const Move& move,
+                                Skeleton& skeleton, GraphProto* out);
 
-  const bool opaque = ShownAsStandIn(node, ctx);
+absl::Status BuildSkeletonNode(const NodeProto& node, const GraphProto& owner, const std::string& path,
+                               const Move& move, Skeleton& skeleton, GraphProto* out) {
+  const size_t index = skeleton.records.size();
+  skeleton.records.push_back(NodeRecord{&node, &owner, false, {}});
+  skeleton.records_by_owner[&owner].push_back(static_cast<int64_t>(index));
+
+  const bool opaque = ShownAsStandIn(node, move);
   const TensorProto* constant = ConstantValue(node);
-  if (!opaque) RETURN_IF_ERROR(CheckOpKnownAtSourceOpset(node, path, ctx));
-  if (!opaque) RETURN_IF_ERROR(CheckConverterMovesItRight(node, path, ctx));
+  if (!opaque) RETURN_IF_ERROR(CheckOpKnownAtSourceOpset(node, path, move));
+  if (!opaque) RETURN_IF_ERROR(CheckConverterMovesItRight(node, path, move));
 
   NodeProto* s = out->add_node();
   s->set_name(NameCodec::NodeTag(index));
-  for (const auto& in : node.input()) s->add_input(ctx.codec.Encode(in));
-  for (const auto& o : node.output()) s->add_output(ctx.codec.Encode(o));
+  for (const auto& in : node.input()) s->add_input(skeleton.codec.Encode(in));
+  for (const auto& o : node.output()) s->add_output(skeleton.codec.Encode(o));
   if (opaque) {
-    s->set_op_type(ShownAsRankKeepingStandIn(node, ctx.pass_through) ? kRankKeepingStandInOp : kStandInOp);
+    s->set_op_type(ShownAsRankKeepingStandIn(node, move.pass_through) ? kRankKeepingStandInOp : kStandInOp);
     s->set_domain(kStandInDomain);
     if (constant != nullptr && node.output_size() == 1) {
       *out->add_value_info() = TypedPlaceholder(s->output(0), constant->data_type(), constant->dims());
     }
   } else {
-    s->set_op_type(OpTypeShownToConverter(node, ctx));
+    s->set_op_type(OpTypeShownToConverter(node, move));
   }
   for (const auto& attr : node.attribute()) {
     if (attr.type() == AttributeProto::GRAPH) {
       AttributeProto* a = s->add_attribute();
       a->set_name(attr.name());
       a->set_type(AttributeProto::GRAPH);
-      RETURN_IF_ERROR(
-          BuildSkeletonGraph(attr.g(), SubgraphPath(path, node, attr.name(), attr.g()), false, ctx, a->mutable_g()));
+      RETURN_IF_ERROR(BuildSkeletonGraph(attr.g(), SubgraphPath(path, node, attr.name(), attr.g()), false, move,
+                                         skeleton, a->mutable_g()));
       continue;
     }
     if (attr.type() == AttributeProto::GRAPHS && attr.graphs_size() > 0) {
@@ -93,14 +102,97 @@ absl::Status BuildSkeletonNode(const NodeProto& node, const GraphProto& owner, c
     const bool hide = opaque || attr.type() == AttributeProto::SPARSE_TENSOR ||
                       attr.type() == AttributeProto::SPARSE_TENSORS || attr.type() == AttributeProto::GRAPHS;
     if (hide) {
-      ctx.records[index].hidden_attributes.insert(attr.name());
+      skeleton.records[index].hidden_attributes.insert(attr.name());
       continue;
     }
     *s->add_attribute() = attr;
   }
-  if (!opaque) SpellOutPadValue(node, ctx, s);
-  ctx.records[index].opaque = opaque;
+  if (!opaque) SpellOutPadValue(node, move, s);
+  skeleton.records[index].opaque = opaque;
   return absl::OkStatus();
+}
+
+// Appends to `out` the skeleton of `graph` (at `path`; `is_main` for the main graph), recording its nodes in
+// skeleton.records.
+absl::Status BuildSkeletonGraph(const GraphProto& graph, const std::string& path, bool is_main, const Move& move,
+                                Skeleton& skeleton, GraphProto* out) {
+  out->set_name(graph.name());
+  std::unordered_set<std::string> input_names;
+  for (const auto& v : graph.input()) {
+    ValueInfoProto* vi = out->add_input();
+    *vi = v;
+    vi->clear_doc_string();
+    vi->set_name(skeleton.codec.Encode(v.name()));
+    input_names.insert(v.name());
+  }
+  for (const auto& v : graph.output()) {
+    ValueInfoProto* vi = out->add_output();
+    *vi = v;
+    vi->clear_doc_string();
+    vi->set_name(skeleton.codec.Encode(v.name()));
+  }
+  for (const auto& v : graph.value_info()) {
+    ValueInfoProto* vi = out->add_value_info();
+    *vi = v;
+    vi->clear_doc_string();
+    vi->set_name(skeleton.codec.Encode(v.name()));
+  }
+  // A constant the converter need not copy becomes a typed placeholder: a graph input in the main graph, and
+  // a value_info entry in a subgraph (whose inputs are positional; the converter treats the unresolved name
+  // as a capture from the enclosing scope).
+  auto placeholder = [&](const std::string& name, int32_t elem_type,
+                         const google::protobuf::RepeatedField<int64_t>& dims) {
+    ValueInfoProto vi = TypedPlaceholder(skeleton.codec.Encode(name), elem_type, dims);
+    if (!is_main) {
+      *out->add_value_info() = std::move(vi);
+    } else if (input_names.count(name) == 0) {
+      *out->add_input() = std::move(vi);
+    }
+  };
+  for (const auto& t : graph.initializer()) {
+    if (InlineConstant(t)) {
+      TensorProto* copy = out->add_initializer();
+      *copy = t;
+      copy->clear_doc_string();
+      copy->set_name(skeleton.codec.Encode(t.name()));
+    } else {
+      placeholder(t.name(), t.data_type(), t.dims());
+    }
+  }
+  for (const auto& t : graph.sparse_initializer()) placeholder(t.values().name(), t.values().data_type(), t.dims());
+  for (const auto& node : graph.node()) RETURN_IF_ERROR(BuildSkeletonNode(node, graph, path, move, skeleton, out));
+  return absl::OkStatus();
+}
+
+// After shape inference: the outputs of nodes an adapter replaces by a new node become graph outputs, so
+// that onnx's IR (Value::replaceAllUsesWith) gives the replacement the original output names.
+void ExposeReplacedOutputs(const Move& move, GraphProto* graph) {
+  std::unordered_set<std::string> outputs;
+  for (const auto& v : graph->output()) outputs.insert(v.name());
+  for (auto& node : *graph->mutable_node()) {
+    ForEachMutableSubgraph(node,
+                           [&](const std::string&, GraphProto& subgraph) { ExposeReplacedOutputs(move, &subgraph); });
+    const bool replaced =
+        (node.op_type() == kUpsample && move.Crosses(10)) || (node.op_type() == kScatter && move.Crosses(11));
+    if (!replaced || node.domain() == kStandInDomain) continue;
+    for (const auto& o : node.output()) {
+      if (!o.empty() && outputs.insert(o).second) graph->add_output()->set_name(o);
+    }
+  }
+}
+
+// Runs onnx's shape inference on `model` when it succeeds; leaves the model as it is when it throws (a model
+// whose declared types contradict inference is still converted where no adapter needs them).
+void InferShapesIfConsistent(ModelProto& model) {
+  ModelProto inferred = model;
+  try {
+    onnx::shape_inference::InferShapes(inferred);
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (...) {
+    return;
+  }
+  model.Swap(&inferred);
 }
 
 }  // namespace
@@ -129,21 +221,21 @@ const TensorProto* ConstantValue(const NodeProto& node) {
   return nullptr;
 }
 
-bool ShownAsStandIn(const NodeProto& node, const Context& ctx) {
+bool ShownAsStandIn(const NodeProto& node, const Move& move) {
   if (!IsDefaultDomain(node.domain()) || node.op_type() == kDynamicSliceOp) return true;
   // The removed ops pass through untouched, as DynamicSlice does; their rules rewrite them afterwards.
-  if (ctx.pass_through.passes_through && ctx.pass_through.passes_through(node, ctx.from)) return true;
+  if (move.pass_through.passes_through && move.pass_through.passes_through(node, move.from)) return true;
   const TensorProto* constant = ConstantValue(node);
   return constant != nullptr && !InlineConstant(*constant);  // Constant never changes meaning
 }
 
-absl::Status CheckOpKnownAtSourceOpset(const NodeProto& node, const std::string& where, const Context& ctx) {
-  if (onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(ctx.from), "") != nullptr) {
+absl::Status CheckOpKnownAtSourceOpset(const NodeProto& node, const std::string& where, const Move& move) {
+  if (onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(move.from), "") != nullptr) {
     return absl::OkStatus();
   }
   return absl::FailedPreconditionError(absl::StrCat(InGraph(NodeLabel(node), where), ": op '", node.op_type(),
-                                                    "' is not defined in default opset ", ctx.from,
-                                                    " of onnx 1.12, so it cannot be moved to opset ", ctx.to));
+                                                    "' is not defined in default opset ", move.from,
+                                                    " of onnx 1.12, so it cannot be moved to opset ", move.to));
 }
 
 // Scan-8 scans batched tensors ([batch, sequence, ...], with optional sequence_lens); Scan-9 has no batch
@@ -151,81 +243,34 @@ absl::Status CheckOpKnownAtSourceOpset(const NodeProto& node, const std::string&
 // reads and writes, and drops inputs whose sizes it does not know: the Scan then reads the batched tensors
 // (or nothing) as sequences. No repair here writes the batch loop Scan-9 would need, so such a node is
 // refused rather than passed on meaning something else.
-absl::Status CheckConverterMovesItRight(const NodeProto& node, const std::string& where, const Context& ctx) {
-  if (node.op_type() == "Scan" && Crosses(ctx, 9) && ctx.from >= 8) {
+absl::Status CheckConverterMovesItRight(const NodeProto& node, const std::string& where, const Move& move) {
+  if (node.op_type() == "Scan" && move.Crosses(9) && move.from >= 8) {
     return absl::FailedPreconditionError(absl::StrCat(
         InGraph(NodeLabel(node), where),
         ": Scan-8 scans batched tensors and Scan-9 has no batch axis; onnx "
         "1.12's converter moves it to opset 9 by dropping the batch dim from its values' declared sizes, which "
         "changes what it computes, so it cannot be moved to opset ",
-        ctx.to));
+        move.to));
   }
   return absl::OkStatus();
 }
 
-absl::Status BuildSkeletonGraph(const GraphProto& graph, const std::string& path, bool is_main, Context& ctx,
-                                GraphProto* out) {
-  out->set_name(graph.name());
-  std::unordered_set<std::string> input_names;
-  for (const auto& v : graph.input()) {
-    ValueInfoProto* vi = out->add_input();
-    *vi = v;
-    vi->clear_doc_string();
-    vi->set_name(ctx.codec.Encode(v.name()));
-    input_names.insert(v.name());
-  }
-  for (const auto& v : graph.output()) {
-    ValueInfoProto* vi = out->add_output();
-    *vi = v;
-    vi->clear_doc_string();
-    vi->set_name(ctx.codec.Encode(v.name()));
-  }
-  for (const auto& v : graph.value_info()) {
-    ValueInfoProto* vi = out->add_value_info();
-    *vi = v;
-    vi->clear_doc_string();
-    vi->set_name(ctx.codec.Encode(v.name()));
-  }
-  // A constant the converter need not copy becomes a typed placeholder: a graph input in the main graph, and
-  // a value_info entry in a subgraph (whose inputs are positional; the converter treats the unresolved name
-  // as a capture from the enclosing scope).
-  auto placeholder = [&](const std::string& name, int32_t elem_type,
-                         const google::protobuf::RepeatedField<int64_t>& dims) {
-    ValueInfoProto vi = TypedPlaceholder(ctx.codec.Encode(name), elem_type, dims);
-    if (!is_main) {
-      *out->add_value_info() = std::move(vi);
-    } else if (input_names.count(name) == 0) {
-      *out->add_input() = std::move(vi);
-    }
-  };
-  for (const auto& t : graph.initializer()) {
-    if (InlineConstant(t)) {
-      TensorProto* copy = out->add_initializer();
-      *copy = t;
-      copy->clear_doc_string();
-      copy->set_name(ctx.codec.Encode(t.name()));
-    } else {
-      placeholder(t.name(), t.data_type(), t.dims());
-    }
-  }
-  for (const auto& t : graph.sparse_initializer()) placeholder(t.values().name(), t.values().data_type(), t.dims());
-  for (const auto& node : graph.node()) RETURN_IF_ERROR(BuildSkeletonNode(node, graph, path, ctx, out));
-  return absl::OkStatus();
-}
-
-void ExposeReplacedOutputs(const Context& ctx, GraphProto* graph) {
-  std::unordered_set<std::string> outputs;
-  for (const auto& v : graph->output()) outputs.insert(v.name());
-  for (auto& node : *graph->mutable_node()) {
-    ForEachMutableSubgraph(node,
-                           [&](const std::string&, GraphProto& subgraph) { ExposeReplacedOutputs(ctx, &subgraph); });
-    const bool replaced =
-        (node.op_type() == kUpsample && Crosses(ctx, 10)) || (node.op_type() == kScatter && Crosses(ctx, 11));
-    if (!replaced || node.domain() == kStandInDomain) continue;
-    for (const auto& o : node.output()) {
-      if (!o.empty() && outputs.insert(o).second) graph->add_output()->set_name(o);
-    }
-  }
+absl::StatusOr<Skeleton> BuildSkeleton(const ModelProto& model, const Move& move) {
+  Skeleton skeleton;
+  ModelProto& shown = skeleton.model;
+  shown.set_ir_version(kSkeletonIrVersion);
+  auto* default_import = shown.add_opset_import();
+  default_import->set_domain("");
+  default_import->set_version(move.from);
+  auto* hidden_import = shown.add_opset_import();
+  hidden_import->set_domain(kStandInDomain);
+  hidden_import->set_version(1);
+  RETURN_IF_ERROR(BuildSkeletonGraph(model.graph(), kMainGraphPath, true, move, skeleton, shown.mutable_graph()));
+  InferShapesIfConsistent(shown);
+  AddCaptureTypes(shown.mutable_graph(), {});
+  skeleton.types = CollectKnownTypes(shown.graph(), move);
+  ExposeReplacedOutputs(move, shown.mutable_graph());
+  return skeleton;
 }
 
 }  // namespace onnx_legalize::opset_upgrade

@@ -59,13 +59,16 @@ void AddCaptureTypes(GraphProto* graph, const std::unordered_map<std::string, on
   }
 }
 
-void CollectElemTypes(const GraphProto& graph, Context& ctx) {
+namespace {
+
+// Fills types.elem_types from the declarations of `graph` and its subgraphs.
+void CollectElemTypes(const GraphProto& graph, KnownTypes& types) {
   auto note = [&](const std::string& name, int32_t type) {
-    if (type == TensorProto::UNDEFINED || ctx.ambiguous_types.count(name) > 0) return;
-    auto [it, inserted] = ctx.elem_types.emplace(name, type);
+    if (type == TensorProto::UNDEFINED || types.ambiguous_types.count(name) > 0) return;
+    auto [it, inserted] = types.elem_types.emplace(name, type);
     if (!inserted && it->second != type) {
-      ctx.elem_types.erase(it);
-      ctx.ambiguous_types.insert(name);
+      types.elem_types.erase(it);
+      types.ambiguous_types.insert(name);
     }
   };
   auto note_vi = [&](const ValueInfoProto& vi) {
@@ -76,7 +79,7 @@ void CollectElemTypes(const GraphProto& graph, Context& ctx) {
   for (const auto& v : graph.value_info()) note_vi(v);
   for (const auto& t : graph.initializer()) note(t.name(), t.data_type());
   for (const auto& node : graph.node()) {
-    ForEachSubgraph(node, [&](const std::string&, const GraphProto& subgraph) { CollectElemTypes(subgraph, ctx); });
+    ForEachSubgraph(node, [&](const std::string&, const GraphProto& subgraph) { CollectElemTypes(subgraph, types); });
   }
 }
 
@@ -93,6 +96,7 @@ void CollectSoftmaxInputs(const GraphProto& graph, std::unordered_set<std::strin
   }
 }
 
+// The inputs (X and slope) of the skeleton's PRelu nodes, whose slope the 6->7 step may have to reshape.
 void CollectPReluInputs(const GraphProto& graph, std::unordered_set<std::string>& names) {
   for (const auto& node : graph.node()) {
     if (node.op_type() == kPRelu && node.domain() != kStandInDomain) {
@@ -102,21 +106,21 @@ void CollectPReluInputs(const GraphProto& graph, std::unordered_set<std::string>
   }
 }
 
-// Fills ctx.known_dims for the `wanted` names from the skeleton's declarations; `defined` gathers which of
+// Fills types.known_dims for the `wanted` names from the skeleton's declarations; `defined` gathers which of
 // them the graphs seen so far define (inputs, initializers, node outputs). An initializer's dims count only
 // where it is no graph input (there it is a default the caller may override with another shape).
-void CollectKnownDims(const GraphProto& graph, const std::unordered_set<std::string>& wanted, Context& ctx,
+void CollectKnownDims(const GraphProto& graph, const std::unordered_set<std::string>& wanted, KnownTypes& types,
                       std::unordered_set<std::string>& defined) {
   auto forget = [&](const std::string& name) {
-    ctx.known_dims.erase(name);
-    ctx.ambiguous_dims.insert(name);
+    types.known_dims.erase(name);
+    types.ambiguous_dims.insert(name);
   };
   auto define = [&](const std::string& name) {
     if (wanted.count(name) > 0 && !defined.insert(name).second) forget(name);
   };
   auto note = [&](const std::string& name, std::vector<int64_t> dims) {
-    if (wanted.count(name) == 0 || ctx.ambiguous_dims.count(name) > 0) return;
-    auto [it, inserted] = ctx.known_dims.emplace(name, dims);
+    if (wanted.count(name) == 0 || types.ambiguous_dims.count(name) > 0) return;
+    auto [it, inserted] = types.known_dims.emplace(name, dims);
     if (inserted) return;
     if (it->second.size() != dims.size()) return forget(name);
     for (size_t k = 0; k < dims.size(); ++k) {
@@ -155,9 +159,21 @@ void CollectKnownDims(const GraphProto& graph, const std::unordered_set<std::str
   }
   for (const auto& node : graph.node()) {
     ForEachSubgraph(node, [&](const std::string&, const GraphProto& subgraph) {
-      CollectKnownDims(subgraph, wanted, ctx, defined);
+      CollectKnownDims(subgraph, wanted, types, defined);
     });
   }
+}
+
+}  // namespace
+
+KnownTypes CollectKnownTypes(const GraphProto& graph, const Move& move) {
+  KnownTypes types;
+  CollectElemTypes(graph, types);
+  std::unordered_set<std::string> wanted, defined;  // the values whose dims an adapter fix reads
+  if (move.Crosses(13)) CollectSoftmaxInputs(graph, wanted);
+  if (move.Crosses(7)) CollectPReluInputs(graph, wanted);
+  if (!wanted.empty()) CollectKnownDims(graph, wanted, types, defined);
+  return types;
 }
 
 }  // namespace onnx_legalize::opset_upgrade

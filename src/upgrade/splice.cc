@@ -44,9 +44,9 @@ struct SpliceScope {
   std::unordered_map<std::string, std::string> made;
 };
 
-absl::StatusOr<std::string> DecodeName(const std::string& code, const SpliceScope& scope, const Context& ctx) {
+absl::StatusOr<std::string> DecodeName(const std::string& code, const SpliceScope& scope, const SpliceContext& ctx) {
   if (code.empty()) return code;
-  if (const std::string* original = ctx.codec.Decode(code)) return *original;
+  if (const std::string* original = ctx.skeleton.codec.Decode(code)) return *original;
   for (const SpliceScope* s = &scope; s != nullptr; s = s->parent) {
     auto it = s->made.find(code);
     if (it != s->made.end()) return it->second;
@@ -88,12 +88,12 @@ std::string FormalInputName(const std::string& op_type, int64_t version, int ind
 }
 
 absl::Status SpliceGraph(const GraphProto& converted, const GraphProto& original, const std::string& path,
-                         const SpliceScope* parent, Context& ctx,
+                         const SpliceScope* parent, SpliceContext& ctx,
                          google::protobuf::RepeatedPtrField<NodeProto>* out_nodes);
 
 // Copies the original graph attribute and rebuilds its node list from the converted one.
 absl::Status SpliceGraphAttribute(const AttributeProto& original, const AttributeProto& converted,
-                                  const std::string& path, const SpliceScope& scope, Context& ctx,
+                                  const std::string& path, const SpliceScope& scope, SpliceContext& ctx,
                                   AttributeProto* out) {
   *out = original;
   google::protobuf::RepeatedPtrField<NodeProto> nodes;
@@ -108,13 +108,13 @@ struct OwnRecords {
   std::unordered_map<std::string, int64_t> by_output;  // original output name -> record
 };
 
-OwnRecords CollectOwnRecords(const GraphProto& original, const Context& ctx) {
+OwnRecords CollectOwnRecords(const GraphProto& original, const SpliceContext& ctx) {
   OwnRecords own;
-  auto owned = ctx.records_by_owner.find(&original);
-  if (owned == ctx.records_by_owner.end()) return own;
+  auto owned = ctx.skeleton.records_by_owner.find(&original);
+  if (owned == ctx.skeleton.records_by_owner.end()) return own;
   for (int64_t r : owned->second) {
     own.records.insert(r);
-    for (const auto& o : ctx.records[static_cast<size_t>(r)].original->output()) {
+    for (const auto& o : ctx.skeleton.records[static_cast<size_t>(r)].original->output()) {
       if (!o.empty()) own.by_output[o] = r;
     }
   }
@@ -125,10 +125,10 @@ OwnRecords CollectOwnRecords(const GraphProto& original, const Context& ctx) {
 // replacement produces the original outputs (ExposeReplacedOutputs). The last of its outputs that names an
 // unmatched record decides; -1 when none does.
 int64_t ReplacedRecord(const NodeProto& node, const OwnRecords& own, const std::set<int64_t>& seen,
-                       const Context& ctx) {
+                       const SpliceContext& ctx) {
   int64_t r = -1;
   for (const auto& o : node.output()) {
-    const std::string* name = ctx.codec.Decode(o);
+    const std::string* name = ctx.skeleton.codec.Decode(o);
     if (name == nullptr) continue;
     auto it = own.by_output.find(*name);
     if (it != own.by_output.end() && seen.count(it->second) == 0) r = it->second;
@@ -138,11 +138,11 @@ int64_t ReplacedRecord(const NodeProto& node, const OwnRecords& own, const std::
 
 // A replacement must produce exactly the original's outputs, in order; a stand-in is never replaced.
 absl::Status CheckReplacementOutputs(const NodeProto& node, const NodeRecord& record, const std::string& where,
-                                     const Context& ctx) {
+                                     const SpliceContext& ctx) {
   const NodeProto& orig = *record.original;
   bool same = orig.output_size() == node.output_size() && !record.opaque;
   for (int k = 0; same && k < node.output_size(); ++k) {
-    const std::string* name = ctx.codec.Decode(node.output(k));
+    const std::string* name = ctx.skeleton.codec.Decode(node.output(k));
     same = (name != nullptr && *name == orig.output(k)) || (orig.output(k).empty() && node.output(k).empty());
   }
   if (!same) {
@@ -156,7 +156,7 @@ absl::Status CheckReplacementOutputs(const NodeProto& node, const NodeRecord& re
 // for a node the converter made. Tagged nodes match first, then replacements; every record of the graph must
 // be matched.
 absl::StatusOr<std::vector<int64_t>> MatchConvertedNodes(const GraphProto& converted, const GraphProto& original,
-                                                         const std::string& where, const Context& ctx) {
+                                                         const std::string& where, const SpliceContext& ctx) {
   std::vector<int64_t> record_of(converted.node_size(), -1);
   const OwnRecords own = CollectOwnRecords(original, ctx);
   std::set<int64_t> seen;
@@ -169,14 +169,15 @@ absl::StatusOr<std::vector<int64_t>> MatchConvertedNodes(const GraphProto& conve
     const NodeProto& node = converted.node(i);
     const int64_t r = ReplacedRecord(node, own, seen, ctx);
     if (r < 0) continue;
-    RETURN_IF_ERROR(CheckReplacementOutputs(node, ctx.records[static_cast<size_t>(r)], where, ctx));
+    RETURN_IF_ERROR(CheckReplacementOutputs(node, ctx.skeleton.records[static_cast<size_t>(r)], where, ctx));
     record_of[i] = r;
     seen.insert(r);
   }
   for (int64_t r : own.records) {
     if (seen.count(r) == 0) {
-      return absl::InternalError(absl::StrCat(InGraph(NodeLabel(*ctx.records[static_cast<size_t>(r)].original), where),
-                                              ": the converter removed it"));
+      return absl::InternalError(
+          absl::StrCat(InGraph(NodeLabel(*ctx.skeleton.records[static_cast<size_t>(r)].original), where),
+                       ": the converter removed it"));
     }
   }
   return record_of;
@@ -199,15 +200,15 @@ FirstUses CollectFirstUses(const GraphProto& converted) {
 // consumer's formal input ("y_starts" for the starts of Slice producing y), or after its producer when
 // nothing reads it.
 std::string MadeValueBaseName(const std::string& code, const std::string& producer_op, const GraphProto& converted,
-                              const FirstUses& first_use, const Context& ctx) {
+                              const FirstUses& first_use, const SpliceContext& ctx) {
   auto it = first_use.find(code);
   if (it == first_use.end()) return absl::StrCat(absl::AsciiStrToLower(producer_op), "_output");
   const NodeProto& consumer = converted.node(it->second.first);
   std::string stem = absl::AsciiStrToLower(consumer.op_type());
   if (consumer.output_size() > 0) {
-    if (const std::string* name = ctx.codec.Decode(consumer.output(0))) stem = *name;
+    if (const std::string* name = ctx.skeleton.codec.Decode(consumer.output(0))) stem = *name;
   }
-  return absl::StrCat(stem, "_", FormalInputName(consumer.op_type(), ctx.to, it->second.second));
+  return absl::StrCat(stem, "_", FormalInputName(consumer.op_type(), ctx.move.to, it->second.second));
 }
 
 // Initializers the converter made (Pad 10->11's pads); they become Constant nodes before their first consumer.
@@ -218,15 +219,15 @@ struct MadeInitializers {
 
 // Final names for converter-made values, in node order, into scope.made (initializers first, then node
 // outputs: the order fixes which name gets which suffix); returns the converter-made initializers.
-MadeInitializers NameMadeValues(const GraphProto& converted, Context& ctx, SpliceScope& scope) {
+MadeInitializers NameMadeValues(const GraphProto& converted, SpliceContext& ctx, SpliceScope& scope) {
   const FirstUses first_use = CollectFirstUses(converted);
   auto name_made = [&](const std::string& code, const std::string& producer_op) {
-    if (code.empty() || ctx.codec.Decode(code) != nullptr || scope.made.count(code) > 0) return;
+    if (code.empty() || ctx.skeleton.codec.Decode(code) != nullptr || scope.made.count(code) > 0) return;
     scope.made[code] = ctx.fresh.Make(MadeValueBaseName(code, producer_op, converted, first_use, ctx));
   };
   MadeInitializers made;
   for (const auto& t : converted.initializer()) {
-    if (ctx.codec.Decode(t.name()) != nullptr) continue;
+    if (ctx.skeleton.codec.Decode(t.name()) != nullptr) continue;
     name_made(t.name(), kConstantOp);
     auto it = first_use.find(t.name());
     if (it != first_use.end()) {
@@ -255,7 +256,7 @@ void EmitMadeInitializer(const TensorProto& t, const SpliceScope& scope,
 }
 
 absl::StatusOr<std::vector<std::string>> DecodeNames(const google::protobuf::RepeatedPtrField<std::string>& codes,
-                                                     const SpliceScope& scope, const Context& ctx) {
+                                                     const SpliceScope& scope, const SpliceContext& ctx) {
   std::vector<std::string> names;
   for (const auto& code : codes) {
     ASSIGN_OR_RETURN(std::string name, DecodeName(code, scope, ctx));
@@ -284,7 +285,7 @@ absl::Status SpliceMadeNode(const NodeProto& conv, const std::vector<std::string
 // Stand-in: the original node (already in `node`), only its subgraphs converted.
 absl::Status SpliceStandIn(const NodeProto& conv, const NodeProto& orig, const std::vector<std::string>& inputs,
                            const std::vector<std::string>& outputs, const std::string& path, const SpliceScope& scope,
-                           Context& ctx, NodeProto* node) {
+                           SpliceContext& ctx, NodeProto* node) {
   if (!std::equal(inputs.begin(), inputs.end(), orig.input().begin(), orig.input().end()) ||
       !std::equal(outputs.begin(), outputs.end(), orig.output().begin(), orig.output().end())) {
     return absl::InternalError(
@@ -311,7 +312,7 @@ absl::Status SpliceStandIn(const NodeProto& conv, const NodeProto& orig, const s
 // The attributes of a converted node: the caller's, in the caller's order, where the converter kept them
 // (the converter's value where it changed one, subgraphs spliced), then those the converter added.
 absl::Status SpliceConvertedAttributes(const NodeProto& conv, const NodeRecord& record, const std::string& path,
-                                       const SpliceScope& scope, Context& ctx, NodeProto* node) {
+                                       const SpliceScope& scope, SpliceContext& ctx, NodeProto* node) {
   const NodeProto& orig = *record.original;
   node->clear_attribute();
   std::unordered_map<std::string, const AttributeProto*> conv_attrs;
@@ -352,8 +353,8 @@ absl::Status SpliceConvertedAttributes(const NodeProto& conv, const NodeRecord& 
 // Softmax keeps its own.
 absl::Status SpliceConvertedNode(const NodeProto& conv, int64_t record_index, const std::vector<std::string>& inputs,
                                  const std::vector<std::string>& outputs, const std::string& path,
-                                 const SpliceScope& scope, Context& ctx, NodeProto* node) {
-  const NodeRecord& record = ctx.records[static_cast<size_t>(record_index)];
+                                 const SpliceScope& scope, SpliceContext& ctx, NodeProto* node) {
+  const NodeRecord& record = ctx.skeleton.records[static_cast<size_t>(record_index)];
   const bool replaced = NameCodec::NodeIndex(conv.name()) != record_index;
   if (replaced) node->set_op_type(conv.op_type());
   node->clear_input();
@@ -361,7 +362,7 @@ absl::Status SpliceConvertedNode(const NodeProto& conv, int64_t record_index, co
   for (auto& n : inputs) node->add_input(n);
   for (auto& n : outputs) node->add_output(n);
   RETURN_IF_ERROR(SpliceConvertedAttributes(conv, record, path, scope, ctx, node));
-  KeepResize10Coordinates(*record.original, ctx, node);
+  KeepResize10Coordinates(*record.original, ctx.move, node);
   return absl::OkStatus();
 }
 
@@ -375,7 +376,8 @@ struct EmittedNodes {
 // before its first consumer.
 absl::Status EmitNodes(const GraphProto& converted, const std::vector<int64_t>& record_of,
                        const MadeInitializers& made_initializers, const std::string& path, const SpliceScope& scope,
-                       Context& ctx, google::protobuf::RepeatedPtrField<NodeProto>* out_nodes, EmittedNodes* emitted) {
+                       SpliceContext& ctx, google::protobuf::RepeatedPtrField<NodeProto>* out_nodes,
+                       EmittedNodes* emitted) {
   for (int i = 0; i < converted.node_size(); ++i) {
     auto before = made_initializers.before.find(i);
     if (before != made_initializers.before.end()) {
@@ -395,7 +397,7 @@ absl::Status EmitNodes(const GraphProto& converted, const std::vector<int64_t>& 
       RETURN_IF_ERROR(SpliceMadeNode(conv, inputs, outputs, path, node));
       continue;
     }
-    const NodeRecord& record = ctx.records[static_cast<size_t>(record_of[i])];
+    const NodeRecord& record = ctx.skeleton.records[static_cast<size_t>(record_of[i])];
     *node = *record.original;
     if (record.opaque) {
       RETURN_IF_ERROR(SpliceStandIn(conv, *record.original, inputs, outputs, path, scope, ctx, node));
@@ -408,7 +410,7 @@ absl::Status EmitNodes(const GraphProto& converted, const std::vector<int64_t>& 
 
 // Sanity: the converted graph still ends in the caller's outputs.
 absl::Status CheckGraphOutputs(const GraphProto& converted, const GraphProto& original, const std::string& where,
-                               const SpliceScope& scope, const Context& ctx) {
+                               const SpliceScope& scope, const SpliceContext& ctx) {
   for (int k = 0; k < original.output_size(); ++k) {
     if (k >= converted.output_size()) {
       return absl::InternalError(
@@ -424,7 +426,7 @@ absl::Status CheckGraphOutputs(const GraphProto& converted, const GraphProto& or
 }
 
 absl::Status SpliceGraph(const GraphProto& converted, const GraphProto& original, const std::string& path,
-                         const SpliceScope* parent, Context& ctx,
+                         const SpliceScope* parent, SpliceContext& ctx,
                          google::protobuf::RepeatedPtrField<NodeProto>* out_nodes) {
   SpliceScope scope;
   scope.parent = parent;
@@ -444,9 +446,15 @@ absl::Status SpliceGraph(const GraphProto& converted, const GraphProto& original
 
 }  // namespace
 
-absl::Status SpliceMainGraph(const GraphProto& converted, const GraphProto& original, Context& ctx,
-                             google::protobuf::RepeatedPtrField<NodeProto>* out_nodes) {
-  return SpliceGraph(converted, original, kMainGraphPath, nullptr, ctx, out_nodes);
+absl::StatusOr<google::protobuf::RepeatedPtrField<NodeProto>> SpliceMainGraph(const GraphProto& converted,
+                                                                              const GraphProto& original,
+                                                                              const Move& move,
+                                                                              const Skeleton& skeleton) {
+  SpliceContext ctx{move, skeleton, {}};
+  ctx.fresh.ReserveAll(original);
+  google::protobuf::RepeatedPtrField<NodeProto> nodes;
+  RETURN_IF_ERROR(SpliceGraph(converted, original, kMainGraphPath, nullptr, ctx, &nodes));
+  return nodes;
 }
 
 }  // namespace onnx_legalize::opset_upgrade
