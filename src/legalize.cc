@@ -359,10 +359,11 @@ struct PlannedPasses {
   int64_t target = 0;
 };
 
-absl::StatusOr<PlannedPasses> PlanPasses(const onnx::ModelProto& model, int64_t current, const Options& options) {
+absl::StatusOr<PlannedPasses> PlanPasses(const onnx::ModelProto& model, int64_t current, const Options& options,
+                                         const PassSettings& settings) {
   RETURN_IF_ERROR(CheckTargetIsNotBelow(current, options));
   PlannedPasses planned;
-  planned.passes = MakePasses();
+  planned.passes = MakePasses(settings);
   for (const auto& pass : planned.passes) RETURN_IF_ERROR(pass->Plan(model, options));
   ASSIGN_OR_RETURN(planned.target, ChooseTargetOpset(planned.passes, current, options));
   for (const auto& pass : planned.passes) pass->SetTarget(planned.target);
@@ -454,7 +455,9 @@ absl::Status TransformAndProve(onnx::ModelProto& model, PlannedPasses& planned, 
   model.Swap(&result);
   aside->Restore(model);
   if (use == nullptr) return absl::OkStatus();
-  absl::Status used = (*use)(model, [&proofs] { return proofs.Await(); });
+  DeferredTensors streamed;
+  for (const auto& pass : planned.passes) streamed.merge(pass->StreamedValues());
+  absl::Status used = (*use)(model, streamed, [&proofs] { return proofs.Await(); });
   if (used.ok()) used = proofs.Await();  // in case `use` did not wait
   // A failure of the proofs is the target's; one of `use` (writing the file) is not, and is not marked.
   if (!used.ok()) return proofs.Await().ok() ? used : internal::AtTarget(used, target);
@@ -475,9 +478,11 @@ absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& opti
   // Whether onnx's checker accepts the input, found out while the plan is made: both only read the model.
   std::future<absl::Status> input_checker_verdict =
       std::async(ProofLaunch(options), [&model] { return InputCheckerVerdict(model); });
-  ASSIGN_OR_RETURN(PlannedPasses planned, PlanPasses(model, current, options));
+  // A caller that only writes the result lets large folds be computed as they are written.
+  ASSIGN_OR_RETURN(PlannedPasses planned,
+                   PlanPasses(model, current, options, PassSettings{/*stream_large_folds=*/use != nullptr}));
   if (ChangesNothing(planned, current)) {
-    if (use != nullptr) RETURN_IF_ERROR((*use)(model, [] { return absl::OkStatus(); }));
+    if (use != nullptr) RETURN_IF_ERROR((*use)(model, {}, [] { return absl::OkStatus(); }));
     return report;
   }
   RETURN_IF_ERROR(VerifyBeforeTransform(planned, options));

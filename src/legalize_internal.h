@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "eval/deferred_tensor.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
 
@@ -18,13 +19,16 @@ namespace onnx_legalize::internal {
 // Waits for the proofs; their first failure, or OK. Any number of calls give the same answer.
 using AwaitProofs = std::function<absl::Status()>;
 
-// Works with the legalized model (an unchanged one too, when there is nothing to legalize). It must call
+// Works with the legalized model (an unchanged one too, when there is nothing to legalize), whose large folds
+// are stubs that `streamed` computes, and proves, as they are written (eval/deferred_tensor.h). It must call
 // `await_proofs` before it makes anything permanent, and fail with its error.
-using UseLegalized = std::function<absl::Status(onnx::ModelProto& legalized, const AwaitProofs& await_proofs)>;
+using UseLegalized = std::function<absl::Status(onnx::ModelProto& legalized, const DeferredTensors& streamed,
+                                                const AwaitProofs& await_proofs)>;
 
 // Legalize(model, options), handing the result to `use` as soon as it exists; returns the report once the
 // proofs hold and `use` succeeded. On failure `model` is in an unspecified state (it may be the legalized
-// model): unlike Legalize(), this is for callers that discard it then.
+// model): unlike Legalize(), this is for callers that discard it then. The model `use` gets is only for
+// writing: its large folds are stubs (see UseLegalized).
 absl::StatusOr<Report> LegalizeAndUse(onnx::ModelProto& model, const Options& options, const UseLegalized& use);
 
 // A failure that another target opset may avoid (onnx's version converter, or its checker and strict shape

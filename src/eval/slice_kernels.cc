@@ -252,6 +252,28 @@ void ForEachRun(const std::vector<int64_t>& dims, const std::vector<AxisRange>& 
   }
 }
 
+// Restricts `ranges` (the whole output) to `part`: InvalidArgument when the part does not lie inside.
+absl::Status TakePart(const OutputPart& part, std::vector<AxisRange>& ranges) {
+  bool inside = part.offset.size() == ranges.size() && part.size.size() == ranges.size();
+  for (size_t a = 0; inside && a < ranges.size(); ++a) {
+    inside = part.offset[a] >= 0 && part.size[a] >= 0 && part.offset[a] <= ranges[a].count &&
+             part.size[a] <= ranges[a].count - part.offset[a];
+  }
+  if (!inside) {
+    std::vector<int64_t> dims;
+    dims.reserve(ranges.size());
+    for (const AxisRange& range : ranges) dims.push_back(range.count);
+    return absl::InvalidArgumentError(absl::StrCat("the part at ", Bracketed(part.offset), " of size ",
+                                                   Bracketed(part.size), " is not inside the Slice output ",
+                                                   Bracketed(dims)));
+  }
+  for (size_t a = 0; a < ranges.size(); ++a) {
+    ranges[a].start += part.offset[a] * ranges[a].step;  // inside the axis: no overflow
+    ranges[a].count = part.size[a];
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 }  // namespace slice_kernel
 
@@ -266,11 +288,11 @@ absl::StatusOr<std::vector<int64_t>> SliceOutputDims(const std::vector<int64_t>&
 }
 
 absl::StatusOr<Tensor> Slice(const Tensor& data, const Tensor& starts, const Tensor& ends, const Tensor* axes,
-                             const Tensor* steps) {
+                             const Tensor* steps, const OutputPart* part) {
   using slice_kernel::AxisRange;
   // SliceOutputDims' own resolution, so the dims a caller checked before calling are the dims produced.
-  ASSIGN_OR_RETURN(const std::vector<AxisRange> ranges,
-                   slice_kernel::ResolveRanges(data.dims(), starts, ends, axes, steps));
+  ASSIGN_OR_RETURN(std::vector<AxisRange> ranges, slice_kernel::ResolveRanges(data.dims(), starts, ends, axes, steps));
+  if (part != nullptr) RETURN_IF_ERROR(slice_kernel::TakePart(*part, ranges));
   if (!IsSupportedDataType(data.type())) {
     return absl::InvalidArgumentError(
         absl::StrCat("data has element type ", DataTypeName(data.type()), ", which Slice does not take"));
@@ -442,18 +464,47 @@ absl::StatusOr<Window> WindowOf(const std::vector<int64_t>& dims, const Indices&
   return window;
 }
 
+// Narrows `window` (the whole result) to `part` of it: InvalidArgument when the part does not lie inside.
+absl::Status NarrowToPart(const OutputPart& part, Window& window) {
+  const size_t rank = window.size.size();
+  bool inside = part.offset.size() == rank && part.size.size() == rank;
+  for (size_t a = 0; inside && a < rank; ++a) {
+    inside = part.offset[a] >= 0 && part.size[a] >= 0 && part.offset[a] <= window.size[a] &&
+             part.size[a] <= window.size[a] - part.offset[a];
+  }
+  if (!inside) {
+    return absl::InvalidArgumentError(absl::StrCat("the part at ", ListOf(part.offset), " of size ", ListOf(part.size),
+                                                   " is not inside the DynamicSlice output ", ListOf(window.size)));
+  }
+  for (size_t a = 0; a < rank; ++a) {
+    window.begin[a] += part.offset[a];
+    window.size[a] = part.size[a];
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 }  // namespace dynamic_slice_reference
 
+absl::StatusOr<std::vector<int64_t>> DynamicSliceReferenceDims(const Tensor& data, const Tensor& starts,
+                                                               const Tensor& ends, const Tensor* axes) {
+  ASSIGN_OR_RETURN(const dynamic_slice_reference::Indices indices,
+                   dynamic_slice_reference::CheckedIndices(data, starts, ends, axes));
+  ASSIGN_OR_RETURN(dynamic_slice_reference::Window window,
+                   dynamic_slice_reference::WindowOf(data.dims(), indices, axes == nullptr));
+  return std::move(window.size);
+}
+
 absl::StatusOr<Tensor> DynamicSliceReference(const Tensor& data, const Tensor& starts, const Tensor& ends,
-                                             const Tensor* axes) {
+                                             const Tensor* axes, const OutputPart* part) {
   using dynamic_slice_reference::ListOf;
   const std::vector<int64_t>& dims = data.dims();
   const int64_t rank = data.rank();
   ASSIGN_OR_RETURN(const dynamic_slice_reference::Indices indices,
                    dynamic_slice_reference::CheckedIndices(data, starts, ends, axes));
-  ASSIGN_OR_RETURN(const dynamic_slice_reference::Window window,
+  ASSIGN_OR_RETURN(dynamic_slice_reference::Window window,
                    dynamic_slice_reference::WindowOf(dims, indices, axes == nullptr));
+  if (part != nullptr) RETURN_IF_ERROR(dynamic_slice_reference::NarrowToPart(*part, window));
   const std::vector<int64_t>& begin = window.begin;
   const std::vector<int64_t>& size = window.size;
 

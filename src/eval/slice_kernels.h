@@ -38,18 +38,31 @@
 
 namespace onnx_legalize {
 
+// A part of a slice's output: per output axis, the first index taken and how many. A large result computed
+// part by part never takes more memory than a part (LegalizeFile writes large folds so). Each kernel places
+// the part in the output it computes itself, and rejects (InvalidArgument) a part that does not lie inside.
+struct OutputPart {
+  std::vector<int64_t> offset, size;
+};
+
 // Output dims of Slice(data of `data_dims`, starts, ends, axes, steps) without computing any element, so a
 // caller can check the size of a result before it is allocated. `axes` and `steps` may be null (omitted).
 absl::StatusOr<std::vector<int64_t>> SliceOutputDims(const std::vector<int64_t>& data_dims, const Tensor& starts,
                                                      const Tensor& ends, const Tensor* axes, const Tensor* steps);
 
-// Slice-10/11/13. `axes` and `steps` may be null (omitted).
+// Slice-10/11/13. `axes` and `steps` may be null (omitted); with `part`, only that part of the output.
 absl::StatusOr<Tensor> Slice(const Tensor& data, const Tensor& starts, const Tensor& ends, const Tensor* axes,
-                             const Tensor* steps);
+                             const Tensor* steps, const OutputPart* part = nullptr);
 
-// DynamicSlice-1. `axes` may be null (omitted: [0, ..., len(starts)-1]).
+// Output dims of DynamicSliceReference(data, starts, ends, axes), by its own reading of the indices, without
+// computing any element.
+absl::StatusOr<std::vector<int64_t>> DynamicSliceReferenceDims(const Tensor& data, const Tensor& starts,
+                                                               const Tensor& ends, const Tensor* axes);
+
+// DynamicSlice-1. `axes` may be null (omitted: [0, ..., len(starts)-1]); with `part`, only that part of the
+// output.
 absl::StatusOr<Tensor> DynamicSliceReference(const Tensor& data, const Tensor& starts, const Tensor& ends,
-                                             const Tensor* axes);
+                                             const Tensor* axes, const OutputPart* part = nullptr);
 
 }  // namespace onnx_legalize
 

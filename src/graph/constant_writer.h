@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "eval/tensor.h"
 #include "graph/op_names.h"
@@ -37,7 +38,7 @@ class ConstantWriter {
 
   // An initializer `name` holding `value` (moved in), declared as a graph input too in IR 3.
   void DefineInitializer(onnx::GraphProto& graph, const std::string& name, Tensor&& value) const {
-    DeclareInputInIr3(graph, name, value);
+    DeclareInputInIr3(graph, name, value.type(), value.dims());
     *graph.add_initializer() = TensorToProto(std::move(value), name);
   }
   // The same for a copy of `value`; with `stub`, only its name, type and dims, marked as external data, for
@@ -45,23 +46,30 @@ class ConstantWriter {
   void DefineInitializer(onnx::GraphProto& graph, const std::string& name, const Tensor& value,
                          bool stub = false) const {
     if (!stub) return DefineInitializer(graph, name, value.Clone());
+    DefineStub(graph, name, value.type(), value.dims());
+  }
+  // The stub alone: an initializer `name` with a type and dims, marked as external data without a location
+  // (eval/deferred_tensor.h), declared as a graph input too in IR 3.
+  void DefineStub(onnx::GraphProto& graph, const std::string& name, DataType type,
+                  const std::vector<int64_t>& dims) const {
     onnx::TensorProto* initializer = graph.add_initializer();
     initializer->set_name(name);
-    initializer->set_data_type(value.type());
-    for (int64_t dim : value.dims()) initializer->add_dims(dim);
+    initializer->set_data_type(type);
+    for (int64_t dim : dims) initializer->add_dims(dim);
     initializer->set_data_location(onnx::TensorProto::EXTERNAL);
-    DeclareInputInIr3(graph, name, value);
+    DeclareInputInIr3(graph, name, type, dims);
   }
 
  private:
-  void DeclareInputInIr3(onnx::GraphProto& graph, const std::string& name, const Tensor& value) const {
+  void DeclareInputInIr3(onnx::GraphProto& graph, const std::string& name, DataType type,
+                         const std::vector<int64_t>& dims) const {
     if (!ir3_) return;
     onnx::ValueInfoProto* input = graph.add_input();
     input->set_name(name);
     auto* tensor_type = input->mutable_type()->mutable_tensor_type();
-    tensor_type->set_elem_type(value.type());
+    tensor_type->set_elem_type(type);
     auto* shape = tensor_type->mutable_shape();
-    for (int64_t dim : value.dims()) shape->add_dim()->set_dim_value(dim);
+    for (int64_t dim : dims) shape->add_dim()->set_dim_value(dim);
   }
 
   bool ir3_;

@@ -64,9 +64,10 @@ absl::StatusOr<Report> LegalizeFile(const std::string& input_path, const std::st
     first_attempt = false;
     RETURN_IF_ERROR(loaded.status());
     return internal::LegalizeAndUse(
-        *loaded, at, [&](onnx::ModelProto& legalized, const internal::AwaitProofs& await_proofs) {
+        *loaded, at,
+        [&](onnx::ModelProto& legalized, const DeferredTensors& streamed, const internal::AwaitProofs& await_proofs) {
           absl::Status saved =
-              internal::SaveModelIf(legalized, output_path, save, internal::kMaxProtoBytes, await_proofs);
+              internal::SaveModelIf(legalized, output_path, save, internal::kMaxProtoBytes, await_proofs, streamed);
           if (!saved.ok()) {
             RETURN_IF_ERROR(await_proofs());
             save_failure = saved;

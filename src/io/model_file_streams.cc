@@ -10,14 +10,19 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "absl/strings/str_cat.h"
 
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/wire_format.h"
 
 namespace onnx_legalize {
 namespace {
@@ -349,6 +354,134 @@ class FdOutputStream : public google::protobuf::io::ZeroCopyOutputStream {
   int write_errno_ = 0;
 };
 
+// The main graph's initializers that stand for deferred values, filled in: what the filled model would
+// serialize each to, and the sizes of the graph and the model that hold them. Needs the model's cached sizes
+// (ByteSizeLong, called by the constructor).
+class FilledStubs {
+ public:
+  FilledStubs(const onnx::ModelProto& model, const DeferredTensors& deferred) : model_(model) {
+    model_size_ = model.ByteSizeLong();  // caches every nested size, which the writer reads
+    if (!model.has_graph()) return;
+    const onnx::GraphProto& graph = model.graph();
+    int64_t graph_size = static_cast<int64_t>(graph.GetCachedSize());
+    for (int i = 0; i < graph.initializer_size(); ++i) {
+      const onnx::TensorProto& stub = graph.initializer(i);
+      auto value = deferred.find(stub.name());
+      if (value == deferred.end() || !IsDeferredStub(stub)) continue;
+      Filled filled;
+      filled.head = stub;
+      filled.head.clear_data_location();
+      filled.value = value->second.get();
+      filled.value_bytes = filled.value->ByteSize();
+      const int64_t head_size = static_cast<int64_t>(filled.head.ByteSizeLong());
+      filled.size = head_size + RecordSize(filled.value_bytes);
+      graph_size += RecordSize(filled.size) - RecordSize(stub.GetCachedSize());
+      filled_.emplace(i, std::move(filled));
+    }
+    graph_size_ = graph_size;
+    model_size_ += RecordSize(graph_size_) - RecordSize(graph.GetCachedSize());
+  }
+
+  int64_t model_size() const { return model_size_; }
+
+  // Writes the model, its graph's fields in field order with the filled stubs in place.
+  bool Write(google::protobuf::io::CodedOutputStream& coded, absl::Status& value_failure) const {
+    ForEachField(model_, [&](const google::protobuf::FieldDescriptor* field) {
+      if (field->number() != static_cast<int>(kModelGraphField)) {
+        google::protobuf::internal::WireFormat::SerializeFieldWithCachedSizes(field, model_, &coded);
+        return true;
+      }
+      WriteTag(coded, kModelGraphField);
+      coded.WriteVarint64(static_cast<uint64_t>(graph_size_));
+      return WriteGraph(coded, value_failure);
+    });
+    return value_failure.ok() && !coded.HadError();
+  }
+
+ private:
+  struct Filled {
+    onnx::TensorProto head;  // the stub without its data_location
+    const DeferredTensor* value = nullptr;
+    int64_t value_bytes = 0;
+    int64_t size = 0;  // the filled tensor's serialized size
+  };
+
+  // A length-delimited record's bytes for `length` bytes of content (tags of fields below 16: one byte).
+  static int64_t RecordSize(int64_t length) {
+    return 1 +
+           static_cast<int64_t>(google::protobuf::io::CodedOutputStream::VarintSize64(static_cast<uint64_t>(length))) +
+           length;
+  }
+  static void WriteTag(google::protobuf::io::CodedOutputStream& coded, uint32_t field) {
+    coded.WriteTag(field << 3 | kLengthDelimited);
+  }
+
+  // Calls `write(field)` for each field set in `message`, in field order (the order serialization writes
+  // them in), until `write` returns false. The message's unknown fields are the caller's to write.
+  template <typename Write>
+  static void ForEachField(const google::protobuf::Message& message, const Write& write) {
+    const google::protobuf::Reflection* reflection = message.GetReflection();
+    std::vector<const google::protobuf::FieldDescriptor*> fields;
+    reflection->ListFields(message, &fields);
+    for (const google::protobuf::FieldDescriptor* field : fields) {
+      if (!write(field)) return;
+    }
+  }
+
+  bool WriteGraph(google::protobuf::io::CodedOutputStream& coded, absl::Status& value_failure) const {
+    const onnx::GraphProto& graph = model_.graph();
+    bool written = true;
+    ForEachField(graph, [&](const google::protobuf::FieldDescriptor* field) {
+      if (field->number() != static_cast<int>(kGraphInitializerField)) {
+        google::protobuf::internal::WireFormat::SerializeFieldWithCachedSizes(field, graph, &coded);
+        return true;
+      }
+      for (int i = 0; i < graph.initializer_size() && written; ++i) {
+        written = WriteInitializer(coded, i, value_failure);
+      }
+      return written;
+    });
+    google::protobuf::internal::WireFormat::SerializeUnknownFields(graph.GetReflection()->GetUnknownFields(graph),
+                                                                   &coded);
+    return written;
+  }
+
+  bool WriteInitializer(google::protobuf::io::CodedOutputStream& coded, int i, absl::Status& value_failure) const {
+    WriteTag(coded, kGraphInitializerField);
+    auto filled = filled_.find(i);
+    if (filled == filled_.end()) {
+      const onnx::TensorProto& tensor = model_.graph().initializer(i);
+      coded.WriteVarint32(static_cast<uint32_t>(tensor.GetCachedSize()));
+      tensor.SerializeWithCachedSizes(&coded);
+      return !coded.HadError();
+    }
+    const Filled& f = filled->second;
+    coded.WriteVarint64(static_cast<uint64_t>(f.size));
+    // A stub holds fields 1-8 only (dims, data_type, name; IsDeferredStub excludes external_data), so raw_data,
+    // field 9, comes right after them, where the filled tensor would have it.
+    f.head.SerializeWithCachedSizes(&coded);
+    WriteTag(coded, kTensorRawDataField);
+    coded.WriteVarint64(static_cast<uint64_t>(f.value_bytes));
+    int64_t handed = 0;
+    value_failure = f.value->WriteTo([&](absl::string_view part) {
+      handed += static_cast<int64_t>(part.size());
+      if (handed > f.value_bytes) return absl::InternalError("a deferred value gave more bytes than it has");
+      coded.WriteRawMaybeAliased(part.data(), static_cast<int>(part.size()));
+      return coded.HadError() ? absl::DataLossError("write failed") : absl::OkStatus();
+    });
+    if (coded.HadError()) return false;  // the write's errno is the failure, not the value
+    if (value_failure.ok() && handed != f.value_bytes) {
+      value_failure = absl::InternalError(absl::StrCat("the deferred value of initializer '", f.head.name(), "' gave ",
+                                                       handed, " bytes of ", f.value_bytes));
+    }
+    return value_failure.ok();
+  }
+
+  const onnx::ModelProto& model_;
+  std::map<int, Filled> filled_;  // by initializer index
+  int64_t graph_size_ = 0;
+  int64_t model_size_ = 0;
+};
 }  // namespace
 
 bool ParseModelFromFile(int fd, int64_t file_size, int recursion_limit, onnx::ModelProto& model, int* read_errno,
@@ -377,6 +510,30 @@ int SerializeModelToFile(const onnx::ModelProto& model, int fd) {
   }  // The coded stream hands its unused buffer back here.
   if (!file.Flush()) return file.write_errno();
   return 0;
+}
+
+int SerializeModelWithDeferredToFile(const onnx::ModelProto& model, const DeferredTensors& deferred, int fd,
+                                     absl::Status& value_failure) {
+  const FilledStubs filled(model, deferred);
+  FdOutputStream file(fd);
+  {
+    google::protobuf::io::CodedOutputStream coded(&file);
+    coded.SetSerializationDeterministic(true);
+    coded.EnableAliasing(true);
+    if (!filled.Write(coded, value_failure)) {
+      if (!value_failure.ok()) return -1;
+      return file.write_errno() != 0 ? file.write_errno() : EIO;
+    }
+    google::protobuf::internal::WireFormat::SerializeUnknownFields(model.GetReflection()->GetUnknownFields(model),
+                                                                   &coded);
+    if (coded.HadError()) return file.write_errno() != 0 ? file.write_errno() : EIO;
+  }
+  if (!file.Flush()) return file.write_errno();
+  return 0;
+}
+
+int64_t SerializedSizeWithDeferred(const onnx::ModelProto& model, const DeferredTensors& deferred) {
+  return FilledStubs(model, deferred).model_size();
 }
 
 }  // namespace onnx_legalize

@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "absl/status/status.h"
+#include "eval/deferred_tensor.h"
 #include "onnx/onnx_pb.h"
 
 namespace onnx_legalize {
@@ -38,6 +40,16 @@ bool ParseModelFromFile(int fd, int64_t file_size, int recursion_limit, onnx::Mo
 // Serializes `model` deterministically to `fd` (at its current position). Large strings go from the
 // model to the kernel without passing through a buffer. Returns 0, or the errno of the failed write.
 int SerializeModelToFile(const onnx::ModelProto& model, int fd);
+
+// What SerializeModelToFile writes for `model` with the stubs (eval/deferred_tensor.h) of the main-graph
+// initializers `deferred` names filled in (raw_data set, data_location cleared), each value computed part
+// by part as it is reached and written straight to `fd`, never whole in memory. Returns 0, the errno of a
+// failed write, or -1 with `value_failure` set when a value failed (or gave other than its ByteSize()).
+int SerializeModelWithDeferredToFile(const onnx::ModelProto& model, const DeferredTensors& deferred, int fd,
+                                     absl::Status& value_failure);
+
+// The bytes SerializeModelWithDeferredToFile writes for `model` and `deferred`.
+int64_t SerializedSizeWithDeferred(const onnx::ModelProto& model, const DeferredTensors& deferred);
 
 }  // namespace onnx_legalize
 

@@ -113,11 +113,15 @@ std::string TemporaryNameBeside(const fs::path& target) {
   return (target.parent_path() / name).string();
 }
 
-// Writes `model` (sizes cached) deterministically to the open descriptor `fd`, then fsyncs it.
-absl::Status WriteAndSync(const onnx::ModelProto& model, int fd, const std::string& path) {
-  if (const int write_errno = SerializeModelToFile(model, fd); write_errno != 0) {
-    return ErrnoStatus(write_errno, absl::StrCat("cannot write '", path, "'"));
-  }
+// Writes `model` (sizes cached) deterministically to the open descriptor `fd`, its `deferred` values computed
+// as they are written, then fsyncs it.
+absl::Status WriteAndSync(const onnx::ModelProto& model, const DeferredTensors& deferred, int fd,
+                          const std::string& path) {
+  absl::Status value_failure;
+  const int write_errno = deferred.empty() ? SerializeModelToFile(model, fd)
+                                           : SerializeModelWithDeferredToFile(model, deferred, fd, value_failure);
+  if (!value_failure.ok()) return value_failure;
+  if (write_errno != 0) return ErrnoStatus(write_errno, absl::StrCat("cannot write '", path, "'"));
   if (::fsync(fd) != 0) {
     return ErrnoStatus(errno, absl::StrCat("cannot flush '", path, "' to disk"));
   }
@@ -719,11 +723,17 @@ absl::Status StageReferencedFiles(const std::vector<ExternalTensor>& externals,
   return absl::OkStatus();
 }
 
-// Stages the model itself (last, so it is renamed after its data files).
-absl::Status StageModel(const onnx::ModelProto& model, const fs::path& target, int64_t max_model_bytes,
-                        Staging& staging) {
-  const size_t byte_size = model.ByteSizeLong();  // Also caches sizes for SerializeWithCachedSizes.
-  if (byte_size > static_cast<size_t>(max_model_bytes)) {
+// The bytes `model` serializes to with its `deferred` values filled in; caches the sizes the writers read.
+int64_t SerializedBytes(const onnx::ModelProto& model, const DeferredTensors& deferred) {
+  return deferred.empty() ? static_cast<int64_t>(model.ByteSizeLong()) : SerializedSizeWithDeferred(model, deferred);
+}
+
+// Stages the model itself (last, so it is renamed after its data files), its `deferred` values computed as
+// they are written.
+absl::Status StageModel(const onnx::ModelProto& model, const DeferredTensors& deferred, const fs::path& target,
+                        int64_t max_model_bytes, Staging& staging) {
+  const int64_t byte_size = SerializedBytes(model, deferred);
+  if (byte_size > max_model_bytes) {
     return absl::ResourceExhaustedError(absl::StrFormat(
         "cannot write '%s': the model serializes to %d bytes, beyond protobuf's 2 GiB limit even with its "
         "raw initializers above the external data threshold moved to a data file (tensors in typed fields "
@@ -732,7 +742,7 @@ absl::Status StageModel(const onnx::ModelProto& model, const fs::path& target, i
   }
   ASSIGN_OR_RETURN(const int fd, staging.Create(target));
   FdCloser closer(fd);
-  RETURN_IF_ERROR(WriteAndSync(model, fd, target.string()));
+  RETURN_IF_ERROR(WriteAndSync(model, deferred, fd, target.string()));
   if (int close_errno = closer.Close(); close_errno != 0) {
     return ErrnoStatus(close_errno, absl::StrCat("cannot write '", target.string(), "'"));
   }
@@ -844,7 +854,7 @@ absl::StatusOr<std::unique_ptr<ExternalDataReader>> OpenExternalData(const std::
 absl::Status SaveModel(const onnx::ModelProto& model, const std::string& path) {
   RETURN_IF_ERROR(CheckModelTarget(path));
   Staging staging;
-  RETURN_IF_ERROR(StageModel(model, path, kMaxProtoBytes, staging));
+  RETURN_IF_ERROR(StageModel(model, {}, path, kMaxProtoBytes, staging));
   return staging.Commit();
 }
 
@@ -860,7 +870,8 @@ absl::Status SaveModelWithLimit(onnx::ModelProto& model, const std::string& path
 }
 
 absl::Status SaveModelIf(onnx::ModelProto& model, const std::string& path, const SaveOptions& options,
-                         int64_t max_model_bytes, const std::function<absl::Status()>& before_commit) {
+                         int64_t max_model_bytes, const std::function<absl::Status()>& before_commit,
+                         const DeferredTensors& deferred) {
   RETURN_IF_ERROR(CheckModelTarget(path));
   const fs::path target(path);
   RETURN_IF_ERROR(ValidateSaveOptions(options, path));
@@ -869,6 +880,7 @@ absl::Status SaveModelIf(onnx::ModelProto& model, const std::string& path, const
   absl::Status status;
   ForEachMutableTensor(model, [&](onnx::TensorProto& tensor, const TensorSite& site) {
     if (!status.ok() || !IsExternal(tensor)) return;
+    if (IsDeferredStub(tensor) && deferred.count(tensor.name()) > 0) return;  // filled below, not external
     absl::StatusOr<ExternalDataRef> ref = ParseExternalDataRef(tensor, site.what);
     if (!ref.ok()) {
       status = ref.status();
@@ -880,7 +892,7 @@ absl::Status SaveModelIf(onnx::ModelProto& model, const std::string& path, const
 
   std::string data_name = options.external_data_name;
   const bool explicit_name = !data_name.empty();
-  if (!explicit_name && static_cast<int64_t>(model.ByteSizeLong()) > max_model_bytes) {
+  if (!explicit_name && SerializedBytes(model, deferred) > max_model_bytes) {
     data_name = absl::StrCat(target.filename().string(), ".data");
   }
   std::optional<ExternalFolder> source;
@@ -892,10 +904,12 @@ absl::Status SaveModelIf(onnx::ModelProto& model, const std::string& path, const
   // Declared after staging: the model is restored before the temporaries go, and either way on return.
   TensorRestorer restorer;
   if (data_name.empty() && !source.has_value()) {
-    RETURN_IF_ERROR(StageModel(model, target, max_model_bytes, staging));
+    RETURN_IF_ERROR(StageModel(model, deferred, target, max_model_bytes, staging));
     RETURN_IF_ERROR(before_commit());
     return staging.Commit();
   }
+  // Packing a data file moves raw bytes around, which deferred values do not have until they are computed.
+  RETURN_IF_ERROR(MaterializeDeferred(deferred, model));
   const fs::path parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   absl::StatusOr<ExternalFolder> out_folder = ExternalFolder::At(parent);
   if (!out_folder.ok()) {
@@ -917,7 +931,7 @@ absl::Status SaveModelIf(onnx::ModelProto& model, const std::string& path, const
   if (source.has_value() && source->path() != out_folder->path()) {
     RETURN_IF_ERROR(StageReferencedFiles(externals, rehomed, *source, *out_folder, target, staging));
   }
-  RETURN_IF_ERROR(StageModel(model, target, max_model_bytes, staging));
+  RETURN_IF_ERROR(StageModel(model, {}, target, max_model_bytes, staging));
   RETURN_IF_ERROR(before_commit());
   return staging.Commit();
 }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "eval/deferred_tensor.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
 
@@ -27,8 +28,14 @@ absl::Status SaveModelWithLimit(onnx::ModelProto& model, const std::string& path
 // SaveModelWithLimit, calling `before_commit` once every file is written and flushed but before any is
 // renamed into place: if it fails, nothing is, and its error is returned. LegalizeFile writes the model
 // while the proofs of its legalization still run, and lets it into place only once they hold.
+// The main-graph initializers `deferred` names are stubs (eval/deferred_tensor.h): their values are
+// computed as the model is written, straight into the file, when the model goes to one file within
+// `max_model_bytes`; otherwise (a data file asked for or needed, external data to carry) they are computed
+// into the model first. Either way the files are those the filled model would give; a value's error fails
+// the save.
 absl::Status SaveModelIf(onnx::ModelProto& model, const std::string& path, const SaveOptions& options,
-                         int64_t max_model_bytes, const std::function<absl::Status()>& before_commit);
+                         int64_t max_model_bytes, const std::function<absl::Status()>& before_commit,
+                         const DeferredTensors& deferred = {});
 
 }  // namespace onnx_legalize::internal
 

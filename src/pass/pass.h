@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "eval/deferred_tensor.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
 #include "upgrade/opset_upgrade.h"
@@ -66,13 +67,25 @@ class Pass {
   virtual bool DefersValues() const { return false; }
   virtual void FillDeferred(onnx::ModelProto& model) { (void)model; }
 
+  // The values Apply left as stubs that only the writer of the output fills, computing them as it goes
+  // (eval/deferred_tensor.h); they read the plan, which must outlive them. Their proofs run as they are
+  // written. Only passes made with PassSettings::stream_large_folds leave any.
+  virtual DeferredTensors StreamedValues() const { return {}; }
+
   // Appends one NodeReport per change; the plan's texts move into it.
   virtual void AppendReport(std::vector<NodeReport>& nodes) = 0;
 };
 
+// How the passes are to treat their values.
+struct PassSettings {
+  // Large folds are left to the writer of the output (Pass::StreamedValues), so that they never exist whole
+  // in memory. Only for a caller that writes the result and discards the model (LegalizeFile).
+  bool stream_large_folds = false;
+};
+
 // Every pass, in the order the driver plans, verifies and reports them: the removed-op rules, then
 // DynamicSlice. (The driver applies them in the opposite order: see legalize.cc.)
-std::vector<std::unique_ptr<Pass>> MakePasses();
+std::vector<std::unique_ptr<Pass>> MakePasses(const PassSettings& settings = {});
 
 // The ops the passes rewrite after the opset move, which the move must pass through untouched.
 const PassThroughOps& OpsThePassesRewrite();

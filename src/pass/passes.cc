@@ -11,6 +11,7 @@
 #include "pass/removed_ops_pass.h"
 #include "rules/dynamic_slice.h"
 #include "status_macros.h"
+#include "verify/streamed_fold.h"
 #include "verify/verify.h"
 
 namespace onnx_legalize {
@@ -79,8 +80,11 @@ class RemovedOpsPass : public Pass {
 // those jobs are done, and are then moved into the model (FillDeferred), never copied.
 class DynamicSlicePass : public Pass {
  public:
+  explicit DynamicSlicePass(const PassSettings& settings) : settings_(settings) {}
+
   absl::Status Plan(const onnx::ModelProto& model, const Options& options) override {
-    ASSIGN_OR_RETURN(plan_, PlanDynamicSlices(model, options));
+    ASSIGN_OR_RETURN(plan_, PlanDynamicSlices(model, options, settings_.stream_large_folds));
+    verify_ = options.verify;
     return absl::OkStatus();
   }
 
@@ -137,10 +141,21 @@ class DynamicSlicePass : public Pass {
   }
 
   bool DefersValues() const override {
-    return std::any_of(plan_.changes.begin(), plan_.changes.end(),
-                       [](const PlannedChange& change) { return change.action == Action::kFolded; });
+    return std::any_of(plan_.changes.begin(), plan_.changes.end(), [](const PlannedChange& change) {
+      return change.action == Action::kFolded && !change.streamed;
+    });
   }
   void FillDeferred(onnx::ModelProto& model) override { FillDeferredFolds(plan_, model); }
+
+  DeferredTensors StreamedValues() const override {
+    DeferredTensors values;
+    for (const PlannedChange& change : plan_.changes) {
+      if (change.streamed) {
+        values.emplace(change.output, std::make_shared<StreamedFold>(change, change.streamed_dims, verify_));
+      }
+    }
+    return values;
+  }
 
   void AppendReport(std::vector<NodeReport>& nodes) override {
     for (PlannedChange& change : plan_.changes) {
@@ -168,15 +183,17 @@ class DynamicSlicePass : public Pass {
     return neediest;
   }
 
+  const PassSettings settings_;
+  bool verify_ = true;  // Options::verify, for the streamed folds' proofs
   onnx_legalize::Plan plan_;
 };
 
 }  // namespace
 
-std::vector<std::unique_ptr<Pass>> MakePasses() {
+std::vector<std::unique_ptr<Pass>> MakePasses(const PassSettings& settings) {
   std::vector<std::unique_ptr<Pass>> passes;
   passes.push_back(std::make_unique<RemovedOpsPass>());
-  passes.push_back(std::make_unique<DynamicSlicePass>());
+  passes.push_back(std::make_unique<DynamicSlicePass>(settings));
   return passes;
 }
 

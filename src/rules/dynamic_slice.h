@@ -51,6 +51,11 @@ struct PlannedChange {
   // kFolded: the value, computed with the DynamicSlice reference kernel. Not const: FillDeferredFolds
   // may move it into the model once nothing reads it any more.
   std::shared_ptr<Tensor> folded;
+  // kFolded with PlanDynamicSlices' `stream_large_folds`: a value too large to hold beside the model, left
+  // uncomputed (`folded` is null) and written part by part with the output (verify/streamed_fold.h); its
+  // dims (the type is the data's).
+  bool streamed = false;
+  std::vector<int64_t> streamed_dims;
 
   // kRewritten: the Slice node's inputs; `new_axes` is set when the axes were normalized into a new
   // constant named new_axes_name.
@@ -83,14 +88,19 @@ struct Plan {
 // initializers and Constant values instead of copying them (GraphScope::FindConstant): while the plan is
 // read, those TensorProtos must keep their raw_data where it is (Legalize moves them only by Swap between
 // heap messages, which does).
-absl::StatusOr<Plan> PlanDynamicSlices(const onnx::ModelProto& model, const Options& options);
+// With `stream_large_folds` (LegalizeFile), a main-graph fold of more than kSkeletonKeepBytes of raw bytes
+// that no DynamicSlice reads is left uncomputed (PlannedChange::streamed): the decisions and the output are
+// the same, only the value is computed as it is written.
+absl::StatusOr<Plan> PlanDynamicSlices(const onnx::ModelProto& model, const Options& options,
+                                       bool stream_large_folds = false);
 
 // How ApplyPlan writes a folded value into the main graph.
 enum class FoldedValues {
   kWrite,  // the value itself (a copy; the plan keeps its own)
   // For a value BuildModelSkeleton would leave out (more bytes than kSkeletonKeepBytes, not strings): a stub
   // with its name, type and dims, marked as external data, which FillDeferredFolds fills later. The model
-  // can be checked (through BuildModelSkeleton) meanwhile, and the value is never copied.
+  // can be checked (through BuildModelSkeleton) meanwhile, and the value is never copied. A streamed fold
+  // is always a stub (whichever way), filled only as the output is written (eval/deferred_tensor.h).
   kDefer,
 };
 

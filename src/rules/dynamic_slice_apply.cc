@@ -167,7 +167,9 @@ MaybeUnused WriteChanges(Plan& plan, onnx::ModelProto& model, FoldedValues folde
         }
         // The node's place goes to a Constant node (IR 3 subgraphs) or to nothing (an initializer).
         graph_edits.removed[static_cast<size_t>(index)] = true;
-        if (writer.WritesConstantNode(is_main)) {
+        if (change.streamed) {  // in the main graph, never strings: an initializer's stub
+          writer.DefineStub(graph, change.output, change.data_type.elem_type, change.streamed_dims);
+        } else if (writer.WritesConstantNode(is_main)) {
           graph_edits.before[index].push_back(writer.ConstantNode(change.output, *change.folded));
         } else {
           writer.DefineInitializer(graph, change.output, *change.folded,

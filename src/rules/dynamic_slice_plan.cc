@@ -33,10 +33,11 @@ int64_t CountDynamicSlices(const onnx::GraphProto& graph) {
 
 class Planner {
  public:
-  Planner(const onnx::ModelProto& model, const Options& options, Plan& plan)
-      : model_(model), options_(options), plan_(plan) {
+  Planner(const onnx::ModelProto& model, const Options& options, bool stream_large_folds, Plan& plan)
+      : model_(model), options_(options), stream_large_folds_(stream_large_folds), plan_(plan) {
     // One change per DynamicSlice: reserved, so that the changes are not moved again and again.
     plan_.changes.reserve(static_cast<size_t>(CountDynamicSlices(model.graph())));
+    if (stream_large_folds_) CollectDynamicSliceInputs(model.graph(), dynamic_slice_inputs_);
   }
 
   // Plans `node` when it is a DynamicSlice. The walk's scopes are the plan's (its constants point into them).
@@ -130,7 +131,7 @@ class Planner {
     if (all_constant) {
       ASSIGN_OR_RETURN(bool folded, TryFold(change, invalid, lookup));
       if (folded) {
-        scope.AddConstant(change.output, change.folded);
+        if (!change.streamed) scope.AddConstant(change.output, change.folded);
         plan_.changes.push_back(std::move(change));
         return absl::OkStatus();
       }
@@ -243,6 +244,13 @@ class Planner {
       ASSIGN_OR_RETURN(change.data_constant, lookup(change.data));
       if (change.data_constant == nullptr) return invalid("data '", change.data, "' could not be read");
     }
+    if (Streams(change, bytes)) {
+      change.action = Action::kFolded;
+      change.detail = "all inputs are constants";
+      change.streamed = true;
+      change.streamed_dims = *std::move(dims);
+      return true;
+    }
     absl::StatusOr<Tensor> value =
         DynamicSliceReference(*change.data_constant, *change.starts.constant, *change.ends.constant, axes);
     if (!value.ok()) return invalid(value.status().message());
@@ -337,6 +345,26 @@ class Planner {
     return absl::OkStatus();
   }
 
+  // Whether a fold of `bytes` is left to be computed as the output is written: large, in the main graph,
+  // not strings, and read by no DynamicSlice (whose planning would need its value).
+  bool Streams(const PlannedChange& change, int64_t bytes) const {
+    return stream_large_folds_ && change.graph.steps.empty() &&
+           change.data_type.elem_type != onnx::TensorProto::STRING && bytes > kSkeletonKeepBytes &&
+           dynamic_slice_inputs_.count(change.output) == 0;
+  }
+
+  // The inputs of every DynamicSlice of `graph` and its subgraphs (by name: a superset where scopes shadow).
+  static void CollectDynamicSliceInputs(const onnx::GraphProto& graph, std::unordered_set<std::string>& inputs) {
+    for (const auto& node : graph.node()) {
+      if (node.op_type() == kDynamicSliceOp && IsDefaultDomain(node.domain())) {
+        inputs.insert(node.input().begin(), node.input().end());
+      }
+      ForEachSubgraph(node, [&](const std::string&, const onnx::GraphProto& subgraph) {
+        CollectDynamicSliceInputs(subgraph, inputs);
+      });
+    }
+  }
+
   std::string UniqueName(const std::string& base) {
     // Every name of the model, collected the first time a name is made (rarely: normalized axes).
     if (!used_names_.has_value()) {
@@ -350,6 +378,8 @@ class Planner {
 
   const onnx::ModelProto& model_;
   const Options& options_;
+  const bool stream_large_folds_;
+  std::unordered_set<std::string> dynamic_slice_inputs_;  // filled when folds may stream
   Plan& plan_;
   int64_t folded_bytes_ = 0;  // what the folds planned so far will allocate, against max_total_fold_bytes
   std::optional<FreshNames> used_names_;
@@ -364,13 +394,13 @@ int64_t SliceVersionAtOpset(int64_t opset) {
   return 1;
 }
 
-absl::StatusOr<Plan> PlanDynamicSlices(const onnx::ModelProto& model, const Options& options) {
+absl::StatusOr<Plan> PlanDynamicSlices(const onnx::ModelProto& model, const Options& options, bool stream_large_folds) {
   Plan plan;
   // Only planning reads the inferred types; released on return, before the rest of Legalize copies the
   // model again.
   google::protobuf::Arena arena;
   const onnx::ModelProto* inferred = InferTypesOnSkeleton(model, arena);
-  Planner planner(model, options, plan);
+  Planner planner(model, options, stream_large_folds, plan);
   RETURN_IF_ERROR(WalkScopedGraphs(model, inferred, options.external_data, plan.scopes,
                                    [&](const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) {
                                      return planner.Visit(node, scope, locator);

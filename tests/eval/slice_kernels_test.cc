@@ -21,10 +21,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "eval/deferred_tensor.h"
 #include "eval/tensor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "onnx/onnx_pb.h"
+#include "test_models.h"
 
 namespace onnx_legalize {
 namespace {
@@ -32,6 +34,7 @@ namespace {
 using ::onnx::TensorProto;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
+using testing::Iota;
 
 constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
@@ -267,9 +270,10 @@ class BothKernelsTest : public ::testing::TestWithParam<Kernel> {
   absl::StatusOr<Tensor> RunOn(const Tensor& data, const SliceArgs& args, DataType index_type = TensorProto::INT64) {
     return RunKernel(GetParam(), data, index_type, args);
   }
-  absl::StatusOr<Tensor> RunTensors(const Tensor& data, const Tensor& starts, const Tensor& ends, const Tensor* axes) {
-    if (GetParam() == Kernel::kSlice) return Slice(data, starts, ends, axes, nullptr);
-    return DynamicSliceReference(data, starts, ends, axes);
+  absl::StatusOr<Tensor> RunTensors(const Tensor& data, const Tensor& starts, const Tensor& ends, const Tensor* axes,
+                                    const OutputPart* part = nullptr) {
+    if (GetParam() == Kernel::kSlice) return Slice(data, starts, ends, axes, nullptr, part);
+    return DynamicSliceReference(data, starts, ends, axes, part);
   }
 };
 
@@ -277,6 +281,67 @@ INSTANTIATE_TEST_SUITE_P(Kernels, BothKernelsTest, ::testing::Values(Kernel::kSl
                          [](const auto& info) { return KernelName(info.param); });
 
 const std::vector<float> kDocData = {1, 2, 3, 4, 5, 6, 7, 8};  // [[1, 2, 3, 4], [5, 6, 7, 8]]
+
+// LegalizeFile writes large folds part by part (eval/deferred_tensor.h): the parts, in order, are the whole.
+TEST_P(BothKernelsTest, GivesAnyPartOfItsOutputAsThatPartOfTheWhole) {
+  const Tensor data = Iota({4, 5, 6});
+  const Tensor starts = Literal<int64_t>(TensorProto::INT64, {3}, {1, -4, 0});
+  const Tensor ends = Literal<int64_t>(TensorProto::INT64, {3}, {4, 5, 5});
+  const Tensor axes = Literal<int64_t>(TensorProto::INT64, {3}, {0, 1, -1});
+  absl::StatusOr<Tensor> whole = RunTensors(data, starts, ends, &axes);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  ASSERT_EQ(whole->dims(), (std::vector<int64_t>{3, 4, 5}));
+  // Budgets below one element, of one element, of part of a row, of rows, of planes, of the whole.
+  for (int64_t budget : {1, 4, 12, 20, 24, 80, 100, 160, 400, 1 << 20}) {
+    std::string parts;
+    int count = 0;
+    const absl::Status walked =
+        ForEachRowMajorPart(whole->dims(), 4, budget,
+                            [&](const std::vector<int64_t>& offset, const std::vector<int64_t>& size) -> absl::Status {
+                              const OutputPart part{offset, size};
+                              absl::StatusOr<Tensor> piece = RunTensors(data, starts, ends, &axes, &part);
+                              if (!piece.ok()) return piece.status();
+                              EXPECT_EQ(piece->dims(), size);
+                              EXPECT_LE(static_cast<int64_t>(piece->bytes().size()), std::max<int64_t>(budget, 4));
+                              parts.append(piece->bytes());
+                              ++count;
+                              return absl::OkStatus();
+                            });
+    ASSERT_TRUE(walked.ok()) << walked;
+    EXPECT_EQ(parts, std::string(whole->bytes())) << "budget " << budget;
+    if (budget >= 240) EXPECT_EQ(count, 1) << "budget " << budget;
+  }
+}
+
+TEST_P(BothKernelsTest, RejectsAPartThatIsNotInsideItsOutput) {
+  const Tensor data = Iota({4, 5});
+  const Tensor starts = Literal<int64_t>(TensorProto::INT64, {1}, {1});
+  const Tensor ends = Literal<int64_t>(TensorProto::INT64, {1}, {3});  // output [2, 5]
+  const std::vector<OutputPart> outside = {{{0, 0}, {3, 5}},  {{2, 0}, {1, 1}},        {{0, 4}, {1, 2}},
+                                           {{0}, {1}},        {{0, 0, 0}, {1, 1, 1}},  {{-1, 0}, {1, 1}},
+                                           {{0, 0}, {1, -1}}, {{1, 0}, {kInt64Max, 1}}};
+  for (const OutputPart& part : outside) {
+    absl::StatusOr<Tensor> piece = RunTensors(data, starts, ends, nullptr, &part);
+    EXPECT_EQ(piece.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(piece.status().message()), ::testing::HasSubstr("is not inside the"));
+  }
+  const OutputPart empty_at_the_end{{2, 5}, {0, 0}};
+  absl::StatusOr<Tensor> piece = RunTensors(data, starts, ends, nullptr, &empty_at_the_end);
+  ASSERT_TRUE(piece.ok()) << piece.status();
+  EXPECT_EQ(piece->element_count(), 0);
+}
+
+TEST(DynamicSliceReferenceDimsTest, AreTheDimsOfWhatTheKernelGives) {
+  const Tensor data = Iota({4, 5, 6});
+  const Tensor starts = Literal<int64_t>(TensorProto::INT64, {2}, {-100, 2});
+  const Tensor ends = Literal<int64_t>(TensorProto::INT64, {2}, {2, 1});
+  absl::StatusOr<std::vector<int64_t>> dims = DynamicSliceReferenceDims(data, starts, ends, nullptr);
+  ASSERT_TRUE(dims.ok()) << dims.status();
+  EXPECT_EQ(*dims, (std::vector<int64_t>{2, 0, 6}));
+  EXPECT_EQ(DynamicSliceReference(data, starts, ends, nullptr)->dims(), *dims);
+  const Tensor axes = Literal<int64_t>(TensorProto::INT64, {2}, {0, 0});
+  EXPECT_EQ(DynamicSliceReferenceDims(data, starts, ends, &axes).status().code(), absl::StatusCode::kInvalidArgument);
+}
 
 TEST_P(BothKernelsTest, DocumentationExample1) {
   const Tensor data = Literal<float>(TensorProto::FLOAT, {2, 4}, kDocData);

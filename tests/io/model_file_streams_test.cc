@@ -11,13 +11,18 @@
 #include <cerrno>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "gmock/gmock.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "gtest/gtest.h"
 #include "onnx/onnx_pb.h"
+#include "status_macros.h"
 #include "test_files.h"
 #include "test_models.h"
 
@@ -88,6 +93,22 @@ class ModelFileStreamsTest : public ::testing::Test {
     model.ByteSizeLong();
     EXPECT_EQ(SerializeModelToFile(model, fd), 0);
     ::close(fd);
+    return ReadBytes(path);
+  }
+
+  // The bytes SerializeModelWithDeferredToFile writes for `model` and `deferred`; its return value and any
+  // value failure go to `result` and `value_failure`.
+  std::string SerializeWithDeferredToFile(const onnx::ModelProto& model, const DeferredTensors& deferred,
+                                          int* result = nullptr, absl::Status* value_failure = nullptr) {
+    const std::filesystem::path path = dir_ / "out.onnx";
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    EXPECT_GE(fd, 0);
+    absl::Status failure;
+    const int written = SerializeModelWithDeferredToFile(model, deferred, fd, failure);
+    ::close(fd);
+    if (result != nullptr) *result = written;
+    if (value_failure != nullptr) *value_failure = failure;
+    if (result == nullptr) EXPECT_EQ(written, 0) << failure;
     return ReadBytes(path);
   }
 
@@ -323,6 +344,117 @@ TEST_F(ModelFileStreamsTest, ReportsTheErrnoOfAFailedWrite) {
   ASSERT_GE(fd, 0);
   EXPECT_EQ(SerializeModelToFile(model, fd), EBADF);
   ::close(fd);
+}
+
+// A deferred value over bytes held here, handed over `part_bytes` at a time; it can fail after some parts, or
+// hand over fewer bytes than it has.
+class HeldBytes : public DeferredTensor {
+ public:
+  HeldBytes(std::string bytes, size_t part_bytes) : bytes_(std::move(bytes)), part_bytes_(part_bytes) {
+    dims_ = {static_cast<int64_t>(bytes_.size())};
+  }
+  DataType type() const override { return onnx::TensorProto::UINT8; }
+  const std::vector<int64_t>& dims() const override { return dims_; }
+  absl::Status WriteTo(const ByteSink& sink) const override {
+    const size_t end = bytes_.size() - short_by_;
+    int parts = 0;
+    for (size_t at = 0; at < end; at += part_bytes_) {
+      if (parts++ == fail_after_parts_) return absl::InternalError("verification failed: part differs");
+      RETURN_IF_ERROR(sink(absl::string_view(bytes_).substr(at, std::min(part_bytes_, end - at))));
+    }
+    return absl::OkStatus();
+  }
+
+  int fail_after_parts_ = -1;
+  size_t short_by_ = 0;
+
+ private:
+  std::string bytes_;
+  size_t part_bytes_;
+  std::vector<int64_t> dims_;
+};
+
+// `model` with a stub for each of `values` (inserted before initializer `at` of the main graph, in turn),
+// and the same model with the values filled in as a fold fills them (TensorToProto: dims, type, name, raw).
+struct StubbedModel {
+  onnx::ModelProto stubbed, filled;
+  DeferredTensors deferred;
+};
+StubbedModel WithStubs(const onnx::ModelProto& model, const std::vector<std::pair<std::string, size_t>>& values, int at,
+                       size_t part_bytes = 4096) {
+  StubbedModel out{model, model, {}};
+  for (const auto& [name, size] : values) {
+    const std::string bytes = Pattern(size, static_cast<char>(size));
+    auto held = std::make_shared<HeldBytes>(bytes, part_bytes);
+    out.deferred.emplace(name, held);
+    onnx::TensorProto stub;
+    stub.set_name(name);
+    stub.set_data_type(onnx::TensorProto::UINT8);
+    stub.add_dims(static_cast<int64_t>(size));
+    onnx::TensorProto filled = stub;
+    filled.set_raw_data(bytes);
+    stub.set_data_location(onnx::TensorProto::EXTERNAL);
+    for (auto [graph, tensor] :
+         {std::make_pair(out.stubbed.mutable_graph(), &stub), std::make_pair(out.filled.mutable_graph(), &filled)}) {
+      *graph->add_initializer() = *tensor;
+      auto* initializers = graph->mutable_initializer();
+      for (int i = initializers->size() - 1; i > at; --i) initializers->SwapElements(i, i - 1);
+    }
+  }
+  return out;
+}
+
+TEST_F(ModelFileStreamsTest, WritesDeferredValuesAsTheModelWithThemFilledInWouldBeWritten) {
+  // Sizes on both sides of the varint steps of the value's and the tensor's lengths, an empty value, and
+  // values that span many parts.
+  const std::vector<std::pair<std::string, size_t>> values = {
+      {"a", 0},     {"b", 1},     {"c", 100},   {"d", 127},     {"e", 128},          {"f", 16360},
+      {"g", 16383}, {"h", 16384}, {"i", 70000}, {"j", 1 << 20}, {"k", (3 << 20) + 5}};
+  onnx::ModelProto model = MixedModel();
+  // Unknown fields, which deterministic serialization writes after the known ones, in the model and graph.
+  model.GetReflection()->MutableUnknownFields(&model)->AddVarint(1000, 5);
+  model.mutable_graph()->GetReflection()->MutableUnknownFields(model.mutable_graph())->AddVarint(999, 7);
+  for (int at : {0, 2, 5}) {
+    const StubbedModel stubbed = WithStubs(model, values, at);
+    const std::string expected = Serialize(stubbed.filled);
+    EXPECT_EQ(SerializedSizeWithDeferred(stubbed.stubbed, stubbed.deferred), static_cast<int64_t>(expected.size()));
+    EXPECT_TRUE(SerializeWithDeferredToFile(stubbed.stubbed, stubbed.deferred) == expected) << "at " << at;
+  }
+}
+
+TEST_F(ModelFileStreamsTest, WritesAGraphOfStubsAloneAndLeavesStubsNoValueNames) {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  StubbedModel stubbed = WithStubs(model, {{"only", 5000}}, 0);
+  EXPECT_TRUE(SerializeWithDeferredToFile(stubbed.stubbed, stubbed.deferred) == Serialize(stubbed.filled));
+  // A stub no deferred value names is written as it is.
+  stubbed.deferred.clear();
+  EXPECT_TRUE(SerializeWithDeferredToFile(stubbed.stubbed, stubbed.deferred) == Serialize(stubbed.stubbed));
+}
+
+TEST_F(ModelFileStreamsTest, StopsAtTheFirstFailureOfADeferredValue) {
+  StubbedModel stubbed = WithStubs(MixedModel(), {{"v", 100000}}, 1);
+  auto held = std::make_shared<HeldBytes>(Pattern(100000, 1), 4096);
+  held->fail_after_parts_ = 3;
+  stubbed.deferred["v"] = held;
+  int result = 0;
+  absl::Status failure;
+  SerializeWithDeferredToFile(stubbed.stubbed, stubbed.deferred, &result, &failure);
+  EXPECT_EQ(result, -1);
+  EXPECT_EQ(failure.message(), "verification failed: part differs");
+}
+
+TEST_F(ModelFileStreamsTest, RefusesADeferredValueThatGivesFewerBytesThanItHas) {
+  StubbedModel stubbed = WithStubs(MixedModel(), {{"v", 100000}}, 1);
+  auto held = std::make_shared<HeldBytes>(Pattern(100000, 1), 4096);
+  held->short_by_ = 10;
+  stubbed.deferred["v"] = held;
+  int result = 0;
+  absl::Status failure;
+  SerializeWithDeferredToFile(stubbed.stubbed, stubbed.deferred, &result, &failure);
+  EXPECT_EQ(result, -1);
+  EXPECT_EQ(failure.code(), absl::StatusCode::kInternal);
+  EXPECT_THAT(std::string(failure.message()), ::testing::HasSubstr("gave 99990 bytes of 100000"));
 }
 
 }  // namespace

@@ -1,0 +1,129 @@
+// LegalizeFile computes large folds as it writes them (eval/deferred_tensor.h, verify/streamed_fold.h), so
+// that they never exist whole in memory. What it writes must be what Legalize and SaveModel write for the
+// same input, byte for byte, whichever way the model is saved; the report says how each fold was proved.
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "eval/tensor.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "onnx_legalize/legalize.h"
+#include "test_files.h"
+#include "test_models.h"
+
+namespace onnx_legalize {
+namespace {
+
+using ::onnx_legalize::testing::Iota;
+using ::onnx_legalize::testing::LegalizedCopy;
+using ::onnx_legalize::testing::MakeInitializerConstant;
+using ::onnx_legalize::testing::MakeTestDir;
+using ::onnx_legalize::testing::ParseModel;
+using ::onnx_legalize::testing::ReadBytes;
+using ::onnx_legalize::testing::Serialize;
+using ::testing::HasSubstr;
+
+// A 256 KiB weight and four folds of it: `rows` and `window` are large (more than kSkeletonKeepBytes) and
+// read by nothing but the graph's outputs, so they are streamed; `head` is large but another DynamicSlice
+// reads it (its value is needed while planning); `corner` is small. `x` keeps a node that is not folded.
+onnx::ModelProto FoldsOfAWeight() {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+folds (float[256, 256] w, float[2] x, int64[1] s0, int64[1] e200, int64[2] s2, int64[2] e2, int64[2] axes,
+       int64[1] s1, int64[1] e9) => (float[200, 256] rows, float[240, 247] window, float[8, 256] of_head,
+                                     float[8, 256] corner, float[2] y) {
+  rows = DynamicSlice (w, s0, e200)
+  window = DynamicSlice (w, s2, e2, axes)
+  head = DynamicSlice (w, s1, e200)
+  of_head = DynamicSlice (head, s1, e9)
+  corner = DynamicSlice (w, s1, e9)
+  y = Relu (x)
+}
+)");
+  auto set = [&](const std::string& name, const Tensor& value) {
+    *model.mutable_graph()->add_initializer() = TensorToProto(value.Clone(), name);
+    MakeInitializerConstant(model, name);
+  };
+  auto int64s = [](std::vector<int64_t> values) {
+    std::string bytes(values.size() * sizeof(int64_t), '\0');
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    return *Tensor::FromBytes(onnx::TensorProto::INT64, {static_cast<int64_t>(values.size())}, bytes);
+  };
+  set("w", Iota({256, 256}));
+  set("s0", int64s({0}));
+  set("e200", int64s({200}));
+  set("s2", int64s({10, 3}));
+  set("e2", int64s({250, 250}));
+  set("axes", int64s({0, -1}));
+  set("s1", int64s({1}));
+  set("e9", int64s({9}));
+  return model;
+}
+
+const NodeReport& NodeFor(const Report& report, const std::string& output) {
+  for (const NodeReport& node : report.nodes) {
+    if (node.output == output) return node;
+  }
+  ADD_FAILURE() << "no report for " << output;
+  static NodeReport none;
+  return none;
+}
+
+class LegalizeFileStreamedFoldsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = MakeTestDir("legalize_file_streamed_folds");
+    input_ = (dir_ / "in.onnx").string();
+    ASSERT_TRUE(SaveModel(FoldsOfAWeight(), input_).ok());
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::filesystem::path dir_;
+  std::string input_;
+};
+
+TEST_F(LegalizeFileStreamedFoldsTest, WritesWhatLegalizeAndSaveModelWrite) {
+  for (const bool verify : {true, false}) {
+    Options options;
+    options.verify = verify;
+    const std::string output = (dir_ / "out.onnx").string();
+    absl::StatusOr<Report> report = LegalizeFile(input_, output, options);
+    ASSERT_TRUE(report.ok()) << report.status();
+    EXPECT_TRUE(ReadBytes(output) == Serialize(LegalizedCopy(FoldsOfAWeight(), options))) << "verify " << verify;
+  }
+}
+
+TEST_F(LegalizeFileStreamedFoldsTest, ReportsWhichFoldsWereProvedPartByPart) {
+  const std::string output = (dir_ / "out.onnx").string();
+  absl::StatusOr<Report> report = LegalizeFile(input_, output, Options{});
+  ASSERT_TRUE(report.ok()) << report.status();
+  for (const char* streamed : {"rows", "window"}) {
+    EXPECT_EQ(
+        NodeFor(*report, streamed).verification,
+        std::string("fold computed part by part as it was written, each part recomputed with the Slice kernel: ") +
+            (std::string(streamed) == "rows" ? "float[200,256]" : "float[240,247]") + ", identical");
+  }
+  for (const char* held : {"head", "of_head", "corner"}) {
+    EXPECT_THAT(NodeFor(*report, held).verification, HasSubstr("fold recomputed with the Slice kernel")) << held;
+  }
+}
+
+TEST_F(LegalizeFileStreamedFoldsTest, WritesTheSameFilesWhenTheWeightsGoToADataFile) {
+  SaveOptions save;
+  save.external_data_name = "weights.bin";
+  const std::filesystem::path streamed_dir = dir_ / "streamed", saved_dir = dir_ / "saved";
+  std::filesystem::create_directories(streamed_dir);
+  std::filesystem::create_directories(saved_dir);
+  absl::StatusOr<Report> report = LegalizeFile(input_, (streamed_dir / "out.onnx").string(), Options{}, save);
+  ASSERT_TRUE(report.ok()) << report.status();
+  onnx::ModelProto legalized = LegalizedCopy(FoldsOfAWeight());
+  ASSERT_TRUE(SaveModel(legalized, (saved_dir / "out.onnx").string(), save).ok());
+  for (const char* file : {"out.onnx", "weights.bin"}) {
+    EXPECT_TRUE(ReadBytes(streamed_dir / file) == ReadBytes(saved_dir / file)) << file;
+  }
+}
+
+}  // namespace
+}  // namespace onnx_legalize
