@@ -278,7 +278,9 @@ bool Measure(const Config& config, int scenario) {
     std::printf("  targets: time <= x1.30 %s, peak <= x1.25 of the file %s\n", ts / bs <= 1.3 ? "MET" : "MISSED",
                 tr / model_bytes <= 1.25 ? "MET" : "MISSED");
   } else if (scenario == 2) {
-    std::printf("  target: time <= x1.50 %s\n", ts / bs <= 1.5 ? "MET" : "MISSED");
+    // Issue 13: at the speed of the parse+serialize floor, and folds never whole in memory.
+    std::printf("  targets: time <= x1.00 %s, peak <= x1.25 of the file %s\n", ts / bs <= 1.0 ? "MET" : "MISSED",
+                tr / model_bytes <= 1.25 ? "MET" : "MISSED");
   } else {
     std::printf("  targets: time < 1 s %s, peak < 200 MiB %s\n", ts < 1.0 ? "MET" : "MISSED",
                 tr < 200 * kMiB ? "MET" : "MISSED");

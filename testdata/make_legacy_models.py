@@ -441,6 +441,26 @@ def chains():
          legalization="fold all three; no DynamicSlice left, so no opset change is needed")
 
 
+def large_folds():
+    """Folds larger than the skeleton keeps (64 KiB), which LegalizeFile computes as it writes them."""
+    w = np.arange(40 * 512, dtype=np.float32).reshape(40, 512) / 7
+    nodes = [
+        dyn_slice(["w", "rows_starts", "rows_ends"], "rows"),                                  # (36, 512)
+        helper.make_node("Add", ["x", "rows"], ["shifted"], name="shifted"),
+        dyn_slice(["w", "window_starts", "window_ends", "window_axes"], "window"),             # (39, 488)
+    ]
+    graph = helper.make_graph(
+        nodes, "large_folds", [vi("x", F, [1, 512])], [vi("shifted", F, [36, 512]), vi("window", F, [39, 488])],
+        initializer=[init("w", w), init("rows_starts", i64(2)), init("rows_ends", i64(38)),
+                     init("window_starts", i64(1, -500)), init("window_ends", i64(40, 500)),
+                     init("window_axes", i64(0, -1))])
+    save("large_folds_opset9", make_model(graph), {"random": {"x": randn(52, 1, 512)}}, folds_all=True,
+         pattern="two DynamicSlices of an 80 KiB weight, each folding to more than 64 KiB: one feeds an Add, one "
+                 "is a graph output",
+         legalization="fold both (LegalizeFile computes each part by part as it writes the output); the weight "
+                      "is removed; no opset change is needed")
+
+
 def mixed_ops():
     """Ops whose signature or meaning changes between opsets 9 and 13, beside a DynamicSlice with dynamic input."""
     nodes = [
@@ -659,6 +679,7 @@ def main():
     dtypes()
     domain_ai_onnx()
     softmax_after_dynamic_slice()
+    large_folds()
     with open(os.path.join(OUT, "manifest.json"), "w") as f:
         json.dump({"generator": "testdata/make_legacy_models.py", "models": MODELS}, f, indent=1)
         f.write("\n")
