@@ -98,6 +98,15 @@ onnx::ModelProto LegalizedCopy(const onnx::ModelProto& model, const Options& opt
   return copy;
 }
 
+const NodeReport& NodeFor(const Report& report, const std::string& output) {
+  for (const NodeReport& node : report.nodes) {
+    if (node.output == output) return node;
+  }
+  ADD_FAILURE() << "no report for " << output;
+  static NodeReport none;
+  return none;
+}
+
 Tensor Iota(std::vector<int64_t> dims) {
   Tensor tensor = *Tensor::Zeros(onnx::TensorProto::FLOAT, std::move(dims));
   for (int64_t i = 0; i < tensor.element_count(); ++i) {

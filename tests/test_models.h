@@ -45,6 +45,9 @@ void ExpectRejected(const onnx::ModelProto& model, absl::StatusCode code, const 
 // Legalizes a copy of `model` with `options`, expecting success; fills `report` when given.
 onnx::ModelProto LegalizedCopy(const onnx::ModelProto& model, const Options& options = {}, Report* report = nullptr);
 
+// The report of the change that produced `output` (a test failure, and an empty report, when none did).
+const NodeReport& NodeFor(const Report& report, const std::string& output);
+
 // A float tensor with values 1, 2, 3, ... of the given dims.
 Tensor Iota(std::vector<int64_t> dims);
 

@@ -20,6 +20,7 @@ using ::onnx_legalize::testing::ExpectSameOutputs;
 using ::onnx_legalize::testing::Iota;
 using ::onnx_legalize::testing::LegalizedCopy;
 using ::onnx_legalize::testing::MakeInitializerConstant;
+using ::onnx_legalize::testing::NodeFor;
 using ::onnx_legalize::testing::ParseModel;
 using ::onnx_legalize::testing::Serialize;
 using ::testing::ElementsAre;
@@ -94,15 +95,6 @@ onnx::ModelProto TwoWeightsExternal(MemoryReader& reader) {
   MoveToReader(*FindInitializer(model, "w"), "weights.bin", reader);
   MoveToReader(*FindInitializer(model, "big"), "weights.bin", reader);
   return model;
-}
-
-const NodeReport& NodeFor(const Report& report, const std::string& output) {
-  for (const NodeReport& node : report.nodes) {
-    if (node.output == output) return node;
-  }
-  ADD_FAILURE() << "no report for " << output;
-  static NodeReport none;
-  return none;
 }
 
 TEST(LegalizeExternalDataTest, FoldsAnExternalInitializerReadThroughTheReader) {

@@ -20,6 +20,7 @@ using ::onnx_legalize::testing::Iota;
 using ::onnx_legalize::testing::LegalizedCopy;
 using ::onnx_legalize::testing::MakeInitializerConstant;
 using ::onnx_legalize::testing::MakeTestDir;
+using ::onnx_legalize::testing::NodeFor;
 using ::onnx_legalize::testing::ParseModel;
 using ::onnx_legalize::testing::ReadBytes;
 using ::onnx_legalize::testing::Serialize;
@@ -60,15 +61,6 @@ folds (float[256, 256] w, float[2] x, int64[1] s0, int64[1] e200, int64[2] s2, i
   set("s1", int64s({1}));
   set("e9", int64s({9}));
   return model;
-}
-
-const NodeReport& NodeFor(const Report& report, const std::string& output) {
-  for (const NodeReport& node : report.nodes) {
-    if (node.output == output) return node;
-  }
-  ADD_FAILURE() << "no report for " << output;
-  static NodeReport none;
-  return none;
 }
 
 class LegalizeFileStreamedFoldsTest : public ::testing::Test {

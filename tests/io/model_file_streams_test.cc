@@ -96,6 +96,7 @@ class ModelFileStreamsTest : public ::testing::Test {
     return ReadBytes(path);
   }
 
+ public:
   // The bytes SerializeModelWithDeferredToFile writes for `model` and `deferred`; its return value and any
   // value failure go to `result` and `value_failure`.
   std::string SerializeWithDeferredToFile(const onnx::ModelProto& model, const DeferredTensors& deferred,
@@ -432,27 +433,28 @@ TEST_F(ModelFileStreamsTest, WritesAGraphOfStubsAloneAndLeavesStubsNoValueNames)
   EXPECT_TRUE(SerializeWithDeferredToFile(stubbed.stubbed, stubbed.deferred) == Serialize(stubbed.stubbed));
 }
 
-TEST_F(ModelFileStreamsTest, StopsAtTheFirstFailureOfADeferredValue) {
+// Writes MixedModel with a stub for `held` (100,000 bytes); the value's failure, expecting the write to
+// return -1 for it.
+absl::Status FailureOfAValueThatMisbehaves(ModelFileStreamsTest& test, const std::shared_ptr<HeldBytes>& held) {
   StubbedModel stubbed = WithStubs(MixedModel(), {{"v", 100000}}, 1);
-  auto held = std::make_shared<HeldBytes>(Pattern(100000, 1), 4096);
-  held->fail_after_parts_ = 3;
   stubbed.deferred["v"] = held;
   int result = 0;
   absl::Status failure;
-  SerializeWithDeferredToFile(stubbed.stubbed, stubbed.deferred, &result, &failure);
+  test.SerializeWithDeferredToFile(stubbed.stubbed, stubbed.deferred, &result, &failure);
   EXPECT_EQ(result, -1);
-  EXPECT_EQ(failure.message(), "verification failed: part differs");
+  return failure;
+}
+
+TEST_F(ModelFileStreamsTest, StopsAtTheFirstFailureOfADeferredValue) {
+  auto held = std::make_shared<HeldBytes>(Pattern(100000, 1), 4096);
+  held->fail_after_parts_ = 3;
+  EXPECT_EQ(FailureOfAValueThatMisbehaves(*this, held).message(), "verification failed: part differs");
 }
 
 TEST_F(ModelFileStreamsTest, RefusesADeferredValueThatGivesFewerBytesThanItHas) {
-  StubbedModel stubbed = WithStubs(MixedModel(), {{"v", 100000}}, 1);
   auto held = std::make_shared<HeldBytes>(Pattern(100000, 1), 4096);
   held->short_by_ = 10;
-  stubbed.deferred["v"] = held;
-  int result = 0;
-  absl::Status failure;
-  SerializeWithDeferredToFile(stubbed.stubbed, stubbed.deferred, &result, &failure);
-  EXPECT_EQ(result, -1);
+  const absl::Status failure = FailureOfAValueThatMisbehaves(*this, held);
   EXPECT_EQ(failure.code(), absl::StatusCode::kInternal);
   EXPECT_THAT(std::string(failure.message()), ::testing::HasSubstr("gave 99990 bytes of 100000"));
 }
