@@ -57,6 +57,13 @@ absl::Status Compare(const PlannedChange& change, const absl::StatusOr<Tensor>& 
   return VerificationFailure(Label(change), absl::StrCat(Label(change), " on inputs ", describe_inputs(), ": ", what));
 }
 
+// What a fold's verification says, the same whether the fold was held whole (and recomputed whole) or
+// written part by part (and recomputed part by part): the report is the same through every door.
+std::string FoldVerified(DataType type, const std::vector<int64_t>& dims) {
+  return absl::StrCat("fold recomputed with the Slice kernel: ", DataTypeName(type), "[", absl::StrJoin(dims, ","),
+                      "], identical");
+}
+
 absl::Status VerifyFold(PlannedChange& change) {
   absl::StatusOr<Tensor> recomputed =
       Slice(*change.data_constant, *change.starts.constant, *change.ends.constant, change.axes.constant, nullptr);
@@ -70,8 +77,7 @@ absl::Status VerifyFold(PlannedChange& change) {
       return inputs;
     }));
   }
-  change.verification =
-      absl::StrCat("fold recomputed with the Slice kernel: ", Describe(*change.folded), ", identical");
+  change.verification = FoldVerified(change.folded->type(), change.folded->dims());
   return absl::OkStatus();
 }
 
@@ -274,9 +280,7 @@ absl::Status VerifyChange(PlannedChange& change, const Options& options) {
   if (change.streamed) {
     // Proved part by part as it is written (verify/streamed_fold.h); a failure fails the write, so a report
     // that says this exists only once every part was identical.
-    change.verification = absl::StrCat("fold computed part by part as it was written, each part recomputed with ",
-                                       "the Slice kernel: ", DataTypeName(change.data_type.elem_type), "[",
-                                       absl::StrJoin(change.streamed_dims, ","), "], identical");
+    change.verification = FoldVerified(change.data_type.elem_type, change.streamed_dims);
     return absl::OkStatus();
   }
   return change.action == Action::kFolded ? VerifyFold(change) : VerifyRewrite(change, options);
