@@ -14,7 +14,9 @@
 //   - Hardmax 12->13 is registered as compatible though its axis semantics changed exactly like Softmax's;
 //   - broadcasting 6->7 unsqueezes the second input of a legacy (broadcast=1, axis=a) Add/Sub/Mul/Div/Pow
 //     a times too many;
-//   - PRelu 6->7 is registered as compatible though a per-channel slope [C] now broadcasts from the last axis.
+//   - PRelu 6->7 is registered as compatible though a per-channel slope [C] now broadcasts from the last axis;
+//   - Scan 8->9 drops the optional sequence_lens and renames `directions`, but leaves the inputs batched
+//     ([batch, sequence, ...]) where Scan-9 has no batch axis: it would scan the batch.
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -462,6 +464,85 @@ absl::Status KeepPReluSlopePerChannel(const SplicedNodes& g, int i, const NodePr
   return absl::OkStatus();
 }
 
+// --- Scan 8->9 -------------------------------------------------------------------------------------------
+//
+// Scan-8's inputs are [sequence_lens (optional), states [B, ...], scan inputs [B, seq, ...]] and its outputs
+// [final states [B, ...], scan outputs [B, seq, ...]]; its body sees one batch element, without the batch
+// axis, exactly as Scan-9's body sees its tensors. With a batch of one and no sequence_lens, Scan-9 over the
+// tensors without their batch axis computes the same thing: each input is squeezed at axis 0 before it,
+// each output unsqueezed at axis 0 after it (under its original name). A larger or unknown batch, or
+// sequence_lens, would need a loop over the batch that no repair here writes: such a node is refused.
+
+// A Squeeze or Unsqueeze at axis 0 of `input`, giving `output`: the axis an attribute before opset 13, a
+// Constant input from 13 (added to `nodes` first).
+void AddAxisZeroNode(const char* op_type, const std::string& input, const std::string& output, SpliceContext& ctx,
+                     std::vector<NodeProto>* nodes) {
+  NodeProto node;
+  node.set_op_type(op_type);
+  node.add_input(input);
+  if (ctx.move.to < 13) {
+    AttributeProto* a = node.add_attribute();
+    a->set_name("axes");
+    a->set_type(AttributeProto::INTS);
+    a->add_ints(0);
+  } else {
+    NodeProto constant;
+    constant.set_op_type(kConstantOp);
+    constant.add_output(ctx.fresh.Make(output + "_axes"));
+    AttributeProto* a = constant.add_attribute();
+    a->set_name("value");
+    a->set_type(AttributeProto::TENSOR);
+    a->mutable_t()->set_data_type(TensorProto::INT64);
+    a->mutable_t()->add_dims(1);
+    a->mutable_t()->add_int64_data(0);
+    node.add_input(constant.output(0));
+    nodes->push_back(std::move(constant));
+  }
+  node.add_output(output);
+  nodes->push_back(std::move(node));
+}
+
+// The refusal of a Scan-8 the repair cannot move, naming the node and why.
+absl::Status RefuseScan8(const NodeProto& orig, const std::string& where, const std::string& why) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      InGraph(NodeLabel(orig), where),
+      ": Scan-8 scans batched tensors and Scan-9 has no batch axis; a batch of one is moved by squeezing it "
+      "away, but ",
+      why, ", so it cannot be moved to opset 9 or later"));
+}
+
+absl::Status KeepScan8BatchOfOne(const SplicedNodes& g, int i, const NodeProto& orig, SpliceContext& ctx,
+                                 InsertBefore* insert_before) {
+  if (orig.op_type() != kScan || ctx.move.from != 8 || !ctx.move.Crosses(9)) return absl::OkStatus();
+  if (orig.input_size() > 0 && !orig.input(0).empty()) {
+    return RefuseScan8(orig, g.where, absl::StrCat("it takes sequence_lens '", orig.input(0), "'"));
+  }
+  for (int k = 1; k < orig.input_size(); ++k) {
+    const std::vector<int64_t>* dims = KnownDims(ctx.skeleton.types, ctx.skeleton.codec.Encoded(orig.input(k)));
+    if (dims == nullptr || dims->empty() || (*dims)[0] != 1) {
+      return RefuseScan8(orig, g.where,
+                         absl::StrCat("the batch of input '", orig.input(k), "' (dims ", DimsText(dims), ") is ",
+                                      dims != nullptr && !dims->empty() && (*dims)[0] >= 0 ? "not 1" : "unknown"));
+    }
+  }
+  // The adapter dropped inputs of undeclared sizes too: the inputs are the original ones, squeezed.
+  NodeProto* node = g.nodes->Mutable(i);
+  node->clear_input();
+  for (int k = 1; k < orig.input_size(); ++k) {
+    const std::string squeezed = ctx.fresh.Make(orig.input(k) + "_unbatched");
+    AddAxisZeroNode(kSqueeze, orig.input(k), squeezed, ctx, &(*insert_before)[i]);
+    node->add_input(squeezed);
+  }
+  for (int k = 0; k < node->output_size(); ++k) {
+    const std::string output = node->output(k);
+    if (output.empty()) continue;
+    const std::string unbatched = ctx.fresh.Make(output + "_unbatched");
+    node->set_output(k, unbatched);
+    AddAxisZeroNode(kUnsqueeze, unbatched, output, ctx, &(*insert_before)[i + 1]);
+  }
+  return absl::OkStatus();
+}
+
 // --- Clip and Pad 10->11 ---------------------------------------------------------------------------------
 
 // Clip 10->11 and Pad 10->11 make float inputs from the float attributes; Clip-11 and Pad-11 want them
@@ -488,16 +569,17 @@ void RetypeClipPadInputs(const SplicedNodes& g, int i, const NodeProto& orig, co
   }
 }
 
-// Puts the nodes the fixes added before the nodes they go before, keeping each list's order.
+// Puts the nodes the fixes added before the nodes they go before (those keyed by the node count go last),
+// keeping each list's order.
 void InsertFixNodes(InsertBefore& insert_before, google::protobuf::RepeatedPtrField<NodeProto>* out_nodes) {
   if (insert_before.empty()) return;
   google::protobuf::RepeatedPtrField<NodeProto> merged;
-  for (int i = 0; i < out_nodes->size(); ++i) {
+  for (int i = 0; i <= out_nodes->size(); ++i) {
     auto it = insert_before.find(i);
     if (it != insert_before.end()) {
       for (NodeProto& n : it->second) merged.Add()->Swap(&n);
     }
-    merged.Add()->Swap(out_nodes->Mutable(i));
+    if (i < out_nodes->size()) merged.Add()->Swap(out_nodes->Mutable(i));
   }
   out_nodes->Swap(&merged);
 }
@@ -521,6 +603,7 @@ absl::Status FixAdapterResults(const std::string& where, const std::vector<int64
     RETURN_IF_ERROR(FixLegacyBroadcast(g, orig, node, ctx));
     RetypeClipPadInputs(g, i, orig, node, ctx);
     RETURN_IF_ERROR(KeepPReluSlopePerChannel(g, i, orig, ctx, &insert_before));
+    RETURN_IF_ERROR(KeepScan8BatchOfOne(g, i, orig, ctx, &insert_before));
   }
   InsertFixNodes(insert_before, out_nodes);
   return absl::OkStatus();

@@ -52,6 +52,8 @@ inline constexpr char kClip[] = "Clip";
 inline constexpr char kPad[] = "Pad";
 inline constexpr char kPRelu[] = "PRelu";
 inline constexpr char kUnsqueeze[] = "Unsqueeze";
+inline constexpr char kSqueeze[] = "Squeeze";
+inline constexpr char kScan[] = "Scan";
 
 // The stand-in for nodes the converter must not touch. Softsign has a single schema (since version 1), so
 // no adapter can match it on the way up; the converter still recurses into its graph attributes. In its
@@ -126,10 +128,6 @@ bool ShownAsStandIn(const NodeProto& node, const Move& move);
 // FailedPrecondition when onnx 1.12 does not define `node`'s op at the model's opset (node in graph `where`).
 absl::Status CheckOpKnownAtSourceOpset(const NodeProto& node, const std::string& where, const Move& move);
 
-// FailedPrecondition when onnx 1.12's converter would move `node` to a form that computes something else and
-// no repair puts it right (Scan-8 crossing opset 9).
-absl::Status CheckConverterMovesItRight(const NodeProto& node, const std::string& where, const Move& move);
-
 // The copy of `model` the converter sees, with what shape inference learns of it (best effort: adapters
 // read ranks and shapes, but a model whose declared types contradict inference is still converted where no
 // adapter needs them), the table of the caller's nodes it shows, and the types the adapter fixes read.
@@ -142,7 +140,8 @@ void AddCaptureTypes(GraphProto* graph, const std::unordered_map<std::string, on
 
 // What the skeleton's main graph `graph` and its subgraphs declare of the element types of their values, and
 // of the dims of the values whose dims a fix of `move` reads (the inputs of Softmax and LogSoftmax, which
-// the 12->13 adapter restructures; of PRelu, whose slope the 6->7 step may have to reshape).
+// the 12->13 adapter restructures; of PRelu, whose slope the 6->7 step may have to reshape; of Scan, whose
+// batch the 8->9 step must know).
 KnownTypes CollectKnownTypes(const GraphProto& graph, const Move& move);
 
 // --- upgrade/chunks.cc -----------------------------------------------------------------------------------------------

@@ -19,6 +19,11 @@ const std::string* NameCodec::Decode(const std::string& code) const {
   return &decoded_[static_cast<size_t>(index)];
 }
 
+std::string NameCodec::Encoded(const std::string& name) const {
+  auto it = codes_.find(name);
+  return it == codes_.end() ? std::string() : absl::StrCat("v", it->second);
+}
+
 std::string NameCodec::NodeTag(size_t index) { return absl::StrCat("n", index); }
 
 int64_t NameCodec::NodeIndex(const std::string& tag) { return ParseIndex(tag, 'n'); }

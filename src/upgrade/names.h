@@ -24,6 +24,8 @@ class NameCodec {
   std::string Encode(const std::string& name);
   // The original name, or nullptr for a name the converter made.
   const std::string* Decode(const std::string& code) const;
+  // The skeleton name Encode gave `name`, or "" when it gave none.
+  std::string Encoded(const std::string& name) const;
   static std::string NodeTag(size_t index);
   // The node-table index of a tag, or -1.
   static int64_t NodeIndex(const std::string& tag);

@@ -22,8 +22,8 @@
 //     malformed graphs: ValidateGraphsForConverter (graph/graph_validation.h) refuses them first;
 //   - its IR is O(n^2) in a graph's node count: the main graph is converted in chunks
 //     (upgrade/chunks.cc);
-//   - adapter bugs change meaning (Pad, Clip, Resize, Softmax, Hardmax, legacy broadcasting): they are put
-//     right around the converter (upgrade/adapter_fixes.cc).
+//   - adapter bugs change meaning (Pad, Clip, Resize, Softmax, Hardmax, legacy broadcasting, PRelu, Scan):
+//     they are put right around the converter (upgrade/adapter_fixes.cc).
 #include "upgrade/opset_upgrade.h"
 
 #include <algorithm>

@@ -69,7 +69,6 @@ absl::Status BuildSkeletonNode(const NodeProto& node, const GraphProto& owner, c
   const bool opaque = ShownAsStandIn(node, move);
   const TensorProto* constant = ConstantValue(node);
   if (!opaque) RETURN_IF_ERROR(CheckOpKnownAtSourceOpset(node, path, move));
-  if (!opaque) RETURN_IF_ERROR(CheckConverterMovesItRight(node, path, move));
 
   NodeProto* s = out->add_node();
   s->set_name(NameCodec::NodeTag(index));
@@ -236,23 +235,6 @@ absl::Status CheckOpKnownAtSourceOpset(const NodeProto& node, const std::string&
   return absl::FailedPreconditionError(absl::StrCat(InGraph(NodeLabel(node), where), ": op '", node.op_type(),
                                                     "' is not defined in default opset ", move.from,
                                                     " of onnx 1.12, so it cannot be moved to opset ", move.to));
-}
-
-// Scan-8 scans batched tensors ([batch, sequence, ...], with optional sequence_lens); Scan-9 has no batch
-// axis. onnx 1.12's 8->9 adapter only drops the first dim from the declared sizes of the values the Scan
-// reads and writes, and drops inputs whose sizes it does not know: the Scan then reads the batched tensors
-// (or nothing) as sequences. No repair here writes the batch loop Scan-9 would need, so such a node is
-// refused rather than passed on meaning something else.
-absl::Status CheckConverterMovesItRight(const NodeProto& node, const std::string& where, const Move& move) {
-  if (node.op_type() == "Scan" && move.Crosses(9) && move.from >= 8) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        InGraph(NodeLabel(node), where),
-        ": Scan-8 scans batched tensors and Scan-9 has no batch axis; onnx "
-        "1.12's converter moves it to opset 9 by dropping the batch dim from its values' declared sizes, which "
-        "changes what it computes, so it cannot be moved to opset ",
-        move.to));
-  }
-  return absl::OkStatus();
 }
 
 absl::StatusOr<Skeleton> BuildSkeleton(const ModelProto& model, const Move& move) {

@@ -106,6 +106,16 @@ void CollectPReluInputs(const GraphProto& graph, std::unordered_set<std::string>
   }
 }
 
+// The inputs of the skeleton's Scan nodes, whose batch the 8->9 step must know (KeepScan8BatchOfOne).
+void CollectScanInputs(const GraphProto& graph, std::unordered_set<std::string>& names) {
+  for (const auto& node : graph.node()) {
+    if (node.op_type() == kScan && node.domain() != kStandInDomain) {
+      for (const auto& input : node.input()) names.insert(input);
+    }
+    ForEachSubgraph(node, [&](const std::string&, const GraphProto& subgraph) { CollectScanInputs(subgraph, names); });
+  }
+}
+
 // Fills types.known_dims for the `wanted` names from the skeleton's declarations; `defined` gathers which of
 // them the graphs seen so far define (inputs, initializers, node outputs). An initializer's dims count only
 // where it is no graph input (there it is a default the caller may override with another shape).
@@ -172,6 +182,7 @@ KnownTypes CollectKnownTypes(const GraphProto& graph, const Move& move) {
   std::unordered_set<std::string> wanted, defined;  // the values whose dims an adapter fix reads
   if (move.Crosses(13)) CollectSoftmaxInputs(graph, wanted);
   if (move.Crosses(7)) CollectPReluInputs(graph, wanted);
+  if (move.from == 8 && move.Crosses(9)) CollectScanInputs(graph, wanted);
   if (!wanted.empty()) CollectKnownDims(graph, wanted, types, defined);
   return types;
 }
