@@ -12,12 +12,14 @@
 #include <streambuf>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "absl/strings/cord.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/arena.h"
+#include "graph/graph_locator.h"
 #include "graph/graph_scope.h"
 #include "graph/graph_validation.h"
 #include "graph/model_skeleton.h"
@@ -282,19 +284,51 @@ absl::Status RefuseNewSchemaMismatches(const onnx::ModelProto& input, const onnx
   return absl::OkStatus();
 }
 
+// UpgradeDefaultOpset, with the types of the values the passes fold declared (value_info) while it runs: the
+// folds are written after the move, and onnx's adapters read the dims of what they convert (Gemm-6's B, a
+// legacy broadcast's operands). The declarations are taken out again, so the model keeps its own.
+// A value the graph declares already keeps its own declaration.
+absl::Status UpgradeSeeingFolds(int64_t target, const std::vector<FoldedValueType>& folds, onnx::ModelProto& model) {
+  std::unordered_map<const onnx::GraphProto*, std::unordered_set<std::string>> declared_before;
+  std::vector<const GraphLocator*> declared;  // in the order the entries were added at the end of their graphs
+  for (const FoldedValueType& fold : folds) {
+    onnx::GraphProto& graph = ResolveGraph(model, fold.graph);
+    auto [names, first] = declared_before.try_emplace(&graph);
+    if (first) {
+      for (const auto& value : graph.value_info()) names->second.insert(value.name());
+    }
+    if (!names->second.insert(fold.name).second) continue;
+    onnx::ValueInfoProto* value = graph.add_value_info();
+    value->set_name(fold.name);
+    auto* tensor_type = value->mutable_type()->mutable_tensor_type();
+    tensor_type->set_elem_type(fold.type);
+    auto* shape = tensor_type->mutable_shape();
+    for (int64_t dim : fold.dims) shape->add_dim()->set_dim_value(dim);
+    declared.push_back(&fold.graph);
+  }
+  absl::Status upgraded = UpgradeDefaultOpset(model, target, OpsThePassesRewrite());
+  // The move rebuilds node lists (and the subgraphs in them) but keeps each graph's value_info as it was:
+  // the entries added last are still last, found again by their locators.
+  for (auto it = declared.rbegin(); it != declared.rend(); ++it) {
+    ResolveGraph(model, **it).mutable_value_info()->RemoveLast();
+  }
+  return upgraded;
+}
+
 // The opset move, proved by executing the model before and after it (verify/opset_move_proof.h) unless the model
 // runner cannot run it, which is checked before the model is copied for the proof.
-absl::Status MoveOpset(int64_t target, const Options& options, onnx::ModelProto& model, std::string& opset_move) {
+absl::Status MoveOpset(int64_t target, const std::vector<FoldedValueType>& folds, const Options& options,
+                       onnx::ModelProto& model, std::string& opset_move) {
   if (!options.verify) {
     opset_move = kVerificationSkipped;
-    return UpgradeDefaultOpset(model, target, OpsThePassesRewrite());
+    return UpgradeSeeingFolds(target, folds, model);
   }
   if (std::optional<std::string> why = WhyOpsetMoveCannotBeExecuted(model)) {
     opset_move = "not executed: " + *why;
-    return UpgradeDefaultOpset(model, target, OpsThePassesRewrite());
+    return UpgradeSeeingFolds(target, folds, model);
   }
   const onnx::ModelProto before = model;
-  RETURN_IF_ERROR(UpgradeDefaultOpset(model, target, OpsThePassesRewrite()));
+  RETURN_IF_ERROR(UpgradeSeeingFolds(target, folds, model));
   ASSIGN_OR_RETURN(opset_move, ProveOpsetMove(before, model, options));
   return absl::OkStatus();
 }
@@ -305,7 +339,14 @@ absl::Status MoveOpset(int64_t target, const Options& options, onnx::ModelProto&
 // removed ops' replacements, which make theirs while applying, must see them.
 absl::Status Transform(const std::vector<std::unique_ptr<Pass>>& passes, int64_t current, int64_t target,
                        const Options& options, onnx::ModelProto& model, std::string& opset_move) {
-  if (target > current) RETURN_IF_ERROR(MoveOpset(target, options, model, opset_move));
+  if (target > current) {
+    std::vector<FoldedValueType> folds;
+    for (const auto& pass : passes) {
+      std::vector<FoldedValueType> of_pass = pass->FoldedValueTypes();
+      folds.insert(folds.end(), of_pass.begin(), of_pass.end());
+    }
+    RETURN_IF_ERROR(MoveOpset(target, folds, options, model, opset_move));
+  }
   for (auto pass = passes.rbegin(); pass != passes.rend(); ++pass) RETURN_IF_ERROR((*pass)->Apply(model, target));
   if (!ImportsDefaultDomainAlias(model)) CanonicalizeDefaultDomainSpelling(*model.mutable_graph());
   return absl::OkStatus();

@@ -54,6 +54,32 @@ TEST(LegalizeTest, FoldsWhenAllInputsAreConstant) {
   ExpectSameOutputs(model, legalized, {{"unused", &unused}});
 }
 
+// The opset move runs before folds are written, and onnx's Gemm 6->7 adapter asserts on a B of unknown dims
+// (a DynamicSlice's output, to the converter): the fold's type is declared to the move, and only to it.
+TEST(LegalizeTest, MovesAGemmWhoseWeightIsAFoldAndLeavesNoDeclarationBehind) {
+  const onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 6]>
+linear (float[2,4] x, float[5,4] w_full = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20},
+        float[3] b = {1, 2, 3}) => (float[2,3] y) {
+  s = Constant <value = int64[1] {1}> ()
+  e = Constant <value = int64[1] {4}> ()
+  w = DynamicSlice (w_full, s, e)
+  y = Gemm <broadcast = 1, transB = 1> (x, w, b)
+}
+)");
+  for (int64_t target : {10, 13, 17}) {
+    Options options;
+    options.target_opset = target;
+    Report report;
+    const onnx::ModelProto legalized = LegalizedCopy(model, options, &report);
+    EXPECT_EQ(DefaultOpset(legalized), target);
+    EXPECT_EQ(CountOps(legalized, "DynamicSlice"), 0);
+    EXPECT_EQ(legalized.graph().value_info_size(), 0);
+    ASSERT_EQ(report.nodes.size(), 1u);
+    EXPECT_EQ(report.nodes[0].action, Action::kFolded);
+  }
+}
+
 TEST(LegalizeTest, FoldsDocumentationExample2WithOmittedAxes) {
   onnx::ModelProto model = ParseModel(R"(
 <ir_version: 4, opset_import: ["" : 9]>

@@ -12,15 +12,26 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "eval/deferred_tensor.h"
+#include "eval/tensor.h"
+#include "graph/graph_locator.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
 #include "upgrade/opset_upgrade.h"
 
 namespace onnx_legalize {
+
+// A value a plan folds, as the opset move sees it: where it is defined, its name, element type and dims.
+struct FoldedValueType {
+  GraphLocator graph;
+  std::string name;
+  DataType type = 0;
+  std::vector<int64_t> dims;
+};
 
 class Pass {
  public:
@@ -71,6 +82,11 @@ class Pass {
   // (eval/deferred_tensor.h); they read the plan, which must outlive them. Their proofs run as they are
   // written. Only passes made with PassSettings::stream_large_folds leave any.
   virtual DeferredTensors StreamedValues() const { return {}; }
+
+  // The values the plan folds, with their types. The opset move runs before the folds are written, and some
+  // of onnx's adapters need the dims of what they read (Gemm and legacy broadcasting 6->7 assert on unknown
+  // ones): the driver declares these for the move's sake (and only for it).
+  virtual std::vector<FoldedValueType> FoldedValueTypes() const { return {}; }
 
   // Appends one NodeReport per change; the plan's texts move into it.
   virtual void AppendReport(std::vector<NodeReport>& nodes) = 0;

@@ -56,6 +56,18 @@ class RemovedOpsPass : public Pass {
 
   absl::Status Apply(onnx::ModelProto& model, int64_t target) override { return ApplyRemovedOps(plan_, model, target); }
 
+  std::vector<FoldedValueType> FoldedValueTypes() const override {
+    std::vector<FoldedValueType> types;
+    for (const RemovedOpChange& change : plan_.changes) {
+      if (change.action != Action::kFolded) continue;
+      for (size_t i = 0; i < change.folded.size() && i < static_cast<size_t>(change.node.output_size()); ++i) {
+        const Tensor& value = change.folded[i];
+        types.push_back({change.graph, change.node.output(static_cast<int>(i)), value.type(), value.dims()});
+      }
+    }
+    return types;
+  }
+
   void AppendReport(std::vector<NodeReport>& nodes) override {
     for (RemovedOpChange& change : plan_.changes) {
       NodeReport node;
@@ -146,6 +158,19 @@ class DynamicSlicePass : public Pass {
     });
   }
   void FillDeferred(onnx::ModelProto& model) override { FillDeferredFolds(plan_, model); }
+
+  std::vector<FoldedValueType> FoldedValueTypes() const override {
+    std::vector<FoldedValueType> types;
+    for (const PlannedChange& change : plan_.changes) {
+      if (change.action != Action::kFolded) continue;
+      if (change.streamed) {
+        types.push_back({change.graph, change.output, change.data_type.elem_type, change.streamed_dims});
+      } else {
+        types.push_back({change.graph, change.output, change.folded->type(), change.folded->dims()});
+      }
+    }
+    return types;
+  }
 
   DeferredTensors StreamedValues() const override {
     DeferredTensors values;

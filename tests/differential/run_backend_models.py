@@ -13,6 +13,10 @@ test_data_set_* folders of inputs and PyTorch's or numpy's expected outputs) and
   - "dynamic_slice_on_output": the model with a DynamicSlice over its first output, written the way legacy
     exporters wrote it (Constant starts/ends/axes, the whole range of axis 1, or 0 for a 1-D output), so that
     legalizing must rewrite it into Slice-10+ and move the whole model to opset 10 or the target.
+  - "dynamic_slice_over_weight": the model with its first initializer computed as a DynamicSlice (Constant indices,
+    the whole of axis 0) of itself, as exporters that cropped weights wrote it: legalizing folds it, and with
+    --target-opset the rest of the model moves while the fold is still a DynamicSlice. Only with --target-opset
+    (at the default target the fold alone leaves the opset as it is).
 For each variant and test data set:
   1. `CLI IN OUT [--target-opset=N]` must exit 0, write OUT with no removed op left in any graph, at opset N when
      one is given, accepted by onnx.checker with full_check=True.
@@ -60,6 +64,26 @@ def with_dynamic_slice_on_output(model):
         g.node.append(helper.make_node("Constant", [], [f"{y}_{name}"],
                                        value=numpy_helper.from_array(np.array([value], dtype=np.int64))))
     g.node.append(helper.make_node("DynamicSlice", [before, f"{y}_starts", f"{y}_ends", f"{y}_axes"], [y]))
+    return m
+
+
+def with_dynamic_slice_over_weight(model):
+    """The model with its first initializer w read through DynamicSlice(w_full, 0, INT64_MAX, axis 0)."""
+    m = copy.deepcopy(model)
+    g = m.graph
+    w = g.initializer[0].name
+    full = w + "_full"
+    g.initializer[0].name = full
+    for value in g.input:  # IR 3: the initializer is a graph input too
+        if value.name == w:
+            value.name = full
+    nodes = [helper.make_node("Constant", [], [f"{w}_{name}"],
+                              value=numpy_helper.from_array(np.array([value], dtype=np.int64)))
+             for name, value in (("starts", 0), ("ends", INT64_MAX), ("axes", 0))]
+    nodes.append(helper.make_node("DynamicSlice", [full, f"{w}_starts", f"{w}_ends", f"{w}_axes"], [w]))
+    rest = list(g.node)
+    del g.node[:]
+    g.node.extend(nodes + rest)
     return m
 
 
@@ -113,6 +137,8 @@ def check_variant(entry, variant, cli, testdata, scratch, target_opset):
                 imp.version = entry["set_opset"]
     if variant == "dynamic_slice_on_output":
         model = with_dynamic_slice_on_output(model)
+    elif variant == "dynamic_slice_over_weight":
+        model = with_dynamic_slice_over_weight(model)
     work = os.path.join(scratch, entry["model"].replace("/", "_") + "_" + variant)
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
@@ -182,7 +208,7 @@ def main():
                        lambda entry=entry, variant=variant: check_variant(entry, variant, cli, args.testdata_dir,
                                                                           scratch, args.target_opset))
                       for entry in entries for variant in entry["variants"]
-                      if not (variant == "as_is" and args.target_opset is None))
+                      if not (variant in ("as_is", "dynamic_slice_over_weight") and args.target_opset is None))
 
 
 if __name__ == "__main__":
