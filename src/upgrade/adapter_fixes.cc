@@ -17,9 +17,11 @@
 //   - PRelu 6->7 is registered as compatible though a per-channel slope [C] now broadcasts from the last axis;
 //   - Scan 8->9 drops the optional sequence_lens and renames `directions`, but leaves the inputs batched
 //     ([batch, sequence, ...]) where Scan-9 has no batch axis: it would scan the batch.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -386,6 +388,15 @@ absl::Status FixLegacyBroadcast(const SplicedNodes& g, const NodeProto& orig, co
   return absl::OkStatus();
 }
 
+// Whether two shapes broadcast numpy-style (from the last axis); an unknown dim (-1) broadcasts with any.
+bool NumpyBroadcastable(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  for (size_t k = 1; k <= std::min(a.size(), b.size()); ++k) {
+    const int64_t x = a[a.size() - k], y = b[b.size() - k];
+    if (x >= 0 && y >= 0 && x != y && x != 1 && y != 1) return false;
+  }
+  return true;
+}
+
 // --- PRelu 6->7 -----------------------------------------------------------------------------------------
 //
 // PRelu-6 and before apply a slope of shape [C] per channel, along axis 1 of X (Caffe2's and PyTorch's
@@ -585,6 +596,34 @@ void InsertFixNodes(InsertBefore& insert_before, google::protobuf::RepeatedPtrFi
 }
 
 }  // namespace
+
+absl::Status CheckLegacyBroadcastsConvert(const Skeleton& skeleton, const Move& move) {
+  if (move.from >= 7 || !move.Crosses(7)) return absl::OkStatus();
+  for (const NodeRecord& record : skeleton.records) {
+    const NodeProto& node = *record.original;
+    if (record.opaque || node.input_size() != 2 || !TakesLegacyBroadcast(node.op_type())) continue;
+    std::optional<int64_t> axis;
+    bool legacy = false;
+    for (const auto& a : node.attribute()) {
+      if (a.name() == "axis") axis = a.i();
+      if (a.name() == "broadcast") legacy = a.i() != 0;
+    }
+    const std::vector<int64_t>* a_dims = KnownDims(skeleton.types, skeleton.codec.Encoded(node.input(0)));
+    const std::vector<int64_t>* b_dims = KnownDims(skeleton.types, skeleton.codec.Encoded(node.input(1)));
+    if (!legacy || !axis.has_value() || a_dims == nullptr || b_dims == nullptr) continue;
+    const auto a_rank = static_cast<int64_t>(a_dims->size()), b_rank = static_cast<int64_t>(b_dims->size());
+    if (*axis == a_rank - b_rank) continue;  // the adapter leaves B as it is
+    std::vector<int64_t> adapted = *b_dims;  // what the adapter makes of B
+    adapted.resize(static_cast<size_t>(std::max(a_rank, b_rank)), 1);
+    if (NumpyBroadcastable(*a_dims, adapted)) continue;  // converted, then put right by FixLegacyBroadcast
+    return absl::FailedPreconditionError(
+        absl::StrCat(InGraph(NodeLabel(node), record.path), ": its legacy broadcast puts B '", node.input(1),
+                     "' (dims ", DimsText(b_dims), ") at axis ", *axis, " of A '", node.input(0), "' (dims ",
+                     DimsText(a_dims), "); onnx 1.12's 6->7 adapter gives B trailing ones (dims ", DimsText(&adapted),
+                     "), which do not broadcast with A, so it cannot be moved to opset ", move.to));
+  }
+  return absl::OkStatus();
+}
 
 absl::Status FixAdapterResults(const std::string& where, const std::vector<int64_t>& emitted_record,
                                const std::vector<const NodeProto*>& converted, SpliceContext& ctx,

@@ -67,6 +67,7 @@ struct NodeRecord {
   const GraphProto* owner = nullptr;        // the original graph holding the node
   bool opaque = false;                      // shown to the converter as a stand-in
   std::set<std::string> hidden_attributes;  // attributes the skeleton does not carry; restored verbatim
+  std::string path;                         // the owner graph's path, for messages
 };
 
 // The move one upgrade makes: from which default opset to which, and the removed ops that pass through it
@@ -194,6 +195,12 @@ void SpellOutPadValue(const NodeProto& node, const Move& move, NodeProto* shown)
 
 // Gives a Resize that Upsample or Resize-10 became (`node`, spliced from `orig`) Resize-10's coordinates.
 void KeepResize10Coordinates(const NodeProto& orig, const Move& move, NodeProto* node);
+
+// FailedPrecondition naming the node and the dims when a legacy broadcast (opset 6 and below, broadcast=1,
+// axis=a) of known ranks is one onnx 1.12's 6->7 adapter cannot convert: it gives B rank(A) - rank(B)
+// trailing ones whatever `a` is, and then stops at its own broadcast check. Run before the converter, so that
+// the refusal says which node and why rather than the converter's assertion.
+absl::Status CheckLegacyBroadcastsConvert(const Skeleton& skeleton, const Move& move);
 
 // Puts right what the adapters made of the spliced nodes of one graph (shown as graph `where`): per node,
 // `emitted_record` is the record it stands for (-1 for a converter-made node) and `converted` the skeleton's

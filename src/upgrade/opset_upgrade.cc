@@ -124,6 +124,7 @@ absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes,
   }
   // The phases: the skeleton the converter sees, its conversion, and the converted nodes spliced back.
   ASSIGN_OR_RETURN(const Skeleton skeleton, BuildSkeleton(model, move));
+  RETURN_IF_ERROR(CheckLegacyBroadcastsConvert(skeleton, move));
   ASSIGN_OR_RETURN(const GraphProto converted, RunConverter(skeleton, move, *converter, chunk_nodes));
   ASSIGN_OR_RETURN(google::protobuf::RepeatedPtrField<NodeProto> nodes,
                    SpliceMainGraph(converted, model.graph(), move, skeleton));

@@ -63,7 +63,7 @@ absl::Status BuildSkeletonGraph(const GraphProto& graph, const std::string& path
 absl::Status BuildSkeletonNode(const NodeProto& node, const GraphProto& owner, const std::string& path,
                                const Move& move, Skeleton& skeleton, GraphProto* out) {
   const size_t index = skeleton.records.size();
-  skeleton.records.push_back(NodeRecord{&node, &owner, false, {}});
+  skeleton.records.push_back(NodeRecord{&node, &owner, false, {}, path});
   skeleton.records_by_owner[&owner].push_back(static_cast<int64_t>(index));
 
   const bool opaque = ShownAsStandIn(node, move);

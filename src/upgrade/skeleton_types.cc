@@ -116,6 +116,20 @@ void CollectScanInputs(const GraphProto& graph, std::unordered_set<std::string>&
   }
 }
 
+// The inputs of the skeleton's two-input nodes with an axis, legacy broadcasts among them (whose dims
+// CheckLegacyBroadcastsConvert reads).
+void CollectLegacyBroadcastInputs(const GraphProto& graph, std::unordered_set<std::string>& names) {
+  for (const auto& node : graph.node()) {
+    bool broadcast_at_axis = false;
+    for (const auto& a : node.attribute()) broadcast_at_axis = broadcast_at_axis || a.name() == "axis";
+    if (broadcast_at_axis && node.domain() != kStandInDomain && node.input_size() == 2) {
+      for (const auto& input : node.input()) names.insert(input);
+    }
+    ForEachSubgraph(
+        node, [&](const std::string&, const GraphProto& subgraph) { CollectLegacyBroadcastInputs(subgraph, names); });
+  }
+}
+
 // Fills types.known_dims for the `wanted` names from the skeleton's declarations; `defined` gathers which of
 // them the graphs seen so far define (inputs, initializers, node outputs). An initializer's dims count only
 // where it is no graph input (there it is a default the caller may override with another shape).
@@ -183,6 +197,7 @@ KnownTypes CollectKnownTypes(const GraphProto& graph, const Move& move) {
   if (move.Crosses(13)) CollectSoftmaxInputs(graph, wanted);
   if (move.Crosses(7)) CollectPReluInputs(graph, wanted);
   if (move.from == 8 && move.Crosses(9)) CollectScanInputs(graph, wanted);
+  if (move.from < 7 && move.Crosses(7)) CollectLegacyBroadcastInputs(graph, wanted);
   if (!wanted.empty()) CollectKnownDims(graph, wanted, types, defined);
   return types;
 }

@@ -1450,6 +1450,26 @@ g (float[2,5,3] x, float[4] scales) => (float[2,5,3] soft, float[2,5,3] r2, floa
   for (int64_t target : {9, 11, 13}) ExpectChunksConvertLikeTheWhole(opset8, target);
 }
 
+// onnx 1.12's 6->7 adapter gives a legacy broadcast's B rank(A) - rank(B) trailing ones whatever its axis,
+// then checks the shapes: at an axis other than 0 and rank(A) - rank(B) that check stops it. The refusal
+// names the node and the dims instead of repeating the converter's assertion.
+TEST(OpsetUpgradeTest, RefusesALegacyBroadcastTheConverterCannotMoveNamingItsDims) {
+  const ModelProto model = ParseModel(R"ONNX(
+<ir_version: 3, opset_import: ["" : 6]>
+g (float[2,3,4,5] a, float[3,4] b) => (float[2,3,4,5] y) {
+  y = Add<broadcast=1, axis=1>(a, b)
+}
+)ONNX");
+  for (int64_t target : {7, 13}) {
+    ExpectRejectedUnchanged(model, target, absl::StatusCode::kFailedPrecondition,
+                            absl::StrCat("Add 'node_y' (graph main): its legacy broadcast puts B 'b' (dims [3,4]) at "
+                                         "axis 1 of A 'a' (dims [2,3,4,5]); onnx 1.12's 6->7 adapter gives B trailing "
+                                         "ones (dims [3,4,1,1]), which do not broadcast with A, so it cannot be moved "
+                                         "to opset ",
+                                         target));
+  }
+}
+
 // A Scan-8 accumulating rows of x; `batch` is the first dim of x and init ("N" for a symbolic one), and
 // Scan-8's first input is the optional sequence_lens (`sequence_lens`, or "" for none).
 ModelProto Scan8Model(const std::string& batch, const std::string& sequence_lens = "") {
