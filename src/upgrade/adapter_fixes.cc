@@ -420,13 +420,12 @@ const std::vector<int64_t>* KnownDims(const KnownTypes& types, const std::string
   return it == types.known_dims.end() ? nullptr : &it->second;
 }
 
-// The axes 1..rank-2 for an Unsqueeze of the slope: an attribute before opset 13, a Constant input from 13.
-void AddUnsqueezeAxes(int64_t x_rank, const std::string& slope, SpliceContext& ctx, NodeProto* unsqueeze,
-                      std::vector<NodeProto>* before) {
-  std::vector<int64_t> axes;
-  for (int64_t k = 1; k + 1 < x_rank; ++k) axes.push_back(k);
+// Gives the Squeeze or Unsqueeze `node` its `axes`: an attribute before opset 13, from 13 an input read from a
+// Constant (named after `constant_name`) appended to `before`.
+void AddAxes(const std::vector<int64_t>& axes, const std::string& constant_name, SpliceContext& ctx, NodeProto* node,
+             std::vector<NodeProto>* before) {
   if (ctx.move.to < 13) {
-    AttributeProto* a = unsqueeze->add_attribute();
+    AttributeProto* a = node->add_attribute();
     a->set_name("axes");
     a->set_type(AttributeProto::INTS);
     for (int64_t axis : axes) a->add_ints(axis);
@@ -434,15 +433,23 @@ void AddUnsqueezeAxes(int64_t x_rank, const std::string& slope, SpliceContext& c
   }
   NodeProto constant;
   constant.set_op_type(kConstantOp);
-  constant.add_output(ctx.fresh.Make(slope + "_channel_axes"));
+  constant.add_output(ctx.fresh.Make(constant_name));
   AttributeProto* a = constant.add_attribute();
   a->set_name("value");
   a->set_type(AttributeProto::TENSOR);
   a->mutable_t()->set_data_type(TensorProto::INT64);
   a->mutable_t()->add_dims(static_cast<int64_t>(axes.size()));
   for (int64_t axis : axes) a->mutable_t()->add_int64_data(axis);
-  unsqueeze->add_input(constant.output(0));
+  node->add_input(constant.output(0));
   before->push_back(std::move(constant));
+}
+
+// The axes 1..rank-2 for an Unsqueeze of the slope.
+void AddUnsqueezeAxes(int64_t x_rank, const std::string& slope, SpliceContext& ctx, NodeProto* unsqueeze,
+                      std::vector<NodeProto>* before) {
+  std::vector<int64_t> axes;
+  for (int64_t k = 1; k + 1 < x_rank; ++k) axes.push_back(k);
+  AddAxes(axes, slope + "_channel_axes", ctx, unsqueeze, before);
 }
 
 absl::Status KeepPReluSlopePerChannel(const SplicedNodes& g, int i, const NodeProto& orig, SpliceContext& ctx,
@@ -484,31 +491,14 @@ absl::Status KeepPReluSlopePerChannel(const SplicedNodes& g, int i, const NodePr
 // each output unsqueezed at axis 0 after it (under its original name). A larger or unknown batch, or
 // sequence_lens, would need a loop over the batch that no repair here writes: such a node is refused.
 
-// A Squeeze or Unsqueeze at axis 0 of `input`, giving `output`: the axis an attribute before opset 13, a
-// Constant input from 13 (added to `nodes` first).
+// A Squeeze or Unsqueeze at axis 0 of `input`, giving `output`, appended to `nodes` (after the Constant of its
+// axes, from opset 13).
 void AddAxisZeroNode(const char* op_type, const std::string& input, const std::string& output, SpliceContext& ctx,
                      std::vector<NodeProto>* nodes) {
   NodeProto node;
   node.set_op_type(op_type);
   node.add_input(input);
-  if (ctx.move.to < 13) {
-    AttributeProto* a = node.add_attribute();
-    a->set_name("axes");
-    a->set_type(AttributeProto::INTS);
-    a->add_ints(0);
-  } else {
-    NodeProto constant;
-    constant.set_op_type(kConstantOp);
-    constant.add_output(ctx.fresh.Make(output + "_axes"));
-    AttributeProto* a = constant.add_attribute();
-    a->set_name("value");
-    a->set_type(AttributeProto::TENSOR);
-    a->mutable_t()->set_data_type(TensorProto::INT64);
-    a->mutable_t()->add_dims(1);
-    a->mutable_t()->add_int64_data(0);
-    node.add_input(constant.output(0));
-    nodes->push_back(std::move(constant));
-  }
+  AddAxes({0}, output + "_axes", ctx, &node, nodes);
   node.add_output(output);
   nodes->push_back(std::move(node));
 }
