@@ -360,10 +360,12 @@ class FdOutputStream : public google::protobuf::io::ZeroCopyOutputStream {
 class FilledStubs {
  public:
   FilledStubs(const onnx::ModelProto& model, const DeferredTensors& deferred) : model_(model) {
-    model_size_ = model.ByteSizeLong();  // caches every nested size, which the writer reads
+    model_size_ = static_cast<int64_t>(model.ByteSizeLong());  // caches every nested size, which the writer reads
     if (!model.has_graph()) return;
     const onnx::GraphProto& graph = model.graph();
-    int64_t graph_size = static_cast<int64_t>(graph.GetCachedSize());
+    // Sizes as size_t, not the cached ints: a model past 2 GiB must be measured right to be sent elsewhere.
+    const auto stubbed_graph_size = static_cast<int64_t>(graph.ByteSizeLong());
+    int64_t graph_size = stubbed_graph_size;
     for (int i = 0; i < graph.initializer_size(); ++i) {
       const onnx::TensorProto& stub = graph.initializer(i);
       auto value = deferred.find(stub.name());
@@ -379,7 +381,7 @@ class FilledStubs {
       filled_.emplace(i, std::move(filled));
     }
     graph_size_ = graph_size;
-    model_size_ += RecordSize(graph_size_) - RecordSize(graph.GetCachedSize());
+    model_size_ += RecordSize(graph_size_) - RecordSize(stubbed_graph_size);
   }
 
   int64_t model_size() const { return model_size_; }

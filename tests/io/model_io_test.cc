@@ -1,13 +1,17 @@
 // LoadModel, SaveModel and LegalizeFile against real files in a fresh folder per test.
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "eval/deferred_tensor.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/arena.h"
 #include "gtest/gtest.h"
@@ -325,6 +329,67 @@ TEST_F(ModelIoTest, SaveModelIfWritesEverythingBeforeTheGoAheadAndCommitsNothing
                 return absl::OkStatus();
               }).ok());
   EXPECT_EQ(ReadBytes(PathOf("out.onnx")), testing::Serialize(model));
+}
+
+// A deferred value of `size` bytes 0, 1, 2, ... (mod 251), handed over 1000 bytes at a time.
+class CountingBytes : public DeferredTensor {
+ public:
+  explicit CountingBytes(int64_t size) : dims_{size} {}
+  DataType type() const override { return onnx::TensorProto::UINT8; }
+  const std::vector<int64_t>& dims() const override { return dims_; }
+  absl::Status WriteTo(const ByteSink& sink) const override {
+    std::string part;
+    for (int64_t at = 0; at < dims_[0]; at += 1000) {
+      part.clear();
+      for (int64_t i = at; i < std::min(dims_[0], at + 1000); ++i) part.push_back(static_cast<char>(i % 251));
+      if (absl::Status status = sink(part); !status.ok()) return status;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  std::vector<int64_t> dims_;
+};
+
+// A model with a stub for a deferred value "v" of `size` bytes, and the deferred value.
+std::pair<onnx::ModelProto, DeferredTensors> StubbedModel(int64_t size) {
+  onnx::ModelProto model = WeightedModel(4096);
+  onnx::TensorProto* stub = model.mutable_graph()->add_initializer();
+  stub->set_name("v");
+  stub->set_data_type(onnx::TensorProto::UINT8);
+  stub->add_dims(size);
+  stub->set_data_location(onnx::TensorProto::EXTERNAL);
+  return {model, {{"v", std::make_shared<CountingBytes>(size)}}};
+}
+
+// Past the size limit the weights go to a data file, which the deferred values must reach too: they are
+// computed into the model first, and the files are those of the model with them filled in.
+TEST_F(ModelIoTest, SaveModelIfFillsDeferredValuesInWhenTheModelGoesToADataFile) {
+  auto [model, deferred] = StubbedModel(300000);
+  const int64_t limit = 100000;  // below what the filled model serializes to, above the stubbed model
+  ASSERT_LT(static_cast<int64_t>(model.ByteSizeLong()), limit);
+  ASSERT_TRUE(internal::SaveModelIf(
+                  model, PathOf("out.onnx"), SaveOptions{}, limit, [] { return absl::OkStatus(); }, deferred)
+                  .ok());
+  EXPECT_THAT(FileNames(dir_), UnorderedElementsAre("out.onnx", "out.onnx.data"));
+  onnx::ModelProto filled = StubbedModel(300000).first;
+  ASSERT_TRUE(MaterializeDeferred(deferred, filled).ok());
+  ASSERT_TRUE(internal::SaveModelWithLimit(filled, PathOf("filled.onnx"), SaveOptions{}, limit).ok());
+  EXPECT_TRUE(ReadBytes(PathOf("out.onnx.data")) == ReadBytes(PathOf("filled.onnx.data")));
+}
+
+// Within the limit the value goes straight to the file, and the file is the filled model's.
+TEST_F(ModelIoTest, SaveModelIfWritesDeferredValuesStraightToTheModelWithinTheLimit) {
+  auto [model, deferred] = StubbedModel(300000);
+  ASSERT_TRUE(
+      internal::SaveModelIf(
+          model, PathOf("out.onnx"), SaveOptions{}, internal::kMaxProtoBytes, [] { return absl::OkStatus(); }, deferred)
+          .ok());
+  EXPECT_THAT(FileNames(dir_), UnorderedElementsAre("out.onnx"));
+  onnx::ModelProto filled = StubbedModel(300000).first;
+  ASSERT_TRUE(MaterializeDeferred(deferred, filled).ok());
+  EXPECT_TRUE(ReadBytes(PathOf("out.onnx")) == testing::Serialize(filled));
+  EXPECT_TRUE(IsDeferredStub(model.graph().initializer(model.graph().initializer_size() - 1)));  // never filled
 }
 
 // Strict shape inference computes y as float[2] from the rewritten Slice, and the model says float[3]:
