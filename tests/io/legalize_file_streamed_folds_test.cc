@@ -1,14 +1,15 @@
 // LegalizeFile computes large folds as it writes them (eval/deferred_tensor.h, verify/streamed_fold.h), so
 // that they never exist whole in memory. What it writes must be what Legalize and SaveModel write for the
 // same input, byte for byte, whichever way the model is saved; the report says how each fold was proved.
-#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "eval/deferred_tensor.h"
 #include "eval/tensor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "legalize_internal.h"
 #include "onnx_legalize/legalize.h"
 #include "test_files.h"
 #include "test_models.h"
@@ -24,7 +25,9 @@ using ::onnx_legalize::testing::NodeFor;
 using ::onnx_legalize::testing::ParseModel;
 using ::onnx_legalize::testing::ReadBytes;
 using ::onnx_legalize::testing::Serialize;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::UnorderedElementsAre;
 
 // A 256 KiB weight and four folds of it: `rows` and `window` are large (more than kSkeletonKeepBytes) and
 // read by nothing but the graph's outputs, so they are streamed; `head` is large but another DynamicSlice
@@ -47,19 +50,14 @@ folds (float[256, 256] w, float[2] x, int64[1] s0, int64[1] e200, int64[2] s2, i
     *model.mutable_graph()->add_initializer() = TensorToProto(value.Clone(), name);
     MakeInitializerConstant(model, name);
   };
-  auto int64s = [](std::vector<int64_t> values) {
-    std::string bytes(values.size() * sizeof(int64_t), '\0');
-    std::memcpy(bytes.data(), values.data(), bytes.size());
-    return *Tensor::FromBytes(onnx::TensorProto::INT64, {static_cast<int64_t>(values.size())}, bytes);
-  };
   set("w", Iota({256, 256}));
-  set("s0", int64s({0}));
-  set("e200", int64s({200}));
-  set("s2", int64s({10, 3}));
-  set("e2", int64s({250, 250}));
-  set("axes", int64s({0, -1}));
-  set("s1", int64s({1}));
-  set("e9", int64s({9}));
+  set("s0", Tensor::FromInt64s({0}));
+  set("e200", Tensor::FromInt64s({200}));
+  set("s2", Tensor::FromInt64s({10, 3}));
+  set("e2", Tensor::FromInt64s({250, 250}));
+  set("axes", Tensor::FromInt64s({0, -1}));
+  set("s1", Tensor::FromInt64s({1}));
+  set("e9", Tensor::FromInt64s({9}));
   return model;
 }
 
@@ -97,6 +95,28 @@ TEST_F(LegalizeFileStreamedFoldsTest, ReportsWhatLegalizeReports) {
   EXPECT_EQ(ReportToJson(*report), ReportToJson(in_memory));
   EXPECT_EQ(NodeFor(*report, "window").verification,
             "fold recomputed with the Slice kernel: float[240,247], identical");
+}
+
+// What makes the difference in memory: the large folds no DynamicSlice reads reach the writer uncomputed, as
+// stubs in the model and values it computes; the others are in the model.
+TEST(LegalizeAndUseTest, LeavesTheLargeFoldsNoDynamicSliceReadsToTheWriter) {
+  onnx::ModelProto model = FoldsOfAWeight();
+  std::vector<std::string> streamed_names, stub_names;
+  absl::StatusOr<Report> report = internal::LegalizeAndUse(
+      model, Options{},
+      [&](onnx::ModelProto& legalized, const DeferredTensors& streamed, const internal::AwaitProofs& await_proofs) {
+        for (const auto& [name, value] : streamed) {
+          streamed_names.push_back(name);
+          EXPECT_EQ(value->ByteSize(), name == "rows" ? 200 * 256 * 4 : 240 * 247 * 4) << name;
+        }
+        for (const auto& initializer : legalized.graph().initializer()) {
+          if (IsDeferredStub(initializer)) stub_names.push_back(initializer.name());
+        }
+        return await_proofs();
+      });
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(streamed_names, ElementsAre("rows", "window"));
+  EXPECT_THAT(stub_names, UnorderedElementsAre("rows", "window"));
 }
 
 TEST_F(LegalizeFileStreamedFoldsTest, WritesTheSameFilesWhenTheWeightsGoToADataFile) {

@@ -2,7 +2,6 @@
 // as a verification failure naming the node, and so does one planned with other dims than DynamicSlice gives.
 #include "verify/streamed_fold.h"
 
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -20,17 +19,11 @@ namespace {
 using ::onnx_legalize::testing::Iota;
 using ::testing::HasSubstr;
 
-Tensor Int64s(const std::vector<int64_t>& values) {
-  std::string bytes(values.size() * sizeof(int64_t), '\0');
-  std::memcpy(bytes.data(), values.data(), bytes.size());
-  return *Tensor::FromBytes(onnx::TensorProto::INT64, {static_cast<int64_t>(values.size())}, bytes);
-}
-
 // A fold of rows 1..2999 of a [3000, 1024] float weight: 11.7 MiB, three parts of kStreamedPartBytes.
 struct Fold {
   Tensor data = Iota({3000, 1024});
-  Tensor starts = Int64s({1});
-  Tensor ends = Int64s({-1});
+  Tensor starts = Tensor::FromInt64s({1});
+  Tensor ends = Tensor::FromInt64s({-1});
   PlannedChange change;
 
   Fold() {
