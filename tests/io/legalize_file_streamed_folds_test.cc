@@ -26,7 +26,6 @@ using ::onnx_legalize::testing::ParseModel;
 using ::onnx_legalize::testing::ReadBytes;
 using ::onnx_legalize::testing::Serialize;
 using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using ::testing::UnorderedElementsAre;
 
 // A 256 KiB weight and four folds of it: `rows` and `window` are large (more than kSkeletonKeepBytes) and
