@@ -287,12 +287,14 @@ absl::Status RefuseNewSchemaMismatches(const onnx::ModelProto& input, const onnx
 // UpgradeDefaultOpset, with the types of the values the passes fold declared (value_info) while it runs: the
 // folds are written after the move, and onnx's adapters read the dims of what they convert (Gemm-6's B, a
 // legacy broadcast's operands). The declarations are taken out again, so the model keeps its own.
-// A value the graph declares already keeps its own declaration.
-absl::Status UpgradeSeeingFolds(int64_t target, const std::vector<FoldedValueType>& folds, onnx::ModelProto& model) {
+// A value the graph declares already keeps its own declaration. The outputs the move renamed go to `renamed`.
+absl::Status UpgradeSeeingFolds(int64_t target, const std::vector<FoldedValueType>& folds, onnx::ModelProto& model,
+                                RenamedOutputs& renamed) {
   std::unordered_map<const onnx::GraphProto*, std::unordered_set<std::string>> declared_before;
   std::vector<const GraphLocator*> declared;  // in the order the entries were added at the end of their graphs
   for (const FoldedValueType& fold : folds) {
-    onnx::GraphProto& graph = ResolveGraph(model, fold.graph);
+    ASSIGN_OR_RETURN(onnx::GraphProto * resolved, ResolveGraph(model, fold.graph));
+    onnx::GraphProto& graph = *resolved;
     auto [names, first] = declared_before.try_emplace(&graph);
     if (first) {
       for (const auto& value : graph.value_info()) names->second.insert(value.name());
@@ -306,11 +308,12 @@ absl::Status UpgradeSeeingFolds(int64_t target, const std::vector<FoldedValueTyp
     for (int64_t dim : fold.dims) shape->add_dim()->set_dim_value(dim);
     declared.push_back(&fold.graph);
   }
-  absl::Status upgraded = UpgradeDefaultOpset(model, target, OpsThePassesRewrite());
+  absl::Status upgraded = UpgradeDefaultOpset(model, target, OpsThePassesRewrite(), &renamed);
   // The move rebuilds node lists (and the subgraphs in them) but keeps each graph's value_info as it was:
-  // the entries added last are still last, found again by their locators.
+  // the entries added last are still last, found again by their locators (which follow what it renamed).
   for (auto it = declared.rbegin(); it != declared.rend(); ++it) {
-    ResolveGraph(model, **it).mutable_value_info()->RemoveLast();
+    ASSIGN_OR_RETURN(onnx::GraphProto * graph, ResolveGraph(model, **it, renamed));
+    graph->mutable_value_info()->RemoveLast();
   }
   return upgraded;
 }
@@ -318,17 +321,17 @@ absl::Status UpgradeSeeingFolds(int64_t target, const std::vector<FoldedValueTyp
 // The opset move, proved by executing the model before and after it (verify/opset_move_proof.h) unless the model
 // runner cannot run it, which is checked before the model is copied for the proof.
 absl::Status MoveOpset(int64_t target, const std::vector<FoldedValueType>& folds, const Options& options,
-                       onnx::ModelProto& model, std::string& opset_move) {
+                       onnx::ModelProto& model, std::string& opset_move, RenamedOutputs& renamed) {
   if (!options.verify) {
     opset_move = kVerificationSkipped;
-    return UpgradeSeeingFolds(target, folds, model);
+    return UpgradeSeeingFolds(target, folds, model, renamed);
   }
   if (std::optional<std::string> why = WhyOpsetMoveCannotBeExecuted(model)) {
     opset_move = "not executed: " + *why;
-    return UpgradeSeeingFolds(target, folds, model);
+    return UpgradeSeeingFolds(target, folds, model, renamed);
   }
   const onnx::ModelProto before = model;
-  RETURN_IF_ERROR(UpgradeSeeingFolds(target, folds, model));
+  RETURN_IF_ERROR(UpgradeSeeingFolds(target, folds, model, renamed));
   ASSIGN_OR_RETURN(opset_move, ProveOpsetMove(before, model, options));
   return absl::OkStatus();
 }
@@ -339,15 +342,18 @@ absl::Status MoveOpset(int64_t target, const std::vector<FoldedValueType>& folds
 // removed ops' replacements, which make theirs while applying, must see them.
 absl::Status Transform(const std::vector<std::unique_ptr<Pass>>& passes, int64_t current, int64_t target,
                        const Options& options, onnx::ModelProto& model, std::string& opset_move) {
+  RenamedOutputs renamed;  // by the opset move
   if (target > current) {
     std::vector<FoldedValueType> folds;
     for (const auto& pass : passes) {
       std::vector<FoldedValueType> of_pass = pass->FoldedValueTypes();
       folds.insert(folds.end(), of_pass.begin(), of_pass.end());
     }
-    RETURN_IF_ERROR(MoveOpset(target, folds, options, model, opset_move));
+    RETURN_IF_ERROR(MoveOpset(target, folds, options, model, opset_move, renamed));
   }
-  for (auto pass = passes.rbegin(); pass != passes.rend(); ++pass) RETURN_IF_ERROR((*pass)->Apply(model, target));
+  for (auto pass = passes.rbegin(); pass != passes.rend(); ++pass) {
+    RETURN_IF_ERROR((*pass)->Apply(model, target, renamed));
+  }
   if (!ImportsDefaultDomainAlias(model)) CanonicalizeDefaultDomainSpelling(*model.mutable_graph());
   return absl::OkStatus();
 }

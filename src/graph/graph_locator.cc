@@ -1,5 +1,8 @@
 #include "graph/graph_locator.h"
 
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
 namespace onnx_legalize {
 
 GraphLocator GraphLocator::Into(const onnx::NodeProto& node, const std::string& attribute, int graph_index) const {
@@ -17,19 +20,30 @@ onnx::GraphProto* SubgraphOf(onnx::NodeProto& owner, const GraphLocator::Step& s
   return nullptr;
 }
 
-onnx::GraphProto& ResolveGraph(onnx::ModelProto& model, const GraphLocator& locator) {
+const std::string& OwnerOutputAfterMove(const GraphLocator::Step& step, const RenamedOutputs& renamed) {
+  auto it = renamed.find(step.node_output);
+  return it == renamed.end() ? step.node_output : it->second;
+}
+
+absl::StatusOr<onnx::GraphProto*> ResolveGraph(onnx::ModelProto& model, const GraphLocator& locator,
+                                               const RenamedOutputs& renamed) {
   onnx::GraphProto* graph = model.mutable_graph();
   for (const GraphLocator::Step& step : locator.steps) {
+    const std::string& owner_output = OwnerOutputAfterMove(step, renamed);
     onnx::GraphProto* inner = nullptr;
     for (onnx::NodeProto& node : *graph->mutable_node()) {
-      if (node.output_size() == 0 || node.output(0) != step.node_output) continue;
+      if (node.output_size() == 0 || node.output(0) != owner_output) continue;
       inner = SubgraphOf(node, step);
       break;
     }
-    if (inner == nullptr) break;
+    if (inner == nullptr) {
+      return absl::InternalError(absl::StrCat("no node whose first output is '", owner_output, "' holds graph ",
+                                              step.graph_index, " of attribute '", step.attribute,
+                                              "': the model changed under a plan made from it"));
+    }
     graph = inner;
   }
-  return *graph;
+  return graph;
 }
 
 }  // namespace onnx_legalize

@@ -70,9 +70,10 @@ class Pass {
   // With Options::verify false, instead: every change says it was not verified.
   virtual void SkipVerification() = 0;
 
-  // Writes the plan into `model`, whose default opset is already `target`. Values the concurrent jobs still
-  // read are left as stubs until FillDeferred. Fails only for a plan not made from this model.
-  virtual absl::Status Apply(onnx::ModelProto& model, int64_t target) = 0;
+  // Writes the plan into `model`, whose default opset is already `target` and whose opset move renamed
+  // `renamed`. Values the concurrent jobs still read are left as stubs until FillDeferred. Fails only for a
+  // plan not made from this model.
+  virtual absl::Status Apply(onnx::ModelProto& model, int64_t target, const RenamedOutputs& renamed) = 0;
 
   // True when Apply left values that FillDeferred writes once the concurrent jobs are done.
   virtual bool DefersValues() const { return false; }

@@ -54,7 +54,9 @@ class RemovedOpsPass : public Pass {
     for (RemovedOpChange& change : plan_.changes) change.verification = kVerificationSkipped;
   }
 
-  absl::Status Apply(onnx::ModelProto& model, int64_t target) override { return ApplyRemovedOps(plan_, model, target); }
+  absl::Status Apply(onnx::ModelProto& model, int64_t target, const RenamedOutputs& renamed) override {
+    return ApplyRemovedOps(plan_, model, target, renamed);
+  }
 
   std::vector<FoldedValueType> FoldedValueTypes() const override {
     std::vector<FoldedValueType> types;
@@ -145,11 +147,10 @@ class DynamicSlicePass : public Pass {
     for (PlannedChange& change : plan_.changes) change.verification = kVerificationSkipped;
   }
 
-  absl::Status Apply(onnx::ModelProto& model, int64_t target) override {
+  absl::Status Apply(onnx::ModelProto& model, int64_t target, const RenamedOutputs& renamed) override {
     (void)target;  // the Slice version was fixed by SetTarget
     // Large folded values are filled in after verification, which reads them meanwhile.
-    ApplyPlan(plan_, model, FoldedValues::kDefer);
-    return absl::OkStatus();
+    return ApplyPlan(plan_, model, FoldedValues::kDefer, renamed);
   }
 
   bool DefersValues() const override {

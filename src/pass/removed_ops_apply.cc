@@ -29,7 +29,8 @@ class ModelNames final : public NameSource {
 
 }  // namespace
 
-absl::Status ApplyRemovedOps(RemovedOpPlan& plan, onnx::ModelProto& model, int64_t target) {
+absl::Status ApplyRemovedOps(RemovedOpPlan& plan, onnx::ModelProto& model, int64_t target,
+                             const RenamedOutputs& renamed) {
   ModelNames names(model);
   const ConstantWriter writer(model.ir_version());
   // Every replacement is built first: a graph's node list is rebuilt once, after its changes are known.
@@ -38,7 +39,8 @@ absl::Status ApplyRemovedOps(RemovedOpPlan& plan, onnx::ModelProto& model, int64
   };
   std::map<onnx::GraphProto*, std::unordered_map<std::string, Edit>> edits;  // by graph, by first output
   for (RemovedOpChange& change : plan.changes) {
-    onnx::GraphProto& graph = ResolveGraph(model, change.graph);
+    ASSIGN_OR_RETURN(onnx::GraphProto * resolved, ResolveGraph(model, change.graph, renamed));
+    onnx::GraphProto& graph = *resolved;
     const bool is_main = change.graph.steps.empty();
     Edit edit;
     std::vector<std::pair<std::string, Tensor>> constants;

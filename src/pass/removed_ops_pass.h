@@ -69,9 +69,11 @@ const PassThroughOps& RemovedOpsPassThrough();
 // Internal error starting "verification failed" on a mismatch, naming the node and the trial.
 absl::Status VerifyRemovedOps(RemovedOpPlan& plan, int64_t target, const Options& options);
 
-// Writes the plan into `model`, whose default opset is already `target`. Never fails for a plan made from
-// this model (before its upgrade) and verified at `target`.
-absl::Status ApplyRemovedOps(RemovedOpPlan& plan, onnx::ModelProto& model, int64_t target);
+// Writes the plan into `model`, whose default opset is already `target`, after a move that renamed `renamed`.
+// Never fails for a plan made from this model (before its upgrade) and verified at `target`; a graph the plan
+// names that is not there is Internal.
+absl::Status ApplyRemovedOps(RemovedOpPlan& plan, onnx::ModelProto& model, int64_t target,
+                             const RenamedOutputs& renamed = {});
 
 }  // namespace onnx_legalize
 

@@ -105,8 +105,10 @@ enum class FoldedValues {
 };
 
 // Applies `plan` to `model`, whose default opset is already `opset` (at least 10, or the original opset
-// when every change is a fold or keep_opset). Never fails for a plan made from this model.
-void ApplyPlan(Plan& plan, onnx::ModelProto& model, FoldedValues folded = FoldedValues::kWrite);
+// when every change is a fold or keep_opset), after a move that renamed `renamed`. Fails (Internal, the model
+// unchanged) only for a plan that does not fit the model: a graph or node it names is not there.
+absl::Status ApplyPlan(Plan& plan, onnx::ModelProto& model, FoldedValues folded = FoldedValues::kWrite,
+                       const RenamedOutputs& renamed = {});
 
 // Fills the stubs ApplyPlan(kDefer) left in `model`'s main graph with the folded values, moved out of the
 // plan where no other change reads them (a fold that feeds another DynamicSlice is copied). Call it once

@@ -1,5 +1,5 @@
-// ApplyPlan: writes a verified plan into the model. Cannot fail: everything that could go wrong was
-// decided while planning.
+// ApplyPlan: writes a verified plan into the model. Everything that could go wrong with the model was decided
+// while planning; what fails here is a plan that does not fit the model (a broken invariant: Internal).
 //
 // Linear in the model's size: graphs are resolved and nodes found through indexes built once, and each
 // graph's node, initializer and input lists are rebuilt once, not edited element by element (a model
@@ -18,18 +18,20 @@
 #include "graph/names.h"
 #include "graph/op_names.h"
 #include "rules/dynamic_slice.h"
+#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {
 
-// The graphs of a model by locator, and the nodes of each graph by first output; built on first use.
-// Valid while no node list changes and no first output is renamed: the node table views the nodes' own
-// strings (no copy of 40,000 names for a model of 20,000 DynamicSlices).
+// The graphs of a model by locator (after an opset move that renamed `renamed`), and the nodes of each graph
+// by first output; built on first use. Valid while no node list changes and no first output is renamed: the
+// node table views the nodes' own strings (no copy of 40,000 names for a model of 20,000 DynamicSlices).
 class GraphIndex {
  public:
-  explicit GraphIndex(onnx::ModelProto& model) : model_(model) {}
+  GraphIndex(onnx::ModelProto& model, const RenamedOutputs& renamed) : model_(model), renamed_(renamed) {}
 
-  onnx::GraphProto& Resolve(const GraphLocator& locator) {
+  // The graph `locator` names; Internal when a step names no node or no subgraph of it.
+  absl::StatusOr<onnx::GraphProto*> Resolve(const GraphLocator& locator) {
     onnx::GraphProto* graph = model_.mutable_graph();
     std::string key;
     for (const GraphLocator::Step& step : locator.steps) {
@@ -40,11 +42,18 @@ class GraphIndex {
         graph = cached->second;
         continue;
       }
-      onnx::GraphProto* inner = SubgraphOf(*graph->mutable_node(NodeIndex(*graph, step.node_output)), step);
-      if (inner != nullptr) graph = inner;
+      const std::string& owner_output = OwnerOutputAfterMove(step, renamed_);
+      const int owner = NodeIndex(*graph, owner_output);
+      onnx::GraphProto* inner = owner < 0 ? nullptr : SubgraphOf(*graph->mutable_node(owner), step);
+      if (inner == nullptr) {
+        return absl::InternalError(
+            absl::StrCat("the DynamicSlice plan's graph is gone: no node whose first output is '", owner_output,
+                         "' holds graph ", step.graph_index, " of attribute '", step.attribute, "'"));
+      }
+      graph = inner;
       resolved_.emplace(key, graph);
     }
-    return *graph;
+    return graph;
   }
 
   // The index of the first node of `graph` whose first output is `output`, or -1.
@@ -62,6 +71,7 @@ class GraphIndex {
 
  private:
   onnx::ModelProto& model_;
+  const RenamedOutputs& renamed_;
   std::unordered_map<std::string, onnx::GraphProto*> resolved_;
   std::unordered_map<const onnx::GraphProto*, absl::flat_hash_map<absl::string_view, int>> nodes_;
 };
@@ -142,18 +152,32 @@ using MaybeUnused = std::vector<std::pair<GraphLocator, std::string>>;
 
 // Every change written: folds replaced by their values, rewrites by Slice nodes (with their normalized axes);
 // returns the constants the changes stop reading.
-MaybeUnused WriteChanges(Plan& plan, onnx::ModelProto& model, FoldedValues folded) {
+absl::StatusOr<MaybeUnused> WriteChanges(Plan& plan, onnx::ModelProto& model, FoldedValues folded,
+                                         const RenamedOutputs& renamed) {
   ConstantWriter writer(model.ir_version());
   MaybeUnused maybe_unused;
   {
-    // Node positions are those of the unchanged lists until every change is recorded.
-    GraphIndex graphs(model);
+    // Node positions are those of the unchanged lists until every change is recorded. Every change's node
+    // is found before anything is written, so that a plan that does not fit the model changes nothing.
+    GraphIndex graphs(model, renamed);
+    std::vector<std::pair<onnx::GraphProto*, int>> places;
+    places.reserve(plan.changes.size());
+    for (const PlannedChange& change : plan.changes) {
+      ASSIGN_OR_RETURN(onnx::GraphProto * graph, graphs.Resolve(change.graph));
+      const int index = graphs.NodeIndex(*graph, change.output);
+      if (index < 0) {
+        return absl::InternalError(absl::StrCat("the DynamicSlice planned for output '", change.output,
+                                                "' is not in graph ", change.graph_path, " any more"));
+      }
+      places.emplace_back(graph, index);
+    }
     std::unordered_map<const onnx::GraphProto*, NodeEdits> edits;
     std::vector<std::pair<size_t, NodeEdits*>> by_depth;
-    for (PlannedChange& change : plan.changes) {
-      onnx::GraphProto& graph = graphs.Resolve(change.graph);
+    for (size_t c = 0; c < plan.changes.size(); ++c) {
+      PlannedChange& change = plan.changes[c];
+      onnx::GraphProto& graph = *places[c].first;
+      const int index = places[c].second;
       const bool is_main = change.graph.steps.empty();
-      const int index = graphs.NodeIndex(graph, change.output);
       NodeEdits& graph_edits = edits[&graph];
       if (graph_edits.graph == nullptr) {
         graph_edits.graph = &graph;
@@ -201,7 +225,8 @@ MaybeUnused WriteChanges(Plan& plan, onnx::ModelProto& model, FoldedValues folde
 
 // Removes the constants of `maybe_unused` nothing reads any more: an initializer (with its IR 3 graph input)
 // or a Constant node, in the reading graph or an enclosing one (looked up outward).
-void RemoveUnreadConstants(const MaybeUnused& maybe_unused, onnx::ModelProto& model) {
+absl::Status RemoveUnreadConstants(const MaybeUnused& maybe_unused, onnx::ModelProto& model,
+                                   const RenamedOutputs& renamed) {
   // Views of the model's names: nothing below changes the model until the removals at the end.
   absl::flat_hash_set<absl::string_view> referenced;
   ForEachReadName(model.graph(), [&](const std::string& name) { referenced.insert(name); });
@@ -209,14 +234,15 @@ void RemoveUnreadConstants(const MaybeUnused& maybe_unused, onnx::ModelProto& mo
     std::unordered_map<std::string, int> initializer_index, input_index;
     std::vector<bool> initializers, inputs, nodes;
   };
-  GraphIndex graphs(model);
+  GraphIndex graphs(model, renamed);
   std::unordered_map<onnx::GraphProto*, Removals> removals;
   std::unordered_set<std::string> removed;
   for (auto& [locator, name] : maybe_unused) {
     if (referenced.count(name) || removed.count(name)) continue;
     GraphLocator scope = locator;
     while (true) {
-      onnx::GraphProto& graph = graphs.Resolve(scope);
+      ASSIGN_OR_RETURN(onnx::GraphProto * resolved, graphs.Resolve(scope));
+      onnx::GraphProto& graph = *resolved;
       auto [it, inserted] = removals.try_emplace(&graph);
       Removals& r = it->second;
       if (inserted) {
@@ -249,14 +275,16 @@ void RemoveUnreadConstants(const MaybeUnused& maybe_unused, onnx::ModelProto& mo
     EraseMarked(*graph->mutable_input(), r.inputs);
     EraseMarked(*graph->mutable_node(), r.nodes);
   }
+  return absl::OkStatus();
 }
 
 }  // namespace
 
-void ApplyPlan(Plan& plan, onnx::ModelProto& model, FoldedValues folded) {
-  const MaybeUnused maybe_unused = WriteChanges(plan, model, folded);
+absl::Status ApplyPlan(Plan& plan, onnx::ModelProto& model, FoldedValues folded, const RenamedOutputs& renamed) {
+  ASSIGN_OR_RETURN(const MaybeUnused maybe_unused, WriteChanges(plan, model, folded, renamed));
   // Rewrites to Slice-10+ with their own inputs leave nothing to look up.
-  if (!maybe_unused.empty()) RemoveUnreadConstants(maybe_unused, model);
+  if (!maybe_unused.empty()) RETURN_IF_ERROR(RemoveUnreadConstants(maybe_unused, model, renamed));
+  return absl::OkStatus();
 }
 
 void FillDeferredFolds(Plan& plan, onnx::ModelProto& model) {

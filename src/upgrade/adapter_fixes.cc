@@ -539,6 +539,7 @@ absl::Status KeepScan8BatchOfOne(const SplicedNodes& g, int i, const NodeProto& 
     if (output.empty()) continue;
     const std::string unbatched = ctx.fresh.Make(output + "_unbatched");
     node->set_output(k, unbatched);
+    ctx.renamed[output] = unbatched;  // the Scan's body is found by its first output
     AddAxisZeroNode(kUnsqueeze, unbatched, output, ctx, &(*insert_before)[i + 1]);
   }
   return absl::OkStatus();

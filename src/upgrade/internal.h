@@ -102,12 +102,13 @@ struct Skeleton {
   KnownTypes types;
 };
 
-// What the last phase (the splice, with the adapter fixes) reads, and the one thing it changes: the names
-// taken in the caller's model, to which each value it makes adds one.
+// What the last phase (the splice, with the adapter fixes) reads, and what it changes: the names taken in the
+// caller's model, to which each value it makes adds one, and the caller's nodes' outputs a fix renamed.
 struct SpliceContext {
   const Move& move;
   const Skeleton& skeleton;
   FreshNames fresh;
+  RenamedOutputs& renamed;
 };
 
 // --- upgrade/skeleton.cc ---------------------------------------------------------------------------------------------
@@ -179,11 +180,13 @@ absl::StatusOr<GraphProto> ConvertMainGraphInChunks(const Skeleton& skeleton, co
 // --- upgrade/splice.cc -----------------------------------------------------------------------------------------------
 
 // The node list of the caller's main graph `original`, and of its subgraphs at any depth, rebuilt from
-// `converted`, the converted skeleton's main graph; the caller's model is not touched.
+// `converted`, the converted skeleton's main graph; the caller's model is not touched. The outputs of the
+// caller's nodes that a fix renamed go to `renamed`.
 absl::StatusOr<google::protobuf::RepeatedPtrField<NodeProto>> SpliceMainGraph(const GraphProto& converted,
                                                                               const GraphProto& original,
                                                                               const Move& move,
-                                                                              const Skeleton& skeleton);
+                                                                              const Skeleton& skeleton,
+                                                                              RenamedOutputs& renamed);
 
 // --- upgrade/adapter_fixes.cc ----------------------------------------------------------------------------------------
 

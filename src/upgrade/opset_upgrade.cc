@@ -93,7 +93,8 @@ absl::StatusOr<int64_t> SourceOpset(const ModelProto& model, int64_t target) {
   return from;
 }
 
-absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes, const PassThroughOps& pass_through) {
+absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes, const PassThroughOps& pass_through,
+                         RenamedOutputs* renamed) {
   if (target < 1 || target > kMaxConvertibleOpset) {
     return absl::InvalidArgumentError(absl::StrCat("target opset ", target, " is outside [1, ", kMaxConvertibleOpset,
                                                    "], what onnx 1.12's version converter knows"));
@@ -126,10 +127,12 @@ absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes,
   ASSIGN_OR_RETURN(const Skeleton skeleton, BuildSkeleton(model, move));
   RETURN_IF_ERROR(CheckLegacyBroadcastsConvert(skeleton, move));
   ASSIGN_OR_RETURN(const GraphProto converted, RunConverter(skeleton, move, *converter, chunk_nodes));
+  RenamedOutputs renamed_here;
   ASSIGN_OR_RETURN(google::protobuf::RepeatedPtrField<NodeProto> nodes,
-                   SpliceMainGraph(converted, model.graph(), move, skeleton));
+                   SpliceMainGraph(converted, model.graph(), move, skeleton, renamed_here));
   // Commit: nothing below can fail.
   model.mutable_graph()->mutable_node()->Swap(&nodes);
+  if (renamed != nullptr) renamed->insert(renamed_here.begin(), renamed_here.end());
   commit_opset();
   return absl::OkStatus();
 }
@@ -150,14 +153,15 @@ int64_t MinIrVersionForOpset(int64_t opset) {
   return 10;
 }
 
-absl::Status UpgradeDefaultOpset(onnx::ModelProto& model, int64_t target_opset, const PassThroughOps& pass_through) {
-  return UpgradeDefaultOpsetInChunks(model, target_opset, opset_upgrade::kChunkNodes, pass_through);
+absl::Status UpgradeDefaultOpset(onnx::ModelProto& model, int64_t target_opset, const PassThroughOps& pass_through,
+                                 RenamedOutputs* renamed) {
+  return UpgradeDefaultOpsetInChunks(model, target_opset, opset_upgrade::kChunkNodes, pass_through, renamed);
 }
 
 absl::Status UpgradeDefaultOpsetInChunks(onnx::ModelProto& model, int64_t target_opset, int64_t chunk_nodes,
-                                         const PassThroughOps& pass_through) {
+                                         const PassThroughOps& pass_through, RenamedOutputs* renamed) {
   try {
-    return opset_upgrade::UpgradeImpl(model, target_opset, chunk_nodes, pass_through);
+    return opset_upgrade::UpgradeImpl(model, target_opset, chunk_nodes, pass_through, renamed);
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError("out of memory while moving the model to a new opset");
   } catch (const std::exception& e) {

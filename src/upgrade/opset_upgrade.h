@@ -19,6 +19,7 @@
 #include <functional>
 
 #include "absl/status/status.h"
+#include "graph/graph_locator.h"
 #include "onnx/onnx_pb.h"
 
 namespace onnx_legalize {
@@ -46,19 +47,21 @@ struct PassThroughOps {
 // (their subgraphs, if any, are converted).
 // Raises ir_version to the minimum that fits target_opset if it is lower and never lowers it.
 // Transactional: on any error `model` is unchanged. No exception escapes.
+// Nodes keep their outputs, except where a repair must recompute them after the node: those renamed are
+// added to `renamed` when given (old name -> new), so that locators of the node's subgraphs still resolve.
 //
 // Errors: InvalidArgument for a malformed model or a bad target; FailedPrecondition when a node cannot be
 // moved (no schema in onnx 1.12, no adapter, an adapter that needs a shape the model does not give);
 // ResourceExhausted when memory runs out; Internal for a broken invariant of this wrapper.
-absl::Status UpgradeDefaultOpset(onnx::ModelProto& model, int64_t target_opset,
-                                 const PassThroughOps& pass_through = {});
+absl::Status UpgradeDefaultOpset(onnx::ModelProto& model, int64_t target_opset, const PassThroughOps& pass_through = {},
+                                 RenamedOutputs* renamed = nullptr);
 
 // UpgradeDefaultOpset with the main graph handed to the converter in chunks of at most `chunk_nodes` nodes
 // it converts (UpgradeDefaultOpset uses 64), or, for 0, whole, as onnx's ConvertVersion does. The result
 // is the same either way, byte for byte; whole, the conversion costs O(n^2) in the graph's node count n
 // (onnx 1.12's IR checks every new value's name against every node), in chunks O(n). For tests.
 absl::Status UpgradeDefaultOpsetInChunks(onnx::ModelProto& model, int64_t target_opset, int64_t chunk_nodes,
-                                         const PassThroughOps& pass_through = {});
+                                         const PassThroughOps& pass_through = {}, RenamedOutputs* renamed = nullptr);
 
 // The lowest IR version that a model importing default opset `opset` needs
 // (3 for <=8, 4 for 9, 5 for 10, 6 for 11, 7 for 12-14, 8 for 15-17).

@@ -449,8 +449,9 @@ absl::Status SpliceGraph(const GraphProto& converted, const GraphProto& original
 absl::StatusOr<google::protobuf::RepeatedPtrField<NodeProto>> SpliceMainGraph(const GraphProto& converted,
                                                                               const GraphProto& original,
                                                                               const Move& move,
-                                                                              const Skeleton& skeleton) {
-  SpliceContext ctx{move, skeleton, {}};
+                                                                              const Skeleton& skeleton,
+                                                                              RenamedOutputs& renamed) {
+  SpliceContext ctx{move, skeleton, {}, renamed};
   ctx.fresh.ReserveAll(original);
   google::protobuf::RepeatedPtrField<NodeProto> nodes;
   RETURN_IF_ERROR(SpliceGraph(converted, original, kMainGraphPath, nullptr, ctx, &nodes));

@@ -17,6 +17,11 @@ test_data_set_* folders of inputs and PyTorch's or numpy's expected outputs) and
     the whole of axis 0) of itself, as exporters that cropped weights wrote it: legalizing folds it, and with
     --target-opset the rest of the model moves while the fold is still a DynamicSlice. Only with --target-opset
     (at the default target the fold alone leaves the opset as it is).
+  - "dynamic_slice_in_body_output", "dynamic_slice_in_body_over_outer_initializer",
+    "dynamic_slice_in_body_over_body_constant": a DynamicSlice inside the body of the model's first Scan: over the
+    body's first output (a rewrite), or over a constant offset added to the body's last output, held by the outer
+    graph (an initializer the body captures) or by the body (a Constant node): folds. The opset move must find the
+    body again after it changed the Scan (Scan-8 -> 9 renames its outputs).
 For each variant and test data set:
   1. `CLI IN OUT [--target-opset=N]` must exit 0, write OUT with no removed op left in any graph, at opset N when
      one is given, accepted by onnx.checker with full_check=True.
@@ -87,6 +92,48 @@ def with_dynamic_slice_over_weight(model):
     return m
 
 
+def index_constants(prefix):
+    """Constant nodes for DynamicSlice's starts, ends and axes: the whole of axis 0."""
+    return [helper.make_node("Constant", [], [f"{prefix}_{name}"],
+                             value=numpy_helper.from_array(np.array([value], dtype=np.int64)))
+            for name, value in (("starts", 0), ("ends", INT64_MAX), ("axes", 0))]
+
+
+def with_dynamic_slice_in_body(model, source):
+    """The model with a DynamicSlice in its first Scan's body; `source` says over what (see the docstring)."""
+    m = copy.deepcopy(model)
+    scan = next(n for n in m.graph.node if n.op_type == "Scan")
+    body = next(a.g for a in scan.attribute if a.name == "body")
+    if source == "output":
+        y = body.output[0].name
+        before = y + "_before_dynamic_slice"
+        for node in body.node:
+            node.output[:] = [before if o == y else o for o in node.output]
+            node.input[:] = [before if i == y else i for i in node.input]
+        body.node.extend(index_constants(y))
+        body.node.append(helper.make_node("DynamicSlice", [before, f"{y}_starts", f"{y}_ends", f"{y}_axes"], [y]))
+        return m
+    y = body.output[-1].name
+    dims = [d.dim_value for d in body.output[-1].type.tensor_type.shape.dim]
+    offset = numpy_helper.from_array(np.linspace(-1.25, 0.5, num=int(np.prod(dims)), dtype=np.float32).reshape(dims),
+                                     "offset_full")
+    if source == "outer_initializer":
+        m.graph.initializer.append(offset)
+        m.graph.input.append(helper.make_tensor_value_info("offset_full", onnx.TensorProto.FLOAT, dims))
+        nodes = []
+    else:
+        nodes = [helper.make_node("Constant", [], ["offset_full"], value=offset)]
+    before = y + "_before_offset"
+    for node in body.node:
+        node.output[:] = [before if o == y else o for o in node.output]
+    nodes += index_constants("offset")
+    nodes.append(helper.make_node("DynamicSlice", ["offset_full", "offset_starts", "offset_ends", "offset_axes"],
+                                  ["offset"]))
+    nodes.append(helper.make_node("Add", [before, "offset"], [y]))
+    body.node.extend(nodes)
+    return m
+
+
 def load_array(path):
     return numpy_helper.to_array(onnx.load_tensor(path))
 
@@ -139,6 +186,8 @@ def check_variant(entry, variant, cli, testdata, scratch, target_opset):
         model = with_dynamic_slice_on_output(model)
     elif variant == "dynamic_slice_over_weight":
         model = with_dynamic_slice_over_weight(model)
+    elif variant.startswith("dynamic_slice_in_body_"):
+        model = with_dynamic_slice_in_body(model, variant[len("dynamic_slice_in_body_"):].replace("over_", "", 1))
     work = os.path.join(scratch, entry["model"].replace("/", "_") + "_" + variant)
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)

@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
+#include "graph/graph_locator.h"
 #include "gtest/gtest.h"
 #include "onnx/checker.h"
 #include "onnx/defs/parser.h"
@@ -35,6 +36,7 @@ using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
+using ::testing::Pair;
 
 // ---- helpers ------------------------------------------------------------------------------------------
 
@@ -1498,7 +1500,15 @@ TEST(OpsetUpgradeTest, MovesAScan8WithABatchOfOneBySqueezingTheBatchAway) {
   for (int64_t target : {9, 13}) {
     SCOPED_TRACE(target);
     ModelProto model = Scan8Model("1");
-    ASSERT_TRUE(UpgradeDefaultOpset(model, target).ok());
+    const GraphLocator body = GraphLocator().Into(model.graph().node(0), "body", 0);
+    RenamedOutputs renamed;
+    ASSERT_TRUE(UpgradeDefaultOpset(model, target, {}, &renamed).ok());
+    // The Scan's outputs are renamed, and the move says so: a locator made before the move still finds the body.
+    EXPECT_THAT(renamed, ::testing::UnorderedElementsAre(Pair("final", "final_unbatched"), Pair("ys", "ys_unbatched")));
+    absl::StatusOr<GraphProto*> found = ResolveGraph(model, body, renamed);
+    ASSERT_TRUE(found.ok()) << found.status();
+    EXPECT_EQ((*found)->name(), "body");
+    EXPECT_EQ(ResolveGraph(model, body).status().code(), absl::StatusCode::kInternal);
     const GraphProto& g = model.graph();
     if (target < 13) {
       EXPECT_THAT(OpTypes(g), ElementsAre("Squeeze", "Squeeze", "Scan", "Unsqueeze", "Unsqueeze"));
