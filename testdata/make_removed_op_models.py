@@ -648,6 +648,83 @@ def write_readme():
         f.write("".join(lines))
 
 
+# ----------------------------------------------------------------------------------------------- chains
+
+# The removed ops ORT computes bit for bit like their replacements, each as one node over NCHW data [1,3,H,W], with
+# the shape it leaves. MVN across channels: the across_channels 0 form sums in another order than ORT's kernel.
+PAIR_OPS = {
+    "ImageScaler": lambda x, y: [node("ImageScaler", [x], [y], scale=0.5, bias=[1.0, -2.0, 0.25])],
+    "Crop": lambda x, y: [node("Crop", [x], [y], border=[1, 1, 1, 1])],
+    "Affine": lambda x, y: [node("Affine", [x], [y], alpha=1.5, beta=-0.75)],
+    "Scale": lambda x, y: [node("Scale", [x], [y], scale=3.0)],
+    "ThresholdedRelu": lambda x, y: [node("ThresholdedRelu", [x], [y], alpha=0.25)],
+    "MeanVarianceNormalization": lambda x, y: [node("MeanVarianceNormalization", [x], [y], across_channels=1,
+                                                    normalize_variance=1)],
+    "DynamicSlice": lambda x, y: [
+        node("Constant", [], [y + "_starts"], value=numpy_helper.from_array(np.array([1], np.int64))),
+        node("Constant", [], [y + "_ends"], value=numpy_helper.from_array(np.array([-1], np.int64))),
+        node("Constant", [], [y + "_axes"], value=numpy_helper.from_array(np.array([3], np.int64))),
+        helper.make_node("DynamicSlice", [x, y + "_starts", y + "_ends", y + "_axes"], [y])],
+}
+PAIR_SHRINKS = {"Crop": (2, 2), "DynamicSlice": (0, 2)}  # (rows, columns) an op takes away
+
+
+def removed_op_pairs():
+    """Every ordered pair of PAIR_OPS, the first one's output reaching the second through a Tanh: onnx's inference
+    has no schema for either, so the Tanh's output, which the second reads, is typed only if the first one's
+    output is (the rules' output types, shown to inference)."""
+    shape = [1, 3, 8, 10]
+    for first in PAIR_OPS:
+        for second in PAIR_OPS:
+            rows = shape[2] - PAIR_SHRINKS.get(first, (0, 0))[0] - PAIR_SHRINKS.get(second, (0, 0))[0]
+            cols = shape[3] - PAIR_SHRINKS.get(first, (0, 0))[1] - PAIR_SHRINKS.get(second, (0, 0))[1]
+            nodes = PAIR_OPS[first]("x", "a") + [node("Tanh", ["a"], ["t"], name="tanh")] + PAIR_OPS[second]("t", "y")
+            name = f"pair_{first}_{second}_opset8"
+            # No value_info and no output sizes: as the exporters of the time wrote them.
+            graph = helper.make_graph(nodes, name, [vi("x", F, [None, 3, 8, 10])], [vi("y", F, [None, 3, None, None])])
+            cases = float_cases(shape, 200)
+            save(name, make_model(graph, 8), {c: {"x": cases[c]} for c in ("normal", "specials")},
+                 pattern=f"{first} -> Tanh -> {second} at opset 8, IR 3, symbolic batch, no value_info (output "
+                         f"[1,3,{rows},{cols}])",
+                 legalization="each removed op by its rule; the second one's input typed through the Tanh")
+
+
+def style_transfer_shape():
+    """The CoreML-converted style-transfer networks of the Windows ML samples (OnnxMLTools 1.2, opset 7, IR 3, no
+    value_info, a symbolic batch): ImageScaler at the input, reflect Pad, Conv/InstanceNormalization/Relu, a Crop on
+    each residual branch, ConvTranspose, Tanh, Affine at the output. Small: 8 channels, 20x20."""
+    rs = np.random.RandomState(210)
+
+    def weight(name, *dims):
+        return init(name, (rs.randn(*dims) * 0.3).astype(np.float32))
+
+    inits = [weight("conv1_W", 8, 3, 3, 3), weight("conv1_B", 8), weight("in1_scale", 8), weight("in1_B", 8),
+             weight("res_W", 8, 8, 3, 3), weight("res_B", 8), weight("up_W", 8, 3, 3, 3), weight("up_B", 3)]
+    nodes = [node("ImageScaler", ["inputImage"], ["scaled"], name="scalerPreprocessor", scale=1.0,
+                  bias=[-104.0, -117.0, -123.0]),
+             node("Pad", ["scaled"], ["padded"], mode="reflect", pads=[0, 0, 2, 2, 0, 0, 2, 2]),
+             node("Conv", ["padded", "conv1_W", "conv1_B"], ["conv1"], kernel_shape=[3, 3], strides=[1, 1]),
+             node("InstanceNormalization", ["conv1", "in1_scale", "in1_B"], ["in1"], epsilon=1e-5),
+             node("Relu", ["in1"], ["relu1"]),
+             node("Conv", ["relu1", "res_W", "res_B"], ["res_conv"], kernel_shape=[3, 3], strides=[1, 1]),
+             node("Crop", ["relu1"], ["res_crop"], border=[1, 1, 1, 1]),
+             node("Add", ["res_conv", "res_crop"], ["res_sum"]),
+             node("ConvTranspose", ["res_sum", "up_W", "up_B"], ["up"], kernel_shape=[3, 3], strides=[1, 1]),
+             node("Tanh", ["up"], ["tanh"]),
+             node("Affine", ["tanh"], ["outputImage"], name="activation11", alpha=150.0, beta=0.0)]
+    graph = helper.make_graph(nodes, "style_transfer", [vi("inputImage", F, ["None", 3, 20, 20])] +
+                              [vi(t.name, F, list(t.dims)) for t in inits],
+                              [vi("outputImage", F, ["None", 3, 22, 22])], initializer=inits)
+    model = make_model(graph, 7, 3, producer=("OnnxMLTools", "1.2.0.0116"))
+    pixels = rs.randint(0, 256, size=(1, 3, 20, 20)).astype(np.float32)
+    save("style_transfer_shape_opset7", model, {"pixels": {"inputImage": pixels}}, expect_default_opset=7,
+         pattern="CoreML-converted style transfer (Windows ML samples): ImageScaler -> reflect Pad -> Conv -> "
+                 "InstanceNormalization -> Relu -> Conv + Crop residual -> ConvTranspose -> Tanh -> Affine; opset 7, "
+                 "IR 3, no value_info, batch 'None'",
+         legalization="Mul + Add, Slice-1 (Slice-10+ at 13/17), Mul + Add; Affine's input typed through the "
+                      "standard ops after the ImageScaler and the Crop")
+
+
 def main():
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
@@ -662,6 +739,8 @@ def main():
     fill_models()
     tiny_yolov2_head()
     mixed_with_dynamic_slice()
+    removed_op_pairs()
+    style_transfer_shape()
     fold_models()
     subgraph_model()
     refusal_models()

@@ -2,6 +2,7 @@
 
 #include <unordered_set>
 
+#include "graph/subgraphs.h"
 #include "onnx/shape_inference/implementation.h"
 
 namespace onnx_legalize {
@@ -64,6 +65,18 @@ void CopyGraphSkeleton(const onnx::GraphProto& source, onnx::GraphProto& target)
   }
 }
 
+// Rewrites the nodes of `graph` and of its subgraphs at any depth that `stand_ins` shows; true when any was.
+bool ShowStandIns(onnx::GraphProto& graph, const InferenceStandIns& stand_ins) {
+  bool shown = false;
+  for (onnx::NodeProto& node : *graph.mutable_node()) {
+    ForEachMutableSubgraph(node, [&](const std::string&, onnx::GraphProto& subgraph) {
+      shown = ShowStandIns(subgraph, stand_ins) || shown;
+    });
+    shown = stand_ins.show(node) || shown;
+  }
+  return shown;
+}
+
 }  // namespace
 
 bool SkeletonLeavesOut(const onnx::TensorProto& initializer) {
@@ -83,14 +96,23 @@ void BuildModelSkeleton(const onnx::ModelProto& model, onnx::ModelProto& skeleto
   CopyGraphSkeleton(model.graph(), *skeleton.mutable_graph());
 }
 
-onnx::ModelProto* InferTypesOnSkeleton(const onnx::ModelProto& model, google::protobuf::Arena& arena) {
+onnx::ModelProto* InferTypesOnSkeleton(const onnx::ModelProto& model, google::protobuf::Arena& arena,
+                                       const InferenceStandIns& stand_ins) {
   auto* inferred = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
-  BuildModelSkeleton(model, *inferred);
+  auto build = [&] {
+    BuildModelSkeleton(model, *inferred);
+    if (!stand_ins.show) return;
+    if (!ShowStandIns(*inferred->mutable_graph(), stand_ins)) return;
+    onnx::OperatorSetIdProto* import = inferred->add_opset_import();
+    import->set_domain(stand_ins.domain);
+    import->set_version(1);
+  };
+  build();
   try {
     onnx::shape_inference::InferShapes(*inferred);
   } catch (const std::exception&) {
     inferred->Clear();
-    BuildModelSkeleton(model, *inferred);
+    build();
   }
   return inferred;
 }

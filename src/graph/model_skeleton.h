@@ -5,6 +5,8 @@
 #define ONNX_LEGALIZE_SRC_GRAPH_MODEL_SKELETON_H_
 
 #include <cstdint>
+#include <functional>
+#include <string>
 
 #include "google/protobuf/arena.h"
 #include "onnx/onnx_pb.h"
@@ -25,10 +27,21 @@ bool SkeletonLeavesOut(const onnx::TensorProto& initializer);
 // freed much faster there than object by object.
 void BuildModelSkeleton(const onnx::ModelProto& model, onnx::ModelProto& skeleton);
 
+// Nodes onnx has no schema for, shown to shape inference as nodes of a private domain that type their outputs
+// (the removed ops: rules/typed_stand_ins.h). `show` rewrites a node of the skeleton in place and says whether
+// it did; the skeleton then imports `domain` at version 1. Empty `show`: every node is shown as it is.
+struct InferenceStandIns {
+  std::string domain;
+  std::function<bool(onnx::NodeProto& node)> show;
+};
+
 // A skeleton of `model` on `arena` after onnx's shape inference, only to learn ranks and types the model
-// does not declare. Inference is a best effort here: where it throws, the skeleton is returned without it
-// (a model it cannot handle is still legalized, with fewer known ranks).
-onnx::ModelProto* InferTypesOnSkeleton(const onnx::ModelProto& model, google::protobuf::Arena& arena);
+// does not declare, with the nodes `stand_ins` shows rewritten (at any depth of subgraphs). Inference is a
+// best effort here: where it throws, the skeleton is returned without it (a model it cannot handle is still
+// legalized, with fewer known ranks). The skeleton's graphs have the model's nodes in the model's order, and
+// their subgraphs at the same attribute positions.
+onnx::ModelProto* InferTypesOnSkeleton(const onnx::ModelProto& model, google::protobuf::Arena& arena,
+                                       const InferenceStandIns& stand_ins = {});
 
 }  // namespace onnx_legalize
 

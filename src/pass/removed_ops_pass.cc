@@ -17,6 +17,7 @@
 #include "graph/opsets.h"
 #include "graph/scoped_walk.h"
 #include "rules/registry.h"
+#include "rules/typed_stand_ins.h"
 #include "status_macros.h"
 
 namespace onnx_legalize {
@@ -158,7 +159,7 @@ absl::StatusOr<RemovedOpPlan> PlanRemovedOps(const onnx::ModelProto& model, cons
   ASSIGN_OR_RETURN(const int64_t opset, DefaultOpset(model));
   if (!HoldsRemovedOp(model.graph(), opset)) return plan;
   google::protobuf::Arena arena;
-  const onnx::ModelProto* inferred = InferTypesOnSkeleton(model, arena);
+  const onnx::ModelProto* inferred = InferTypesOnSkeleton(model, arena, RemovedOpsTypedForInference(opset));
   Planner planner(options, opset, plan);
   std::vector<std::unique_ptr<GraphScope>> scopes;
   RETURN_IF_ERROR(WalkScopedGraphs(model, inferred, options.external_data, scopes,

@@ -12,8 +12,10 @@
 #include "graph/model_skeleton.h"
 #include "graph/names.h"
 #include "graph/op_names.h"
+#include "graph/opsets.h"
 #include "graph/scoped_walk.h"
 #include "rules/dynamic_slice.h"
+#include "rules/typed_stand_ins.h"
 #include "status_macros.h"
 
 namespace onnx_legalize {
@@ -398,8 +400,11 @@ absl::StatusOr<Plan> PlanDynamicSlices(const onnx::ModelProto& model, const Opti
   Plan plan;
   // Only planning reads the inferred types; released on return, before the rest of Legalize copies the
   // model again.
+  // The removed ops are typed for inference as their rules say, so that a DynamicSlice past one knows its data.
   google::protobuf::Arena arena;
-  const onnx::ModelProto* inferred = InferTypesOnSkeleton(model, arena);
+  const absl::StatusOr<int64_t> opset = DefaultOpset(model);
+  const onnx::ModelProto* inferred =
+      InferTypesOnSkeleton(model, arena, opset.ok() ? RemovedOpsTypedForInference(*opset) : InferenceStandIns{});
   Planner planner(model, options, stream_large_folds, plan);
   RETURN_IF_ERROR(WalkScopedGraphs(model, inferred, options.external_data, plan.scopes,
                                    [&](const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) {

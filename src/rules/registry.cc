@@ -53,6 +53,12 @@ const RemovedOpRule* FindRemovedOpRule(const onnx::NodeProto& node, int64_t opse
 
 bool IsRemovedOpType(const onnx::NodeProto& node) { return RuleForOpType(node) != nullptr; }
 
+std::vector<const char*> RemovedOpTypes() {
+  std::vector<const char*> op_types;
+  for (const auto& rule : Rules()) op_types.push_back(rule->op_type());
+  return op_types;
+}
+
 bool IsRankKeepingRemovedOp(const onnx::NodeProto& node) {
   const RemovedOpRule* rule = RuleForOpType(node);
   return rule != nullptr && rule->KeepsRank();

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "onnx/onnx_pb.h"
 #include "rules/removed_op_rule.h"
@@ -22,6 +23,9 @@ bool IsRankKeepingRemovedOp(const onnx::NodeProto& node);
 // True when some rule has this op type, at whichever opset: the node may be a removed op, and onnx's
 // tools (which have no schema for it) must not see it as it is.
 bool IsRemovedOpType(const onnx::NodeProto& node);
+
+// The op types of every rule, in the registry's order.
+std::vector<const char*> RemovedOpTypes();
 
 namespace rules {
 std::unique_ptr<RemovedOpRule> MakeImageScalerRule();

@@ -1,0 +1,149 @@
+#include "rules/typed_stand_ins.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph/labels.h"
+#include "graph/op_names.h"
+#include "onnx/defs/schema.h"
+#include "onnx/defs/shape_inference.h"
+#include "rules/registry.h"
+
+namespace onnx_legalize {
+namespace {
+
+// The stand-ins' domain for inference. The opset upgrade's stand-ins live in a domain of their own
+// (upgrade/stand_in_schema.h): the two copies of a model are never one.
+constexpr char kTypedStandInDomain[] = "onnx_legalize.typed";
+// The stand-in's attributes: the removed node as the model holds it (serialized), and the default opset its
+// model imports, from which the rule's inference function reads it back.
+constexpr char kNodeAttribute[] = "onnx_legalize.node";
+constexpr char kOpsetAttribute[] = "onnx_legalize.opset";
+// Constant inputs larger than this are not decoded for inference (the rules' output types read at most a
+// shape: ConstantFill's input).
+constexpr int64_t kMaxConstantBytes = 4096;
+
+ValueType ValueTypeOf(const onnx::TypeProto* type) {
+  ValueType value;
+  if (type == nullptr || !type->has_tensor_type()) return value;
+  value.elem_type = type->tensor_type().elem_type();
+  if (!type->tensor_type().has_shape()) return value;
+  std::vector<int64_t> dims;
+  for (const auto& dim : type->tensor_type().shape().dim()) dims.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+  value.dims = std::move(dims);
+  return value;
+}
+
+// DynamicSlice: its data's element type and rank, every dim unknown (the indices may be computed).
+void InferDynamicSlice(onnx::InferenceContext& ctx) {
+  const ValueType data = ValueTypeOf(ctx.getNumInputs() > 0 ? ctx.getInputType(0) : nullptr);
+  if (data.elem_type == 0 || ctx.getNumOutputs() == 0) return;
+  onnx::TypeProto_Tensor* output = ctx.getOutputType(0)->mutable_tensor_type();
+  output->set_elem_type(data.elem_type);
+  if (!data.dims.has_value()) return;
+  onnx::TensorShapeProto* shape = output->mutable_shape();
+  for (size_t d = 0; d < data.dims->size(); ++d) shape->add_dim();
+}
+
+// A removed op's output as its rule says (RemovedOpRule::OutputType). Never throws: a node its rule cannot
+// type (it is refused later, naming why) leaves its output untyped, and inference goes on.
+void InferByRule(onnx::InferenceContext& ctx) {
+  const onnx::AttributeProto* serialized = ctx.getAttribute(kNodeAttribute);
+  const onnx::AttributeProto* opset = ctx.getAttribute(kOpsetAttribute);
+  onnx::NodeProto node;
+  if (serialized == nullptr || opset == nullptr || !node.ParseFromString(serialized->s())) return;
+  const RemovedOpRule* rule = FindRemovedOpRule(node, opset->i());
+  if (rule == nullptr || ctx.getNumOutputs() == 0) return;
+  RuleNode rule_node;
+  rule_node.node = &node;
+  rule_node.label = NodeLabel(node);
+  rule_node.opset = opset->i();
+  std::vector<std::unique_ptr<Tensor>> constants;
+  const onnx::TypeProto* first_input = nullptr;
+  for (size_t i = 0; i < ctx.getNumInputs(); ++i) {
+    RuleInput input;
+    input.name = static_cast<int>(i) < node.input_size() ? node.input(static_cast<int>(i)) : "";
+    const onnx::TypeProto* type = ctx.getInputType(i);
+    if (i == 0) first_input = type;
+    input.type = ValueTypeOf(type);
+    const onnx::TensorProto* data = ctx.getInputData(i);
+    if (data != nullptr && data->ByteSizeLong() <= kMaxConstantBytes) {
+      absl::StatusOr<Tensor> value = TensorFromProto(*data);
+      if (value.ok()) {
+        constants.push_back(std::make_unique<Tensor>(std::move(*value)));
+        input.constant = constants.back().get();
+      }
+    }
+    rule_node.inputs.push_back(std::move(input));
+  }
+  const ValueType output_type = rule->OutputType(rule_node);
+  if (output_type.elem_type == 0) return;
+  onnx::TypeProto_Tensor* output = ctx.getOutputType(0)->mutable_tensor_type();
+  output->set_elem_type(output_type.elem_type);
+  if (!output_type.dims.has_value()) return;
+  // An output of its input's type keeps the input's shape as inference knows it, symbolic dims included.
+  if (first_input != nullptr && first_input->has_tensor_type() && first_input->tensor_type().has_shape() &&
+      !rule_node.inputs.empty() && rule_node.inputs[0].type.dims == output_type.dims) {
+    *output->mutable_shape() = first_input->tensor_type().shape();
+    return;
+  }
+  onnx::TensorShapeProto* shape = output->mutable_shape();
+  for (int64_t dim : *output_type.dims) {
+    onnx::TensorShapeProto_Dimension* added = shape->add_dim();
+    if (dim >= 0) added->set_dim_value(dim);
+  }
+}
+
+void RegisterSchema(const std::string& op_type, onnx::InferenceFunction inference) {
+  onnx::OpSchema schema;
+  schema.SetName(op_type)
+      .SetDomain(kTypedStandInDomain)
+      .SinceVersion(1)
+      .SetDoc("onnx-legalize's stand-in for a removed op, in the copy of a model its planners infer types on.")
+      .Input(0, "inputs", "The removed node's inputs.", "T", onnx::OpSchema::Variadic, /*is_homogeneous=*/false,
+             /*min_arity=*/0)
+      .Output(0, "output", "Typed as the removed op's rule says.", "T")
+      .TypeConstraint("T", onnx::OpSchema::all_tensor_types(), "Any tensor type.")
+      .TypeAndShapeInferenceFunction(std::move(inference));
+  onnx::OpSchemaRegistry::OpSchemaRegisterOnce registration(schema);
+}
+
+void RegisterTypedStandIns() {
+  static const bool registered = [] {
+    onnx::OpSchemaRegistry::DomainToVersionRange::Instance().AddDomainToVersion(kTypedStandInDomain, 1, 1);
+    RegisterSchema(kDynamicSliceOp, InferDynamicSlice);
+    for (const char* op_type : RemovedOpTypes()) RegisterSchema(op_type, InferByRule);
+    return true;
+  }();
+  (void)registered;
+}
+
+}  // namespace
+
+InferenceStandIns RemovedOpsTypedForInference(int64_t opset) {
+  RegisterTypedStandIns();
+  return InferenceStandIns{kTypedStandInDomain, [opset](onnx::NodeProto& node) {
+                             if (!IsDefaultDomain(node.domain()) || node.output_size() != 1) return false;
+                             if (node.op_type() == kDynamicSliceOp) {
+                               node.set_domain(kTypedStandInDomain);
+                               return true;
+                             }
+                             if (FindRemovedOpRule(node, opset) == nullptr) return false;
+                             onnx::AttributeProto serialized;
+                             serialized.set_name(kNodeAttribute);
+                             serialized.set_type(onnx::AttributeProto::STRING);
+                             node.SerializeToString(serialized.mutable_s());
+                             onnx::AttributeProto opset_attribute;
+                             opset_attribute.set_name(kOpsetAttribute);
+                             opset_attribute.set_type(onnx::AttributeProto::INT);
+                             opset_attribute.set_i(opset);
+                             *node.add_attribute() = std::move(serialized);
+                             *node.add_attribute() = std::move(opset_attribute);
+                             node.set_domain(kTypedStandInDomain);
+                             return true;
+                           }};
+}
+
+}  // namespace onnx_legalize
