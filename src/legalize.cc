@@ -25,8 +25,10 @@
 #include "graph/model_skeleton.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
+#include "graph/subgraphs.h"
 #include "legalize_internal.h"
 #include "onnx/checker.h"
+#include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
 #include "onnx_legalize/legalize.h"
 #include "pass/pass.h"
@@ -109,12 +111,42 @@ class SilencedConsole {
   }
 };
 
-// Runs onnx's checker and strict shape inference on a light copy of a model, which inference changes.
+// Takes out of the main graph of `skeleton` (a copy for the check) the ai.onnx.ml ZipMaps whose outputs no node
+// reads, with the graph outputs they produce. onnx 1.12's strict inference fails on every ZipMap: its output is a
+// sequence of maps, and merging an inferred map type into the value's type has no case for maps
+// (mergeShapesAndTypes: "type case unsupported for symbolic shape inference"), whether or not the type is
+// declared. Every OnnxMLTools classifier ends with one. The checker has read the ZipMaps before (they are the
+// input's, in a domain the legalization never touches); inference checks the rest.
+void HideZipMapsFromInference(onnx::ModelProto& skeleton) {
+  onnx::GraphProto& graph = *skeleton.mutable_graph();
+  std::unordered_set<std::string> read;
+  for (const onnx::NodeProto& node : graph.node()) {
+    for (const std::string& input : node.input()) read.insert(input);
+  }
+  std::unordered_set<std::string> hidden;
+  auto* nodes = graph.mutable_node();
+  for (int i = nodes->size() - 1; i >= 0; --i) {
+    const onnx::NodeProto& node = nodes->Get(i);
+    if (node.op_type() != "ZipMap" || node.domain() != "ai.onnx.ml") continue;
+    if (std::any_of(node.output().begin(), node.output().end(), [&](const auto& o) { return read.count(o) > 0; })) {
+      continue;
+    }
+    hidden.insert(node.output().begin(), node.output().end());
+    nodes->DeleteSubrange(i, 1);
+  }
+  auto* outputs = graph.mutable_output();
+  for (int i = outputs->size() - 1; i >= 0; --i) {
+    if (hidden.count(outputs->Get(i).name()) > 0) outputs->DeleteSubrange(i, 1);
+  }
+}
+
+// Runs onnx's checker and strict shape inference on a light copy of a model, which both change.
 absl::Status CheckWithOnnx(onnx::ModelProto& skeleton) {
   SilencedConsole silenced;
   absl::Status status = absl::OkStatus();
   try {
     onnx::checker::check_model(skeleton);
+    HideZipMapsFromInference(skeleton);
     onnx::ShapeInferenceOptions strict(/*check_type_val=*/true, /*strict_mode_val=*/1);
     onnx::shape_inference::InferShapes(skeleton, onnx::OpSchemaRegistry::Instance(), strict);
   } catch (const std::exception& e) {
@@ -561,6 +593,28 @@ bool SameButForNumbers(absl::string_view a, absl::string_view b) {
   return without_digits(a) == without_digits(b);
 }
 
+// The op type onnx's checker or inference names in `reason` ("... (op_type:Constant, node name: ...)"), or "".
+std::string OpTypeNamedByOnnx(absl::string_view reason) {
+  constexpr absl::string_view kMarker = "(op_type:";
+  const size_t start = reason.find(kMarker);
+  if (start == absl::string_view::npos) return "";
+  const absl::string_view rest = reason.substr(start + kMarker.size());
+  return std::string(rest.substr(0, rest.find_first_of(",)")));
+}
+
+// The lowest default opset above `opset`, up to kMaxTargetOpset, at which onnx defines `op_type` anew, or 0:
+// where onnx failed a node of that op at `opset`, the target worth trying next (Constant takes strings from 9,
+// which the label Constants of OnnxMLTools' opset-7 classifiers hold).
+int64_t NextSchemaOf(const std::string& op_type, int64_t opset) {
+  if (op_type.empty()) return 0;
+  const onnx::OpSchema* at = onnx::OpSchemaRegistry::Schema(op_type, static_cast<int>(opset), "");
+  for (int64_t version = opset + 1; version <= kMaxTargetOpset; ++version) {
+    const onnx::OpSchema* later = onnx::OpSchemaRegistry::Schema(op_type, static_cast<int>(version), "");
+    if (later != nullptr && (at == nullptr || later->since_version() > at->since_version())) return version;
+  }
+  return 0;
+}
+
 }  // namespace
 
 absl::Status AtTarget(absl::Status status, int64_t target) {
@@ -584,13 +638,15 @@ absl::StatusOr<Report> TryLaterTargets(const Options& options,
       return first;
     }
     passed_over.push_back({failed_at, std::string(FirstLine(last.status().message()))});
-    // A reason that comes back at the next target the same (but for opset numbers) is the model's, not the
-    // target's: stop there rather than try every opset up to 17 (a hopeless model is refused in two tries).
-    if (passed_over.size() >= 2 &&
+    // Where onnx names the op it failed and a later opset defines that op anew, that opset is tried next.
+    const int64_t redefined_at = NextSchemaOf(OpTypeNamedByOnnx(passed_over.back().reason), failed_at);
+    // Otherwise a reason that comes back at the next target the same (but for opset numbers) is the model's, not
+    // the target's: stop there rather than try every opset up to 17 (a hopeless model is refused in two tries).
+    if (redefined_at == 0 && passed_over.size() >= 2 &&
         SameButForNumbers(passed_over[passed_over.size() - 2].reason, passed_over.back().reason)) {
       return first;
     }
-    later.target_opset = failed_at + 1;
+    later.target_opset = redefined_at > 0 ? redefined_at : failed_at + 1;
     last = attempt(later);
   }
   last->targets_passed_over = std::move(passed_over);

@@ -759,6 +759,63 @@ TEST(LegalizeTargetTest, TriesTheNextTargetWhenTheLowestFailsAndSaysWhy) {
   EXPECT_EQ(CountOps(model, "DynamicSlice"), 0);
 }
 
+// The shape of every OnnxMLTools 1.2 Custom Vision classifier: ImageScaler, a CNN, its class labels in a string
+// Constant (Constant takes strings from opset 9), ArgMax, ArrayFeatureExtractor, and an ai.onnx.ml ZipMap (a
+// sequence of maps, which onnx 1.12's strict inference fails on whatever the model).
+constexpr char kCustomVisionAtOpset7[] = R"ONNX(
+<ir_version: 3, opset_import: ["" : 7, "ai.onnx.ml" : 1]>
+g (float[None,3,4,4] data) => (string[1] classLabel, float[1,3] loss) {
+  scaled = ImageScaler<scale = 1.0, bias = [-104.0, -117.0, -123.0]>(data)
+  pooled = GlobalAveragePool(scaled)
+  flat = Flatten<axis = 1>(pooled)
+  probabilities = Softmax(flat)
+  labels = Constant<value = string[3] {"cat", "dog", "fox"}>()
+  index = ArgMax<axis = 1, keepdims = 0>(probabilities)
+  classLabel = ai.onnx.ml.ArrayFeatureExtractor(labels, index)
+  loss = ai.onnx.ml.ZipMap<classlabels_strings = ["cat", "dog", "fox"]>(probabilities)
+}
+)ONNX";
+
+// kCustomVisionAtOpset7 with ZipMap's output declared as it is, a sequence of maps from string to float (which
+// onnx 1.12's text format cannot write).
+onnx::ModelProto CustomVisionAtOpset7() {
+  onnx::ModelProto model = ParseModel(kCustomVisionAtOpset7);
+  onnx::TypeProto& loss = *model.mutable_graph()->mutable_output(1)->mutable_type();
+  loss.Clear();
+  onnx::TypeProto_Map& map = *loss.mutable_sequence_type()->mutable_elem_type()->mutable_map_type();
+  map.set_key_type(onnx::TensorProto::STRING);
+  map.mutable_value_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  return model;
+}
+
+TEST(LegalizeTargetTest, ATargetWhereOnnxDefinesTheFailedNodeAnewIsTriedNext) {
+  onnx::ModelProto model = CustomVisionAtOpset7();
+  const absl::StatusOr<Report> report = Legalize(model, Options());
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->opset_after, 9);
+  ASSERT_EQ(report->targets_passed_over.size(), 1u);
+  EXPECT_EQ(report->targets_passed_over[0].opset, 7);
+  EXPECT_THAT(report->targets_passed_over[0].reason, HasSubstr("(op_type:Constant"));
+  EXPECT_EQ(CountOps(model, "ImageScaler"), 0);
+  EXPECT_EQ(CountOps(model, "ZipMap"), 1);
+}
+
+TEST(LegalizeTargetTest, AZipMapDoesNotStopTheCheckOfTheResult) {
+  for (int64_t target : {9, 13, 17}) {
+    SCOPED_TRACE(target);
+    const onnx::ModelProto model = CustomVisionAtOpset7();
+    Options options;
+    options.target_opset = target;
+    Report report;
+    const onnx::ModelProto legalized = LegalizedCopy(model, options, &report);
+    EXPECT_EQ(DefaultOpset(legalized), target);
+    EXPECT_EQ(report.onnx_check, "onnx's checker and strict shape inference accept the result");
+    // The ZipMap and its declared output are the model's still: only the check's copy goes without them.
+    ASSERT_EQ(legalized.graph().output_size(), 2);
+    EXPECT_TRUE(legalized.graph().output(1).type().has_sequence_type());
+  }
+}
+
 TEST(LegalizeTargetTest, AnExplicitTargetOrKeepOpsetIsNeverChangedBehindTheCallersBack) {
   onnx::ModelProto model = ParseModel(kCompressAtOpset9);
   const std::string before = Serialize(model);
@@ -811,6 +868,38 @@ TEST(LegalizeTargetTest, StopsWhenTwoTargetsInARowFailTheSameWay) {
   });
   EXPECT_EQ(calls, 2);
   EXPECT_THAT(std::string(report.status().message()), HasSubstr("to opset 10")) << "the first failure is returned";
+}
+
+TEST(LegalizeTargetTest, JumpsToTheOpsetThatDefinesTheNamedOpAnewEvenWhenTheReasonRepeats) {
+  int calls = 0;
+  std::vector<int64_t> tried;
+  const absl::StatusOr<Report> report = internal::TryLaterTargets(Options(), [&](const Options& at) {
+    tried.push_back(at.target_opset.value_or(7));
+    ++calls;
+    const int64_t target = at.target_opset.value_or(7);
+    // Constant is defined anew at 9 (then 11, 12, 13): 7 fails, 8 is skipped, 9 works.
+    if (target < 9) {
+      return absl::StatusOr<Report>(internal::AtTarget(
+          absl::FailedPreconditionError("(op_type:Constant, node name: labels): output has unsupported type"), target));
+    }
+    Report done;
+    done.opset_after = target;
+    return absl::StatusOr<Report>(done);
+  });
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(tried, ::testing::ElementsAre(7, 9));
+  EXPECT_EQ(report->opset_after, 9);
+
+  // An op onnx never defines anew after the failed opset (Softsign has one schema, since opset 1): the usual rule
+  // (two alike in a row) stops the search.
+  calls = 0;
+  const absl::StatusOr<Report> hopeless = internal::TryLaterTargets(Options(), [&](const Options& at) {
+    return AttemptAt(at, calls, [](int64_t) {
+      return absl::FailedPreconditionError("(op_type:Softsign, node name: s): output has unsupported type");
+    });
+  });
+  EXPECT_FALSE(hopeless.ok());
+  EXPECT_EQ(calls, 2);
 }
 
 TEST(LegalizeTargetTest, GoesOnWhileTheReasonChangesAndNeverRetriesAVerificationFailure) {

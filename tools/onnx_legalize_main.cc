@@ -131,10 +131,10 @@ Flags:
   -j N                  --check: check N files in parallel (the output is the same for every N)
   --report=FILE         write the report as JSON to FILE ('-' for stdout) instead of the summary;
                         with --check, the output in --format to FILE (a summary line to stdout)
-  --target-opset=N      default-domain opset to rewrite to, 10..17 (default: the lowest that works,
-                        at least 10 and at least the model's)
-  --keep-opset          keep the model's opset: only DynamicSlice nodes with constant indices are
-                        legalized (as Slice-1); any other is an error
+  --target-opset=N      default-domain opset to rewrite to, 1..17, not below the model's (default: the
+                        lowest from the model's own that expresses every rewrite and passes onnx's checker)
+  --keep-opset          keep the model's opset: every removed op whose replacement exists there is
+                        legalized (a DynamicSlice with constant indices as Slice-1); any other is an error
   --no-verify           skip executing the original and legalized forms to compare them
   --max-fold-bytes=N    largest result folded into a constant; bigger ones are rewritten
                         (default {max_fold_bytes})

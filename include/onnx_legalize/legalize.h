@@ -19,10 +19,14 @@
 
 namespace onnx_legalize {
 
-// The opsets onnx-legalize can target: Slice-10 is the first Slice that takes its indices as inputs, and
-// onnx 1.12 (the version converter this library uses) knows default opsets up to 17.
-inline constexpr int64_t kMinTargetOpset = 10;
+// The opsets onnx-legalize can target: any default opset onnx 1.12 (the version converter this library uses)
+// knows, from the model's own up. A target must also express every rewrite: a DynamicSlice computed at run
+// time needs Slice-10 (kFirstSliceWithIndexInputs), the removed ops' replacements 7 or 9 (a refusal names the
+// node otherwise); runtimes pinned at opset 7-9 exist.
+inline constexpr int64_t kMinTargetOpset = 1;
 inline constexpr int64_t kMaxTargetOpset = 17;
+// Slice-10 is the first Slice that takes its indices as inputs.
+inline constexpr int64_t kFirstSliceWithIndexInputs = 10;
 
 // Reads the bytes of tensors stored as external data (data_location EXTERNAL; the external_data keys
 // location, offset and length say where). OpenExternalData gives one for a model file; tests and callers

@@ -127,7 +127,7 @@ def legalize(model, *, target_opset=None, keep_opset=False, verify=True,
     ``ir_version_before``, ``ir_version_after``, ``onnx_check``, ``opset_move``, ``targets_passed_over``,
     ``nodes``).
 
-    Options, as the CLI's flags: ``target_opset`` (10..17; default: the lowest that works),
+    Options, as the CLI's flags: ``target_opset`` (1..17, not below the model's; default: the lowest that works),
     ``keep_opset`` (keep the model's opset: only constant-index DynamicSlices, as Slice-1),
     ``verify`` (execute both forms of every change and compare them bit for bit),
     ``max_fold_bytes`` / ``max_total_fold_bytes`` (larger constant results are rewritten instead),

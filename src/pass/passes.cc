@@ -106,17 +106,17 @@ class DynamicSlicePass : public Pass {
 
   int64_t NeededOpset(int64_t current) const override {
     const PlannedChange* neediest = Neediest();
-    return neediest == nullptr ? 0 : std::max({current, kMinTargetOpset, neediest->min_opset});
+    return neediest == nullptr ? 0 : std::max({current, kFirstSliceWithIndexInputs, neediest->min_opset});
   }
 
   absl::Status CheckBound(int64_t bound, int64_t current, const Options& options) const override {
     const PlannedChange* neediest = Neediest();
     if (neediest == nullptr) return absl::OkStatus();
-    const int64_t needed = std::max(kMinTargetOpset, neediest->min_opset);
+    const int64_t needed = std::max(kFirstSliceWithIndexInputs, neediest->min_opset);
     if (options.keep_opset) {
       // Below 10 the rewrites become Slice-1 (the planner refused what Slice-1 cannot express); from 10 on
       // they become the Slice of the model's own opset, which must express them.
-      if (current < kMinTargetOpset || needed <= current) return absl::OkStatus();
+      if (current < kFirstSliceWithIndexInputs || needed <= current) return absl::OkStatus();
       return absl::FailedPreconditionError(
           absl::StrCat("keeping the model's opset: opset ", current, " cannot express the rewrite of DynamicSlice '",
                        neediest->node_name, "' (graph ", neediest->graph_path, "): it needs opset ", needed));
