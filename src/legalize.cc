@@ -3,6 +3,7 @@
 // same steps in another order (legalize_internal.h): it writes the result while the proofs still run.
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <future>
 #include <iostream>
 #include <map>
@@ -543,16 +544,42 @@ absl::Status TransformAndProve(onnx::ModelProto& model, PlannedPasses& planned, 
   return absl::OkStatus();
 }
 
+// Whether `model` neither imports the default domain nor holds a node of it, in any graph or function.
+bool HoldsNoDefaultDomainAtAll(const onnx::ModelProto& model) {
+  for (const auto& import : model.opset_import()) {
+    if (IsDefaultDomain(import.domain())) return false;
+  }
+  if (model.ir_version() < 3 && model.opset_import_size() == 0) return false;  // IR 1-2: opset 1 is implied
+  bool found = false;
+  std::function<void(const onnx::GraphProto&)> walk = [&](const onnx::GraphProto& graph) {
+    for (const onnx::NodeProto& node : graph.node()) {
+      if (IsDefaultDomain(node.domain())) found = true;
+      ForEachSubgraph(node, [&](const std::string&, const onnx::GraphProto& subgraph) { walk(subgraph); });
+    }
+  };
+  walk(model.graph());
+  for (const onnx::FunctionProto& function : model.functions()) {
+    for (const onnx::NodeProto& node : function.node()) found = found || IsDefaultDomain(node.domain());
+  }
+  return !found;
+}
+
 // Legalize, in either of two orders. Without `use`, the proofs complete before the model changes, and a
 // failure leaves it as it was. With `use`, the legalized model goes to `use` while they still run.
 absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& options,
                                     const internal::UseLegalized* use) {
   RETURN_IF_ERROR(ValidateOptions(options));
   RETURN_IF_ERROR(ValidateGraphs(model));
-  ASSIGN_OR_RETURN(const int64_t current, DefaultOpset(model));
   Report report;
-  report.opset_before = report.opset_after = current;
   report.ir_version_before = report.ir_version_after = model.ir_version();
+  if (HoldsNoDefaultDomainAtAll(model)) {
+    // An ai.onnx.ml-only model (a scikit-learn export): no removed op can be in it, it is the same at every
+    // default opset, and --check finds nothing either. Nothing to do, as for any model that holds no removed op.
+    if (use != nullptr) RETURN_IF_ERROR((*use)(model, {}, [] { return absl::OkStatus(); }));
+    return report;
+  }
+  ASSIGN_OR_RETURN(const int64_t current, DefaultOpset(model));
+  report.opset_before = report.opset_after = current;
 
   // Whether onnx's checker accepts the input, found out while the plan is made: both only read the model.
   std::future<absl::Status> input_checker_verdict =

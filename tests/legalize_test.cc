@@ -1,6 +1,8 @@
 // Legalize(): what it does to each kind of DynamicSlice, checked by running the model before and after.
 #include "onnx_legalize/legalize.h"
 
+#include <optional>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "legalize_internal.h"
@@ -438,6 +440,27 @@ clean (float[2] x) => (float[2] y) { y = Relu(x) }
   EXPECT_FALSE(report.changed);
   EXPECT_TRUE(report.nodes.empty());
   EXPECT_EQ(Serialize(legalized), Serialize(model));
+}
+
+// A model of ai.onnx.ml alone (scikit-learn's exporters write them) imports no default-domain opset: it holds no
+// removed op, --check finds nothing in it, and legalizing leaves it as it is, whatever the target.
+TEST(LegalizeTest, LeavesAModelOfAnotherDomainAloneUnchanged) {
+  const onnx::ModelProto model = ParseModel(R"ONNX(
+<ir_version: 8, opset_import: ["ai.onnx.ml" : 3]>
+g (float[1,2] x) => (float[1,2] y) {
+  y = ai.onnx.ml.Scaler<offset = [1.0, 2.0], scale = [0.5, 0.25]>(x)
+}
+)ONNX");
+  for (std::optional<int64_t> target : {std::optional<int64_t>(), std::optional<int64_t>(13)}) {
+    onnx::ModelProto legalized = model;
+    Options options;
+    options.target_opset = target;
+    const absl::StatusOr<Report> report = Legalize(legalized, options);
+    ASSERT_TRUE(report.ok()) << report.status();
+    EXPECT_FALSE(report->changed);
+    EXPECT_TRUE(report->nodes.empty());
+    EXPECT_EQ(Serialize(legalized), Serialize(model));
+  }
 }
 
 TEST(LegalizeTest, IsIdempotent) {

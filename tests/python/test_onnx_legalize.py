@@ -148,8 +148,16 @@ def test_target_below_the_model_s_opset_is_the_library_s_invalid_argument():
     assert "below the model's opset" in str(raised.value)
 
 
+def test_a_target_below_10_refuses_a_dynamic_slice_rewrite_naming_it():
+    # Any opset from the model's own up is a target; a DynamicSlice computed at run time needs Slice-10.
+    with pytest.raises(onnx_legalize.LegalizeError) as raised:
+        onnx_legalize.legalize(load(REWRITE), target_opset=9)
+    assert raised.value.code == "FAILED_PRECONDITION"
+    assert "target opset 9 cannot express the rewrite of DynamicSlice" in str(raised.value)
+
+
 @pytest.mark.parametrize("options", [
-    {"target_opset": 9}, {"target_opset": 18}, {"verify_trials": 0}, {"verify_trials": 2**31},
+    {"target_opset": 0}, {"target_opset": 18}, {"verify_trials": 0}, {"verify_trials": 2**31},
     {"verify_seed": -1}, {"verify_seed": 2**64}, {"max_fold_bytes": -1}, {"max_total_fold_bytes": 2**63},
     {"keep_opset": True, "target_opset": 11},
 ])
