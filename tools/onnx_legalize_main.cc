@@ -112,9 +112,11 @@ constexpr char kUsage[] = R"(Usage:
   onnx-legalize --check PATH... [--format=text|json|sarif|github] [--min-opset=N] [--max-opset=N]
                 [-j N] [--report=FILE]
 
-Rewrites every DynamicSlice (the experimental op onnx removed in 1.5) into a standard Slice, or folds it
-into a constant, moves the model to an opset that has Slice-10+, verifies each change by executing both
-forms, and writes OUT atomically. IN is never modified, unless --in-place asks for it.
+Makes a legacy model legal again: every op onnx 1.5 removed (DynamicSlice, ImageScaler, Crop, Affine,
+Scale, ScaledTanh, ParametricSoftplus, ThresholdedRelu before opset 10, MeanVarianceNormalization-1,
+ConstantFill, GivenTensorFill) is folded into a constant or rewritten into standard ops, the model moves
+to the lowest opset that expresses them all (when its own does not), each change is verified by
+executing both forms, and OUT is written atomically. IN is never modified, unless --in-place asks for it.
 
 Flags:
   -o OUT.onnx           the output model (instead of a second positional argument)

@@ -1,8 +1,10 @@
-// onnx-legalize: makes legacy ONNX models that hold the removed experimental operator DynamicSlice legal.
+// onnx-legalize: makes legacy ONNX models that hold the experimental operators ONNX 1.5 removed legal again.
 //
-// Every DynamicSlice (main graph and If/Loop/Scan bodies at any depth) is either folded into an initializer,
-// when its inputs are constants, or rewritten into a standard Slice (opset 10+), with the rest of the model
-// moved to that opset. Each change is proved by executing both forms and comparing them bit for bit.
+// Every removed op (DynamicSlice, ImageScaler, Crop, Affine, Scale, ScaledTanh, ParametricSoftplus,
+// ThresholdedRelu before opset 10, MeanVarianceNormalization-1, ConstantFill, GivenTensorFill; main graph and
+// If/Loop/Scan bodies at any depth) is either folded into an initializer, when its inputs are constants, or
+// rewritten into standard ops (DynamicSlice into Slice-10+), with the rest of the model moved to the opset
+// they need. Each change is proved by executing both forms and comparing them bit for bit.
 //
 // Errors are absl::Status values; no exception leaves the library.
 #ifndef ONNX_LEGALIZE_INCLUDE_ONNX_LEGALIZE_LEGALIZE_H_

@@ -1,9 +1,11 @@
 """onnx_legalize: makes legacy ONNX models legal again, from Python.
 
-ONNX 1.4's experimental DynamicSlice was removed in 1.5; models of that era still hold it, and today's
-converters, checkers and runtimes reject them. This module folds every DynamicSlice into a constant or
-rewrites it into a standard Slice (moving the model to opset 10 or later), and proves each change by
-executing both forms and comparing them bit for bit. It binds the C++ library onnx-legalize.
+ONNX 1.5 removed the experimental ops of 1.2-1.4 (DynamicSlice, ImageScaler, Crop, Affine, Scale, ScaledTanh,
+ParametricSoftplus, ThresholdedRelu before opset 10, MeanVarianceNormalization-1, ConstantFill,
+GivenTensorFill); models of that era still hold them, and today's converters, checkers and runtimes reject
+them. This module folds each into a constant or rewrites it into standard ops (DynamicSlice into Slice-10+,
+moving the model to the opset they need), and proves each change by executing both forms and comparing them
+bit for bit. It binds the C++ library onnx-legalize.
 
     import onnx, onnx_legalize
     legal, report = onnx_legalize.legalize(onnx.load("legacy.onnx"))

@@ -237,6 +237,30 @@ absl::Status CheckOpKnownAtSourceOpset(const NodeProto& node, const std::string&
                                                     " of onnx 1.12, so it cannot be moved to opset ", move.to));
 }
 
+namespace {
+
+// Sets every dim of `type` (tensors, at any depth of sequences and optionals) that has no size to 1.
+void SizeUnsizedDims(onnx::TypeProto& type) {
+  if (type.has_tensor_type() && type.tensor_type().has_shape()) {
+    for (auto& dim : *type.mutable_tensor_type()->mutable_shape()->mutable_dim()) {
+      if (!dim.has_dim_value()) dim.set_dim_value(1);
+    }
+  }
+  if (type.has_sequence_type()) SizeUnsizedDims(*type.mutable_sequence_type()->mutable_elem_type());
+  if (type.has_optional_type()) SizeUnsizedDims(*type.mutable_optional_type()->mutable_elem_type());
+}
+
+void SizeUnsizedDims(GraphProto& graph) {
+  for (auto* values : {graph.mutable_input(), graph.mutable_output(), graph.mutable_value_info()}) {
+    for (ValueInfoProto& value : *values) SizeUnsizedDims(*value.mutable_type());
+  }
+  for (NodeProto& node : *graph.mutable_node()) {
+    ForEachMutableSubgraph(node, [](const std::string&, GraphProto& subgraph) { SizeUnsizedDims(subgraph); });
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<Skeleton> BuildSkeleton(const ModelProto& model, const Move& move) {
   Skeleton skeleton;
   ModelProto& shown = skeleton.model;
@@ -251,6 +275,12 @@ absl::StatusOr<Skeleton> BuildSkeleton(const ModelProto& model, const Move& move
   InferShapesIfConsistent(shown);
   AddCaptureTypes(shown.mutable_graph(), {});
   skeleton.types = CollectKnownTypes(shown.graph(), move);
+  // onnx 1.12's 6->7 adapters of Gemm and of the legacy broadcasts assert that every dim of their operands is a
+  // number (assertNotParams), though they only read ranks and check that the operands broadcast: a symbolic
+  // batch, as every exporter of the time wrote it, stopped the move. The converter sees such dims as 1, which
+  // broadcasts with anything; no adapter of these steps writes a dim into the model, and the one that does
+  // (Softmax's 12->13 Reshape) is put right from the dims collected above, before the substitution.
+  if (move.from < 7 && move.Crosses(7)) SizeUnsizedDims(*shown.mutable_graph());
   ExposeReplacedOutputs(move, shown.mutable_graph());
   return skeleton;
 }

@@ -1090,6 +1090,54 @@ g (float[1,3,4,4] x, float[3] b) => (float[1,3,4,4] y) { y = Add<broadcast=1, ax
   EXPECT_NO_THROW(onnx::checker::check_model(at13));
 }
 
+// Exporters of the time wrote the batch as a symbolic dim; onnx 1.12's 6->7 adapters of the legacy broadcasts and
+// of Gemm assert that every dim of their operands is a number (assertNotParams) though they read only ranks. The
+// move goes through, and the graph's own declarations keep their symbolic dims.
+TEST(OpsetUpgradeTest, MovesLegacyBroadcastsAndGemmOfASymbolicBatch) {
+  const ModelProto model = ParseModel(R"ONNX(
+<ir_version: 3, opset_import: ["" : 6]>
+g (float[N,3,4,4] x, float[3] b, float[5,48] w, float[5] c) => (float[N,3,4,4] y, float[N,5] z) {
+  y = Add<broadcast=1, axis=1>(x, b)
+  f = Flatten<axis=1>(y)
+  z = Gemm<broadcast=1, transB=1>(f, w, c)
+}
+)ONNX");
+  for (int64_t target : {7, 13, 17}) {
+    SCOPED_TRACE(target);
+    ModelProto moved = model;
+    const absl::Status status = UpgradeDefaultOpset(moved, target);
+    ASSERT_TRUE(status.ok()) << status;
+    const NodeProto* unsqueeze = Producer(moved.graph(), FindNode(moved.graph(), "node_y")->input(1));
+    ASSERT_NE(unsqueeze, nullptr);
+    EXPECT_EQ(unsqueeze->op_type(), "Unsqueeze");
+    EXPECT_EQ(FindNode(moved.graph(), "node_z")->attribute_size(), 1);  // transB; broadcast is gone
+    EXPECT_EQ(moved.graph().input(0).type().tensor_type().shape().dim(0).dim_param(), "N");
+    EXPECT_EQ(moved.graph().output(1).type().tensor_type().shape().dim(0).dim_param(), "N");
+    EXPECT_NO_THROW(onnx::checker::check_model(moved));
+    ExpectStrictShapeInferenceAccepts(moved);
+  }
+}
+
+// A symbolic batch seen as 1 by the 6->7 adapters must not reach the Reshape that Softmax's 12->13 adapter bakes
+// its input's dims into: the Reshape takes the shape at run time.
+TEST(OpsetUpgradeTest, ASymbolicBatchIsNotBakedIntoSoftmax13sReshape) {
+  ModelProto model = ParseModel(R"ONNX(
+<ir_version: 3, opset_import: ["" : 6]>
+g (float[N,3,4] x, float[4] b) => (float[N,3,4] y) {
+  a = Add<broadcast=1, axis=2>(x, b)
+  y = Softmax<axis=1>(a)
+}
+)ONNX");
+  ASSERT_TRUE(UpgradeDefaultOpset(model, 13).ok());
+  const NodeProto* reshape = Producer(model.graph(), "y");
+  ASSERT_NE(reshape, nullptr);
+  ASSERT_EQ(reshape->op_type(), "Reshape");
+  const NodeProto* shape = Producer(model.graph(), reshape->input(1));
+  ASSERT_NE(shape, nullptr);
+  EXPECT_EQ(shape->op_type(), "Shape");
+  ExpectStrictShapeInferenceAccepts(model);
+}
+
 // PRelu-6 applies a slope [C] per channel (axis 1 of X); PRelu-7 broadcasts it from the last axis, so the
 // slope must become [C, 1, ..., 1]. onnx 1.12 registers PRelu 6->7 as compatible and does nothing.
 TEST(OpsetUpgradeTest, PReluSlopePerChannelBecomesChannelShaped) {
