@@ -387,6 +387,9 @@ absl::Status Transform(const std::vector<std::unique_ptr<Pass>>& passes, int64_t
   for (auto pass = passes.rbegin(); pass != passes.rend(); ++pass) {
     RETURN_IF_ERROR((*pass)->Apply(model, target, renamed));
   }
+  // IR 1-2 cannot import opsets (onnx's checker: "IR version < 3 cannot have opset_import"); PyTorch 0.3
+  // wrote such models. IR 3 is the lowest that can.
+  if (model.ir_version() < 3 && model.opset_import_size() > 0) model.set_ir_version(3);
   if (!ImportsDefaultDomainAlias(model)) CanonicalizeDefaultDomainSpelling(*model.mutable_graph());
   return absl::OkStatus();
 }
@@ -467,10 +470,9 @@ absl::Status VerifyBeforeTransform(PlannedPasses& planned, const Options& option
   return absl::OkStatus();
 }
 
-// A light copy of `result` for onnx's checker, on `arena`; null when the input fails the checker itself
-// (the result is not held to it then).
-onnx::ModelProto* SkeletonToCheck(const onnx::ModelProto& result, bool check_result, google::protobuf::Arena& arena) {
-  if (!check_result) return nullptr;
+// A light copy of `result` for onnx's checker, on `arena`. The result is held to the checker whether or not the
+// input passes it: exit 0 means onnx's checker and strict shape inference accept the result.
+onnx::ModelProto* SkeletonToCheck(const onnx::ModelProto& result, google::protobuf::Arena& arena) {
   onnx::ModelProto* skeleton = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
   BuildModelSkeleton(result, *skeleton);
   return skeleton;
@@ -480,8 +482,10 @@ onnx::ModelProto* SkeletonToCheck(const onnx::ModelProto& result, bool check_res
 void CompleteReport(const onnx::ModelProto& model, PlannedPasses& planned, const absl::Status& input_verdict,
                     Report& report) {
   report.onnx_check = input_verdict.ok() ? "onnx's checker and strict shape inference accept the result"
-                                         : absl::StrCat("not run: onnx's checker rejects the input model itself (",
-                                                        FirstLine(input_verdict.message()), ")");
+                                         : absl::StrCat(
+                                               "onnx's checker and strict shape inference accept the result "
+                                               "(the input itself the checker rejects: ",
+                                               FirstLine(input_verdict.message()), ")");
   report.opset_after = planned.target;
   report.ir_version_after = model.ir_version();
   report.changed = true;
@@ -521,7 +525,7 @@ absl::Status TransformAndProve(onnx::ModelProto& model, PlannedPasses& planned, 
     return abandon(made_wrong);
   }
   auto arena = std::make_unique<google::protobuf::Arena>();
-  onnx::ModelProto* skeleton = SkeletonToCheck(result, input_verdict.ok(), *arena);
+  onnx::ModelProto* skeleton = SkeletonToCheck(result, *arena);
   Proofs proofs(verification, std::move(arena), skeleton, ProofLaunch(options));
   if (use == nullptr || AnyDefersValues(planned.passes)) {
     // Verification reads the values FillDeferred moves into the model.
@@ -564,6 +568,12 @@ bool HoldsNoDefaultDomainAtAll(const onnx::ModelProto& model) {
   return !found;
 }
 
+// Whether onnx's checker and strict shape inference accept `model` as it is.
+bool AcceptedAsItIs(const onnx::ModelProto& model) {
+  google::protobuf::Arena arena;
+  return CheckWithOnnx(*SkeletonToCheck(model, arena)).ok();
+}
+
 // Legalize, in either of two orders. Without `use`, the proofs complete before the model changes, and a
 // failure leaves it as it was. With `use`, the legalized model goes to `use` while they still run.
 absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& options,
@@ -587,10 +597,13 @@ absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& opti
   // A caller that only writes the result lets large folds be computed as they are written.
   ASSIGN_OR_RETURN(PlannedPasses planned,
                    PlanPasses(model, current, options, PassSettings{/*stream_large_folds=*/use != nullptr}));
-  if (ChangesNothing(planned, current)) {
+  if (ChangesNothing(planned, current) && AcceptedAsItIs(model)) {
     if (use != nullptr) RETURN_IF_ERROR((*use)(model, {}, [] { return absl::OkStatus(); }));
     return report;
   }
+  // Nothing to legalize, but onnx's checker rejects the model, and exit 0 must mean that it accepts the result:
+  // what the IR version an opset import needs fixes is fixed at this target, what a later opset fixes at the
+  // lowest target that does (TryLaterTargets goes on from a failure here), and the rest is refused.
   RETURN_IF_ERROR(VerifyBeforeTransform(planned, options));
   absl::Status input_verdict;
   RETURN_IF_ERROR(TransformAndProve(model, planned, current, options, input_checker_verdict, input_verdict, use,

@@ -271,26 +271,26 @@ negative (float[3,4] x) => (float[3,2] y) {
 TEST(LegalizeTest, TargetsOpset11ForNegativeAxesOfUnknownRank) {
   onnx::ModelProto model = ParseModel(R"(
 <ir_version: 4, opset_import: ["" : 9]>
-negative (float x) => (float y) {
+negative (float[12] flat, int64[r] shape) => (float[?,?] y) {
+  x = Reshape(flat, shape)
   s = Constant <value = int64[1] {1}> ()
   e = Constant <value = int64[1] {3}> ()
   axes = Constant <value = int64[1] {-1}> ()
   y = DynamicSlice(x, s, e, axes)
 }
 )");
-  // The parser writes `float x` with no shape: unknown rank.
-  model.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->clear_shape();
-  model.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  // x's rank is the length of a shape given at run time: unknown.
   Report report;
   onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
   EXPECT_EQ(DefaultOpset(legalized), 11);
-  Tensor x = Iota({3, 4});
-  ExpectSameOutputs(model, legalized, {{"x", &x}});
+  Tensor flat = Iota({12});
+  Tensor shape = Tensor::FromInt64s({3, 4});
+  ExpectSameOutputs(model, legalized, {{"flat", &flat}, {"shape", &shape}});
 }
 
-// The result is held to onnx's checker and strict shape inference only when the input passes the checker;
-// the report says which, and when it is not, why.
-TEST(LegalizeTest, ReportsWhetherOnnxChecksTheResultAndWhyNot) {
+// The result is held to onnx's checker and strict shape inference whether or not the input passes the checker:
+// exit 0 means they accept the result. The report says so, and when the input itself fails the checker, why.
+TEST(LegalizeTest, HoldsTheResultToOnnxsCheckerAndSaysWhenTheInputFailedIt) {
   onnx::ModelProto model = ParseModel(R"(
 <ir_version: 4, opset_import: ["" : 9]>
 checked (float[3,4] x, int64[1] s, int64[1] e) => (float[?,?] y) { y = DynamicSlice(x, s, e) }
@@ -299,12 +299,44 @@ checked (float[3,4] x, int64[1] s, int64[1] e) => (float[?,?] y) { y = DynamicSl
   LegalizedCopy(model, {}, &report);
   EXPECT_EQ(report.onnx_check, "onnx's checker and strict shape inference accept the result");
 
-  // A graph output without a shape: onnx 1.12's checker requires one.
+  // A graph output without a shape: onnx 1.12's checker requires one, and no opset changes that.
   model.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
-  LegalizedCopy(model, {}, &report);
-  EXPECT_EQ(report.onnx_check,
-            "not run: onnx's checker rejects the input model itself (Field 'shape' of 'type' is required but "
-            "missing.)");
+  ExpectRejected(model, absl::StatusCode::kFailedPrecondition,
+                 "would not pass onnx's checker and strict shape inference: Field 'shape' of 'type' is required");
+}
+
+// A model with nothing to legalize that onnx's checker rejects for what a later IR version or opset fixes is
+// moved there (the lowest that does); what none fixes is refused. PyTorch 0.3 wrote IR 2 with an opset_import,
+// which IR 3 allows; an int64 Constant at opset 6 is legal from Constant-9.
+TEST(LegalizeTest, FixesWhatALaterIrVersionOrOpsetFixesInAModelWithNothingToLegalize) {
+  onnx::ModelProto ir2 = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 6]>
+g (float[2,3] x) => (float[2,3] y) { y = Relu(x) }
+)");
+  ir2.set_ir_version(2);
+  Report report;
+  onnx::ModelProto legalized = LegalizedCopy(ir2, {}, &report);
+  EXPECT_EQ(legalized.ir_version(), 3);
+  EXPECT_EQ(DefaultOpset(legalized), 6);
+  EXPECT_TRUE(report.changed);
+
+  const onnx::ModelProto int64_constant = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 6]>
+g (float[2,3] x) => (float[2,3] y, int64[2] shape) {
+  y = Relu(x)
+  shape = Constant<value = int64[2] {2, 3}>()
+}
+)");
+  legalized = LegalizedCopy(int64_constant, {}, &report);
+  EXPECT_EQ(DefaultOpset(legalized), 9);
+  ASSERT_EQ(report.targets_passed_over.size(), 1u);
+  EXPECT_EQ(report.targets_passed_over[0].opset, 6);
+
+  onnx::ModelProto hopeless = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[2,3] x) => (float[2,3] y) { y = Relu<alpha = 0.5>(x) }
+)");
+  ExpectRejected(hopeless, absl::StatusCode::kFailedPrecondition, "Unrecognized attribute: alpha for operator Relu");
 }
 
 TEST(LegalizeTest, TargetsOpset11ForAxesComputedAtRunTime) {

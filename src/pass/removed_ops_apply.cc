@@ -11,6 +11,7 @@
 #include "graph/graph_scope.h"
 #include "graph/names.h"
 #include "graph/op_names.h"
+#include "graph/unread_constants.h"
 #include "pass/removed_ops_pass.h"
 #include "status_macros.h"
 
@@ -38,6 +39,7 @@ absl::Status ApplyRemovedOps(RemovedOpPlan& plan, onnx::ModelProto& model, int64
     std::vector<onnx::NodeProto> nodes;
   };
   std::map<onnx::GraphProto*, std::unordered_map<std::string, Edit>> edits;  // by graph, by first output
+  MaybeUnused maybe_unused;                                                  // what the folds stop reading
   for (RemovedOpChange& change : plan.changes) {
     ASSIGN_OR_RETURN(onnx::GraphProto * resolved, ResolveGraph(model, change.graph, renamed));
     onnx::GraphProto& graph = *resolved;
@@ -45,6 +47,9 @@ absl::Status ApplyRemovedOps(RemovedOpPlan& plan, onnx::ModelProto& model, int64
     Edit edit;
     std::vector<std::pair<std::string, Tensor>> constants;
     if (change.action == Action::kFolded) {
+      for (const std::string& input : change.node.input()) {
+        if (!input.empty()) maybe_unused.emplace_back(change.graph, input);
+      }
       for (int i = 0; i < change.node.output_size(); ++i) {
         constants.emplace_back(change.node.output(i), std::move(change.folded[static_cast<size_t>(i)]));
       }
@@ -89,6 +94,8 @@ absl::Status ApplyRemovedOps(RemovedOpPlan& plan, onnx::ModelProto& model, int64
     }
     graph->mutable_node()->Swap(&rebuilt);
   }
+  // A Crop of a weight leaves the weight unread, as a DynamicSlice of one does.
+  if (!maybe_unused.empty()) RETURN_IF_ERROR(RemoveUnreadConstants(maybe_unused, model, renamed));
   return absl::OkStatus();
 }
 

@@ -14,79 +14,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "graph/constant_writer.h"
+#include "graph/graph_index.h"
 #include "graph/model_skeleton.h"
 #include "graph/names.h"
 #include "graph/op_names.h"
+#include "graph/unread_constants.h"
 #include "rules/dynamic_slice.h"
 #include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {
-
-// The graphs of a model by locator (after an opset move that renamed `renamed`), and the nodes of each graph
-// by first output; built on first use. Valid while no node list changes and no first output is renamed: the
-// node table views the nodes' own strings (no copy of 40,000 names for a model of 20,000 DynamicSlices).
-class GraphIndex {
- public:
-  GraphIndex(onnx::ModelProto& model, const RenamedOutputs& renamed) : model_(model), renamed_(renamed) {}
-
-  // The graph `locator` names; Internal when a step names no node or no subgraph of it.
-  absl::StatusOr<onnx::GraphProto*> Resolve(const GraphLocator& locator) {
-    onnx::GraphProto* graph = model_.mutable_graph();
-    std::string key;
-    for (const GraphLocator::Step& step : locator.steps) {
-      absl::StrAppend(&key, step.node_output.size(), ":", step.node_output, "/", step.attribute, "/", step.graph_index,
-                      ";");
-      auto cached = resolved_.find(key);
-      if (cached != resolved_.end()) {
-        graph = cached->second;
-        continue;
-      }
-      const std::string& owner_output = OwnerOutputAfterMove(step, renamed_);
-      const int owner = NodeIndex(*graph, owner_output);
-      onnx::GraphProto* inner = owner < 0 ? nullptr : SubgraphOf(*graph->mutable_node(owner), step);
-      if (inner == nullptr) {
-        return absl::InternalError(
-            absl::StrCat("the DynamicSlice plan's graph is gone: no node whose first output is '", owner_output,
-                         "' holds graph ", step.graph_index, " of attribute '", step.attribute, "'"));
-      }
-      graph = inner;
-      resolved_.emplace(key, graph);
-    }
-    return graph;
-  }
-
-  // The index of the first node of `graph` whose first output is `output`, or -1.
-  int NodeIndex(const onnx::GraphProto& graph, const std::string& output) {
-    auto [it, inserted] = nodes_.try_emplace(&graph);
-    if (inserted) {
-      it->second.reserve(static_cast<size_t>(graph.node_size()));
-      for (int i = 0; i < graph.node_size(); ++i) {
-        if (graph.node(i).output_size() > 0) it->second.emplace(graph.node(i).output(0), i);
-      }
-    }
-    auto found = it->second.find(output);
-    return found == it->second.end() ? -1 : found->second;
-  }
-
- private:
-  onnx::ModelProto& model_;
-  const RenamedOutputs& renamed_;
-  std::unordered_map<std::string, onnx::GraphProto*> resolved_;
-  std::unordered_map<const onnx::GraphProto*, absl::flat_hash_map<absl::string_view, int>> nodes_;
-};
-
-// Removes the elements whose index is marked, keeping the others in order; elements move, none is copied.
-template <typename T>
-void EraseMarked(google::protobuf::RepeatedPtrField<T>& field, const std::vector<bool>& marked) {
-  int kept = 0;
-  for (int i = 0; i < field.size(); ++i) {
-    if (i < static_cast<int>(marked.size()) && marked[i]) continue;
-    if (i != kept) field.SwapElements(i, kept);
-    ++kept;
-  }
-  while (field.size() > kept) field.RemoveLast();
-}
 
 // What the plan does to one graph's node list: nodes removed, Constant nodes put before a node.
 struct NodeEdits {
@@ -146,9 +83,6 @@ bool DefersFold(const PlannedChange& change, bool is_main) {
   return is_main && !change.folded->is_string() &&
          static_cast<int64_t>(change.folded->bytes().size()) > kSkeletonKeepBytes;
 }
-
-// Constants that a change stops reading, with the graph it was read from (looked up outward).
-using MaybeUnused = std::vector<std::pair<GraphLocator, std::string>>;
 
 // Every change written: folds replaced by their values, rewrites by Slice nodes (with their normalized axes);
 // returns the constants the changes stop reading.
@@ -221,61 +155,6 @@ absl::StatusOr<MaybeUnused> WriteChanges(Plan& plan, onnx::ModelProto& model, Fo
     for (auto& [depth, graph_edits] : by_depth) graph_edits->Apply();
   }
   return maybe_unused;
-}
-
-// Removes the constants of `maybe_unused` nothing reads any more: an initializer (with its IR 3 graph input)
-// or a Constant node, in the reading graph or an enclosing one (looked up outward).
-absl::Status RemoveUnreadConstants(const MaybeUnused& maybe_unused, onnx::ModelProto& model,
-                                   const RenamedOutputs& renamed) {
-  // Views of the model's names: nothing below changes the model until the removals at the end.
-  absl::flat_hash_set<absl::string_view> referenced;
-  ForEachReadName(model.graph(), [&](const std::string& name) { referenced.insert(name); });
-  struct Removals {
-    std::unordered_map<std::string, int> initializer_index, input_index;
-    std::vector<bool> initializers, inputs, nodes;
-  };
-  GraphIndex graphs(model, renamed);
-  std::unordered_map<onnx::GraphProto*, Removals> removals;
-  std::unordered_set<std::string> removed;
-  for (auto& [locator, name] : maybe_unused) {
-    if (referenced.count(name) || removed.count(name)) continue;
-    GraphLocator scope = locator;
-    while (true) {
-      ASSIGN_OR_RETURN(onnx::GraphProto * resolved, graphs.Resolve(scope));
-      onnx::GraphProto& graph = *resolved;
-      auto [it, inserted] = removals.try_emplace(&graph);
-      Removals& r = it->second;
-      if (inserted) {
-        for (int i = 0; i < graph.initializer_size(); ++i) r.initializer_index.emplace(graph.initializer(i).name(), i);
-        for (int i = 0; i < graph.input_size(); ++i) r.input_index.emplace(graph.input(i).name(), i);
-        r.initializers.assign(static_cast<size_t>(graph.initializer_size()), false);
-        r.inputs.assign(static_cast<size_t>(graph.input_size()), false);
-        r.nodes.assign(static_cast<size_t>(graph.node_size()), false);
-      }
-      auto initializer = r.initializer_index.find(name);
-      if (initializer != r.initializer_index.end()) {
-        r.initializers[static_cast<size_t>(initializer->second)] = true;
-        auto input = r.input_index.find(name);
-        if (input != r.input_index.end()) r.inputs[static_cast<size_t>(input->second)] = true;
-        removed.insert(name);
-        break;
-      }
-      const int node = graphs.NodeIndex(graph, name);
-      if (node >= 0 && graph.node(node).op_type() == kConstantOp) {
-        r.nodes[static_cast<size_t>(node)] = true;
-        removed.insert(name);
-        break;
-      }
-      if (scope.steps.empty()) break;
-      scope.steps.pop_back();
-    }
-  }
-  for (auto& [graph, r] : removals) {
-    EraseMarked(*graph->mutable_initializer(), r.initializers);
-    EraseMarked(*graph->mutable_input(), r.inputs);
-    EraseMarked(*graph->mutable_node(), r.nodes);
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace

@@ -175,6 +175,41 @@ fold (float[2] x) => (float[2] y) {
   EXPECT_EQ(Floats(RunLegalized(legalized, std::move(values)).at("y")), (std::vector<float>{2.5f, -5.5f}));
 }
 
+// A fold leaves what it read unread: a weight only the folded Crop read goes (the initializer, and at IR 3 its
+// graph input too), as does a Constant only the folded Affine read; a weight something else still reads stays.
+TEST(RemovedOpsTest, ConstantsOnlyAFoldReadAreRemoved) {
+  const onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 8]>
+fold (float[1,1,4,4] x, float[1,1,4,4] img, float[1,1,4,4] kept) => (float[1,1,2,2] y, float[2] z, float[1,1,4,4] k) {
+  y = Crop <border = [1, 1, 1, 1]> (img)
+  w = Constant <value = float[2] {1, -3}> ()
+  z = Affine <alpha = 2.0, beta = 0.5> (w)
+  cropped_kept = Crop <border = [0, 0, 0, 0]> (kept)
+  k = Add(cropped_kept, kept)
+}
+)");
+  onnx::ModelProto with_weights = model;
+  for (const char* name : {"img", "kept"}) {
+    onnx::TensorProto& weight = *with_weights.mutable_graph()->add_initializer();
+    weight.set_name(name);
+    weight.set_data_type(onnx::TensorProto::FLOAT);
+    for (int64_t dim : {1, 1, 4, 4}) weight.add_dims(dim);
+    for (int i = 0; i < 16; ++i) weight.add_float_data(static_cast<float>(i));
+  }
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(with_weights, {}, &report);
+  ASSERT_EQ(report.nodes.size(), 3u);
+  for (const NodeReport& node : report.nodes) EXPECT_EQ(node.action, Action::kFolded) << node.output;
+  std::vector<std::string> initializers, inputs;
+  for (const auto& initializer : legalized.graph().initializer()) initializers.push_back(initializer.name());
+  for (const auto& input : legalized.graph().input()) inputs.push_back(input.name());
+  EXPECT_THAT(initializers, ::testing::UnorderedElementsAre("kept", "y", "z", "cropped_kept"));
+  EXPECT_THAT(inputs, ::testing::Not(::testing::Contains("img")));
+  EXPECT_THAT(inputs, ::testing::Contains("kept"));
+  EXPECT_EQ(CountOps(legalized, "Constant"), 0);
+  ExpectLegal(legalized);
+}
+
 TEST(RemovedOpsTest, CropBecomesSliceOneBelowOpsetTenAndSliceWithInputsFromTen) {
   onnx::ModelProto model = ParseModel(R"(
 <ir_version: 3, opset_import: ["" : 9]>

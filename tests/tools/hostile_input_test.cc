@@ -568,7 +568,9 @@ g (int64[1] s = {0}, int64[1] e = {1024}) => (float[?,?] y) { y = Identity(w) }
     node->set_name(absl::StrCat("crop", i));
     for (const char* input : {"w", "s", "e"}) node->add_input(input);
     node->add_output(absl::StrCat("y", i));
-    model.mutable_graph()->add_output()->set_name(absl::StrCat("y", i));
+    onnx::ValueInfoProto* output = model.mutable_graph()->add_output();
+    output->set_name(absl::StrCat("y", i));
+    *output->mutable_type() = model.graph().output(0).type();
   }
   const std::string input = WriteModel("many.onnx", model);
   const CliRun run = Run({"--max-total-fold-bytes=16777216", input, PathOf("out.onnx")});
