@@ -447,7 +447,11 @@ absl::StatusOr<PlannedPasses> PlanPasses(const onnx::ModelProto& model, int64_t 
   RETURN_IF_ERROR(CheckTargetIsNotBelow(current, options));
   PlannedPasses planned;
   planned.passes = MakePasses(settings);
-  for (const auto& pass : planned.passes) RETURN_IF_ERROR(pass->Plan(model, options));
+  FoldedBeforeByName folded;  // what the passes planned so far fold
+  for (const auto& pass : planned.passes) {
+    RETURN_IF_ERROR(pass->Plan(model, options, folded));
+    pass->AddFoldedValues(folded);
+  }
   ASSIGN_OR_RETURN(planned.target, ChooseTargetOpset(planned.passes, current, options));
   for (const auto& pass : planned.passes) pass->SetTarget(planned.target);
   return planned;

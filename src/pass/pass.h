@@ -21,6 +21,7 @@
 #include "graph/graph_locator.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
+#include "rules/dynamic_slice.h"
 #include "upgrade/opset_upgrade.h"
 
 namespace onnx_legalize {
@@ -38,8 +39,13 @@ class Pass {
   virtual ~Pass() = default;
 
   // Finds the pass's nodes in `model` (main graph and subgraphs at any depth) and decides Fold | Rewrite
-  // for each, or refuses the model naming the node and why. Reads the model only.
-  virtual absl::Status Plan(const onnx::ModelProto& model, const Options& options) = 0;
+  // for each, or refuses the model naming the node and why. Reads the model only. `folded_before`: what the
+  // passes planned before this one fold, which this one may fold through.
+  virtual absl::Status Plan(const onnx::ModelProto& model, const Options& options,
+                            const FoldedBeforeByName& folded_before) = 0;
+
+  // Adds the values this plan folds to `folded`, for the passes planned after it.
+  virtual void AddFoldedValues(FoldedBeforeByName& folded) const { (void)folded; }
 
   // True when the plan changes something.
   virtual bool HasChanges() const = 0;

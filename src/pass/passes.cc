@@ -21,9 +21,20 @@ namespace {
 // seeded trials of one node, and Apply moves the folded values into the model.
 class RemovedOpsPass : public Pass {
  public:
-  absl::Status Plan(const onnx::ModelProto& model, const Options& options) override {
+  absl::Status Plan(const onnx::ModelProto& model, const Options& options, const FoldedBeforeByName&) override {
     ASSIGN_OR_RETURN(plan_, PlanRemovedOps(model, options));
     return absl::OkStatus();
+  }
+
+  void AddFoldedValues(FoldedBeforeByName& folded) const override {
+    for (const RemovedOpChange& change : plan_.changes) {
+      if (change.action != Action::kFolded) continue;
+      for (size_t i = 0; i < change.folded.size(); ++i) {
+        // A copy: Apply moves the change's own value into the model while the other plans are still verified.
+        folded[change.node.output(static_cast<int>(i))] = {change.graph,
+                                                           std::make_shared<Tensor>(change.folded[i].Clone())};
+      }
+    }
   }
 
   bool HasChanges() const override { return !plan_.changes.empty(); }
@@ -96,8 +107,9 @@ class DynamicSlicePass : public Pass {
  public:
   explicit DynamicSlicePass(const PassSettings& settings) : settings_(settings) {}
 
-  absl::Status Plan(const onnx::ModelProto& model, const Options& options) override {
-    ASSIGN_OR_RETURN(plan_, PlanDynamicSlices(model, options, settings_.stream_large_folds));
+  absl::Status Plan(const onnx::ModelProto& model, const Options& options,
+                    const FoldedBeforeByName& folded_before) override {
+    ASSIGN_OR_RETURN(plan_, PlanDynamicSlices(model, options, settings_.stream_large_folds, folded_before));
     verify_ = options.verify;
     return absl::OkStatus();
   }

@@ -51,6 +51,8 @@ absl::Status ApplyRemovedOps(RemovedOpPlan& plan, onnx::ModelProto& model, int64
         if (!input.empty()) maybe_unused.emplace_back(change.graph, input);
       }
       for (int i = 0; i < change.node.output_size(); ++i) {
+        // Unread once written when a DynamicSlice folded through it (a GivenTensorFill, sliced).
+        maybe_unused.emplace_back(change.graph, change.node.output(i));
         constants.emplace_back(change.node.output(i), std::move(change.folded[static_cast<size_t>(i)]));
       }
     } else {

@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -80,6 +81,14 @@ struct Plan {
   std::vector<std::unique_ptr<GraphScope>> scopes;
 };
 
+// A value another pass folds (a removed op's), which a DynamicSlice that reads it folds too: the graph it is
+// defined in, and the value, shared with the plan, which keeps it while its own folds are verified and written.
+struct FoldedBefore {
+  GraphLocator graph;
+  std::shared_ptr<const Tensor> value;
+};
+using FoldedBeforeByName = std::unordered_map<std::string, FoldedBefore>;
+
 // Finds every DynamicSlice and decides what to do with it. Errors (InvalidArgument) name the node, its
 // graph path and the offending value: wrong input or output counts, attributes, index inputs of a type
 // other than int32/int64 or of mixed types, constant indices the operator rejects (lengths, duplicate or
@@ -91,8 +100,9 @@ struct Plan {
 // With `stream_large_folds` (LegalizeFile), a main-graph fold of more than kSkeletonKeepBytes of raw bytes
 // that no DynamicSlice reads is left uncomputed (PlannedChange::streamed): the decisions and the output are
 // the same, only the value is computed as it is written.
+// The values of `folded_before` are constants to it, where the DynamicSlice's graph sees them.
 absl::StatusOr<Plan> PlanDynamicSlices(const onnx::ModelProto& model, const Options& options,
-                                       bool stream_large_folds = false);
+                                       bool stream_large_folds = false, const FoldedBeforeByName& folded_before = {});
 
 // How ApplyPlan writes a folded value into the main graph.
 enum class FoldedValues {

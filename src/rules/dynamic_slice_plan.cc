@@ -35,8 +35,13 @@ int64_t CountDynamicSlices(const onnx::GraphProto& graph) {
 
 class Planner {
  public:
-  Planner(const onnx::ModelProto& model, const Options& options, bool stream_large_folds, Plan& plan)
-      : model_(model), options_(options), stream_large_folds_(stream_large_folds), plan_(plan) {
+  Planner(const onnx::ModelProto& model, const Options& options, bool stream_large_folds,
+          const FoldedBeforeByName& folded_before, Plan& plan)
+      : model_(model),
+        options_(options),
+        stream_large_folds_(stream_large_folds),
+        folded_before_(folded_before),
+        plan_(plan) {
     // One change per DynamicSlice: reserved, so that the changes are not moved again and again.
     plan_.changes.reserve(static_cast<size_t>(CountDynamicSlices(model.graph())));
     if (stream_large_folds_) CollectDynamicSliceInputs(model.graph(), dynamic_slice_inputs_);
@@ -45,10 +50,34 @@ class Planner {
   // Plans `node` when it is a DynamicSlice. The walk's scopes are the plan's (its constants point into them).
   absl::Status Visit(const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) {
     if (node.op_type() != kDynamicSliceOp || !IsDefaultDomain(node.domain())) return absl::OkStatus();
+    SeeFoldsBefore(node, scope, locator);
     return PlanNode(node, scope, locator);
   }
 
  private:
+  // Makes the values other passes fold that `node` reads constants of its scope, where they are defined in its
+  // graph or an enclosing one (a GivenTensorFill's value, sliced: the DynamicSlice folds too, and the model
+  // needs no opset for a Slice).
+  void SeeFoldsBefore(const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) const {
+    for (const std::string& input : node.input()) {
+      auto folded = folded_before_.find(input);
+      if (folded == folded_before_.end() || !Encloses(folded->second.graph, locator)) continue;
+      const absl::StatusOr<const Tensor*> known = scope.FindConstant(input);
+      if (known.ok() && *known == nullptr) scope.AddConstant(input, folded->second.value);
+    }
+  }
+
+  // Whether graph `outer` is graph `inner` or encloses it.
+  static bool Encloses(const GraphLocator& outer, const GraphLocator& inner) {
+    if (outer.steps.size() > inner.steps.size()) return false;
+    for (size_t i = 0; i < outer.steps.size(); ++i) {
+      const GraphLocator::Step& a = outer.steps[i];
+      const GraphLocator::Step& b = inner.steps[i];
+      if (a.node_output != b.node_output || a.attribute != b.attribute || a.graph_index != b.graph_index) return false;
+    }
+    return true;
+  }
+
   // The operator's signature: data, starts, ends and an optional axes; one output; no attributes.
   static absl::Status CheckSignature(const onnx::NodeProto& node, const std::string& label) {
     auto invalid = [&](auto&&... parts) { return absl::InvalidArgumentError(absl::StrCat(label, ": ", parts...)); };
@@ -381,6 +410,7 @@ class Planner {
   const onnx::ModelProto& model_;
   const Options& options_;
   const bool stream_large_folds_;
+  const FoldedBeforeByName& folded_before_;
   std::unordered_set<std::string> dynamic_slice_inputs_;  // filled when folds may stream
   Plan& plan_;
   int64_t folded_bytes_ = 0;  // what the folds planned so far will allocate, against max_total_fold_bytes
@@ -396,7 +426,8 @@ int64_t SliceVersionAtOpset(int64_t opset) {
   return 1;
 }
 
-absl::StatusOr<Plan> PlanDynamicSlices(const onnx::ModelProto& model, const Options& options, bool stream_large_folds) {
+absl::StatusOr<Plan> PlanDynamicSlices(const onnx::ModelProto& model, const Options& options, bool stream_large_folds,
+                                       const FoldedBeforeByName& folded_before) {
   Plan plan;
   // Only planning reads the inferred types; released on return, before the rest of Legalize copies the
   // model again.
@@ -405,7 +436,7 @@ absl::StatusOr<Plan> PlanDynamicSlices(const onnx::ModelProto& model, const Opti
   const absl::StatusOr<int64_t> opset = DefaultOpset(model);
   const onnx::ModelProto* inferred =
       InferTypesOnSkeleton(model, arena, opset.ok() ? RemovedOpsTypedForInference(*opset) : InferenceStandIns{});
-  Planner planner(model, options, stream_large_folds, plan);
+  Planner planner(model, options, stream_large_folds, folded_before, plan);
   RETURN_IF_ERROR(WalkScopedGraphs(model, inferred, options.external_data, plan.scopes,
                                    [&](const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) {
                                      return planner.Visit(node, scope, locator);

@@ -384,6 +384,34 @@ fill (float[2,2] z) => (float[2,2] y) {
   ExpectRejected(short_of_values, absl::StatusCode::kInvalidArgument, "values holds 3 numbers");
 }
 
+// A DynamicSlice of a removed op's fold folds too (a GivenTensorFill, sliced, as Caffe2 exports wrote weights):
+// the model keeps its opset (no Slice-10 is written), and the fill's value, which nothing reads any more, is not.
+TEST(RemovedOpsTest, ADynamicSliceOfAFoldedFillFoldsAndTheFillIsNotKept) {
+  const onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+fill (float[2,2] z) => (float[2,2] y) {
+  c = GivenTensorFill <values = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], shape = [2, 3]> ()
+  s = Constant <value = int64[1] {1}> ()
+  e = Constant <value = int64[1] {3}> ()
+  a = Constant <value = int64[1] {1}> ()
+  w = DynamicSlice(c, s, e, a)
+  y = Add(w, z)
+}
+)");
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(DefaultOpset(legalized), 9);
+  ASSERT_EQ(report.nodes.size(), 2u);
+  for (const NodeReport& node : report.nodes) EXPECT_EQ(node.action, Action::kFolded) << node.output;
+  ASSERT_EQ(legalized.graph().initializer_size(), 1);
+  EXPECT_EQ(legalized.graph().initializer(0).name(), "w");
+  const Tensor w = TensorFromProto(legalized.graph().initializer(0)).value();
+  EXPECT_EQ(w.dims(), (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(Floats(w), (std::vector<float>{2, 3, 5, 6}));
+  EXPECT_EQ(CountOps(legalized, "Constant"), 0);
+  ExpectLegal(legalized);
+}
+
 TEST(RemovedOpsTest, MixedWithARewrittenDynamicSliceBothGoInOneTarget) {
   onnx::ModelProto model = ParseModel(R"(
 <ir_version: 3, opset_import: ["" : 9]>
