@@ -150,7 +150,7 @@ KnownTypes CollectKnownTypes(const GraphProto& graph, const Move& move);
 
 // Nodes the converter touches per chunk. A chunk's import costs O(k^2) in its node count k, a chunk's
 // fixed cost (building, importing and exporting a small model) favours larger chunks; 64 balances the two
-// (measured in bench/, see README).
+// (measured in bench/, see docs/performance.md).
 inline constexpr int64_t kChunkNodes = 64;
 
 // DefaultVersionConverter with its step loop exposed: convert_graph for one version step, unchanged in
