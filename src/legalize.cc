@@ -369,6 +369,22 @@ absl::Status MoveOpset(int64_t target, const std::vector<FoldedValueType>& folds
   return absl::OkStatus();
 }
 
+// Whether `graph` or a graph in it holds an initializer that is not also a graph input of its graph.
+bool HoldsUnlistedInitializer(const onnx::GraphProto& graph) {
+  std::unordered_set<std::string> inputs;
+  for (const auto& input : graph.input()) inputs.insert(input.name());
+  for (const auto& initializer : graph.initializer()) {
+    if (inputs.count(initializer.name()) == 0) return true;
+  }
+  bool found = false;
+  for (const onnx::NodeProto& node : graph.node()) {
+    ForEachSubgraph(node, [&](const std::string&, const onnx::GraphProto& subgraph) {
+      found = found || HoldsUnlistedInitializer(subgraph);
+    });
+  }
+  return found;
+}
+
 // Moves the model to `target`, proving the move where the model runner can execute the model (its text goes
 // to `opset_move`), and applies the passes. UpgradeDefaultOpset is transactional. The passes are applied
 // last first: DynamicSlice's new names were chosen while planning, from the model as it was, and the
@@ -384,12 +400,16 @@ absl::Status Transform(const std::vector<std::unique_ptr<Pass>>& passes, int64_t
     }
     RETURN_IF_ERROR(MoveOpset(target, folds, options, model, opset_move, renamed));
   }
+  // The IR version what onnx's checker wants of the model needs, before the passes apply (they write their
+  // constants as the IR version says). IR 1-2 cannot import opsets ("IR version < 3 cannot have opset_import");
+  // PyTorch 0.3 wrote such models, and IR 3 is the lowest that can.
+  if (model.ir_version() < 3 && model.opset_import_size() > 0) model.set_ir_version(3);
+  // IR 3 wants every initializer listed as a graph input too; WinMLTools 0.1 did not list them. IR 4 (onnx 1.4)
+  // dropped the rule: raised to 4 rather than listing them, which would make them inputs a caller may override.
+  if (model.ir_version() == 3 && HoldsUnlistedInitializer(model.graph())) model.set_ir_version(4);
   for (auto pass = passes.rbegin(); pass != passes.rend(); ++pass) {
     RETURN_IF_ERROR((*pass)->Apply(model, target, renamed));
   }
-  // IR 1-2 cannot import opsets (onnx's checker: "IR version < 3 cannot have opset_import"); PyTorch 0.3
-  // wrote such models. IR 3 is the lowest that can.
-  if (model.ir_version() < 3 && model.opset_import_size() > 0) model.set_ir_version(3);
   if (!ImportsDefaultDomainAlias(model)) CanonicalizeDefaultDomainSpelling(*model.mutable_graph());
   return absl::OkStatus();
 }

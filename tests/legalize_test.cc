@@ -305,9 +305,9 @@ checked (float[3,4] x, int64[1] s, int64[1] e) => (float[?,?] y) { y = DynamicSl
                  "would not pass onnx's checker and strict shape inference: Field 'shape' of 'type' is required");
 }
 
-// A model with nothing to legalize that onnx's checker rejects for what a later IR version or opset fixes is
-// moved there (the lowest that does); what none fixes is refused. PyTorch 0.3 wrote IR 2 with an opset_import,
-// which IR 3 allows; an int64 Constant at opset 6 is legal from Constant-9.
+// A model that onnx's checker rejects for what a later IR version or opset fixes is moved there (the lowest that
+// does); what none fixes is refused. PyTorch 0.3 wrote IR 2 with an opset_import, which IR 3 allows; an int64
+// Constant at opset 6 is legal from Constant-9; IR 3 initializers missing from graph.input are legal at IR 4.
 TEST(LegalizeTest, FixesWhatALaterIrVersionOrOpsetFixesInAModelWithNothingToLegalize) {
   onnx::ModelProto ir2 = ParseModel(R"(
 <ir_version: 3, opset_import: ["" : 6]>
@@ -331,6 +331,24 @@ g (float[2,3] x) => (float[2,3] y, int64[2] shape) {
   EXPECT_EQ(DefaultOpset(legalized), 9);
   ASSERT_EQ(report.targets_passed_over.size(), 1u);
   EXPECT_EQ(report.targets_passed_over[0].opset, 6);
+
+  // WinMLTools 0.1 left IR 3 initializers out of graph.input, which IR 3 requires and IR 4 no longer does.
+  onnx::ModelProto unlisted = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 7]>
+g (float[1,3,2,2] x) => (float[1,3,2,2] y) {
+  scaled = ImageScaler<scale = 2.0, bias = [0.0, 1.0, 2.0]>(x)
+  y = Add(scaled, w)
+}
+)");
+  onnx::TensorProto& w = *unlisted.mutable_graph()->add_initializer();
+  w.set_name("w");
+  w.set_data_type(onnx::TensorProto::FLOAT);
+  w.add_dims(1);
+  w.add_float_data(0.5f);
+  legalized = LegalizedCopy(unlisted, {}, &report);
+  EXPECT_EQ(legalized.ir_version(), 4);
+  EXPECT_EQ(DefaultOpset(legalized), 7);
+  EXPECT_EQ(legalized.graph().input_size(), 1) << "the initializer is not made an input";
 
   onnx::ModelProto hopeless = ParseModel(R"(
 <ir_version: 4, opset_import: ["" : 9]>
