@@ -572,24 +572,30 @@ absl::Status TransformAndProve(onnx::ModelProto& model, PlannedPasses& planned, 
   return absl::OkStatus();
 }
 
+// Whether `graph` or a graph in it holds a node of the default domain.
+bool HoldsDefaultDomainNode(const onnx::GraphProto& graph) {
+  bool found = false;
+  for (const onnx::NodeProto& node : graph.node()) {
+    found = found || IsDefaultDomain(node.domain());
+    ForEachSubgraph(node, [&](const std::string&, const onnx::GraphProto& subgraph) {
+      found = found || HoldsDefaultDomainNode(subgraph);
+    });
+  }
+  return found;
+}
+
 // Whether `model` neither imports the default domain nor holds a node of it, in any graph or function.
 bool HoldsNoDefaultDomainAtAll(const onnx::ModelProto& model) {
   for (const auto& import : model.opset_import()) {
     if (IsDefaultDomain(import.domain())) return false;
   }
   if (model.ir_version() < 3 && model.opset_import_size() == 0) return false;  // IR 1-2: opset 1 is implied
-  bool found = false;
-  std::function<void(const onnx::GraphProto&)> walk = [&](const onnx::GraphProto& graph) {
-    for (const onnx::NodeProto& node : graph.node()) {
-      if (IsDefaultDomain(node.domain())) found = true;
-      ForEachSubgraph(node, [&](const std::string&, const onnx::GraphProto& subgraph) { walk(subgraph); });
-    }
-  };
-  walk(model.graph());
   for (const onnx::FunctionProto& function : model.functions()) {
-    for (const onnx::NodeProto& node : function.node()) found = found || IsDefaultDomain(node.domain());
+    for (const onnx::NodeProto& node : function.node()) {
+      if (IsDefaultDomain(node.domain())) return false;
+    }
   }
-  return !found;
+  return !HoldsDefaultDomainNode(model.graph());
 }
 
 // Whether onnx's checker and strict shape inference accept `model` as it is.

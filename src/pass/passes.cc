@@ -30,9 +30,8 @@ class RemovedOpsPass : public Pass {
     for (const RemovedOpChange& change : plan_.changes) {
       if (change.action != Action::kFolded) continue;
       for (size_t i = 0; i < change.folded.size(); ++i) {
-        // A copy: Apply moves the change's own value into the model while the other plans are still verified.
-        folded[change.node.output(static_cast<int>(i))] = {change.graph,
-                                                           std::make_shared<Tensor>(change.folded[i].Clone())};
+        // Read while the later passes plan, before Apply moves it into the model; a plan that uses it copies it.
+        folded[change.node.output(static_cast<int>(i))] = {change.graph, &change.folded[i]};
       }
     }
   }

@@ -82,10 +82,11 @@ struct Plan {
 };
 
 // A value another pass folds (a removed op's), which a DynamicSlice that reads it folds too: the graph it is
-// defined in, and the value, shared with the plan, which keeps it while its own folds are verified and written.
+// defined in, and the value, owned by that pass's plan; a DynamicSlice plan that reads it keeps a copy (the other
+// pass moves its value into the model while this plan's folds are still verified and written).
 struct FoldedBefore {
   GraphLocator graph;
-  std::shared_ptr<const Tensor> value;
+  const Tensor* value = nullptr;
 };
 using FoldedBeforeByName = std::unordered_map<std::string, FoldedBefore>;
 

@@ -63,7 +63,9 @@ class Planner {
       auto folded = folded_before_.find(input);
       if (folded == folded_before_.end() || !Encloses(folded->second.graph, locator)) continue;
       const absl::StatusOr<const Tensor*> known = scope.FindConstant(input);
-      if (known.ok() && *known == nullptr) scope.AddConstant(input, folded->second.value);
+      if (known.ok() && *known == nullptr) {
+        scope.AddConstant(input, std::make_shared<Tensor>(folded->second.value->Clone()));
+      }
     }
   }
 
