@@ -19,6 +19,7 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "era/legacy_repairs.h"
 #include "google/protobuf/arena.h"
 #include "graph/graph_locator.h"
 #include "graph/graph_scope.h"
@@ -111,35 +112,6 @@ class SilencedConsole {
     return *instance;
   }
 };
-
-// Takes out of the main graph of `skeleton` (a copy for the check) the ai.onnx.ml ZipMaps whose outputs no node
-// reads, with the graph outputs they produce. onnx 1.12's strict inference fails on every ZipMap: its output is a
-// sequence of maps, and merging an inferred map type into the value's type has no case for maps
-// (mergeShapesAndTypes: "type case unsupported for symbolic shape inference"), whether or not the type is
-// declared. Every OnnxMLTools classifier ends with one. The checker has read the ZipMaps before (they are the
-// input's, in a domain the legalization never touches); inference checks the rest.
-void HideZipMapsFromInference(onnx::ModelProto& skeleton) {
-  onnx::GraphProto& graph = *skeleton.mutable_graph();
-  std::unordered_set<std::string> read;
-  for (const onnx::NodeProto& node : graph.node()) {
-    for (const std::string& input : node.input()) read.insert(input);
-  }
-  std::unordered_set<std::string> hidden;
-  auto* nodes = graph.mutable_node();
-  for (int i = nodes->size() - 1; i >= 0; --i) {
-    const onnx::NodeProto& node = nodes->Get(i);
-    if (node.op_type() != "ZipMap" || node.domain() != "ai.onnx.ml") continue;
-    if (std::any_of(node.output().begin(), node.output().end(), [&](const auto& o) { return read.count(o) > 0; })) {
-      continue;
-    }
-    hidden.insert(node.output().begin(), node.output().end());
-    nodes->DeleteSubrange(i, 1);
-  }
-  auto* outputs = graph.mutable_output();
-  for (int i = outputs->size() - 1; i >= 0; --i) {
-    if (hidden.count(outputs->Get(i).name()) > 0) outputs->DeleteSubrange(i, 1);
-  }
-}
 
 // Runs onnx's checker and strict shape inference on a light copy of a model, which both change.
 absl::Status CheckWithOnnx(onnx::ModelProto& skeleton) {
@@ -606,12 +578,17 @@ bool AcceptedAsItIs(const onnx::ModelProto& model) {
 
 // Legalize, in either of two orders. Without `use`, the proofs complete before the model changes, and a
 // failure leaves it as it was. With `use`, the legalized model goes to `use` while they still run.
-absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& options,
-                                    const internal::UseLegalized* use) {
+// `repairs` receives what the model's era left implicit and is written anew (era/legacy_repairs.h), so that
+// Legalize can take it back when legalizing fails.
+absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& options, const internal::UseLegalized* use,
+                                    LegacyRepairs& repairs) {
   RETURN_IF_ERROR(ValidateOptions(options));
-  RETURN_IF_ERROR(ValidateGraphs(model));
   Report report;
   report.ir_version_before = report.ir_version_after = model.ir_version();
+  RETURN_IF_ERROR(ReadAsItsEra(model, repairs));
+  report.legacy_repairs = repairs.Describe();
+  report.changed = !repairs.empty();
+  RETURN_IF_ERROR(ValidateGraphs(model));
   if (HoldsNoDefaultDomainAtAll(model)) {
     // An ai.onnx.ml-only model (a scikit-learn export): no removed op can be in it, it is the same at every
     // default opset, and --check finds nothing either. Nothing to do, as for any model that holds no removed op.
@@ -645,7 +622,12 @@ absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& opti
 }  // namespace
 
 absl::StatusOr<Report> Legalize(onnx::ModelProto& model, const Options& options) {
-  return internal::TryLaterTargets(options, [&model](const Options& at) { return LegalizeImpl(model, at, nullptr); });
+  return internal::TryLaterTargets(options, [&model](const Options& at) {
+    LegacyRepairs repairs;
+    absl::StatusOr<Report> report = LegalizeImpl(model, at, nullptr, repairs);
+    if (!report.ok()) repairs.Undo();  // the rest of a failure leaves the model as the repairs made it
+    return report;
+  });
 }
 
 namespace internal {
@@ -724,7 +706,8 @@ absl::StatusOr<Report> TryLaterTargets(const Options& options,
 }
 
 absl::StatusOr<Report> LegalizeAndUse(onnx::ModelProto& model, const Options& options, const UseLegalized& use) {
-  return LegalizeImpl(model, options, &use);
+  LegacyRepairs repairs;  // the caller discards the model when this fails: nothing to take back
+  return LegalizeImpl(model, options, &use, repairs);
 }
 
 }  // namespace internal

@@ -386,6 +386,7 @@ void PrintSummary(const std::string& input, const std::string& output, const onn
             << " folded, " << report.nodes.size() - folded << " rewritten); opset " << report.opset_before << " -> "
             << report.opset_after << ", IR version " << report.ir_version_before << " -> " << report.ir_version_after
             << "\n";
+  for (const std::string& repair : report.legacy_repairs) std::cout << "  read as its era wrote it: " << repair << "\n";
   for (const onnx_legalize::NodeReport& node : report.nodes) {
     std::cout << "  " << node.graph_path << ": " << node.op_type << " node " << Quoted(node.node_name) << " (output '"
               << node.output << "'): ";

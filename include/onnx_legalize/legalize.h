@@ -109,6 +109,11 @@ struct Report {
   int64_t opset_after = 0;
   int64_t ir_version_before = 0;
   int64_t ir_version_after = 0;
+  // What the model's era left implicit or wrote as onnx no longer reads it, and legalizing wrote anew, one line
+  // each ("the model: IR version 1 has no opset imports and means the default domain at opset 1: imported",
+  // "graph main: nodes listed out of topological order, sorted (...)", "BatchNormalization 'bn' (graph main):
+  // consumed_inputs, which BatchNormalization-1 requires ..."). Empty for a model of a later era.
+  std::vector<std::string> legacy_repairs;
   // One per removed node found: the other removed ops (main graph first, subgraphs depth first), then
   // every DynamicSlice in graph order.
   std::vector<NodeReport> nodes;

@@ -124,7 +124,7 @@ def legalize(model, *, target_opset=None, keep_opset=False, verify=True,
     ``model`` is an ``onnx.ModelProto`` or its serialized bytes; it is never changed. Returns
     ``(legalized, report)``: a new ``onnx.ModelProto`` and the report as a dict, the same document
     ``onnx-legalize --report`` writes (keys ``changed``, ``opset_before``, ``opset_after``,
-    ``ir_version_before``, ``ir_version_after``, ``onnx_check``, ``opset_move``, ``targets_passed_over``,
+    ``ir_version_before``, ``ir_version_after``, ``onnx_check``, ``opset_move``, ``legacy_repairs``, ``targets_passed_over``,
     ``nodes``).
 
     Options, as the CLI's flags: ``target_opset`` (1..17, not below the model's; default: the lowest that works),

@@ -445,6 +445,168 @@ absl::StatusOr<Tensor> RunConcat(const NodeRun& run) {
   return Tensor::FromBytes(type, {length}, std::move(bytes));
 }
 
+int64_t IntAttributeOr(const NodeRun& run, absl::string_view name, int64_t fallback) {
+  const onnx::AttributeProto* attribute = Attribute(run.node, name);
+  return attribute == nullptr ? fallback : attribute->i();
+}
+
+// Flatten (1, 9, 11, 13): [product of dims before axis, product of the rest]; a negative axis from 11.
+absl::StatusOr<Tensor> RunFlatten(const NodeRun& run) {
+  ASSIGN_OR_RETURN(const Tensor* x, Input(run, 0));
+  const int64_t rank = x->rank();
+  int64_t axis = IntAttributeOr(run, "axis", 1);
+  if (axis < 0 && run.opset >= 11) axis += rank;
+  if (axis < 0 || axis > rank) return Fail(run, absl::StrCat("axis ", axis, " is outside [0, ", rank, "]"));
+  int64_t rows = 1;
+  for (int64_t d = 0; d < axis; ++d) rows *= x->dims()[static_cast<size_t>(d)];
+  const int64_t columns = rows == 0 ? 0 : x->element_count() / rows;
+  return Tensor::FromBytes(x->type(), {rows, columns}, std::string(x->bytes()));
+}
+
+// Reshape: `shape` attribute before opset 5, an input from 5; 0 copies the input's dim, -1 is inferred.
+absl::StatusOr<Tensor> RunReshape(const NodeRun& run) {
+  ASSIGN_OR_RETURN(const Tensor* x, Input(run, 0));
+  std::vector<int64_t> shape;
+  if (run.opset < 5) {
+    ASSIGN_OR_RETURN(shape, IntsAttribute(run, "shape"));
+  } else {
+    ASSIGN_OR_RETURN(const Tensor* given, Input(run, 1));
+    if (given->type() != TensorProto::INT64) return Fail(run, "shape is not int64");
+    shape = ElementsOf<int64_t>(*given);
+  }
+  int64_t known = 1;
+  int inferred = -1;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 0 && d < x->dims().size()) shape[d] = x->dims()[d];
+    if (shape[d] == -1) {
+      if (inferred >= 0) return Fail(run, "shape holds -1 twice");
+      inferred = static_cast<int>(d);
+      continue;
+    }
+    if (shape[d] < 0) return Fail(run, absl::StrCat("shape holds ", shape[d]));
+    known *= shape[d];
+  }
+  if (inferred >= 0 && known != 0) shape[static_cast<size_t>(inferred)] = x->element_count() / known;
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  if (count != x->element_count()) {
+    return Fail(
+        run, absl::StrCat("shape [", absl::StrJoin(shape, ","), "] does not hold ", x->element_count(), " elements"));
+  }
+  return Tensor::FromBytes(x->type(), std::move(shape), std::string(x->bytes()));
+}
+
+// Gemm: alpha * A' B' + beta * C, with A' and B' transposed as asked, C broadcast to [M, N] (with the
+// `broadcast` attribute before opset 7, unidirectionally from 7; optional from 11). Each output sums its K
+// products in order, then alpha and beta apply.
+absl::StatusOr<Tensor> RunGemm(const NodeRun& run) {
+  ASSIGN_OR_RETURN(const Tensor* a, Input(run, 0));
+  ASSIGN_OR_RETURN(const Tensor* b, Input(run, 1));
+  const Tensor* c = run.inputs.size() > 2 ? run.inputs[2] : nullptr;
+  if (c == nullptr && run.opset < 11) return Fail(run, "input C is missing (optional only from opset 11)");
+  if (a->rank() != 2 || b->rank() != 2) return Fail(run, "A and B must be matrices");
+  if (a->type() != b->type() || (c != nullptr && c->type() != a->type())) {
+    return Fail(run, "inputs of different element types");
+  }
+  const bool trans_a = IntAttributeOr(run, "transA", 0) != 0;
+  const bool trans_b = IntAttributeOr(run, "transB", 0) != 0;
+  const int64_t m = a->dims()[trans_a ? 1 : 0], k = a->dims()[trans_a ? 0 : 1];
+  const int64_t n = b->dims()[trans_b ? 0 : 1];
+  if (b->dims()[trans_b ? 1 : 0] != k) return Fail(run, "A's columns and B's rows differ");
+  std::vector<int64_t> c_index;
+  if (c != nullptr) {
+    if (run.opset < 7 && IntAttributeOr(run, "broadcast", 0) == 0 && c->dims() != std::vector<int64_t>{m, n}) {
+      return Fail(run, "C is not [M, N] and broadcast is 0");
+    }
+    const std::vector<int64_t> out_dims = {m, n};
+    ASSIGN_OR_RETURN(const std::vector<int64_t> dims, BroadcastDims(run, {&c->dims(), &out_dims}));
+    if (dims != out_dims) return Fail(run, "C does not broadcast to [M, N]");
+    c_index = BroadcastIndex(c->dims(), out_dims);
+  }
+  return WithFloatType(run, a->type(), [&](auto zero) -> absl::StatusOr<Tensor> {
+    using T = decltype(zero);
+    const T alpha = static_cast<T>(FloatAttribute(run, "alpha", 1.0f).value_or(1.0f));
+    const T beta = static_cast<T>(FloatAttribute(run, "beta", 1.0f).value_or(1.0f));
+    const std::vector<T> x = ElementsOf<T>(*a);
+    const std::vector<T> y = ElementsOf<T>(*b);
+    const std::vector<T> bias = c != nullptr ? ElementsOf<T>(*c) : std::vector<T>();
+    std::vector<T> out(static_cast<size_t>(m * n));
+    for (int64_t row = 0; row < m; ++row) {
+      for (int64_t column = 0; column < n; ++column) {
+        T sum = 0;
+        for (int64_t i = 0; i < k; ++i) {
+          const T left = x[static_cast<size_t>(trans_a ? i * m + row : row * k + i)];
+          const T right = y[static_cast<size_t>(trans_b ? column * k + i : i * n + column)];
+          sum += left * right;
+        }
+        const size_t at = static_cast<size_t>(row * n + column);
+        out[at] = alpha * sum;
+        if (c != nullptr) out[at] += beta * bias[static_cast<size_t>(c_index[at])];
+      }
+    }
+    return TensorOf(a->type(), {m, n}, out);
+  });
+}
+
+// Pad, constant mode: `paddings` (Pad-1) or `pads` (Pad-2) and `value` attributes, the pads and the value
+// as inputs from Pad-11. [begin of each axis..., end of each axis...], none negative.
+absl::StatusOr<Tensor> RunPad(const NodeRun& run) {
+  ASSIGN_OR_RETURN(const Tensor* x, Input(run, 0));
+  const onnx::AttributeProto* mode = Attribute(run.node, "mode");
+  if (mode != nullptr && mode->s() != "constant") return Fail(run, "only mode 'constant' is evaluated");
+  std::vector<int64_t> pads;
+  std::optional<Tensor> fill;
+  if (run.opset < 11) {
+    ASSIGN_OR_RETURN(pads, IntsAttribute(run, run.opset < 2 ? "paddings" : "pads"));
+    ASSIGN_OR_RETURN(const float value, FloatAttribute(run, "value", 0.0f));
+    ASSIGN_OR_RETURN(Tensor filled, WithFloatType(run, x->type(), [&](auto zero) -> absl::StatusOr<Tensor> {
+                       using T = decltype(zero);
+                       return TensorOf(x->type(), {}, std::vector<T>{static_cast<T>(value)});
+                     }));
+    fill = std::move(filled);
+  } else {
+    ASSIGN_OR_RETURN(const Tensor* given, Input(run, 1));
+    if (given->type() != TensorProto::INT64) return Fail(run, "pads are not int64");
+    pads = ElementsOf<int64_t>(*given);
+    const Tensor* value = run.inputs.size() > 2 ? run.inputs[2] : nullptr;
+    if (value != nullptr) {
+      if (value->type() != x->type() || value->element_count() != 1)
+        return Fail(run, "constant_value is no scalar of X's type");
+      fill = value->Clone();
+    } else {
+      ASSIGN_OR_RETURN(Tensor zero, Tensor::Zeros(x->type(), {}));
+      fill = std::move(zero);
+    }
+  }
+  const size_t rank = x->dims().size();
+  if (pads.size() != 2 * rank) return Fail(run, absl::StrCat(pads.size(), " pads for rank ", rank));
+  std::vector<int64_t> dims(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    if (pads[d] < 0 || pads[d + rank] < 0) return Fail(run, "negative pads are not evaluated");
+    dims[d] = x->dims()[d] + pads[d] + pads[d + rank];
+  }
+  const size_t size = static_cast<size_t>(ElementSize(x->type()));
+  if (size == 0) return Fail(run, "strings are not supported");
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  std::string bytes;
+  bytes.reserve(static_cast<size_t>(count) * size);
+  for (int64_t e = 0; e < count; ++e) bytes.append(fill->bytes());
+  // Each input element to its place: its index plus the begin pads.
+  std::vector<int64_t> counter(rank, 0);
+  for (int64_t e = 0; e < x->element_count(); ++e) {
+    int64_t target = 0;
+    for (size_t d = 0; d < rank; ++d) target = target * dims[d] + counter[d] + pads[d];
+    std::memcpy(bytes.data() + static_cast<size_t>(target) * size, x->bytes().data() + static_cast<size_t>(e) * size,
+                size);
+    for (size_t d = rank; d-- > 0;) {
+      if (++counter[d] < x->dims()[d]) break;
+      counter[d] = 0;
+    }
+  }
+  return Tensor::FromBytes(x->type(), std::move(dims), std::move(bytes));
+}
+
 absl::StatusOr<Tensor> RunConstant(const NodeRun& run) {
   absl::StatusOr<Tensor> value = ConstantNodeValue(run.node);
   if (!value.ok()) return Fail(run, value.status().message());
@@ -481,6 +643,10 @@ const std::unordered_map<std::string, Kernel>& Kernels() {
       {"Cast", RunCast},
       {"ConstantOfShape", RunConstantOfShape},
       {"Concat", RunConcat},
+      {"Flatten", RunFlatten},
+      {"Reshape", RunReshape},
+      {"Gemm", RunGemm},
+      {"Pad", RunPad},
   };
   return *kernels;
 }

@@ -1,5 +1,7 @@
 #include "graph/model_skeleton.h"
 
+#include <algorithm>
+#include <string>
 #include <unordered_set>
 
 #include "graph/subgraphs.h"
@@ -96,11 +98,37 @@ void BuildModelSkeleton(const onnx::ModelProto& model, onnx::ModelProto& skeleto
   CopyGraphSkeleton(model.graph(), *skeleton.mutable_graph());
 }
 
+void HideZipMapsFromInference(onnx::ModelProto& skeleton) {
+  onnx::GraphProto& graph = *skeleton.mutable_graph();
+  std::unordered_set<std::string> read;
+  for (const onnx::NodeProto& node : graph.node()) {
+    for (const std::string& input : node.input()) read.insert(input);
+  }
+  std::unordered_set<std::string> hidden;
+  auto* nodes = graph.mutable_node();
+  for (int i = nodes->size() - 1; i >= 0; --i) {
+    const onnx::NodeProto& node = nodes->Get(i);
+    if (node.op_type() != "ZipMap" || node.domain() != "ai.onnx.ml") continue;
+    if (std::any_of(node.output().begin(), node.output().end(), [&](const auto& o) { return read.count(o) > 0; })) {
+      continue;
+    }
+    hidden.insert(node.output().begin(), node.output().end());
+    nodes->DeleteSubrange(i, 1);
+  }
+  auto* outputs = graph.mutable_output();
+  for (int i = outputs->size() - 1; i >= 0; --i) {
+    if (hidden.count(outputs->Get(i).name()) > 0) outputs->DeleteSubrange(i, 1);
+  }
+}
+
 onnx::ModelProto* InferTypesOnSkeleton(const onnx::ModelProto& model, google::protobuf::Arena& arena,
                                        const InferenceStandIns& stand_ins) {
   auto* inferred = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
   auto build = [&] {
     BuildModelSkeleton(model, *inferred);
+    // onnx's inference reads the types of initializers a graph does not list as inputs only from IR 4, when
+    // that became legal; WinMLTools 0.1 wrote IR 3 models so. The copy is for inference alone.
+    if (inferred->ir_version() < 4) inferred->set_ir_version(4);
     if (!stand_ins.show) return;
     if (!ShowStandIns(*inferred->mutable_graph(), stand_ins)) return;
     onnx::OperatorSetIdProto* import = inferred->add_opset_import();
@@ -109,6 +137,7 @@ onnx::ModelProto* InferTypesOnSkeleton(const onnx::ModelProto& model, google::pr
   };
   build();
   try {
+    HideZipMapsFromInference(*inferred);
     onnx::shape_inference::InferShapes(*inferred);
   } catch (const std::exception&) {
     inferred->Clear();

@@ -86,6 +86,13 @@ std::string ReportToJson(const Report& report) {
   AppendMember("ir_version_after", report.ir_version_after, kIndent, first, out);
   AppendMember("onnx_check", report.onnx_check, kIndent, first, out);
   AppendMember("opset_move", report.opset_move, kIndent, first, out);
+  AppendKey("legacy_repairs", kIndent, first, out);
+  if (report.legacy_repairs.empty()) out.append("[]");
+  for (size_t i = 0; i < report.legacy_repairs.size(); ++i) {
+    out.append(i == 0 ? "[\n    " : ",\n    ");
+    AppendJsonString(report.legacy_repairs[i], out);
+    if (i + 1 == report.legacy_repairs.size()) out.append("\n  ]");
+  }
   AppendKey("targets_passed_over", kIndent, first, out);
   if (report.targets_passed_over.empty()) out.append("[]");
   for (size_t i = 0; i < report.targets_passed_over.size(); ++i) {

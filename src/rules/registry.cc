@@ -22,6 +22,8 @@ const std::vector<std::unique_ptr<RemovedOpRule>>& Rules() {
     list->push_back(rules::MakeMeanVarianceNormalizationRule());
     list->push_back(rules::MakeConstantFillRule());
     list->push_back(rules::MakeGivenTensorFillRule());
+    list->push_back(rules::MakeFullyConnectedRule());
+    list->push_back(rules::MakeLegacyPaddingRule());
     return list;
   }();
   return *rules;
@@ -38,10 +40,12 @@ const std::unordered_map<std::string, const RemovedOpRule*>& RulesByOpType() {
 }
 
 const RemovedOpRule* RuleForOpType(const onnx::NodeProto& node) {
-  if (!IsDefaultDomain(node.domain())) return nullptr;
   const auto& by_op_type = RulesByOpType();
   auto it = by_op_type.find(node.op_type());
-  return it == by_op_type.end() ? nullptr : it->second;
+  if (it == by_op_type.end()) return nullptr;
+  const std::string domain = it->second->domain();
+  const bool in_domain = domain.empty() ? IsDefaultDomain(node.domain()) : node.domain() == domain;
+  return in_domain ? it->second : nullptr;
 }
 
 }  // namespace

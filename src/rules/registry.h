@@ -38,6 +38,8 @@ std::unique_ptr<RemovedOpRule> MakeThresholdedReluRule();
 std::unique_ptr<RemovedOpRule> MakeMeanVarianceNormalizationRule();
 std::unique_ptr<RemovedOpRule> MakeConstantFillRule();
 std::unique_ptr<RemovedOpRule> MakeGivenTensorFillRule();
+std::unique_ptr<RemovedOpRule> MakeFullyConnectedRule();
+std::unique_ptr<RemovedOpRule> MakeLegacyPaddingRule();
 }  // namespace rules
 
 }  // namespace onnx_legalize

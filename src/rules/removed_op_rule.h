@@ -73,8 +73,10 @@ class RemovedOpRule {
  public:
   virtual ~RemovedOpRule() = default;
 
-  // The op type, in the default domain.
+  // The op type, and its domain: "" (the default) for every op ONNX removed; another for a vendor's op of
+  // that era that no runtime of today runs (com.microsoft's LegacyPadding).
   virtual const char* op_type() const = 0;
+  virtual const char* domain() const { return ""; }
 
   // True when a node of this op type, in a model importing default opset `opset`, is the removed op
   // (ThresholdedRelu was experimental only before opset 10; MeanVarianceNormalization-1 is the one below 9

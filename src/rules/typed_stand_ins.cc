@@ -7,6 +7,7 @@
 
 #include "graph/labels.h"
 #include "graph/op_names.h"
+#include "graph/untyped_era_ops.h"
 #include "onnx/defs/schema.h"
 #include "onnx/defs/shape_inference.h"
 #include "rules/registry.h"
@@ -96,6 +97,61 @@ void InferByRule(onnx::InferenceContext& ctx) {
   }
 }
 
+// A node of ONNX's first opsets that onnx 1.12 cannot type (graph/untyped_era_ops.h) is shown as this.
+constexpr char kEraStandIn[] = "FirstOutputLikeFirstInput";
+constexpr char kKeepsShapeAttribute[] = "onnx_legalize.keeps_shape";
+constexpr char kConcatAxisAttribute[] = "onnx_legalize.concat_axis";  // a Concat-1's axis
+
+void InferLikeFirstInput(onnx::InferenceContext& ctx) {
+  if (ctx.getNumInputs() == 0 || ctx.getNumOutputs() == 0) return;
+  const onnx::TypeProto* input = ctx.getInputType(0);
+  if (input == nullptr || !input->has_tensor_type() || input->tensor_type().elem_type() == 0) return;
+  onnx::TypeProto_Tensor* output = ctx.getOutputType(0)->mutable_tensor_type();
+  output->set_elem_type(input->tensor_type().elem_type());
+  const onnx::AttributeProto* keeps_shape = ctx.getAttribute(kKeepsShapeAttribute);
+  if (keeps_shape != nullptr && keeps_shape->i() != 0 && input->tensor_type().has_shape()) {
+    *output->mutable_shape() = input->tensor_type().shape();
+  }
+  const onnx::AttributeProto* concat_axis = ctx.getAttribute(kConcatAxisAttribute);
+  if (concat_axis == nullptr) return;
+  std::vector<std::vector<int64_t>> inputs;
+  for (size_t i = 0; i < ctx.getNumInputs(); ++i) {
+    const ValueType type = ValueTypeOf(ctx.getInputType(i));
+    if (!type.dims.has_value()) return;
+    inputs.push_back(*type.dims);
+  }
+  const std::vector<int64_t> dims = ConcatenatedDims(inputs, concat_axis->i());
+  if (dims.empty()) return;
+  onnx::TensorShapeProto* shape = output->mutable_shape();
+  for (int64_t dim : dims) {
+    onnx::TensorShapeProto_Dimension* added = shape->add_dim();
+    if (dim >= 0) added->set_dim_value(dim);
+  }
+}
+
+// Whether `node`, of the default domain at `opset`, is one of those: shown as the era stand-in if so.
+bool ShowUntypedEraNode(onnx::NodeProto& node, int64_t opset) {
+  if (!IsUntypedEraNode(node, opset)) return false;
+  onnx::AttributeProto keeps_shape;
+  keeps_shape.set_name(kKeepsShapeAttribute);
+  keeps_shape.set_type(onnx::AttributeProto::INT);
+  keeps_shape.set_i(UntypedEraOpKeepsShape(node.op_type()) ? 1 : 0);
+  onnx::AttributeProto concat_axis;
+  concat_axis.set_name(kConcatAxisAttribute);
+  concat_axis.set_type(onnx::AttributeProto::INT);
+  concat_axis.set_i(1);
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    if (attribute.name() == "axis") concat_axis.set_i(attribute.i());
+  }
+  const bool is_concat = node.op_type() == "Concat";
+  node.clear_attribute();
+  *node.add_attribute() = std::move(keeps_shape);
+  if (is_concat) *node.add_attribute() = std::move(concat_axis);
+  node.set_op_type(kEraStandIn);
+  node.set_domain(kTypedStandInDomain);
+  return true;
+}
+
 void RegisterSchema(const std::string& op_type, onnx::InferenceFunction inference) {
   onnx::OpSchema schema;
   schema.SetName(op_type)
@@ -104,7 +160,8 @@ void RegisterSchema(const std::string& op_type, onnx::InferenceFunction inferenc
       .SetDoc("onnx-legalize's stand-in for a removed op, in the copy of a model its planners infer types on.")
       .Input(0, "inputs", "The removed node's inputs.", "T", onnx::OpSchema::Variadic, /*is_homogeneous=*/false,
              /*min_arity=*/0)
-      .Output(0, "output", "Typed as the removed op's rule says.", "T")
+      .Output(0, "outputs", "Typed as the removed op's rule says.", "T", onnx::OpSchema::Variadic,
+              /*is_homogeneous=*/false, /*min_arity=*/1)
       .TypeConstraint("T", onnx::OpSchema::all_tensor_types(), "Any tensor type.")
       .TypeAndShapeInferenceFunction(std::move(inference));
   onnx::OpSchemaRegistry::OpSchemaRegisterOnce registration(schema);
@@ -114,6 +171,7 @@ void RegisterTypedStandIns() {
   static const bool registered = [] {
     onnx::OpSchemaRegistry::DomainToVersionRange::Instance().AddDomainToVersion(kTypedStandInDomain, 1, 1);
     RegisterSchema(kDynamicSliceOp, InferDynamicSlice);
+    RegisterSchema(kEraStandIn, InferLikeFirstInput);
     for (const char* op_type : RemovedOpTypes()) RegisterSchema(op_type, InferByRule);
     return true;
   }();
@@ -125,12 +183,16 @@ void RegisterTypedStandIns() {
 InferenceStandIns RemovedOpsTypedForInference(int64_t opset) {
   RegisterTypedStandIns();
   return InferenceStandIns{kTypedStandInDomain, [opset](onnx::NodeProto& node) {
-                             if (!IsDefaultDomain(node.domain()) || node.output_size() != 1) return false;
-                             if (node.op_type() == kDynamicSliceOp) {
+                             if (node.output_size() != 1) {
+                               return IsDefaultDomain(node.domain()) && ShowUntypedEraNode(node, opset);
+                             }
+                             if (IsDefaultDomain(node.domain()) && node.op_type() == kDynamicSliceOp) {
                                node.set_domain(kTypedStandInDomain);
                                return true;
                              }
-                             if (FindRemovedOpRule(node, opset) == nullptr) return false;
+                             if (FindRemovedOpRule(node, opset) == nullptr) {
+                               return IsDefaultDomain(node.domain()) && ShowUntypedEraNode(node, opset);
+                             }
                              onnx::AttributeProto serialized;
                              serialized.set_name(kNodeAttribute);
                              serialized.set_type(onnx::AttributeProto::STRING);

@@ -31,6 +31,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/labels.h"
 #include "graph/op_names.h"
+#include "graph/untyped_era_ops.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
 #include "status_macros.h"
@@ -194,6 +195,74 @@ void InferShapesIfConsistent(ModelProto& model) {
   model.Swap(&inferred);
 }
 
+// The type onnx's inference gave `name` in `graph` (an input, output or value_info entry), or null.
+const onnx::TypeProto* InferredType(const GraphProto& graph, const std::string& name) {
+  for (const auto* values : {&graph.input(), &graph.value_info(), &graph.output()}) {
+    for (const ValueInfoProto& value : *values) {
+      if (value.name() == name && value.has_type() && value.type().has_tensor_type() &&
+          value.type().tensor_type().elem_type() != 0) {
+        return &value.type();
+      }
+    }
+  }
+  return nullptr;
+}
+
+// A Concat-1's output shape, where its inputs' shapes are known (graph/untyped_era_ops.h).
+void DeclareConcatenatedShape(const GraphProto& graph, const NodeProto& node, onnx::TypeProto_Tensor& output) {
+  int64_t axis = 1;
+  for (const auto& attribute : node.attribute()) {
+    if (attribute.name() == "axis") axis = attribute.i();
+  }
+  std::vector<std::vector<int64_t>> inputs;
+  for (const std::string& name : node.input()) {
+    const onnx::TypeProto* type = InferredType(graph, name);
+    if (type == nullptr || !type->tensor_type().has_shape()) return;
+    std::vector<int64_t> dims;
+    for (const auto& dim : type->tensor_type().shape().dim())
+      dims.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+    inputs.push_back(std::move(dims));
+  }
+  const std::vector<int64_t> dims = ConcatenatedDims(inputs, axis);
+  if (dims.empty()) return;
+  for (int64_t dim : dims) {
+    auto* added = output.mutable_shape()->add_dim();
+    if (dim >= 0) added->set_dim_value(dim);
+  }
+}
+
+// Declares the first output of each main-graph node onnx 1.12 cannot type at `opset` (graph/untyped_era_ops.h)
+// whose first input inference typed; the number declared.
+int DeclareUntypedEraOutputs(GraphProto& graph, int64_t opset) {
+  int declared = 0;
+  for (const NodeProto& node : graph.node()) {
+    if (!IsDefaultDomain(node.domain()) || !IsUntypedEraNode(node, opset)) continue;
+    if (InferredType(graph, node.output(0)) != nullptr) continue;
+    const onnx::TypeProto* input = InferredType(graph, node.input(0));
+    if (input == nullptr) continue;
+    ValueInfoProto* value = graph.add_value_info();
+    value->set_name(node.output(0));
+    onnx::TypeProto_Tensor* tensor = value->mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(input->tensor_type().elem_type());
+    if (UntypedEraOpKeepsShape(node.op_type()) && input->tensor_type().has_shape()) {
+      *tensor->mutable_shape() = input->tensor_type().shape();
+    } else if (node.op_type() == "Concat") {
+      DeclareConcatenatedShape(graph, node, *tensor);
+    }
+    ++declared;
+  }
+  return declared;
+}
+
+// Shape inference through the ops of opsets 1-6 that onnx cannot type: inference, then their outputs declared
+// from their inputs, again while that declares more (each round types the model up to the next such node).
+// Some adapters (the 6 -> 7 legacy broadcasts) read the shapes.
+void InferShapesThroughEraOps(ModelProto& model, int64_t opset) {
+  InferShapesIfConsistent(model);
+  if (opset >= 7) return;
+  while (DeclareUntypedEraOutputs(*model.mutable_graph(), opset) > 0) InferShapesIfConsistent(model);
+}
+
 }  // namespace
 
 bool InlineConstant(const TensorProto& t) {
@@ -272,7 +341,7 @@ absl::StatusOr<Skeleton> BuildSkeleton(const ModelProto& model, const Move& move
   hidden_import->set_domain(kStandInDomain);
   hidden_import->set_version(1);
   RETURN_IF_ERROR(BuildSkeletonGraph(model.graph(), kMainGraphPath, true, move, skeleton, shown.mutable_graph()));
-  InferShapesIfConsistent(shown);
+  InferShapesThroughEraOps(shown, move.from);
   AddCaptureTypes(shown.mutable_graph(), {});
   skeleton.types = CollectKnownTypes(shown.graph(), move);
   // onnx 1.12's 6->7 adapters of Gemm and of the legacy broadcasts assert that every dim of their operands is a

@@ -1,0 +1,248 @@
+// era/legacy_repairs.h: a model written the way ONNX's first exporters wrote it is read with the meaning they
+// gave it, each repair is reported, and a failed legalization takes every repair back.
+#include "era/legacy_repairs.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "onnx/checker.h"
+#include "onnx_legalize/legalize.h"
+#include "test_models.h"
+
+namespace onnx_legalize {
+namespace {
+
+using ::onnx_legalize::testing::DefaultOpset;
+using ::onnx_legalize::testing::LegalizedCopy;
+using ::onnx_legalize::testing::ParseModel;
+using ::onnx_legalize::testing::SameModel;
+using ::testing::HasSubstr;
+
+const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const std::string& name) {
+  for (const auto& attribute : node.attribute()) {
+    if (attribute.name() == name) return &attribute;
+  }
+  return nullptr;
+}
+
+// A PyTorch 0.2 export: IR 1, no opset_import, attributes without their type field.
+onnx::ModelProto Ir1Model() {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 1]>
+g (float[1,1,4,4] x, float[1,1,3,3] w) => (float[1,1,2,2] y) {
+  c = Conv<kernel_shape = [3, 3], strides = [1, 1], group = 1>(x, w)
+  y = Relu(c)
+}
+)");
+  model.set_ir_version(1);
+  model.clear_opset_import();
+  for (auto& attribute : *model.mutable_graph()->mutable_node(0)->mutable_attribute()) attribute.clear_type();
+  return model;
+}
+
+TEST(ReadAsItsEra, Ir1WithoutImportsMeansDefaultOpset1AndAttributeTypesComeFromTheirValues) {
+  onnx::ModelProto model = Ir1Model();
+  LegacyRepairs repairs;
+  ASSERT_TRUE(ReadAsItsEra(model, repairs).ok());
+  ASSERT_EQ(model.opset_import_size(), 1);
+  EXPECT_EQ(model.opset_import(0).domain(), "");
+  EXPECT_EQ(model.opset_import(0).version(), 1);
+  const onnx::NodeProto& conv = model.graph().node(0);
+  EXPECT_EQ(FindAttribute(conv, "kernel_shape")->type(), onnx::AttributeProto::INTS);
+  EXPECT_EQ(FindAttribute(conv, "group")->type(), onnx::AttributeProto::INT);
+  EXPECT_THAT(repairs.Describe(), ::testing::ElementsAre(HasSubstr("IR version 1 has no opset imports"),
+                                                         HasSubstr("kernel_shape INTS")));
+}
+
+TEST(ReadAsItsEra, UndoGivesBackTheModelAsRead) {
+  const onnx::ModelProto original = Ir1Model();
+  onnx::ModelProto model = original;
+  LegacyRepairs repairs;
+  ASSERT_TRUE(ReadAsItsEra(model, repairs).ok());
+  EXPECT_FALSE(SameModel(model, original));
+  repairs.Undo();
+  EXPECT_TRUE(SameModel(model, original));
+}
+
+TEST(ReadAsItsEra, LegalizingAnIr1ModelWritesTheImportAndRaisesTheIrVersion) {
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(Ir1Model(), {}, &report);
+  EXPECT_GE(legalized.ir_version(), 3);
+  EXPECT_EQ(DefaultOpset(legalized), 1);
+  EXPECT_TRUE(report.changed);
+  EXPECT_EQ(report.legacy_repairs.size(), 2u);
+  onnx::ModelProto checked = legalized;
+  EXPECT_NO_THROW(onnx::checker::check_model(checked));
+}
+
+TEST(ReadAsItsEra, AnAttributeThatSetsTwoValuesIsRefusedNamingIt) {
+  onnx::ModelProto model = Ir1Model();
+  onnx::AttributeProto* group = model.mutable_graph()->mutable_node(0)->mutable_attribute(2);
+  group->set_f(1.0f);
+  const onnx::ModelProto before = model;
+  LegacyRepairs repairs;
+  const absl::Status status = ReadAsItsEra(model, repairs);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("attribute 'group' has no type and sets 2 value fields"));
+  EXPECT_TRUE(SameModel(model, before));  // the import written first is taken back too
+}
+
+TEST(ReadAsItsEra, ADomainImportedTwiceIsImportedOnceAtItsHighestVersion) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 1]>
+g (float[1,1,2,2] x) => (float[1,1,4,4] y) {
+  y = Pad<pads = [0, 0, 1, 1, 0, 0, 1, 1], mode = "reflect">(x)
+}
+)");
+  onnx::OperatorSetIdProto* second = model.add_opset_import();
+  second->set_domain("");
+  second->set_version(2);
+  LegacyRepairs repairs;
+  ASSERT_TRUE(ReadAsItsEra(model, repairs).ok());
+  ASSERT_EQ(model.opset_import_size(), 1);
+  EXPECT_EQ(model.opset_import(0).version(), 2);
+}
+
+TEST(ReadAsItsEra, AnIr3ModelWithoutImportsReadsAsTheLowestOpsetItsNodesFit) {
+  // Pad with `pads`: Pad-2 (Pad-1 called them `paddings`), as WinMLTools 0.1's FNS-Candy wrote it.
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 1]>
+g (float[1,1,2,2] x) => (float[1,1,4,4] y) {
+  p = Pad<pads = [0, 0, 1, 1, 0, 0, 1, 1], mode = "reflect">(x)
+  y = Relu(p)
+}
+)");
+  model.clear_opset_import();
+  LegacyRepairs repairs;
+  ASSERT_TRUE(ReadAsItsEra(model, repairs).ok());
+  ASSERT_EQ(model.opset_import_size(), 1);
+  EXPECT_EQ(model.opset_import(0).version(), 2);
+  EXPECT_THAT(repairs.Describe()[0], HasSubstr("read as opset 2"));
+}
+
+TEST(ReadAsItsEra, AnIr3ModelWhoseNodesFitNoOpsetIsRefused) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 1]>
+g (float[2] x) => (float[2] y) {
+  y = Relu<not_an_attribute = 1>(x)
+}
+)");
+  model.clear_opset_import();
+  LegacyRepairs repairs;
+  const absl::Status status = ReadAsItsEra(model, repairs);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("Relu"));
+  EXPECT_THAT(status.message(), HasSubstr("fits none"));
+}
+
+TEST(ReadAsItsEra, NodesOutOfOrderAreSortedStably) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 7]>
+g (float[2] x) => (float[2] y, float[2] z) {
+  a = Relu(x)
+  y = Neg(b)
+  b = Abs(a)
+  z = Exp(a)
+}
+)");
+  LegacyRepairs repairs;
+  ASSERT_TRUE(ReadAsItsEra(model, repairs).ok());
+  std::vector<std::string> order;
+  for (const auto& node : model.graph().node()) order.push_back(node.op_type());
+  EXPECT_THAT(order, ::testing::ElementsAre("Relu", "Abs", "Neg", "Exp"));
+  EXPECT_THAT(repairs.Describe(), ::testing::ElementsAre(HasSubstr("graph main: nodes listed out of topological order")));
+}
+
+TEST(ReadAsItsEra, ACycleIsLeftForValidationToName) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 7]>
+g (float[2] x) => (float[2] y) {
+  a = Add(x, b)
+  b = Relu(a)
+  y = Neg(b)
+}
+)");
+  const onnx::ModelProto before = model;
+  LegacyRepairs repairs;
+  ASSERT_TRUE(ReadAsItsEra(model, repairs).ok());
+  EXPECT_TRUE(repairs.empty());
+  EXPECT_TRUE(SameModel(model, before));
+  onnx::ModelProto copy = model;
+  const absl::StatusOr<Report> report = Legalize(copy, {});
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ReadAsItsEra, BatchNormalization1GetsTheConsumedInputsItsExporterLeftOut) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 1]>
+g (float[1,2,2,2] x, float[2] s, float[2] b, float[2] m, float[2] v) => (float[1,2,2,2] y) {
+  y = BatchNormalization<epsilon = 0.001, is_test = 1, spatial = 1>(x, s, b, m, v)
+}
+)");
+  LegacyRepairs repairs;
+  ASSERT_TRUE(ReadAsItsEra(model, repairs).ok());
+  const onnx::AttributeProto* consumed = FindAttribute(model.graph().node(0), "consumed_inputs");
+  ASSERT_NE(consumed, nullptr);
+  EXPECT_THAT(consumed->ints(), ::testing::ElementsAre(0, 0, 0, 0, 0));
+  onnx::ModelProto checked = model;
+  EXPECT_NO_THROW(onnx::checker::check_model(checked));
+}
+
+TEST(ReadAsItsEra, InstanceNormalizationLosesTheFlagsNoSchemaHas) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 2]>
+g (float[1,2,2,2] x, float[2] s, float[2] b) => (float[1,2,2,2] y) {
+  y = InstanceNormalization<epsilon = 0.001, is_test = 1, spatial = 1>(x, s, b)
+}
+)");
+  LegacyRepairs repairs;
+  ASSERT_TRUE(ReadAsItsEra(model, repairs).ok());
+  EXPECT_EQ(model.graph().node(0).attribute_size(), 1);
+  EXPECT_EQ(model.graph().node(0).attribute(0).name(), "epsilon");
+  repairs.Undo();
+  EXPECT_EQ(model.graph().node(0).attribute_size(), 3);
+  EXPECT_EQ(model.graph().node(0).attribute(1).name(), "is_test");  // back where it was
+}
+
+TEST(ReadAsItsEra, InstanceNormalizationWithSpatial0IsRefused) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 2]>
+g (float[1,2,2,2] x, float[2] s, float[2] b) => (float[1,2,2,2] y) {
+  y = InstanceNormalization<epsilon = 0.001, spatial = 0>(x, s, b)
+}
+)");
+  LegacyRepairs repairs;
+  const absl::Status status = ReadAsItsEra(model, repairs);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("spatial=0"));
+}
+
+TEST(ReadAsItsEra, MaxPoolDilationsOfOneAreDroppedBeforeOpset10) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 7]>
+g (float[1,1,4,4] x) => (float[1,1,2,2] y) {
+  y = MaxPool<kernel_shape = [2, 2], strides = [2, 2], dilations = [1, 1]>(x)
+}
+)");
+  LegacyRepairs repairs;
+  ASSERT_TRUE(ReadAsItsEra(model, repairs).ok());
+  EXPECT_EQ(FindAttribute(model.graph().node(0), "dilations"), nullptr);
+}
+
+TEST(ReadAsItsEra, AFailedLegalizationTakesTheRepairsBack) {
+  onnx::ModelProto model = Ir1Model();
+  // An op no one defines: legalizing refuses the model after the era's repairs were made.
+  onnx::NodeProto* unknown = model.mutable_graph()->add_node();
+  unknown->set_op_type("NoSuchOp");
+  unknown->add_input("y");
+  unknown->add_output("z");
+  model.mutable_graph()->mutable_output(0)->set_name("z");
+  const onnx::ModelProto before = model;
+  const absl::StatusOr<Report> report = Legalize(model, {});
+  EXPECT_FALSE(report.ok());
+  EXPECT_TRUE(SameModel(model, before));
+}
+
+}  // namespace
+}  // namespace onnx_legalize

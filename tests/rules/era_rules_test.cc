@@ -1,0 +1,144 @@
+// FC and com.microsoft's LegacyPadding, the two ops of ONNX's first era that Custom Vision's 2018 classifiers
+// hold: each is folded when its inputs are constants and rewritten otherwise (Flatten + Gemm, Pad), and every
+// rewrite is verified against the op's reference kernel by Legalize itself.
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "onnx_legalize/legalize.h"
+#include "test_models.h"
+
+namespace onnx_legalize {
+namespace {
+
+using ::onnx_legalize::testing::CountOps;
+using ::onnx_legalize::testing::DefaultOpset;
+using ::onnx_legalize::testing::LegalizedCopy;
+using ::onnx_legalize::testing::NodeFor;
+using ::onnx_legalize::testing::ParseModel;
+using ::testing::HasSubstr;
+
+const onnx::TensorProto* Initializer(const onnx::ModelProto& model, const std::string& name) {
+  for (const auto& initializer : model.graph().initializer()) {
+    if (initializer.name() == name) return &initializer;
+  }
+  return nullptr;
+}
+
+TEST(FullyConnected, ComputedAtRunTimeBecomesFlattenAndGemmAtOpset1) {
+  const onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 1]>
+g (float[2,3,1,1] x) => (float[2,2] y) {
+  w = Constant<value = float[2,3] {1, 2, 3, 4, 5, 6}>()
+  b = Constant<value = float[2] {0.5, -0.5}>()
+  y = FC<axis = 1, axis_w = 1>(x, w, b)
+}
+)");
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(DefaultOpset(legalized), 1);
+  EXPECT_EQ(CountOps(legalized, "FC"), 0);
+  EXPECT_EQ(CountOps(legalized, "Gemm"), 1);
+  EXPECT_EQ(NodeFor(report, "y").became, "Flatten + Gemm");
+  EXPECT_THAT(NodeFor(report, "y").verification, HasSubstr("bit for bit"));
+}
+
+TEST(FullyConnected, AtEveryAxisCombinationTheRewriteMatchesTheReference) {
+  // axis 2 keeps X's first two dims; W [2, 3, 2] at axis_w 1 is N = 2 rows of K = 6.
+  const onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 9]>
+g (float[2,4,3,2] x, float[2,3,2] w, float[2] b) => (float[2,4,2] y) {
+  y = FC<axis = 2, axis_w = 1>(x, w, b)
+}
+)");
+  for (int64_t target : {9, 13, 17}) {
+    Options options;
+    options.target_opset = target;
+    Report report;
+    const onnx::ModelProto legalized = LegalizedCopy(model, options, &report);
+    EXPECT_EQ(NodeFor(report, "y").became, "Flatten + Flatten + Gemm + Reshape") << target;
+    EXPECT_THAT(NodeFor(report, "y").verification, HasSubstr("bit for bit")) << target;
+  }
+}
+
+TEST(FullyConnected, OfConstantsIsFolded) {
+  const onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 7]>
+g () => (float[1,2] y) {
+  x = Constant<value = float[1,3] {1, 1, 2}>()
+  w = Constant<value = float[2,3] {1, 2, 3, 4, 5, 6}>()
+  b = Constant<value = float[2] {0.5, -0.5}>()
+  y = FC(x, w, b)
+}
+)");
+  const onnx::ModelProto legalized = LegalizedCopy(model);
+  const onnx::TensorProto* y = Initializer(legalized, "y");
+  ASSERT_NE(y, nullptr);
+  // [1 + 2 + 6 + 0.5, 4 + 5 + 12 - 0.5]
+  const float* values = reinterpret_cast<const float*>(y->raw_data().data());
+  ASSERT_EQ(y->raw_data().size(), 2 * sizeof(float));
+  EXPECT_EQ(values[0], 9.5f);
+  EXPECT_EQ(values[1], 20.5f);
+}
+
+TEST(FullyConnected, WhoseOutputShapeCannotBeWrittenIsRefused) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 7]>
+g (float[N,M,6] x, float[2,6] w, float[2] b) => (float[N,M,2] y) {
+  y = FC<axis = 2>(x, w, b)
+}
+)");
+  onnx::ModelProto copy = model;
+  const absl::StatusOr<Report> report = Legalize(copy, {});
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(report.status().message(), HasSubstr("FC"));
+}
+
+// A VALID MaxPool behind LegacyPadding, as WinMLTools 0.1 wrote CoreML's includeLastPixel pooling.
+constexpr char kLegacyPadding[] = R"(
+<ir_version: 3, opset_import: ["" : 1, "com.microsoft" : 1]>
+g (float[1,2,56,57] x) => (float[1,2,28,28] y) {
+  padded = com.microsoft.LegacyPadding<kernel_shape = [3, 3], strides = [2, 2], pads = [0, 0], value = -3.4e38>(x)
+  y = MaxPool<kernel_shape = [3, 3], strides = [2, 2], auto_pad = "VALID">(padded)
+}
+)";
+
+TEST(LegacyPadding, BecomesThePadCoreMLsIncludeLastPixelMeant) {
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(ParseModel(kLegacyPadding), {}, &report);
+  EXPECT_EQ(CountOps(legalized, "LegacyPadding"), 0);
+  ASSERT_EQ(CountOps(legalized, "Pad"), 1);
+  EXPECT_EQ(NodeFor(report, "padded").became, "Pad-2");
+  EXPECT_THAT(NodeFor(report, "padded").verification, HasSubstr("bit for bit"));
+  // H 56: T = 53, CoreML's ceil(53 / 2) + 1 = 28 windows where VALID has 27: one row more at the end.
+  // W 57: T = 54, 28 windows either way: none.
+  for (const auto& node : legalized.graph().node()) {
+    if (node.op_type() != "Pad") continue;
+    for (const auto& attribute : node.attribute()) {
+      if (attribute.name() == "pads") EXPECT_THAT(attribute.ints(), ::testing::ElementsAre(0, 0, 0, 0, 0, 0, 1, 0));
+    }
+  }
+}
+
+TEST(LegacyPadding, AtOpset11TakesItsPadsAsInputs) {
+  Options options;
+  options.target_opset = 11;
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(ParseModel(kLegacyPadding), options, &report);
+  EXPECT_EQ(NodeFor(report, "padded").became, "Pad-11");
+}
+
+TEST(LegacyPadding, OfUnknownHeightIsRefusedNamingWhy) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 7, "com.microsoft" : 1]>
+g (float[1,2,H,W] x) => (float[1,2,H,W] y) {
+  y = com.microsoft.LegacyPadding<kernel_shape = [3, 3], strides = [2, 2], pads = [0, 0], value = 0.0>(x)
+}
+)");
+  const absl::StatusOr<Report> report = Legalize(model, {});
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(report.status().message(), HasSubstr("height and width"));
+}
+
+}  // namespace
+}  // namespace onnx_legalize
