@@ -279,6 +279,9 @@ struct CheckFinding {
   // result only where legalizing made a node mismatch).
   bool mismatches_schema = false;
 };
+// How the reason of a finding starts when the model is written as ONNX's first exporters wrote it (an implied
+// opset, untyped attributes, nodes out of order, legacy attributes) and legalizing writes it as onnx reads it.
+inline constexpr char kLegacyEraReasonPrefix[] = "written as ONNX's first exporters wrote it";
 absl::StatusOr<std::vector<CheckFinding>> CheckModel(const onnx::ModelProto& model);
 
 }  // namespace onnx_legalize

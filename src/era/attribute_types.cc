@@ -60,13 +60,18 @@ absl::Status RecoverInGraph(onnx::GraphProto& graph, const std::string& path, co
       if (attribute.type() != AttributeProto::UNDEFINED || !attribute.ref_attr_name().empty()) continue;
       const std::vector<AttributeProto::AttributeType> set = TypesOfSetFields(attribute);
       const std::string where = absl::StrCat(InGraph(NodeLabel(node), path), ": attribute '", attribute.name(), "'");
+      auto untype_this_node = [&typed] {
+        for (AttributeProto* done : typed) done->clear_type();
+      };
       if (set.size() > 1) {
+        untype_this_node();
         return absl::InvalidArgumentError(
             absl::StrCat(where, " has no type and sets ", set.size(), " value fields; an attribute holds one value"));
       }
       const AttributeProto::AttributeType type =
           set.size() == 1 ? set[0] : DeclaredType(node, attribute.name(), opsets);
       if (type == AttributeProto::UNDEFINED) {
+        untype_this_node();
         return absl::InvalidArgumentError(absl::StrCat(
             where, " has no type and sets no value, and no schema of its op declares it: its type cannot be told"));
       }

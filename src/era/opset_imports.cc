@@ -29,6 +29,10 @@ namespace {
 
 using ImportList = google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>;
 
+// The IR version of ONNX 1.0-1.2 (2017-2018), the last whose exporters wrote imports that need reading; a later
+// model that imports no default opset, or one domain twice, is malformed and refused as such.
+constexpr int64_t kLastIrOfTheFirstEra = 3;
+
 // Legacy flags the era's exporters set that no schema declares; legacy_attributes.cc reads them.
 bool IsLegacyFlag(const std::string& attribute) {
   return attribute == "is_test" || attribute == "spatial" || attribute == "consumed_inputs";
@@ -105,7 +109,8 @@ absl::Status RepairOpsetImports(onnx::ModelProto& model, LegacyRepairs& repairs)
       it->second = std::max(it->second, import.version());
     }
   }
-  if (repeated) {
+  // Only the first era wrote such models (WinMLTools 0.1, IR 3); from IR 4 on a repeated domain is an error.
+  if (repeated && model.ir_version() <= kLastIrOfTheFirstEra) {
     ImportList merged;
     std::string versions;
     for (const onnx::OperatorSetIdProto& import : model.opset_import()) {
@@ -140,7 +145,7 @@ absl::Status RepairOpsetImports(onnx::ModelProto& model, LegacyRepairs& repairs)
                     unrepaired, repairs);
     return absl::OkStatus();
   }
-  if (!HoldsDefaultDomainNode(model)) return absl::OkStatus();
+  if (model.ir_version() > kLastIrOfTheFirstEra || !HoldsDefaultDomainNode(model)) return absl::OkStatus();
   const int64_t implied = LowestFittingOpset(model);
   if (implied == 0) {
     return absl::InvalidArgumentError(absl::StrCat("the model imports no default-domain opset, and no opset of ",

@@ -32,8 +32,11 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "era/legacy_repairs.h"
+#include "google/protobuf/arena.h"
 #include "graph/graph_scope.h"
 #include "graph/labels.h"
+#include "graph/model_skeleton.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
 #include "onnx/defs/schema.h"
@@ -130,6 +133,28 @@ std::string SchemaMismatch(const onnx::OpSchema& schema, const onnx::NodeProto& 
   }
 }
 
+int64_t DefaultOpsetOf(const OpsetImports& opsets) {
+  auto found = opsets.find(kDefaultDomain);
+  return found == opsets.end() ? 0 : found->second;
+}
+
+// Each repair ReadAsItsEra made, as a finding legalizing fixes: the model as written is not what onnx reads.
+void AddRepairFindings(const LegacyRepairs& repairs, const OpsetImports& opsets, std::vector<CheckFinding>& findings) {
+  for (const LegacyRepair& repair : repairs.repairs()) {
+    CheckFinding finding;
+    finding.graph_path = repair.graph_path;
+    finding.node_name = repair.node_name;
+    finding.op_type = repair.op_type;
+    finding.domain = DomainForDisplay(kDefaultDomain);
+    finding.opset = DefaultOpsetOf(opsets);
+    finding.reason = absl::StrCat(kLegacyEraReasonPrefix, ": ", repair.what);
+    finding.fixable = true;
+    finding.fix = "written as onnx reads it";
+    if (!finding.graph_path.empty() && finding.op_type.empty()) finding.op_type = "(graph)";
+    findings.push_back(std::move(finding));
+  }
+}
+
 class Checker {
  public:
   Checker(const OpsetImports& opsets, const std::set<std::pair<std::string, std::string>>& local_functions,
@@ -153,6 +178,16 @@ class Checker {
     if (import == opsets_.end()) {
       Add(node, path, domain, 0,
           absl::StrCat("the model imports no opset for domain '", DomainForDisplay(domain), "'"));
+      return;
+    }
+    if (!domain.empty() && FindRemovedOpRule(node, DefaultOpsetOf(opsets_)) != nullptr) {
+      // A vendor's op of the first era that a rule rewrites (com.microsoft's LegacyPadding).
+      CheckFinding& finding =
+          Add(node, path, domain, import->second,
+              absl::StrCat("removed experimental op of ", DomainForDisplay(domain),
+                           " that only the Windows ML preview of 2018 ran (use onnx-legalize to rewrite it)"));
+      finding.fixable = !absl::StartsWith(path, "function:");
+      if (finding.fixable) finding.fix = "fold, or rewrite into standard ops";
       return;
     }
     if (!IsDomainKnownToOnnx(domain)) return;  // Not onnx's to judge; see the rules above.
@@ -216,7 +251,13 @@ class Checker {
 
 }  // namespace
 
-absl::StatusOr<std::vector<CheckFinding>> CheckModel(const onnx::ModelProto& model) {
+absl::StatusOr<std::vector<CheckFinding>> CheckModel(const onnx::ModelProto& input) {
+  // The model as its era meant it (era/legacy_repairs.h), on a light copy: what legalizing reads.
+  google::protobuf::Arena arena;
+  onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+  BuildModelSkeleton(input, model);
+  LegacyRepairs repairs;
+  RETURN_IF_ERROR(ReadAsItsEra(model, repairs));
   ASSIGN_OR_RETURN(const OpsetImports opsets, ModelOpsetImports(model));
 
   std::set<std::pair<std::string, std::string>> local_functions;
@@ -225,6 +266,7 @@ absl::StatusOr<std::vector<CheckFinding>> CheckModel(const onnx::ModelProto& mod
   }
 
   std::vector<CheckFinding> findings;
+  AddRepairFindings(repairs, opsets, findings);
   Checker(opsets, local_functions, findings).CheckNodes(model.graph().node(), kMainGraphPath);
 
   for (const onnx::FunctionProto& function : model.functions()) {

@@ -57,6 +57,9 @@ constexpr Rule kRules[] = {
     {"schema-mismatch", "does not match the schema of",
      "The node does not match its op's schema at the imported opset (attributes, their types, input or output "
      "counts), so no runtime loads it."},
+    {"legacy-era", kLegacyEraReasonPrefix,
+     "The model is written as ONNX's first exporters wrote it (an opset it only implies, attributes without "
+     "their type, nodes out of order, legacy attributes); onnx-legalize writes it as onnx reads it."},
     {"no-schema", "", "The op has no schema at the opset the model imports."},
 };
 constexpr size_t kPolicyRule = 5;
@@ -67,7 +70,7 @@ static_assert(std::string_view(kRules[kGenericRule].id) == "no-schema", "the gen
 bool IsModelFinding(const CheckFinding& finding) { return finding.op_type.empty() && finding.graph_path.empty(); }
 
 size_t RuleIndex(const CheckFinding& finding) {
-  if (IsModelFinding(finding)) return kPolicyRule;
+  if (IsModelFinding(finding) && !absl::StartsWith(finding.reason, kLegacyEraReasonPrefix)) return kPolicyRule;
   for (size_t i = 0; i < kGenericRule; ++i) {
     if (kRules[i].reason_prefix[0] != '\0' && absl::StartsWith(finding.reason, kRules[i].reason_prefix)) return i;
   }

@@ -118,6 +118,22 @@ struct Chunk {
 
 }  // namespace
 
+// The recurrent ops' first versions, which onnx 1.12 has no adapters for ("No Adapter From Version $6 for
+// LSTM": PyTorch 0.3's LSTM and RNN exports, onnx's own 1.1-1.2 test models). LSTM-1, GRU-1 and RNN-1 had
+// `output_sequence`, which said only whether the Y output was optional; at opset 7 every output is optional
+// and the attribute is gone, so it is dropped. GRU-3 added linear_before_reset, whose default 0 is GRU-1's
+// computation: 2 -> 3 changes nothing.
+StepConverter::StepConverter() {
+  using onnx::version_conversion::CompatibleAdapter;
+  registerAdapter(std::make_unique<CompatibleAdapter>("GRU", onnx::OpSetID(2), onnx::OpSetID(3)));
+  const auto drop_output_sequence = [](const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
+    const onnx::Symbol output_sequence("output_sequence");
+    if (node->hasAttribute(output_sequence)) node->removeAttribute(output_sequence);
+    return node;
+  };
+  for (const char* op : {"GRU", "LSTM", "RNN"}) registerAdapter(op, 6, 7, drop_output_sequence);
+}
+
 bool StepConverter::Adapts(const std::string& op_type, int64_t from, int64_t to) const {
   if (op_type == "Undefined" || op_type == "Captured") return false;
   auto op = all_schemas.find(op_type);

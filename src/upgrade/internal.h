@@ -157,6 +157,9 @@ inline constexpr int64_t kChunkNodes = 64;
 // effect (it is private in onnx 1.12), and the test it applies to decide whether a node meets an adapter.
 class StepConverter : public onnx::version_conversion::DefaultVersionConverter {
  public:
+  // onnx 1.12's adapters, and those it lacks for the recurrent ops of opsets 1-6 (chunks.cc).
+  StepConverter();
+
   // Whether convert_graph hands a node of `op_type` to an adapter at some step from `from` to `to`.
   bool Adapts(const std::string& op_type, int64_t from, int64_t to) const;
 

@@ -51,8 +51,8 @@ TEST(ReadAsItsEra, Ir1WithoutImportsMeansDefaultOpset1AndAttributeTypesComeFromT
   const onnx::NodeProto& conv = model.graph().node(0);
   EXPECT_EQ(FindAttribute(conv, "kernel_shape")->type(), onnx::AttributeProto::INTS);
   EXPECT_EQ(FindAttribute(conv, "group")->type(), onnx::AttributeProto::INT);
-  EXPECT_THAT(repairs.Describe(), ::testing::ElementsAre(HasSubstr("IR version 1 has no opset imports"),
-                                                         HasSubstr("kernel_shape INTS")));
+  EXPECT_THAT(repairs.Describe(),
+              ::testing::ElementsAre(HasSubstr("IR version 1 has no opset imports"), HasSubstr("kernel_shape INTS")));
 }
 
 TEST(ReadAsItsEra, UndoGivesBackTheModelAsRead) {
@@ -151,7 +151,8 @@ g (float[2] x) => (float[2] y, float[2] z) {
   std::vector<std::string> order;
   for (const auto& node : model.graph().node()) order.push_back(node.op_type());
   EXPECT_THAT(order, ::testing::ElementsAre("Relu", "Abs", "Neg", "Exp"));
-  EXPECT_THAT(repairs.Describe(), ::testing::ElementsAre(HasSubstr("graph main: nodes listed out of topological order")));
+  EXPECT_THAT(repairs.Describe(),
+              ::testing::ElementsAre(HasSubstr("graph main: nodes listed out of topological order")));
 }
 
 TEST(ReadAsItsEra, ACycleIsLeftForValidationToName) {
@@ -242,6 +243,31 @@ TEST(ReadAsItsEra, AFailedLegalizationTakesTheRepairsBack) {
   const absl::StatusOr<Report> report = Legalize(model, {});
   EXPECT_FALSE(report.ok());
   EXPECT_TRUE(SameModel(model, before));
+}
+
+// PyTorch 0.3's recurrent exports: onnx 1.12 has no adapter from their first versions ("No Adapter From
+// Version $6 for LSTM"); output_sequence, which only said Y was optional, goes at opset 7.
+TEST(RecurrentOpsOfOpsets1To6, MoveToOpset7WithoutOutputSequence) {
+  const std::pair<const char*, int> ops[] = {{"LSTM", 4}, {"GRU", 3}, {"RNN", 1}};
+  for (const auto& [op, gates] : ops) {
+    const std::string rows = std::to_string(gates * 3);
+    const std::string text = std::string(R"(
+<ir_version: 3, opset_import: ["" : 6]>
+g (float[5,1,2] x, float[1,)") +
+                             rows + R"(,2] w, float[1,)" + rows + R"(,3] r) => (float[1,1,3] h) {
+  y, h = )" + op + R"(<hidden_size = 3, output_sequence = 0>(x, w, r)
+}
+)";
+    Options options;
+    options.target_opset = 7;
+    const onnx::ModelProto legalized = LegalizedCopy(ParseModel(text.c_str()), options);
+    EXPECT_EQ(DefaultOpset(legalized), 7) << op;
+    ASSERT_EQ(legalized.graph().node_size(), 1) << op;
+    EXPECT_EQ(FindAttribute(legalized.graph().node(0), "output_sequence"), nullptr) << op;
+    EXPECT_NE(FindAttribute(legalized.graph().node(0), "hidden_size"), nullptr) << op;
+    onnx::ModelProto checked = legalized;
+    EXPECT_NO_THROW(onnx::checker::check_model(checked)) << op;
+  }
 }
 
 }  // namespace

@@ -37,6 +37,7 @@ TEST(ReportToJsonTest, WritesAnUnchangedReport) {
   "ir_version_after": 8,
   "onnx_check": "",
   "opset_move": "",
+  "legacy_repairs": [],
   "targets_passed_over": [],
   "nodes": []
 }
@@ -79,6 +80,7 @@ TEST(ReportToJsonTest, WritesNodesInOrderWithStableKeys) {
   "ir_version_after": 5,
   "onnx_check": "accepted",
   "opset_move": "executed: identical",
+  "legacy_repairs": [],
   "targets_passed_over": [
     {
       "opset": 10,
