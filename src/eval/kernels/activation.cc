@@ -143,6 +143,19 @@ absl::StatusOr<Outputs> RunPRelu(const KernelContext& ctx) {
   }));
 }
 
+// The lowest finite value of `type` in its computing type T (float16's is -65504).
+template <typename T>
+T LowestOf(DataType type) {
+  if (type == onnx::TensorProto::FLOAT16) return static_cast<T>(-65504.0f);
+  return std::numeric_limits<T>::lowest();
+}
+
+template <typename T>
+T HighestOf(DataType type) {
+  if (type == onnx::TensorProto::FLOAT16) return static_cast<T>(65504.0f);
+  return std::numeric_limits<T>::max();
+}
+
 // The bound Clip-11 reads from an optional input: a one-element tensor of X's type.
 template <typename T>
 absl::StatusOr<std::optional<T>> ClipBound(const KernelContext& ctx, size_t index, const Tensor& x) {
@@ -167,11 +180,15 @@ absl::StatusOr<Tensor> ApplyClip(const KernelContext& ctx, const Tensor& x) {
     ASSIGN_OR_RETURN(low, ClipBound<T>(ctx, 1, x));
     ASSIGN_OR_RETURN(high, ClipBound<T>(ctx, 2, x));
   }
+  // An absent bound is the type's lowest or greatest value (Clip-6's defaults, Clip-11's text), so +-inf is
+  // clipped to the greatest finite value.
+  if (!low) low = LowestOf<T>(x.type());
+  if (!high) high = HighestOf<T>(x.type());
   std::vector<T> values = ReadAs<T>(x);
   // min first, then max: where min > max every value becomes max (Clip-13's text); NaN passes through.
   for (T& value : values) {
-    if (low && value < *low) value = *low;
-    if (high && value > *high) value = *high;
+    if (value < *low) value = *low;
+    if (value > *high) value = *high;
   }
   return WriteAs<T>(x.type(), x.dims(), values);
 }
