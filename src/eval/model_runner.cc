@@ -340,6 +340,18 @@ absl::StatusOr<int64_t> RunnableOpset(const onnx::ModelProto& model) {
   return opset;
 }
 
+// The value of a main-graph initializer: its bytes viewed where it holds them, or where `set_aside` has them
+// for one stored as external data.
+absl::StatusOr<Tensor> InitializerValue(const onnx::TensorProto& initializer, const SetAsideInitializers& set_aside) {
+  const std::string what = StrCat("initializer '", initializer.name(), "' (graph ", kMainGraphPath, ")");
+  if (initializer.data_location() != TensorProto::EXTERNAL) return TensorViewFromProto(initializer, what);
+  const onnx::TensorProto* data = set_aside ? set_aside(initializer.name()) : nullptr;
+  if (data == nullptr) {
+    return absl::UnimplementedError(StrCat(what, " is external data, which the model runner is not given"));
+  }
+  return TensorViewFromProto(*data, what);
+}
+
 // A fed tensor must match the graph input's declared element type and static dims.
 absl::Status CheckFeed(const onnx::ValueInfoProto& input, const Tensor& fed) {
   if (!input.type().has_tensor_type()) return absl::OkStatus();
@@ -369,7 +381,8 @@ std::optional<std::string> FirstUnsupportedNode(const onnx::ModelProto& model, c
 
 absl::StatusOr<std::map<std::string, Tensor>> RunModel(const onnx::ModelProto& model,
                                                        const std::map<std::string, Tensor>& inputs,
-                                                       const ExtraKernels* extra) {
+                                                       const ExtraKernels* extra,
+                                                       const SetAsideInitializers& set_aside) {
   ASSIGN_OR_RETURN(const int64_t opset, RunnableOpset(model));
   const onnx::GraphProto& graph = model.graph();
   Scope scope(kMainGraphPath, nullptr);
@@ -387,8 +400,7 @@ absl::StatusOr<std::map<std::string, Tensor>> RunModel(const onnx::ModelProto& m
   }
   for (const auto& initializer : graph.initializer()) {
     if (inputs.count(initializer.name())) continue;  // overridden (only possible for a graph input)
-    ASSIGN_OR_RETURN(Tensor value, TensorFromProto(initializer, StrCat("initializer '", initializer.name(), "' (graph ",
-                                                                       kMainGraphPath, ")")));
+    ASSIGN_OR_RETURN(Tensor value, InitializerValue(initializer, set_aside));
     RETURN_IF_ERROR(scope.Define(initializer.name(), Share(std::move(value))));
   }
   for (const auto& input : graph.input()) {

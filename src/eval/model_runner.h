@@ -23,6 +23,7 @@
 #define ONNX_LEGALIZE_SRC_EVAL_MODEL_RUNNER_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -46,17 +47,25 @@ class ExtraKernels {
                                                   const std::vector<const Tensor*>& inputs) const = 0;
 };
 
+// Where the data of an initializer the model holds elsewhere (data_location EXTERNAL) is: the TensorProto
+// holding it, by the initializer's name, or null when the caller has none. The legalizer sets its large
+// initializers aside this way while it transforms a model; the TensorProtos must outlive the run.
+using SetAsideInitializers = std::function<const onnx::TensorProto*(const std::string& name)>;
+
 // Runs `model`'s main graph on `inputs` (keyed by graph-input name) and returns its graph outputs by name.
 //
 // An initializer supplies its value unless `inputs` feeds the same name, which it may only when that name
 // is also a graph input: from IR 4 that makes the initializer an overridable default, and in IR 3 every
 // initializer is listed as an input, so feeding one overrides it too. Feeding a name that is not a graph
 // input, omitting a graph input that has no initializer, or feeding a tensor whose type or static dims
-// differ from the input's declaration is InvalidArgument. An op it cannot run is Unimplemented; a value an
-// op's spec does not allow (shapes that do not broadcast, an index out of range) is InvalidArgument.
+// differ from the input's declaration is InvalidArgument. An initializer stored as external data is read
+// from `set_aside`; one it does not have is Unimplemented. Large initializers are viewed, not copied (so
+// `model` and `set_aside`'s protos must not change during the run). An op it cannot run is Unimplemented; a
+// value an op's spec does not allow (shapes that do not broadcast, an index out of range) is InvalidArgument.
 absl::StatusOr<std::map<std::string, Tensor>> RunModel(const onnx::ModelProto& model,
                                                        const std::map<std::string, Tensor>& inputs,
-                                                       const ExtraKernels* extra = nullptr);
+                                                       const ExtraKernels* extra = nullptr,
+                                                       const SetAsideInitializers& set_aside = nullptr);
 
 // Why RunModel could not run `model` whatever its inputs: the first node, at any depth, of an op (or domain)
 // it has no kernel for ("op Conv (graph main)"), or an opset it does not implement. nullopt when it has a
