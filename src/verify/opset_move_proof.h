@@ -7,8 +7,8 @@
 // in both.
 //
 // Where the proof cannot run, it says why (the first op the runner has no kernel for, inputs it cannot draw,
-// constants it is not given or past its budget), and the report carries that text. The move stays covered by onnx's checker and strict shape inference, and the
-// differential tests against ONNX Runtime.
+// constants it is not given or past its budget), and the report carries that text. The move stays covered by onnx's
+// checker and strict shape inference, and the differential tests against ONNX Runtime.
 #ifndef ONNX_LEGALIZE_SRC_VERIFY_OPSET_MOVE_PROOF_H_
 #define ONNX_LEGALIZE_SRC_VERIFY_OPSET_MOVE_PROOF_H_
 

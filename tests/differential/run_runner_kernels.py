@@ -127,6 +127,7 @@ add("clip_inputs", [11, 13], "Clip", [("x", X4), ("lo", np.array(-1.0, np.float3
 add("clip_min_only", [13], "Clip", [("x", X4), ("lo", np.array(0.0, np.float32))])
 add("clip_int", [13], "Clip", [("x", ints((4, 5), -9, 9)), ("lo", np.array(-2)), ("hi", np.array(3))])
 add("hardsigmoid", [7], "HardSigmoid", [("x", X4)], attrs={"alpha": 0.25, "beta": 0.4})
+add("thresholdedrelu", [10, 13], "ThresholdedRelu", [("x", X4)], attrs={"alpha": 0.5})
 add("softsign", [7], "Softsign", [("x", X4)], max_ulp=1,
     why="ORT evaluates x / (1 + |x|) as an Eigen expression that rounds once more (seen: 1 ULP)")
 add("prelu_scalar", [7, 9, 16], "PRelu", [("x", X4), ("s", np.array([0.25], np.float32))])
@@ -328,6 +329,11 @@ add("instancenorm", [7, 13], "InstanceNormalization",
     [("x", normal((2, C, 4, 5))), ("s", positive((C,), 1)), ("b", normal((C,), 2))], max_ulp=64, abs_tol=2.0 ** -21,
     why="ORT computes mean and variance with Eigen's reductions and folds the scale differently; absolute (2^-21) "
         "where the result cancels to near 0")
+add("meanvariancenormalization", [9, 13], "MeanVarianceNormalization", [("x", normal((2, 3, 4, 5)))], max_ulp=64,
+    abs_tol=2.0 ** -21, why="ORT computes the means with Eigen's reductions (another order), and the result cancels "
+                            "near the mean")
+add("meanvariancenormalization_axes", [13], "MeanVarianceNormalization", [("x", normal((2, 3, 4, 5)))],
+    attrs={"axes": [1, 3]}, max_ulp=64, abs_tol=2.0 ** -21, why="as above")
 add("lrn", [7, 13], "LRN", [("x", normal((2, 5, 3, 4)))], attrs={"size": 3, "alpha": 0.01, "beta": 0.6, "bias": 1.5},
     max_ulp=8, why="ORT sums the squares by a sliding window and raises with its own pow")
 

@@ -600,9 +600,9 @@ TEST(ModelRunnerTest, ErrorInsideABranchNamesBothNodesAndTheSubgraphPath) {
   Feeds feeds;
   feeds.emplace("c", Bools({}, {1}));
   feeds.emplace("x", Floats({2}, {1, 2}));
-  EXPECT_TRUE(FailsWith(
-      RunModel(model, feeds), absl::StatusCode::kUnimplemented,
-      {"If 'choose' (graph main)", "Erf producing 't' (graph main/then_graph)", "op Erf is not supported"}));
+  EXPECT_TRUE(
+      FailsWith(RunModel(model, feeds), absl::StatusCode::kUnimplemented,
+                {"If 'choose' (graph main)", "Erf producing 't' (graph main/then_graph)", "op Erf is not supported"}));
 }
 
 TEST(ModelRunnerTest, LoopCarriesValuesAndStacksScanOutputs) {
@@ -842,9 +842,8 @@ TEST(ModelRunnerTest, RunsLegacyBroadcastingAtOpset6) {
   const auto model = ParseModel(R"(
     <ir_version: 3, opset_import: ["" : 6]>
     g (float[2,3] x, float[2] b) => (float[2,3] y) { y = Add<broadcast=1, axis=0>(x, b) })");
-  EXPECT_TRUE(OutputIs(
-      RunModel(model, TwoFeeds("x", Floats({2, 3}, std::vector<float>(6)), "b", Floats({2}, {1, 2}))), "y",
-      Floats({2, 3}, {1, 1, 1, 2, 2, 2})));
+  EXPECT_TRUE(OutputIs(RunModel(model, TwoFeeds("x", Floats({2, 3}, std::vector<float>(6)), "b", Floats({2}, {1, 2}))),
+                       "y", Floats({2, 3}, {1, 1, 1, 2, 2, 2})));
 }
 
 TEST(ModelRunnerTest, RejectsUnequalShapesWithoutLegacyBroadcastAtOpset6) {

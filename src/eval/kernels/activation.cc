@@ -1,5 +1,5 @@
 // Activations, each element on its own: Relu, LeakyRelu, PRelu, Elu, Selu, Sigmoid, HardSigmoid, Tanh,
-// Softplus, Softsign, Clip. Formulas are their specs' (the version the opset selects: the attributes have
+// Softplus, Softsign, ThresholdedRelu (from opset 10), Clip. Formulas are their specs' (the version the opset selects: the attributes have
 // not changed meaning since version 1, but Clip-11 moved min/max to inputs and PRelu-7 broadcasts its slope).
 // float16 is computed in float; the transcendental functions are the C library's (std::exp, std::tanh,
 // std::log1p), so a value is the same on every run of one build.
@@ -27,6 +27,7 @@ constexpr int64_t kIntegerReluOpset = 14;
 // Clip-11 takes min and max as inputs 1 and 2 instead of attributes; Clip-12 adds the integer types.
 constexpr int64_t kClipInputsOpset = 11;
 constexpr int64_t kIntegerClipOpset = 12;
+constexpr int64_t kThresholdedReluOpset = 10;
 
 // An activation y = fn(x, params...) over a floating tensor.
 template <typename Fn>
@@ -89,6 +90,19 @@ absl::StatusOr<Outputs> RunHardSigmoid(const KernelContext& ctx) {
     const T y = static_cast<T>(alpha) * x + static_cast<T>(beta);
     if (std::isnan(y)) return y;
     return std::max(T{0}, std::min(T{1}, y));
+  });
+}
+
+// ThresholdedRelu-10: y = x > alpha ? x : 0 (alpha default 1). Before opset 10 the op is the experimental
+// ThresholdedRelu-1, which the legalizer's rule computes (ExtraKernels), not this kernel.
+absl::StatusOr<Outputs> RunThresholdedRelu(const KernelContext& ctx) {
+  if (ctx.opset < kThresholdedReluOpset) {
+    return absl::UnimplementedError("ThresholdedRelu-1 (experimental) is computed by the legalizer's rule");
+  }
+  ASSIGN_OR_RETURN(const float alpha, FloatAttributeOr(ctx.node, "alpha", 1.0f));
+  return RunActivation(ctx, [alpha](auto x) {
+    using T = decltype(x);
+    return x > static_cast<T>(alpha) ? x : T{0};
   });
 }
 
@@ -217,13 +231,12 @@ void AddActivationKernels(KernelTable& table) {
   table["Selu"] = RunSelu;
   table["HardSigmoid"] = RunHardSigmoid;
   table["Clip"] = RunClip;
+  table["ThresholdedRelu"] = RunThresholdedRelu;
   table["Sigmoid"] = [](const KernelContext& ctx) {
     return RunActivation(ctx, [](auto x) { return decltype(x){1} / (decltype(x){1} + std::exp(-x)); });
   };
   table["Tanh"] = [](const KernelContext& ctx) { return RunActivation(ctx, [](auto x) { return std::tanh(x); }); };
-  table["Softplus"] = [](const KernelContext& ctx) {
-    return RunActivation(ctx, [](auto x) { return Softplus(x); });
-  };
+  table["Softplus"] = [](const KernelContext& ctx) { return RunActivation(ctx, [](auto x) { return Softplus(x); }); };
   table["Softsign"] = [](const KernelContext& ctx) {
     return RunActivation(ctx, [](auto x) { return x / (decltype(x){1} + std::fabs(x)); });
   };

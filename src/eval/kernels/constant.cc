@@ -87,8 +87,8 @@ absl::StatusOr<Outputs> RunDropout(const KernelContext& ctx) {
   Outputs outputs = {ctx.inputs[0]};
   if (ctx.WantsOutput(1)) {
     if (ctx.opset >= 10) {
-      outputs.push_back(Share(*TensorOf<uint8_t>(TensorProto::BOOL, x->dims(),
-                                                 std::vector<uint8_t>(x->element_count(), 1))));
+      outputs.push_back(
+          Share(*TensorOf<uint8_t>(TensorProto::BOOL, x->dims(), std::vector<uint8_t>(x->element_count(), 1))));
     } else {
       absl::StatusOr<Tensor> mask = VisitFloating(x->type(), "Dropout's mask", [&](auto tag) {
         using T = decltype(tag);

@@ -13,7 +13,6 @@
 #include <optional>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "eval/kernels/conv_geometry.h"
 #include "eval/kernels/conv_kernels.h"
 #include "eval/kernels/kernel_support.h"
@@ -24,8 +23,6 @@
 
 namespace onnx_legalize {
 namespace {
-
-using ::absl::StrCat;
 
 // The most elements one im2col buffer holds: 16 Mi (64 MiB of float).
 constexpr int64_t kColumnElements = int64_t{1} << 24;
@@ -117,9 +114,8 @@ absl::StatusOr<Outputs> RunConv(const KernelContext& ctx) {
   const Tensor* b = ctx.Input(2);
   ASSIGN_OR_RETURN(const ConvOperands operands, CheckConvOperands(ctx, *x, *w, b, /*transposed=*/false));
   ASSIGN_OR_RETURN(const WindowGeometry g, SlidingWindow(ctx, operands.spatial, operands.kernel, WindowOptions()));
-  return Single(VisitFloating(x->type(), "Conv", [&](auto tag) {
-    return ApplyConv<decltype(tag)>(*x, *w, b, g, operands.group);
-  }));
+  return Single(VisitFloating(x->type(), "Conv",
+                              [&](auto tag) { return ApplyConv<decltype(tag)>(*x, *w, b, g, operands.group); }));
 }
 
 }  // namespace

@@ -17,9 +17,8 @@ absl::StatusOr<std::vector<int64_t>> SpatialAttribute(const KernelContext& ctx, 
   ASSIGN_OR_RETURN(const std::optional<std::vector<int64_t>> values, IntsAttribute(ctx.node, name));
   if (!values) return std::vector<int64_t>(rank, fallback);
   if (values->size() != rank) {
-    return absl::InvalidArgumentError(
-        StrCat("attribute '", name, "' ", DimsString(*values), " has ", values->size(), " values; the input has ",
-               rank, " spatial dims"));
+    return absl::InvalidArgumentError(StrCat("attribute '", name, "' ", DimsString(*values), " has ", values->size(),
+                                             " values; the input has ", rank, " spatial dims"));
   }
   return *values;
 }
@@ -68,7 +67,8 @@ absl::StatusOr<WindowGeometry> SlidingWindow(const KernelContext& ctx, const std
         return absl::InvalidArgumentError(StrCat("pads ", DimsString(pads), " are negative"));
       }
       const int64_t span = in[d] + g.pad_begin[d] + g.pad_end[d] - extent;
-      g.out[d] = (options.ceil_mode ? DivideRoundingUp(span, g.strides[d]) : DivideRoundingDown(span, g.strides[d])) + 1;
+      g.out[d] =
+          (options.ceil_mode ? DivideRoundingUp(span, g.strides[d]) : DivideRoundingDown(span, g.strides[d])) + 1;
     } else if (auto_pad == "VALID") {
       g.out[d] = DivideRoundingDown(in[d] - extent, g.strides[d]) + 1;
     } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
@@ -77,7 +77,8 @@ absl::StatusOr<WindowGeometry> SlidingWindow(const KernelContext& ctx, const std
       g.pad_begin[d] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
       g.pad_end[d] = total - g.pad_begin[d];
     } else {
-      return absl::InvalidArgumentError(StrCat("auto_pad '", auto_pad, "' is none of NOTSET, VALID, SAME_UPPER, SAME_LOWER"));
+      return absl::InvalidArgumentError(
+          StrCat("auto_pad '", auto_pad, "' is none of NOTSET, VALID, SAME_UPPER, SAME_LOWER"));
     }
     if (g.out[d] < 1) {
       return absl::InvalidArgumentError(StrCat("a window of extent ", extent, " does not fit spatial dim ", d,

@@ -52,8 +52,7 @@ absl::StatusOr<ConvOperands> CheckConvOperands(const KernelContext& ctx, const T
   const int64_t maps = transposed ? w.dims()[1] * group : w.dims()[0];
   const int64_t per_group = transposed ? w.dims()[0] : w.dims()[1] * group;
   if (group <= 0 || channels % group != 0 || maps % group != 0 || per_group != channels) {
-    return absl::InvalidArgumentError(
-        StrCat("X ", Describe(x), " and W ", Describe(w), " do not fit group ", group));
+    return absl::InvalidArgumentError(StrCat("X ", Describe(x), " and W ", Describe(w), " do not fit group ", group));
   }
   if (b != nullptr && (b->rank() != 1 || b->dims()[0] != maps)) {
     return absl::InvalidArgumentError(StrCat("B is ", Describe(*b), "; it must be [", maps, "]"));
@@ -76,13 +75,15 @@ absl::StatusOr<WindowGeometry> TransposedWindow(const KernelContext& ctx, const 
   ASSIGN_OR_RETURN(const std::string auto_pad, StringAttributeOr(ctx.node, "auto_pad", "NOTSET"));
   ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> output_shape, IntsAttribute(ctx.node, "output_shape"));
   // output_shape may name the whole output ([N, M, spatial...]); its spatial part is what counts.
-  if (output_shape && output_shape->size() == rank + 2) output_shape->erase(output_shape->begin(), output_shape->begin() + 2);
+  if (output_shape && output_shape->size() == rank + 2)
+    output_shape->erase(output_shape->begin(), output_shape->begin() + 2);
   if (output_shape && output_shape->size() != rank) {
-    return absl::InvalidArgumentError(StrCat("output_shape ", DimsString(*output_shape), " does not have ", rank,
-                                             " spatial dims"));
+    return absl::InvalidArgumentError(
+        StrCat("output_shape ", DimsString(*output_shape), " does not have ", rank, " spatial dims"));
   }
   if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER") {
-    return absl::InvalidArgumentError(StrCat("auto_pad '", auto_pad, "' is none of NOTSET, VALID, SAME_UPPER, SAME_LOWER"));
+    return absl::InvalidArgumentError(
+        StrCat("auto_pad '", auto_pad, "' is none of NOTSET, VALID, SAME_UPPER, SAME_LOWER"));
   }
   const bool same = auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER";
   g.pad_begin.assign(rank, 0);

@@ -210,8 +210,8 @@ absl::StatusOr<Outputs> RunTranspose(const KernelContext& ctx) {
   std::vector<bool> seen(x->rank(), false);
   for (const int64_t axis : *perm) {
     if (static_cast<int64_t>(perm->size()) != x->rank() || axis < 0 || axis >= x->rank() || seen[axis]) {
-      return absl::InvalidArgumentError(StrCat("perm ", DimsString(*perm), " is not a permutation of ", x->rank(),
-                                               " axes of ", Describe(*x)));
+      return absl::InvalidArgumentError(
+          StrCat("perm ", DimsString(*perm), " is not a permutation of ", x->rank(), " axes of ", Describe(*x)));
     }
     seen[axis] = true;
   }

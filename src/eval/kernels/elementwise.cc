@@ -100,15 +100,14 @@ absl::StatusOr<Outputs> RunPow(const KernelContext& ctx) {
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "X"));
   ASSIGN_OR_RETURN(const Tensor* y, RequiredInput(ctx, 1, "Y"));
   if (x->type() != y->type() && ctx.opset < kPowMixedTypesOpset) {
-    return absl::InvalidArgumentError(StrCat("X is ", Describe(*x), " and Y ", Describe(*y),
-                                             "; Pow before opset 12 takes one type for both"));
+    return absl::InvalidArgumentError(
+        StrCat("X is ", Describe(*x), " and Y ", Describe(*y), "; Pow before opset 12 takes one type for both"));
   }
   ASSIGN_OR_RETURN(const BinaryShapes shapes, BinaryOperandShapes(ctx, x->dims(), y->dims()));
   return Single(VisitFloating(x->type(), "Pow's base", [&](auto base_tag) {
     using T = decltype(base_tag);
-    return VisitNumeric(y->type(), "Pow's exponent", [&](auto exponent_tag) {
-      return ApplyPow<T, decltype(exponent_tag)>(*x, *y, shapes);
-    });
+    return VisitNumeric(y->type(), "Pow's exponent",
+                        [&](auto exponent_tag) { return ApplyPow<T, decltype(exponent_tag)>(*x, *y, shapes); });
   }));
 }
 
@@ -174,9 +173,8 @@ absl::StatusOr<Outputs> RunVariadic(const KernelContext& ctx, Variadic op) {
   ASSIGN_OR_RETURN(const std::vector<int64_t> out_dims, BroadcastDims(shapes));
   const DataType type = inputs[0]->type();
   if (op == Variadic::kMean) {
-    return Single(VisitFloating(type, "Mean", [&](auto tag) {
-      return ApplyVariadic<decltype(tag)>(op, inputs, out_dims);
-    }));
+    return Single(
+        VisitFloating(type, "Mean", [&](auto tag) { return ApplyVariadic<decltype(tag)>(op, inputs, out_dims); }));
   }
   return Single(VisitNumeric(type, ctx.node.op_type(),
                              [&](auto tag) { return ApplyVariadic<decltype(tag)>(op, inputs, out_dims); }));
@@ -197,9 +195,8 @@ absl::StatusOr<Outputs> RunUnary(const KernelContext& ctx, Visit visit, Fn fn) {
 
 template <typename Fn>
 absl::StatusOr<Outputs> RunFloatingUnary(const KernelContext& ctx, Fn fn) {
-  return RunUnary(ctx, [](DataType type, absl::string_view what, auto&& visit) {
-    return VisitFloating(type, what, visit);
-  }, fn);
+  return RunUnary(
+      ctx, [](DataType type, absl::string_view what, auto&& visit) { return VisitFloating(type, what, visit); }, fn);
 }
 
 // Negation: a sign flip for floats (NaN payloads kept), wrapping for integers (INT_MIN stays INT_MIN).

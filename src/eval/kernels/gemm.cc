@@ -120,8 +120,8 @@ absl::StatusOr<Outputs> RunGemm(const KernelContext& ctx) {
                                              c != nullptr ? StrCat(", ", Describe(*c)) : ""));
   }
   ASSIGN_OR_RETURN(const GemmShape shape, GemmShapeOf(ctx, *a, *b));
-  return Single(VisitProductType(a->type(), "Gemm",
-                                 [&](auto tag) { return ApplyGemm<decltype(tag)>(ctx, *a, *b, c, shape); }));
+  return Single(
+      VisitProductType(a->type(), "Gemm", [&](auto tag) { return ApplyGemm<decltype(tag)>(ctx, *a, *b, c, shape); }));
 }
 
 template <typename T>

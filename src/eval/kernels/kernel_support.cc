@@ -120,8 +120,7 @@ absl::StatusOr<std::optional<std::vector<int64_t>>> IntsAttribute(const onnx::No
   return std::vector<int64_t>(attribute->ints().begin(), attribute->ints().end());
 }
 
-absl::StatusOr<std::optional<std::vector<float>>> FloatsAttribute(const onnx::NodeProto& node,
-                                                                  absl::string_view name) {
+absl::StatusOr<std::optional<std::vector<float>>> FloatsAttribute(const onnx::NodeProto& node, absl::string_view name) {
   ASSIGN_OR_RETURN(const onnx::AttributeProto* attribute,
                    TypedAttribute(node, name, onnx::AttributeProto::FLOATS, "a list of floats"));
   if (attribute == nullptr) return std::nullopt;

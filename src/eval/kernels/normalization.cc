@@ -11,8 +11,12 @@
 // variance summed over the spatial elements in row-major order.
 // LRN: y = x / (bias + alpha / size * square_sum) ^ beta, square_sum over the channels
 // [c - floor((size - 1) / 2), c + ceil((size - 1) / 2)] inside the input, added in channel order.
+// MeanVarianceNormalization-9/13 (a function): over `axes` (default [0, 2, 3]), y = (x - E[x]) /
+// (sqrt(E[x^2] - E[x]^2) + 1e-9), each mean a sum in row-major order divided by the count. Before opset 9 the
+// op is the experimental MVN-1, which the legalizer's rule computes (ExtraKernels), not this kernel.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -30,6 +34,7 @@ constexpr int64_t kNoIsTestOpset = 7;
 constexpr int64_t kNoSpatialOpset = 9;
 constexpr int64_t kTrainingModeOpset = 14;
 constexpr int64_t kMixedTypesOpset = 15;
+constexpr int64_t kMeanVarianceFunctionOpset = 9;
 
 // A parameter tensor read as T, whatever its floating type (BN-15 lets it differ from X's).
 template <typename T>
@@ -111,9 +116,8 @@ absl::StatusOr<Outputs> RunBatchNormalization(const KernelContext& ctx) {
     }
   }
   const int64_t per_item = DimsProduct(x->dims(), 1, x->dims().size());
-  return Single(VisitFloating(x->type(), "BatchNormalization", [&](auto tag) {
-    return ApplyBatchNorm<decltype(tag)>(*x, params, epsilon, per_item);
-  }));
+  return Single(VisitFloating(x->type(), "BatchNormalization",
+                              [&](auto tag) { return ApplyBatchNorm<decltype(tag)>(*x, params, epsilon, per_item); }));
 }
 
 template <typename T>
@@ -149,9 +153,8 @@ absl::StatusOr<Outputs> RunInstanceNormalization(const KernelContext& ctx) {
                                              Describe(*bias), " must be [N, C, D...], [C], [C] of one type"));
   }
   ASSIGN_OR_RETURN(const float epsilon, FloatAttributeOr(ctx.node, "epsilon", 1e-5f));
-  return Single(VisitFloating(x->type(), "InstanceNormalization", [&](auto tag) {
-    return ApplyInstanceNorm<decltype(tag)>(*x, *scale, *bias, epsilon);
-  }));
+  return Single(VisitFloating(x->type(), "InstanceNormalization",
+                              [&](auto tag) { return ApplyInstanceNorm<decltype(tag)>(*x, *scale, *bias, epsilon); }));
 }
 
 template <typename T>
@@ -187,8 +190,62 @@ absl::StatusOr<Outputs> RunLrn(const KernelContext& ctx) {
   ASSIGN_OR_RETURN(const float beta, FloatAttributeOr(ctx.node, "beta", 0.75f));
   ASSIGN_OR_RETURN(const float bias, FloatAttributeOr(ctx.node, "bias", 1.0f));
   if (x->rank() < 3) return absl::InvalidArgumentError(StrCat("X is ", Describe(*x), "; it must be [N, C, D...]"));
-  return Single(VisitFloating(x->type(), "LRN", [&](auto tag) {
-    return ApplyLrn<decltype(tag)>(*x, *size, alpha, beta, bias);
+  return Single(
+      VisitFloating(x->type(), "LRN", [&](auto tag) { return ApplyLrn<decltype(tag)>(*x, *size, alpha, beta, bias); }));
+}
+
+template <typename T>
+absl::StatusOr<Tensor> ApplyMeanVarianceNormalization(const Tensor& x, const std::vector<bool>& reduced) {
+  // Each element's group: its index with the reduced dims left out.
+  const size_t rank = x.dims().size();
+  std::vector<int64_t> group_stride(rank, 0);
+  int64_t groups = 1;
+  for (size_t d = rank; d-- > 0;) {
+    group_stride[d] = reduced[d] ? 0 : groups;
+    if (!reduced[d]) groups *= x.dims()[d];
+  }
+  std::vector<int64_t> group_of(static_cast<size_t>(x.element_count()));
+  std::vector<int64_t> coordinate(rank, 0);
+  for (int64_t i = 0; i < x.element_count(); ++i) {
+    int64_t group = 0;
+    for (size_t d = 0; d < rank; ++d) group += coordinate[d] * group_stride[d];
+    group_of[i] = group;
+    for (size_t d = rank; d-- > 0;) {
+      if (++coordinate[d] < x.dims()[d]) break;
+      coordinate[d] = 0;
+    }
+  }
+  std::vector<T> values = ReadAs<T>(x);
+  std::vector<T> sum(static_cast<size_t>(groups), T{0}), squares(static_cast<size_t>(groups), T{0});
+  for (size_t i = 0; i < values.size(); ++i) {
+    sum[group_of[i]] += values[i];
+    squares[group_of[i]] += values[i] * values[i];
+  }
+  const auto count = static_cast<T>(groups == 0 ? 0 : x.element_count() / groups);
+  std::vector<T> mean(sum.size()), denominator(sum.size());
+  for (size_t g = 0; g < sum.size(); ++g) {
+    mean[g] = sum[g] / count;
+    denominator[g] = std::sqrt(squares[g] / count - mean[g] * mean[g]) + static_cast<T>(1e-9);
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
+    values[i] = (values[i] - mean[group_of[i]]) / denominator[group_of[i]];
+  }
+  return WriteAs<T>(x.type(), x.dims(), values);
+}
+
+absl::StatusOr<Outputs> RunMeanVarianceNormalization(const KernelContext& ctx) {
+  if (ctx.opset < kMeanVarianceFunctionOpset) {
+    return absl::UnimplementedError("MeanVarianceNormalization-1 (experimental) is computed by the legalizer's rule");
+  }
+  RETURN_IF_ERROR(ExpectInputCount(ctx, 1, 1));
+  ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "X"));
+  ASSIGN_OR_RETURN(const std::optional<std::vector<int64_t>> axes_attr, IntsAttribute(ctx.node, "axes"));
+  const std::vector<int64_t> axes = axes_attr.value_or(std::vector<int64_t>{0, 2, 3});
+  ASSIGN_OR_RETURN(const std::vector<int64_t> normalized, NormalizeAxes(axes, x->rank(), ctx.opset, "axis"));
+  std::vector<bool> reduced(x->rank(), false);
+  for (const int64_t axis : normalized) reduced[axis] = true;
+  return Single(VisitFloating(x->type(), "MeanVarianceNormalization", [&](auto tag) {
+    return ApplyMeanVarianceNormalization<decltype(tag)>(*x, reduced);
   }));
 }
 
@@ -198,6 +255,7 @@ void AddNormalizationKernels(KernelTable& table) {
   table["BatchNormalization"] = RunBatchNormalization;
   table["InstanceNormalization"] = RunInstanceNormalization;
   table["LRN"] = RunLrn;
+  table["MeanVarianceNormalization"] = RunMeanVarianceNormalization;
 }
 
 }  // namespace onnx_legalize

@@ -23,8 +23,7 @@
 namespace onnx_legalize {
 
 inline bool IsFloating(DataType type) {
-  return type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::DOUBLE ||
-         type == onnx::TensorProto::FLOAT16;
+  return type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::DOUBLE || type == onnx::TensorProto::FLOAT16;
 }
 
 // The elements of `tensor` as T: float16 widened to float; any other type read as it is stored (the caller

@@ -40,7 +40,7 @@ int64_t SourceIndex(int64_t o, int64_t begin, int64_t size, const std::string& m
 struct PadSpec {
   std::vector<int64_t> pads;
   std::string mode;
-  std::optional<float> value_attr;  // Pad-1/2
+  std::optional<float> value_attr;      // Pad-1/2
   const Tensor* value_input = nullptr;  // Pad-11
 };
 
@@ -79,15 +79,16 @@ absl::StatusOr<Tensor> ApplyPad(const Tensor& x, const PadSpec& spec) {
   if (spec.value_attr) value = static_cast<T>(*spec.value_attr);
   if (spec.value_input != nullptr) {
     if (spec.value_input->type() != x.type() || spec.value_input->element_count() != 1) {
-      return absl::InvalidArgumentError(StrCat("constant_value must be one element of the data's type, got ",
-                                               Describe(*spec.value_input)));
+      return absl::InvalidArgumentError(
+          StrCat("constant_value must be one element of the data's type, got ", Describe(*spec.value_input)));
     }
     value = ReadAs<T>(*spec.value_input)[0];
   }
   std::vector<int64_t> out_dims(rank);
   for (size_t d = 0; d < rank; ++d) {
     out_dims[d] = x.dims()[d] + spec.pads[d] + spec.pads[rank + d];
-    if (out_dims[d] < 0) return absl::InvalidArgumentError(StrCat("pads ", DimsString(spec.pads), " remove more than ", Describe(x)));
+    if (out_dims[d] < 0)
+      return absl::InvalidArgumentError(StrCat("pads ", DimsString(spec.pads), " remove more than ", Describe(x)));
     if (spec.mode != "constant" && x.dims()[d] == 0 && out_dims[d] > 0) {
       return absl::InvalidArgumentError(StrCat("mode '", spec.mode, "' cannot pad the empty dim ", d));
     }
@@ -117,8 +118,8 @@ absl::StatusOr<Outputs> RunPad(const KernelContext& ctx) {
   ASSIGN_OR_RETURN(const PadSpec spec, ReadPadSpec(ctx));
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "data"));
   if (spec.pads.size() != 2 * x->dims().size()) {
-    return absl::InvalidArgumentError(StrCat("pads ", DimsString(spec.pads), " do not fit ", Describe(*x),
-                                             " (two per dim)"));
+    return absl::InvalidArgumentError(
+        StrCat("pads ", DimsString(spec.pads), " do not fit ", Describe(*x), " (two per dim)"));
   }
   return Single(VisitNumeric(x->type(), "Pad", [&](auto tag) { return ApplyPad<decltype(tag)>(*x, spec); }));
 }

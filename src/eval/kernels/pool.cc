@@ -35,7 +35,8 @@ struct PoolInput {
 };
 
 absl::StatusOr<PoolInput> PoolWindow(const KernelContext& ctx, const Tensor& x, bool is_max) {
-  if (x.rank() < 3) return absl::InvalidArgumentError(StrCat("X is ", Describe(x), "; pooling takes [N, C, spatial...]"));
+  if (x.rank() < 3)
+    return absl::InvalidArgumentError(StrCat("X is ", Describe(x), "; pooling takes [N, C, spatial...]"));
   const std::vector<int64_t> spatial(x.dims().begin() + 2, x.dims().end());
   ASSIGN_OR_RETURN(const std::optional<std::vector<int64_t>> kernel, IntsAttribute(ctx.node, "kernel_shape"));
   if (!kernel) return absl::InvalidArgumentError("attribute 'kernel_shape' is missing");
@@ -229,7 +230,8 @@ absl::StatusOr<Tensor> ApplyGlobalPool(const Tensor& x, bool is_max) {
 absl::StatusOr<Outputs> RunGlobalPool(const KernelContext& ctx, bool is_max) {
   RETURN_IF_ERROR(ExpectInputCount(ctx, 1, 1));
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "X"));
-  if (x->rank() < 3) return absl::InvalidArgumentError(StrCat("X is ", Describe(*x), "; it must be [N, C, spatial...]"));
+  if (x->rank() < 3)
+    return absl::InvalidArgumentError(StrCat("X is ", Describe(*x), "; it must be [N, C, spatial...]"));
   return Single(VisitFloating(x->type(), ctx.node.op_type(),
                               [&](auto tag) { return ApplyGlobalPool<decltype(tag)>(*x, is_max); }));
 }

@@ -32,7 +32,8 @@ template <typename T>
 absl::StatusOr<Tensor> ApplyRange(const Tensor& start_t, const Tensor& limit_t, const Tensor& delta_t) {
   const T start = ReadAs<T>(start_t)[0], limit = ReadAs<T>(limit_t)[0], delta = ReadAs<T>(delta_t)[0];
   if (delta == T{0}) return absl::InvalidArgumentError("delta is 0");
-  const double steps = std::ceil((static_cast<double>(limit) - static_cast<double>(start)) / static_cast<double>(delta));
+  const double steps =
+      std::ceil((static_cast<double>(limit) - static_cast<double>(start)) / static_cast<double>(delta));
   if (!(steps < static_cast<double>(kMaxValueElements) + 1)) {
     return absl::ResourceExhaustedError(StrCat("Range would make ", steps, " elements"));
   }
@@ -48,8 +49,8 @@ absl::StatusOr<Outputs> RunRange(const KernelContext& ctx) {
   for (size_t i = 0; i < 3; ++i) {
     ASSIGN_OR_RETURN(const Tensor* input, RequiredInput(ctx, i, "start, limit, delta"));
     if (input->element_count() != 1 || input->type() != ctx.Input(0)->type()) {
-      return absl::InvalidArgumentError(StrCat("start, limit and delta must be scalars of one type, got ",
-                                               Describe(*input)));
+      return absl::InvalidArgumentError(
+          StrCat("start, limit and delta must be scalars of one type, got ", Describe(*input)));
     }
     inputs.push_back(input);
   }
@@ -81,9 +82,8 @@ absl::StatusOr<Outputs> ApplyTopK(const Tensor& x, int64_t axis, int64_t k, bool
     for (int64_t i = 0; i < inner; ++i) {
       auto at = [&](int64_t j) { return in[(o * size + j) * inner + i]; };
       std::iota(order.begin(), order.end(), 0);
-      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-        return largest ? Greater(at(a), at(b)) : Greater(at(b), at(a));
-      });
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int64_t a, int64_t b) { return largest ? Greater(at(a), at(b)) : Greater(at(b), at(a)); });
       for (int64_t j = 0; j < k; ++j) {
         values[(o * k + j) * inner + i] = at(order[j]);
         indices[(o * k + j) * inner + i] = order[j];
@@ -104,7 +104,8 @@ absl::StatusOr<Outputs> RunTopK(const KernelContext& ctx) {
     RETURN_IF_ERROR(ExpectInputCount(ctx, 2, 2));
     ASSIGN_OR_RETURN(const Tensor* k_tensor, RequiredInput(ctx, 1, "K"));
     ASSIGN_OR_RETURN(const std::vector<int64_t> values, k_tensor->ToInt64s("K"));
-    if (values.size() != 1) return absl::InvalidArgumentError(StrCat("K must hold one value, got ", Describe(*k_tensor)));
+    if (values.size() != 1)
+      return absl::InvalidArgumentError(StrCat("K must hold one value, got ", Describe(*k_tensor)));
     k = values[0];
   } else {
     RETURN_IF_ERROR(ExpectInputCount(ctx, 1, 1));

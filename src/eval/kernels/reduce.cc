@@ -122,10 +122,11 @@ template <typename T>
 T Initial(Reduction op) {
   switch (op) {
     case Reduction::kProd: return T{1};
-    case Reduction::kMax: return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
-                                                                     : std::numeric_limits<T>::lowest();
-    case Reduction::kMin: return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
-                                                                     : std::numeric_limits<T>::max();
+    case Reduction::kMax:
+      return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                  : std::numeric_limits<T>::lowest();
+    case Reduction::kMin:
+      return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
     default: return T{0};
   }
 }
@@ -161,8 +162,8 @@ absl::StatusOr<Outputs> RunReduce(const KernelContext& ctx, Reduction op) {
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "data"));
   ASSIGN_OR_RETURN(const ReducedShape shape, ShapeOfReduction(ctx, *x, op == Reduction::kSum));
   auto reduce = [&](auto tag) { return ApplyReduction<decltype(tag)>(op, *x, shape); };
-  const bool integers = op == Reduction::kSum || op == Reduction::kProd || op == Reduction::kMax ||
-                        op == Reduction::kMin;
+  const bool integers =
+      op == Reduction::kSum || op == Reduction::kProd || op == Reduction::kMax || op == Reduction::kMin;
   if (integers) return Single(VisitNumeric(x->type(), ctx.node.op_type(), reduce));
   return Single(VisitFloating(x->type(), ctx.node.op_type(), reduce));
 }

@@ -76,7 +76,8 @@ absl::StatusOr<std::vector<int64_t>> ReshapedDims(const Tensor& x, const std::ve
   ASSIGN_OR_RETURN(const int64_t known, CheckedElementCount(out_dims, "Reshape output"));
   if (inferred) {
     if (known == 0 || x.element_count() % known != 0) {
-      return absl::InvalidArgumentError(StrCat("cannot infer the -1 in shape ", DimsString(shape), " for ", Describe(x)));
+      return absl::InvalidArgumentError(
+          StrCat("cannot infer the -1 in shape ", DimsString(shape), " for ", Describe(x)));
     }
     out_dims[*inferred] = x.element_count() / known;
   } else if (known != x.element_count()) {
@@ -121,8 +122,8 @@ absl::StatusOr<Outputs> RunFlatten(const KernelContext& ctx) {
   ASSIGN_OR_RETURN(int64_t axis, IntAttributeOr(ctx.node, "axis", 1));
   const int64_t rank = x->rank();
   if (axis < -rank || axis > rank || (axis < 0 && ctx.opset < kNegativeIndicesOpset)) {
-    return absl::InvalidArgumentError(StrCat("axis ", axis, " is outside [", ctx.opset < 11 ? 0 : -rank, ", ", rank,
-                                             "] for ", Describe(*x)));
+    return absl::InvalidArgumentError(
+        StrCat("axis ", axis, " is outside [", ctx.opset < 11 ? 0 : -rank, ", ", rank, "] for ", Describe(*x)));
   }
   if (axis < 0) axis += rank;
   const int64_t outer = DimsProduct(x->dims(), 0, static_cast<size_t>(axis));

@@ -99,16 +99,18 @@ TEST(ConvKernelTest, RejectsAnUnknownAutoPad) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 11]>
     g (float[1,1,3,3] x, float[1,1,2,2] w) => (float[1,1,2,2] y) { y = Conv <auto_pad = "SAME"> (x, w) })");
-  EXPECT_TRUE(FailsWith(RunModel(model, Feed("x", Floats({1, 1, 3, 3}, kOneToNine), "w", Floats({1, 1, 2, 2}, {1, 1, 1, 1}))),
-                        StatusCode::kInvalidArgument, {"auto_pad 'SAME'"}));
+  EXPECT_TRUE(
+      FailsWith(RunModel(model, Feed("x", Floats({1, 1, 3, 3}, kOneToNine), "w", Floats({1, 1, 2, 2}, {1, 1, 1, 1}))),
+                StatusCode::kInvalidArgument, {"auto_pad 'SAME'"}));
 }
 
 TEST(ConvKernelTest, RejectsAKernelShapeThatDiffersFromW) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 11]>
     g (float[1,1,3,3] x, float[1,1,2,2] w) => (float[1,1,2,2] y) { y = Conv <kernel_shape = [3, 3]> (x, w) })");
-  EXPECT_TRUE(FailsWith(RunModel(model, Feed("x", Floats({1, 1, 3, 3}, kOneToNine), "w", Floats({1, 1, 2, 2}, {1, 1, 1, 1}))),
-                        StatusCode::kInvalidArgument, {"kernel_shape [3,3] differs from W"}));
+  EXPECT_TRUE(
+      FailsWith(RunModel(model, Feed("x", Floats({1, 1, 3, 3}, kOneToNine), "w", Floats({1, 1, 2, 2}, {1, 1, 1, 1}))),
+                StatusCode::kInvalidArgument, {"kernel_shape [3,3] differs from W"}));
 }
 
 TEST(ConvKernelTest, SaysWhichTypeItDoesNotTake) {
@@ -140,8 +142,8 @@ TEST(ConvTransposeKernelTest, SpreadsEachInputOverTheStridedOutput) {
       w = Constant <value = float[1,1,1,3] {1, 1, 1}> ()
       y = ConvTranspose <strides = [1, 2]> (x, w)
     })");
-  EXPECT_TRUE(OutputIs(RunModel(model, Feed("x", Floats({1, 1, 1, 2}, {1, 2}))), "y",
-                       Floats({1, 1, 1, 5}, {1, 1, 3, 2, 2})));
+  EXPECT_TRUE(
+      OutputIs(RunModel(model, Feed("x", Floats({1, 1, 1, 2}, {1, 2}))), "y", Floats({1, 1, 1, 5}, {1, 1, 3, 2, 2})));
 }
 
 TEST(ConvTransposeKernelTest, AppliesOutputPaddingPadsAndOutputShape) {

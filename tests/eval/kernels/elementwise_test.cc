@@ -33,8 +33,8 @@ TEST(ElementwiseKernelTest, LegacyBroadcastAlignsBWithTheEndWithoutAxis) {
   const auto model = ParseModel(R"(
     <ir_version: 3, opset_import: ["" : 1]>
     g (float[2,3] a, float[3] b) => (float[2,3] y) { y = Mul <broadcast = 1> (a, b) })");
-  EXPECT_TRUE(OutputIs(RunModel(model, Feed("a", Floats({2, 3}, {1, 1, 1, 2, 2, 2}), "b", Floats({3}, {1, 2, 3}))),
-                       "y", Floats({2, 3}, {1, 2, 3, 2, 4, 6})));
+  EXPECT_TRUE(OutputIs(RunModel(model, Feed("a", Floats({2, 3}, {1, 1, 1, 2, 2, 2}), "b", Floats({3}, {1, 2, 3}))), "y",
+                       Floats({2, 3}, {1, 2, 3, 2, 4, 6})));
 }
 
 TEST(ElementwiseKernelTest, LegacyBroadcastRejectsBThatIsNotARunOfA) {

@@ -108,5 +108,20 @@ TEST(NormalizationKernelTest, LrnSumsTheSquaresOfTheNeighbouringChannels) {
                          Floats({1, 2, 1, 1}, {1.0f / 6.0f, 0.4f}), 1e-7f));
 }
 
+// MeanVarianceNormalization-9: (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9) over axes [0, 2, 3] by default.
+TEST(NormalizationKernelTest, MeanVarianceNormalizationFromOpset9) {
+  const auto model = ParseModel(R"(
+    <ir_version: 4, opset_import: ["" : 9]>
+    g (float[1,2,1,2] x) => (float[1,2,1,2] y) { y = MeanVarianceNormalization(x) })");
+  EXPECT_TRUE(OutputNear(RunModel(model, Feed("x", Floats({1, 2, 1, 2}, {1, 3, 10, 10}))), "y",
+                         Floats({1, 2, 1, 2}, {-1, 1, 0, 0}), 1e-6f));
+  // Before opset 9 the op is the experimental MVN-1, which only the legalizer's rule computes.
+  const auto at8 = ParseModel(R"(
+    <ir_version: 3, opset_import: ["" : 8]>
+    g (float[1,2,1,2] x) => (float[1,2,1,2] y) { y = MeanVarianceNormalization(x) })");
+  EXPECT_TRUE(FailsWith(RunModel(at8, Feed("x", Floats({1, 2, 1, 2}, {1, 3, 10, 10}))), StatusCode::kUnimplemented,
+                        {"MeanVarianceNormalization-1 (experimental)"}));
+}
+
 }  // namespace
 }  // namespace onnx_legalize::testing

@@ -19,8 +19,8 @@ TEST(PoolKernelTest, MaxPoolIgnoresThePadding) {
     g (float[1,1,3,3] x) => (float[1,1,2,2] y) {
       y = MaxPool <kernel_shape = [2, 2], pads = [1, 1, 1, 1], strides = [2, 2]> (x)
     })");
-  EXPECT_TRUE(OutputIs(RunModel(model, Feed("x", Floats({1, 1, 3, 3}, kOneToNine))), "y",
-                       Floats({1, 1, 2, 2}, {1, 3, 7, 9})));
+  EXPECT_TRUE(
+      OutputIs(RunModel(model, Feed("x", Floats({1, 1, 3, 3}, kOneToNine))), "y", Floats({1, 1, 2, 2}, {1, 3, 7, 9})));
 }
 
 // MaxPool-10's ceil_mode keeps the last, partial window; before opset 10 the attribute does not exist.

@@ -81,8 +81,8 @@ TEST(TensorOpsKernelTest, PadsAsItsOpsetSays) {
   const auto at2 = ParseModel(R"(
     <ir_version: 3, opset_import: ["" : 2]>
     g (float[1,3] x) => (float[1,7] y) { y = Pad <pads = [0, 2, 0, 2], mode = "reflect"> (x) })");
-  EXPECT_TRUE(OutputIs(RunModel(at2, Feed("x", Floats({1, 3}, {1, 2, 3}))), "y",
-                       Floats({1, 7}, {3, 2, 1, 2, 3, 2, 1})));
+  EXPECT_TRUE(
+      OutputIs(RunModel(at2, Feed("x", Floats({1, 3}, {1, 2, 3}))), "y", Floats({1, 7}, {3, 2, 1, 2, 3, 2, 1})));
   const auto at11 = ParseModel(R"(
     <ir_version: 6, opset_import: ["" : 11]>
     g (float[1,3] x, int64[N] p) => (float[1,6] y) { y = Pad <mode = "edge"> (x, p) })");
