@@ -1,7 +1,7 @@
 // Activations, each element on its own: Relu, LeakyRelu, PRelu, Elu, Selu, Sigmoid, HardSigmoid, Tanh,
-// Softplus, Softsign, ThresholdedRelu (from opset 10), Clip. Formulas are their specs' (the version the opset selects: the attributes have
-// not changed meaning since version 1, but Clip-11 moved min/max to inputs and PRelu-7 broadcasts its slope).
-// float16 is computed in float; the transcendental functions are the C library's (std::exp, std::tanh,
+// Softplus, Softsign, ThresholdedRelu (from opset 10), Clip. Formulas are their specs' (the version the opset selects:
+// the attributes have not changed meaning since version 1, but Clip-11 moved min/max to inputs and PRelu-7 broadcasts
+// its slope). float16 is computed in float; the transcendental functions are the C library's (std::exp, std::tanh,
 // std::log1p), so a value is the same on every run of one build.
 #include <algorithm>
 #include <cmath>

@@ -244,9 +244,8 @@ absl::StatusOr<Outputs> RunMeanVarianceNormalization(const KernelContext& ctx) {
   ASSIGN_OR_RETURN(const std::vector<int64_t> normalized, NormalizeAxes(axes, x->rank(), ctx.opset, "axis"));
   std::vector<bool> reduced(x->rank(), false);
   for (const int64_t axis : normalized) reduced[axis] = true;
-  return Single(VisitFloating(x->type(), "MeanVarianceNormalization", [&](auto tag) {
-    return ApplyMeanVarianceNormalization<decltype(tag)>(*x, reduced);
-  }));
+  return Single(VisitFloating(x->type(), "MeanVarianceNormalization",
+                              [&](auto tag) { return ApplyMeanVarianceNormalization<decltype(tag)>(*x, reduced); }));
 }
 
 }  // namespace
