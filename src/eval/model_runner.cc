@@ -7,6 +7,7 @@
 #include <optional>
 #include <type_traits>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "eval/typed_elements.h"
 #include "graph/graph_scope.h"
 #include "graph/labels.h"
+#include "graph/names.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
 #include "status_macros.h"
@@ -72,19 +74,45 @@ class Scope {
     return nullptr;
   }
 
-  // A graph is in SSA form: each name is defined once.
+  // A graph is in SSA form: each name is defined once (a released name counts as defined).
   absl::Status Define(const std::string& name, Value value) {
-    if (!values_.emplace(name, std::move(value)).second) {
+    if (released_.count(name) > 0 || !values_.emplace(name, std::move(value)).second) {
       return absl::InvalidArgumentError(StrCat("value '", name, "' is defined twice in graph ", path_));
     }
     return absl::OkStatus();
+  }
+
+  // Drops this graph's value of `name` (its last reader has run), so that a model holds only the values still
+  // to be read: an image network's activations, kept all, would take gigabytes.
+  void Release(const std::string& name) {
+    if (values_.erase(name) > 0) released_.insert(name);
   }
 
  private:
   std::string path_;
   const Scope* outer_;
   std::unordered_map<std::string, Value> values_;
+  std::unordered_set<std::string> released_;
 };
+
+// The names each node of `graph` reads last (a node's subgraphs read for it), leaving out the graph's outputs,
+// which must stay.
+std::vector<std::vector<std::string>> LastReads(const onnx::GraphProto& graph) {
+  std::unordered_map<std::string, int> last;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const onnx::NodeProto& node = graph.node(i);
+    for (const std::string& name : node.input()) {
+      if (!name.empty()) last[name] = i;
+    }
+    ForEachSubgraph(node, [&](const std::string&, const onnx::GraphProto& subgraph) {
+      ForEachReadName(subgraph, [&](const std::string& name) { last[name] = i; });
+    });
+  }
+  for (const onnx::ValueInfoProto& output : graph.output()) last.erase(output.name());
+  std::vector<std::vector<std::string>> reads(static_cast<size_t>(graph.node_size()));
+  for (auto& [name, index] : last) reads[static_cast<size_t>(index)].push_back(name);
+  return reads;
+}
 
 class Runner {
  public:
@@ -94,7 +122,9 @@ class Runner {
   absl::Status RunNodes(const onnx::GraphProto& graph, Scope& scope) const {
     // The node's label is built only for an error: a model of many nodes runs them all.
     auto label = [&scope](const onnx::NodeProto& node) { return InGraph(NodeLabel(node), scope.path()); };
-    for (const onnx::NodeProto& node : graph.node()) {
+    const std::vector<std::vector<std::string>> last_reads = LastReads(graph);
+    for (int n = 0; n < graph.node_size(); ++n) {
+      const onnx::NodeProto& node = graph.node(n);
       if (!IsDefaultDomain(node.domain())) {
         return absl::UnimplementedError(StrCat(label(node), ": domain '", node.domain(), "' is not supported"));
       }
@@ -123,6 +153,7 @@ class Runner {
         absl::Status defined = scope.Define(node.output(i), std::move((*outputs)[i]));
         if (!defined.ok()) return Prefixed(defined, label(node));
       }
+      for (const std::string& name : last_reads[static_cast<size_t>(n)]) scope.Release(name);
     }
     return absl::OkStatus();
   }
@@ -340,6 +371,14 @@ absl::StatusOr<int64_t> RunnableOpset(const onnx::ModelProto& model) {
   return opset;
 }
 
+// The tensor of `value` for the caller: moved out when nothing else holds it and it owns its bytes, else a copy
+// (a view of an initializer's bytes must not outlive the model). Every Value is made by Share, whose tensor
+// is not itself const.
+Tensor TakeOrCopy(const Value& value) {
+  if (value.use_count() == 1 && !value->views_bytes()) return std::move(const_cast<Tensor&>(*value));
+  return value->Clone();
+}
+
 // The value of a main-graph initializer: its bytes viewed where it holds them, or where `set_aside` has them
 // for one stored as external data.
 absl::StatusOr<Tensor> InitializerValue(const onnx::TensorProto& initializer, const SetAsideInitializers& set_aside) {
@@ -419,7 +458,7 @@ absl::StatusOr<std::map<std::string, Tensor>> RunModel(const onnx::ModelProto& m
       return absl::InvalidArgumentError(
           StrCat("graph ", kMainGraphPath, ": output '", output.name(), "' is never defined"));
     }
-    outputs.emplace(output.name(), (*value)->Clone());
+    if (outputs.count(output.name()) == 0) outputs.emplace(output.name(), TakeOrCopy(*value));
   }
   return outputs;
 }

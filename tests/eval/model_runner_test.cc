@@ -790,6 +790,21 @@ TEST(ModelRunnerTest, RejectsAValueDefinedTwice) {
                         {"Neg producing 'y' (graph main)", "defined twice"}));
 }
 
+// The runner drops a value once its last reader has run (an image network's activations would not fit
+// otherwise); a value read twice lives until its second reader, and a name defined again after it was
+// dropped is still a second definition.
+TEST(ModelRunnerTest, DropsValuesAfterTheirLastReaderOnly) {
+  const auto model = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[2] x) => (float[2] y) { a = Neg(x)  b = Neg(a)  y = Add(a, b) })");
+  EXPECT_TRUE(OutputIs(RunModel(model, Feed("x", Floats({2}, {1, -2}))), "y", Floats({2}, {0, 0})));
+  const auto redefined = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[2] x) => (float[2] y) { a = Neg(x)  b = Neg(a)  a = Neg(b)  y = Identity(a) })");
+  EXPECT_TRUE(FailsWith(RunModel(redefined, Feed("x", Floats({2}, {1, 2}))), absl::StatusCode::kInvalidArgument,
+                        {"value 'a' is defined twice"}));
+}
+
 TEST(ModelRunnerTest, RejectsAnUnsupportedOpByName) {
   auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>

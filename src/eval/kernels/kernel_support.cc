@@ -35,7 +35,8 @@ absl::Status Prefixed(const absl::Status& status, absl::string_view prefix) {
   return absl::Status(status.code(), StrCat(prefix, ": ", status.message()));
 }
 
-Value Share(Tensor tensor) { return std::make_shared<const Tensor>(std::move(tensor)); }
+// The tensor itself is not const, so that the runner may move a value out that nothing else holds.
+Value Share(Tensor tensor) { return std::make_shared<Tensor>(std::move(tensor)); }
 
 absl::StatusOr<Outputs> Single(absl::StatusOr<Tensor> tensor) {
   if (!tensor.ok()) return tensor.status();
