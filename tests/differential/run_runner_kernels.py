@@ -127,6 +127,9 @@ add("clip_inputs", [11, 13], "Clip", [("x", X4), ("lo", np.array(-1.0, np.float3
 add("clip_min_only", [13], "Clip", [("x", X4), ("lo", np.array(0.0, np.float32))])
 add("clip_int", [13], "Clip", [("x", ints((4, 5), -9, 9)), ("lo", np.array(-2)), ("hi", np.array(3))])
 add("hardsigmoid", [7], "HardSigmoid", [("x", X4)], attrs={"alpha": 0.25, "beta": 0.4})
+add("shrink", [9, 13], "Shrink", [("x", X4)], attrs={"lambd": 1.5, "bias": 0.5})
+add("sign", [9, 13], "Sign", [("x", X4)])
+add("sign_int", [13], "Sign", [("x", ints((4, 5), -3, 3))])
 add("thresholdedrelu", [10, 13], "ThresholdedRelu", [("x", X4)], attrs={"alpha": 0.5})
 add("softsign", [7], "Softsign", [("x", X4)], max_ulp=1,
     why="ORT evaluates x / (1 + |x|) as an Eigen expression that rounds once more (seen: 1 ULP)")

@@ -1,8 +1,8 @@
 // Activations, each element on its own: Relu, LeakyRelu, PRelu, Elu, Selu, Sigmoid, HardSigmoid, Tanh,
-// Softplus, Softsign, ThresholdedRelu (from opset 10), Clip. Formulas are their specs' (the version the opset selects:
-// the attributes have not changed meaning since version 1, but Clip-11 moved min/max to inputs and PRelu-7 broadcasts
-// its slope). float16 is computed in float; the transcendental functions are the C library's (std::exp, std::tanh,
-// std::log1p), so a value is the same on every run of one build.
+// Softplus, Softsign, ThresholdedRelu (from opset 10), Shrink, Clip. Formulas are their specs' (the version the
+// opset selects: the attributes have not changed meaning since version 1, but Clip-11 moved min/max to inputs
+// and PRelu-7 broadcasts its slope). float16 is computed in float; the transcendental functions are the C
+// library's (std::exp, std::tanh, std::log1p), so a value is the same on every run of one build.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -103,6 +103,17 @@ absl::StatusOr<Outputs> RunThresholdedRelu(const KernelContext& ctx) {
   return RunActivation(ctx, [alpha](auto x) {
     using T = decltype(x);
     return x > static_cast<T>(alpha) ? x : T{0};
+  });
+}
+
+// Shrink-9: y = x < -lambd ? x + bias : (x > lambd ? x - bias : 0), lambd default 0.5, bias default 0.
+absl::StatusOr<Outputs> RunShrink(const KernelContext& ctx) {
+  ASSIGN_OR_RETURN(const float lambd, FloatAttributeOr(ctx.node, "lambd", 0.5f));
+  ASSIGN_OR_RETURN(const float bias, FloatAttributeOr(ctx.node, "bias", 0.0f));
+  return RunActivation(ctx, [lambd, bias](auto x) {
+    using T = decltype(x);
+    const T l = static_cast<T>(lambd), b = static_cast<T>(bias);
+    return x < -l ? x + b : (x > l ? x - b : T{0});
   });
 }
 
@@ -232,6 +243,7 @@ void AddActivationKernels(KernelTable& table) {
   table["HardSigmoid"] = RunHardSigmoid;
   table["Clip"] = RunClip;
   table["ThresholdedRelu"] = RunThresholdedRelu;
+  table["Shrink"] = RunShrink;
   table["Sigmoid"] = [](const KernelContext& ctx) {
     return RunActivation(ctx, [](auto x) { return decltype(x){1} / (decltype(x){1} + std::exp(-x)); });
   };

@@ -1,6 +1,6 @@
 // Arithmetic: Add, Sub, Mul, Div, Pow (binary, broadcasting as their opset says: broadcast.h), Sum, Max, Min,
 // Mean (variadic: equal shapes before opset 8, numpy broadcasting from Sum-8), and the unary math ops Sqrt, Exp,
-// Log, Abs, Neg, Reciprocal, Floor, Ceil.
+// Log, Abs, Neg, Sign, Reciprocal, Floor, Ceil.
 //
 // Each output element is computed from its operands alone; the variadic ops fold their inputs left to right
 // ((x0 + x1) + x2 ...), Mean dividing that sum by the input count. float16 is computed in float. Integers
@@ -209,6 +209,15 @@ T Negate(T x) {
   }
 }
 
+// Sign-9: -1, 0 or 1 (NaN stays NaN, -0.0 gives 0).
+template <typename T>
+T SignOf(T x) {
+  if constexpr (!std::is_integral_v<T>) {
+    if (std::isnan(x)) return x;
+  }
+  return x > T{0} ? T{1} : (x < T{0} ? static_cast<T>(-1) : T{0});
+}
+
 template <typename T>
 T Absolute(T x) {
   if constexpr (std::is_unsigned_v<T>) {
@@ -241,6 +250,11 @@ void AddElementwiseKernels(KernelTable& table) {
     return RunUnary(
         ctx, [](DataType type, absl::string_view what, auto&& visit) { return VisitNumeric(type, what, visit); },
         [](auto x) { return Absolute(x); });
+  };
+  table["Sign"] = [](const KernelContext& ctx) {
+    return RunUnary(
+        ctx, [](DataType type, absl::string_view what, auto&& visit) { return VisitNumeric(type, what, visit); },
+        [](auto x) { return SignOf(x); });
   };
   table["Sqrt"] = [](const KernelContext& ctx) { return RunFloatingUnary(ctx, [](auto x) { return std::sqrt(x); }); };
   table["Exp"] = [](const KernelContext& ctx) { return RunFloatingUnary(ctx, [](auto x) { return std::exp(x); }); };
