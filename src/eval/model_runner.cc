@@ -125,7 +125,7 @@ class Runner {
     const std::vector<std::vector<std::string>> last_reads = LastReads(graph);
     for (int n = 0; n < graph.node_size(); ++n) {
       const onnx::NodeProto& node = graph.node(n);
-      if (!IsDefaultDomain(node.domain())) {
+      if (!IsDefaultDomain(node.domain()) && (extra_ == nullptr || !extra_->Handles(node, opset_))) {
         return absl::UnimplementedError(StrCat(label(node), ": domain '", node.domain(), "' is not supported"));
       }
       KernelContext ctx{node, {}, opset_};
@@ -189,6 +189,8 @@ class Runner {
 
  private:
   absl::StatusOr<Outputs> RunNode(const KernelContext& ctx, const Scope& scope) const {
+    // Another domain's node reaches here only when the extra kernels compute it (a removed com.microsoft op).
+    if (!IsDefaultDomain(ctx.node.domain())) return RunExtra(ctx);
     const std::string& op = ctx.node.op_type();
     if (op == kIfOp) return RunIf(ctx, scope);
     if (op == kLoopOp) return RunLoop(ctx, scope);
@@ -344,8 +346,8 @@ std::optional<std::string> FirstUnsupportedNodeIn(const onnx::GraphProto& graph,
                                                   const ExtraKernels* extra) {
   for (const onnx::NodeProto& node : graph.node()) {
     const std::string& op = node.op_type();
-    const bool known = IsDefaultDomain(node.domain()) && (op == kIfOp || op == kLoopOp || FindKernel(op) != nullptr ||
-                                                          (extra != nullptr && extra->Handles(node, opset)));
+    const bool known = (extra != nullptr && extra->Handles(node, opset)) ||
+                       (IsDefaultDomain(node.domain()) && (op == kIfOp || op == kLoopOp || FindKernel(op) != nullptr));
     if (!known) {
       return StrCat("op ", op, IsDefaultDomain(node.domain()) ? "" : StrCat(" of domain '", node.domain(), "'"),
                     " (graph ", path, ")");

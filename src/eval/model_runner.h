@@ -35,8 +35,8 @@
 
 namespace onnx_legalize {
 
-// Ops the runner has no kernel for that a caller computes: the legalizer's removed ops, by their rules'
-// reference kernels.
+// Ops the runner has no kernel for that a caller computes: the legalizer's removed ops (of any domain: a
+// com.microsoft one too), by their rules' reference kernels. They are asked first, before the runner's kernels.
 class ExtraKernels {
  public:
   virtual ~ExtraKernels() = default;

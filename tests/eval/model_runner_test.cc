@@ -935,6 +935,17 @@ TEST(ModelRunnerTest, RunsWhatExtraKernelsHandleAndNamesTheFirstNodeNoKernelRuns
   EXPECT_THAT(FirstUnsupportedNode(in_branch), Optional(HasSubstr("op Erf (graph main/")));
 }
 
+// A removed op of another domain (com.microsoft's LegacyPadding) is computed by the extra kernels too.
+TEST(ModelRunnerTest, RunsAnotherDomainsOpThatExtraKernelsHandle) {
+  const auto model = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13, "com.example" : 1]>
+    g (float[2] x) => (float[2] y) { y = com.example.Squash(x) })");
+  const NegatingSquash squash;
+  EXPECT_TRUE(OutputIs(RunModel(model, Feed("x", Floats({2}, {1, -2})), &squash), "y", Floats({2}, {-1, 2})));
+  EXPECT_EQ(FirstUnsupportedNode(model, &squash), std::nullopt);
+  EXPECT_THAT(FirstUnsupportedNode(model), Optional(std::string("op Squash of domain 'com.example' (graph main)")));
+}
+
 TEST(ModelRunnerTest, RejectsAnotherDomain) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13, "com.example" : 1]>
