@@ -5,6 +5,8 @@ set -euo pipefail
 
 packages=(
   cmake g++ make
+  # Eigen: the model runner's matrix work (src/eval/kernels/), header-only
+  libeigen3-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libabsl-dev
   libgtest-dev libgmock-dev
   libonnx-testdata python3-onnx python3-numpy

@@ -189,6 +189,12 @@ class LargeInitializersAside {
   LargeInitializersAside(const LargeInitializersAside&) = delete;
   LargeInitializersAside& operator=(const LargeInitializersAside&) = delete;
 
+  // The data of the initializer `name` set aside, or null: what the opset move's proof runs the model with.
+  const onnx::TensorProto* Find(const std::string& name) const {
+    auto data = aside_.find(name);
+    return data == aside_.end() ? nullptr : data->second.get();
+  }
+
   void Restore(onnx::ModelProto& model) {
     for (onnx::TensorProto& initializer : *model.mutable_graph()->mutable_initializer()) {
       auto data = aside_.find(initializer.name());
@@ -324,20 +330,23 @@ absl::Status UpgradeSeeingFolds(int64_t target, const std::vector<FoldedValueTyp
 }
 
 // The opset move, proved by executing the model before and after it (verify/opset_move_proof.h) unless the model
-// runner cannot run it, which is checked before the model is copied for the proof.
+// runner cannot run it, which is checked before the model is copied for the proof. The proof reads the large
+// initializers' data where `aside` holds it.
 absl::Status MoveOpset(int64_t target, const std::vector<FoldedValueType>& folds, const Options& options,
-                       onnx::ModelProto& model, std::string& opset_move, RenamedOutputs& renamed) {
+                       const LargeInitializersAside& aside, onnx::ModelProto& model, std::string& opset_move,
+                       RenamedOutputs& renamed) {
   if (!options.verify) {
     opset_move = kVerificationSkipped;
     return UpgradeSeeingFolds(target, folds, model, renamed);
   }
-  if (std::optional<std::string> why = WhyOpsetMoveCannotBeExecuted(model)) {
+  const SetAsideInitializers set_aside = [&aside](const std::string& name) { return aside.Find(name); };
+  if (std::optional<std::string> why = WhyOpsetMoveCannotBeExecuted(model, set_aside)) {
     opset_move = "not executed: " + *why;
     return UpgradeSeeingFolds(target, folds, model, renamed);
   }
   const onnx::ModelProto before = model;
   RETURN_IF_ERROR(UpgradeSeeingFolds(target, folds, model, renamed));
-  ASSIGN_OR_RETURN(opset_move, ProveOpsetMove(before, model, options));
+  ASSIGN_OR_RETURN(opset_move, ProveOpsetMove(before, model, options, set_aside));
   return absl::OkStatus();
 }
 
@@ -362,7 +371,8 @@ bool HoldsUnlistedInitializer(const onnx::GraphProto& graph) {
 // last first: DynamicSlice's new names were chosen while planning, from the model as it was, and the
 // removed ops' replacements, which make theirs while applying, must see them.
 absl::Status Transform(const std::vector<std::unique_ptr<Pass>>& passes, int64_t current, int64_t target,
-                       const Options& options, onnx::ModelProto& model, std::string& opset_move) {
+                       const Options& options, const LargeInitializersAside& aside, onnx::ModelProto& model,
+                       std::string& opset_move) {
   RenamedOutputs renamed;  // by the opset move
   if (target > current) {
     std::vector<FoldedValueType> folds;
@@ -370,7 +380,7 @@ absl::Status Transform(const std::vector<std::unique_ptr<Pass>>& passes, int64_t
       std::vector<FoldedValueType> of_pass = pass->FoldedValueTypes();
       folds.insert(folds.end(), of_pass.begin(), of_pass.end());
     }
-    RETURN_IF_ERROR(MoveOpset(target, folds, options, model, opset_move, renamed));
+    RETURN_IF_ERROR(MoveOpset(target, folds, options, aside, model, opset_move, renamed));
   }
   // The IR version what onnx's checker wants of the model needs, before the passes apply (they write their
   // constants as the IR version says). IR 1-2 cannot import opsets ("IR version < 3 cannot have opset_import");
@@ -513,7 +523,7 @@ absl::Status TransformAndProve(onnx::ModelProto& model, PlannedPasses& planned, 
     aside->Restore(model);
     return verified.ok() ? internal::AtTarget(failure, target) : verified;
   };
-  if (absl::Status transformed = Transform(planned.passes, current, target, options, result, opset_move);
+  if (absl::Status transformed = Transform(planned.passes, current, target, options, *aside, result, opset_move);
       !transformed.ok()) {
     return abandon(transformed);
   }

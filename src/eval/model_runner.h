@@ -9,25 +9,21 @@
 // order). Slice and DynamicSlice are evaluated with src/eval/slice_kernels.h, the kernels verification trusts;
 // the runner only wires them up.
 //
-// Supported, in the default domain, in the versions opsets 6..17 use (the model's default-domain
-// opset_import picks the version, and version-specific rules are enforced: Unsqueeze/Squeeze/Slice take
-// attributes or inputs by version, negative axes are rejected before opset 11, Constant value_* needs 12):
-//   Constant (value, value_float(s), value_int(s), value_string(s)), Identity, Relu (float), PRelu (float,
-//   double; PRelu-6's slope per channel, PRelu-7's numpy broadcasting),
-//   Add/Sub/Mul (float/int32/int64; same dims, or one operand with a single element of no greater rank; not
-//   Add-6's legacy broadcasting),
-//   Neg (float/int32/int64), Shape (start/end from 15), Gather (axis 0, any data type and rank, int32/int64
-//   indices of any rank incl. scalar and, from opset 11, negative), Unsqueeze, Squeeze, Concat,
-//   Cast (between float/int32/int64, and to the same type), Reshape (0, -1, allowzero from 14),
-//   DynamicSlice, Slice (Slice-1 attributes below opset 10, inputs from 10), If, Loop (M, cond,
-//   loop-carried values, scan outputs stacked along a new axis 0). Subgraphs read outer-scope values.
-// Anything else is Unimplemented naming the op. Errors name the node and the graph it is in. A value of more
-// than 2^24 elements (Gather, Concat, a Loop's scan outputs) or a Loop past 2^16 iterations is
-// ResourceExhausted: the models it runs may come from anyone.
+// The kernels live in src/eval/kernels/, one file per op family, found by op type in its registry
+// (kernels/registry.h); this file's .cc runs graphs: values, the order of nodes, If and Loop (M, cond,
+// loop-carried values, scan outputs stacked along a new axis 0) with subgraphs that read outer-scope values,
+// and errors that name the node and its graph. Opsets 1..17 of the default domain: the model's
+// default-domain opset_import picks each op's version, whose own semantics the kernel applies (Conv,
+// ConvTranspose, BatchNormalization, pools, Gemm/MatMul, activations, Softmax, arithmetic with the legacy
+// broadcast of opset < 7, shape and data-movement ops, reductions, Pad, Upsample/Resize, Cast, ...: the
+// kernel files list theirs). Anything else is Unimplemented naming the op. A value past
+// kernels/kernel_support.h's kMaxValueElements or a Loop past 2^16 iterations is ResourceExhausted: the
+// models it runs may come from anyone.
 #ifndef ONNX_LEGALIZE_SRC_EVAL_MODEL_RUNNER_H_
 #define ONNX_LEGALIZE_SRC_EVAL_MODEL_RUNNER_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -39,8 +35,8 @@
 
 namespace onnx_legalize {
 
-// Ops the runner has no kernel for that a caller computes: the legalizer's removed ops, by their rules'
-// reference kernels.
+// Ops the runner has no kernel for that a caller computes: the legalizer's removed ops (of any domain: a
+// com.microsoft one too), by their rules' reference kernels. They are asked first, before the runner's kernels.
 class ExtraKernels {
  public:
   virtual ~ExtraKernels() = default;
@@ -51,17 +47,25 @@ class ExtraKernels {
                                                   const std::vector<const Tensor*>& inputs) const = 0;
 };
 
+// Where the data of an initializer the model holds elsewhere (data_location EXTERNAL) is: the TensorProto
+// holding it, by the initializer's name, or null when the caller has none. The legalizer sets its large
+// initializers aside this way while it transforms a model; the TensorProtos must outlive the run.
+using SetAsideInitializers = std::function<const onnx::TensorProto*(const std::string& name)>;
+
 // Runs `model`'s main graph on `inputs` (keyed by graph-input name) and returns its graph outputs by name.
 //
 // An initializer supplies its value unless `inputs` feeds the same name, which it may only when that name
 // is also a graph input: from IR 4 that makes the initializer an overridable default, and in IR 3 every
 // initializer is listed as an input, so feeding one overrides it too. Feeding a name that is not a graph
 // input, omitting a graph input that has no initializer, or feeding a tensor whose type or static dims
-// differ from the input's declaration is InvalidArgument. An op it cannot run is Unimplemented; a value an
-// op's spec does not allow (shapes that do not broadcast, an index out of range) is InvalidArgument.
+// differ from the input's declaration is InvalidArgument. An initializer stored as external data is read
+// from `set_aside`; one it does not have is Unimplemented. Large initializers are viewed, not copied (so
+// `model` and `set_aside`'s protos must not change during the run). An op it cannot run is Unimplemented; a
+// value an op's spec does not allow (shapes that do not broadcast, an index out of range) is InvalidArgument.
 absl::StatusOr<std::map<std::string, Tensor>> RunModel(const onnx::ModelProto& model,
                                                        const std::map<std::string, Tensor>& inputs,
-                                                       const ExtraKernels* extra = nullptr);
+                                                       const ExtraKernels* extra = nullptr,
+                                                       const SetAsideInitializers& set_aside = nullptr);
 
 // Why RunModel could not run `model` whatever its inputs: the first node, at any depth, of an op (or domain)
 // it has no kernel for ("op Conv (graph main)"), or an opset it does not implement. nullopt when it has a

@@ -6,10 +6,9 @@
 // The removed ops and DynamicSlice, which the move passes through untouched, run as their reference kernels
 // in both.
 //
-// The runner knows few ops, so for most real models the proof cannot run: it then says why (the first op
-// it has no kernel for, inputs it cannot draw, constants set aside or past its budget), and the report
-// carries that text. The move stays covered by onnx's checker and strict shape inference, and the
-// differential tests against ONNX Runtime.
+// Where the proof cannot run, it says why (the first op the runner has no kernel for, inputs it cannot draw,
+// constants it is not given or past its budget), and the report carries that text. The move stays covered by onnx's
+// checker and strict shape inference, and the differential tests against ONNX Runtime.
 #ifndef ONNX_LEGALIZE_SRC_VERIFY_OPSET_MOVE_PROOF_H_
 #define ONNX_LEGALIZE_SRC_VERIFY_OPSET_MOVE_PROOF_H_
 
@@ -17,6 +16,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "eval/model_runner.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
 
@@ -26,16 +26,19 @@ namespace onnx_legalize {
 inline constexpr int kOpsetMoveTrials = 3;
 
 // Why the proof could not execute `model` whatever its inputs, or nullopt when it can: checked before the
-// model is copied for the proof. `model` is the one before the move, as Legalize transforms it (initializers
-// over 64 KiB set aside as external-data stubs).
-std::optional<std::string> WhyOpsetMoveCannotBeExecuted(const onnx::ModelProto& model);
+// model is copied for the proof. `model` is the one before the move, as Legalize transforms it: its large
+// initializers are external-data stubs whose data `set_aside` gives (eval/model_runner.h); an initializer
+// stored as external data that `set_aside` does not have (a file's external data) keeps it from running.
+std::optional<std::string> WhyOpsetMoveCannotBeExecuted(const onnx::ModelProto& model,
+                                                        const SetAsideInitializers& set_aside = nullptr);
 
 // Runs `before` and `after` (the same model at the old and the new opset) on kOpsetMoveTrials seeded input
-// sets (options.verify_seed). Returns the report's text: what was executed and found identical, or "not
-// executed: " and why. When an output differs, or `after` fails where `before` ran, a verification failure
-// (IsVerificationFailure) naming the output and the trial.
+// sets (options.verify_seed), or one when the model's fed inputs are large (an image network: see
+// opset_move_proof.cc), reading external-data initializers from `set_aside`. Returns the report's text: what
+// was executed and found identical, or "not executed: " and why. When an output differs, or `after` fails
+// where `before` ran, a verification failure (IsVerificationFailure) naming the output and the trial.
 absl::StatusOr<std::string> ProveOpsetMove(const onnx::ModelProto& before, const onnx::ModelProto& after,
-                                           const Options& options);
+                                           const Options& options, const SetAsideInitializers& set_aside = nullptr);
 
 }  // namespace onnx_legalize
 

@@ -84,14 +84,14 @@ g (float[4] x) => (float[4] y) { y = Identity(x) }
 TEST(OpsetMoveProofTest, SaysWhyWhenItCannotExecuteTheModel) {
   onnx::ModelProto conv = ParseModel(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>
-g (float[1,1,4,4] x, float[1,1,3,3] w, float[4] d, int64[1] s, int64[1] e) => (float[1,1,2,2] y, float[N] z) {
-  y = Conv(x, w)
+g (float[1,1,4,4] x, float[4] d, int64[1] s, int64[1] e) => (float[1,1,4,4] y, float[N] z) {
+  y = Erf(x)
   z = DynamicSlice(d, s, e)
 }
 )ONNX");
   absl::StatusOr<Report> report = LegalizeAt(conv, 13);
   ASSERT_TRUE(report.ok()) << report.status();
-  EXPECT_EQ(report->opset_move, "not executed: the model runner has no kernel for op Conv (graph main)");
+  EXPECT_EQ(report->opset_move, "not executed: the model runner has no kernel for op Erf (graph main)");
 
   onnx::ModelProto unshaped = ParseModel(kPRelu6);
   unshaped.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->clear_shape();
@@ -133,6 +133,32 @@ g (float[1,3,2,2] x) => (float[1,3,2,2] y) {
   absl::StatusOr<Report> report = LegalizeAt(model, 13);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_THAT(report->opset_move, StartsWith("executed in the model runner at opset 7 and 13"));
+}
+
+// The move passes a removed op through untouched, so after it the node still means what it meant before:
+// an MVN-1 with no attributes is not read as MeanVarianceNormalization-13 (whose default axes differ).
+TEST(OpsetMoveProofTest, RunsARemovedOpPassedThroughAsItWasWritten) {
+  onnx::ModelProto model = ParseModel(R"ONNX(
+<ir_version: 3, opset_import: ["" : 8]>
+g (float[2,2,2,2] x) => (float[2,2,2,2] y) { y = MeanVarianceNormalization(x) }
+)ONNX");
+  absl::StatusOr<Report> report = LegalizeAt(model, 13);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(report->opset_move, StartsWith("executed in the model runner at opset 8 and 13"));
+}
+
+// An image-sized input (its static dims past 2^16 elements) draws its open batch dim as 1, runs on one input
+// set, and the report says so.
+TEST(OpsetMoveProofTest, DrawsAnImageBatchOfOneAndRunsOneInputSet) {
+  onnx::ModelProto model = ParseModel(R"ONNX(
+<ir_version: 3, opset_import: ["" : 7]>
+g (float[N,3,720,720] x) => (float[N,3,720,720] y) { y = Relu(x) }
+)ONNX");
+  EXPECT_EQ(WhyOpsetMoveCannotBeExecuted(model), std::nullopt);
+  absl::StatusOr<Report> report = LegalizeAt(model, 13);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->opset_move,
+            "executed in the model runner at opset 7 and 13 on 1 seeded input set: every output identical");
 }
 
 }  // namespace

@@ -1,0 +1,93 @@
+// Cast between the numeric types and bool. Cast-1 names the target type as a string ("FLOAT"), Cast-6 and
+// later by its TensorProto number.
+//
+// Each element converts once, as C++'s static_cast does (round to nearest for a float target), except that a
+// float16 target goes through float (as the runtimes do). A float that is NaN or out of an integer target's
+// range is an error: ONNX (and C++) leave that cast undefined. A bool target is value != 0.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "eval/kernels/kernel_support.h"
+#include "eval/kernels/numeric.h"
+#include "eval/kernels/registry.h"
+#include "status_macros.h"
+
+namespace onnx_legalize {
+namespace {
+
+using ::absl::StrCat;
+using ::onnx::TensorProto;
+
+// bool is stored as one byte 0 or 1; it converts as that integer, and to it as != 0.
+struct Bool {
+  uint8_t value;
+};
+
+template <typename From, typename To>
+absl::StatusOr<Tensor> Convert(const Tensor& x, DataType to) {
+  using Read = std::conditional_t<std::is_same_v<From, Bool>, uint8_t, From>;
+  const std::vector<Read> in = ReadAs<Read>(x);
+  using Write = std::conditional_t<std::is_same_v<To, Bool>, uint8_t, To>;
+  std::vector<Write> out(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    if constexpr (std::is_same_v<To, Bool>) {
+      out[i] = in[i] != Read{0} ? 1 : 0;
+    } else {
+      if constexpr (std::is_floating_point_v<Read> && std::is_integral_v<To>) {
+        const auto low = static_cast<long double>(std::numeric_limits<To>::min());
+        const auto high = static_cast<long double>(std::numeric_limits<To>::max()) + 1.0L;
+        if (!(static_cast<long double>(in[i]) > low - 1.0L && static_cast<long double>(in[i]) < high)) {
+          return absl::InvalidArgumentError(
+              StrCat("value ", in[i], " at index ", i, " does not fit ", DataTypeName(to), "; the cast is undefined"));
+        }
+      }
+      out[i] = static_cast<To>(in[i]);  // an integer narrowing wraps, as the runtimes do
+    }
+  }
+  return WriteAs<Write>(to, x.dims(), out);
+}
+
+// Calls fn(T{}) with T the computing type of `type` (Bool for bool, float for float16).
+template <typename Fn>
+auto VisitCastable(DataType type, absl::string_view what, Fn&& fn) -> decltype(fn(float{})) {
+  if (type == TensorProto::BOOL) return fn(Bool{});
+  return VisitNumeric(type, what, std::forward<Fn>(fn));
+}
+
+// Cast-1's `to` is a string naming the type as TensorProto.DataType spells it.
+absl::StatusOr<DataType> TargetType(const KernelContext& ctx) {
+  if (ctx.opset < 6) {
+    ASSIGN_OR_RETURN(const std::optional<std::string> name, StringAttribute(ctx.node, "to"));
+    if (!name) return absl::InvalidArgumentError("attribute 'to' is missing");
+    TensorProto::DataType type;
+    if (!TensorProto::DataType_Parse(*name, &type)) {
+      return absl::InvalidArgumentError(StrCat("attribute 'to' names no type: '", *name, "'"));
+    }
+    return static_cast<DataType>(type);
+  }
+  ASSIGN_OR_RETURN(const std::optional<int64_t> to, IntAttribute(ctx.node, "to"));
+  if (!to) return absl::InvalidArgumentError("attribute 'to' is missing");
+  return static_cast<DataType>(*to);
+}
+
+absl::StatusOr<Outputs> RunCast(const KernelContext& ctx) {
+  RETURN_IF_ERROR(ExpectInputCount(ctx, 1, 1));
+  ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "input"));
+  ASSIGN_OR_RETURN(const DataType to, TargetType(ctx));
+  if (to == x->type()) return Outputs{ctx.inputs[0]};
+  const std::string what = StrCat("Cast of ", Describe(*x), " to ", DataTypeName(to), ": the input");
+  return Single(VisitCastable(x->type(), what, [&](auto from) {
+    return VisitCastable(to, StrCat("Cast of ", Describe(*x), " to ", DataTypeName(to), ": the target"),
+                         [&](auto target) { return Convert<decltype(from), decltype(target)>(*x, to); });
+  }));
+}
+
+}  // namespace
+
+void AddCastKernels(KernelTable& table) { table["Cast"] = RunCast; }
+
+}  // namespace onnx_legalize

@@ -1,0 +1,128 @@
+// Conv (Conv-1 and Conv-11 mean the same: N-D, groups, dilations, auto_pad; conv_geometry.h has the window
+// rule), by im2col and a matrix product through Eigen (matrix.h):
+//
+//   for each image n and group g:
+//     col[c * K + k, p] = X[n, g*Cg + c, p * stride - pad_begin + k * dilation]   (0 in the padding)
+//     Y[n, g*Mg .. (g+1)*Mg, p] = W_g [Mg, Cg*K] x col [Cg*K, p]
+//   then Y[n, m, p] += B[m]
+//
+// So each output element is its Eigen dot product over (channel, kernel offset), then plus its bias. The
+// output positions are taken in chunks so that col stays under kColumnElements; the chunk sizes depend only
+// on the shapes, so the sums do too. float16 is computed in float.
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "eval/kernels/conv_geometry.h"
+#include "eval/kernels/conv_kernels.h"
+#include "eval/kernels/kernel_support.h"
+#include "eval/kernels/matrix.h"
+#include "eval/kernels/numeric.h"
+#include "eval/kernels/registry.h"
+#include "status_macros.h"
+
+namespace onnx_legalize {
+namespace {
+
+// The most elements one im2col buffer holds: 16 Mi (64 MiB of float).
+constexpr int64_t kColumnElements = int64_t{1} << 24;
+
+// Fills col[rows = Cg * K, positions first..first+count) for one image and group. `x` points at the group's
+// first channel.
+template <typename T>
+void Im2Col(const T* x, int64_t channels, const WindowGeometry& g, int64_t first, int64_t count, T* col) {
+  const size_t rank = g.rank();
+  const int64_t in_size = DimsProduct(g.in, 0, rank);
+  const int64_t kernel_size = DimsProduct(g.kernel, 0, rank);
+  std::vector<int64_t> k(rank), o(rank);
+  for (int64_t c = 0; c < channels; ++c) {
+    std::fill(k.begin(), k.end(), 0);
+    for (int64_t kk = 0; kk < kernel_size; ++kk) {
+      T* row = col + (c * kernel_size + kk) * count;
+      // The output coordinate of position `first`.
+      int64_t rest = first;
+      for (size_t d = rank; d-- > 0;) {
+        o[d] = rest % g.out[d];
+        rest /= g.out[d];
+      }
+      for (int64_t p = 0; p < count; ++p) {
+        int64_t offset = 0;
+        bool inside = true;
+        for (size_t d = 0; d < rank && inside; ++d) {
+          const int64_t i = o[d] * g.strides[d] - g.pad_begin[d] + k[d] * g.dilations[d];
+          inside = i >= 0 && i < g.in[d];
+          offset = offset * g.in[d] + i;
+        }
+        row[p] = inside ? x[c * in_size + offset] : T{0};
+        for (size_t d = rank; d-- > 0;) {  // next output coordinate
+          if (++o[d] < g.out[d]) break;
+          o[d] = 0;
+        }
+      }
+      for (size_t d = rank; d-- > 0;) {  // next kernel offset
+        if (++k[d] < g.kernel[d]) break;
+        k[d] = 0;
+      }
+    }
+  }
+}
+
+template <typename T>
+absl::StatusOr<Tensor> ApplyConv(const Tensor& x, const Tensor& w, const Tensor* b, const WindowGeometry& g,
+                                 int64_t group) {
+  const int64_t n_images = x.dims()[0], channels = x.dims()[1], maps = w.dims()[0];
+  const int64_t cg = channels / group, mg = maps / group;
+  const int64_t kernel_size = DimsProduct(g.kernel, 0, g.rank());
+  const int64_t in_size = DimsProduct(g.in, 0, g.rank());
+  std::vector<int64_t> out_dims = {n_images, maps};
+  out_dims.insert(out_dims.end(), g.out.begin(), g.out.end());
+  ASSIGN_OR_RETURN(const int64_t count, CheckedOutputCount(out_dims, "Conv's output"));
+  const int64_t positions = DimsProduct(g.out, 0, g.rank());
+  const int64_t rows = cg * kernel_size;
+  const int64_t chunk = std::max<int64_t>(1, std::min(positions, kColumnElements / std::max<int64_t>(rows, 1)));
+  const std::vector<T> xv = ReadAs<T>(x), wv = ReadAs<T>(w);
+  std::vector<T> y(static_cast<size_t>(count));
+  std::vector<T> col(static_cast<size_t>(rows * chunk));
+  for (int64_t n = 0; n < n_images; ++n) {
+    for (int64_t gi = 0; gi < group; ++gi) {
+      const T* x_group = xv.data() + (n * channels + gi * cg) * in_size;
+      const auto w_group = ConstMatrix(wv.data() + gi * mg * rows, mg, rows, rows);
+      for (int64_t first = 0; first < positions; first += chunk) {
+        const int64_t take = std::min(chunk, positions - first);
+        Im2Col(x_group, cg, g, first, take, col.data());
+        auto y_block = MutableMatrix(y.data() + (n * maps + gi * mg) * positions + first, mg, take, positions);
+        y_block.noalias() = w_group * ConstMatrix(col.data(), rows, take, take);
+      }
+    }
+  }
+  if (b != nullptr) {
+    const std::vector<T> bias = ReadAs<T>(*b);
+    for (int64_t n = 0; n < n_images; ++n) {
+      for (int64_t m = 0; m < maps; ++m) {
+        T* run = y.data() + (n * maps + m) * positions;
+        for (int64_t p = 0; p < positions; ++p) run[p] += bias[m];
+      }
+    }
+  }
+  return WriteAs<T>(x.type(), out_dims, y);
+}
+
+absl::StatusOr<Outputs> RunConv(const KernelContext& ctx) {
+  RETURN_IF_ERROR(ExpectInputCount(ctx, 2, 3));
+  ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "X"));
+  ASSIGN_OR_RETURN(const Tensor* w, RequiredInput(ctx, 1, "W"));
+  const Tensor* b = ctx.Input(2);
+  ASSIGN_OR_RETURN(const ConvOperands operands, CheckConvOperands(ctx, *x, *w, b, /*transposed=*/false));
+  ASSIGN_OR_RETURN(const WindowGeometry g, SlidingWindow(ctx, operands.spatial, operands.kernel, WindowOptions()));
+  return Single(VisitFloating(x->type(), "Conv",
+                              [&](auto tag) { return ApplyConv<decltype(tag)>(*x, *w, b, g, operands.group); }));
+}
+
+}  // namespace
+
+void AddConvKernels(KernelTable& table) {
+  table["Conv"] = RunConv;
+  table["ConvTranspose"] = RunConvTranspose;
+}
+
+}  // namespace onnx_legalize

@@ -1,0 +1,269 @@
+// Arithmetic: Add, Sub, Mul, Div, Pow (binary, broadcasting as their opset says: broadcast.h), Sum, Max, Min,
+// Mean (variadic: equal shapes before opset 8, numpy broadcasting from Sum-8), and the unary math ops Sqrt, Exp,
+// Log, Abs, Neg, Sign, Reciprocal, Floor, Ceil.
+//
+// Each output element is computed from its operands alone; the variadic ops fold their inputs left to right
+// ((x0 + x1) + x2 ...), Mean dividing that sum by the input count. float16 is computed in float. Integers
+// wrap around; integer division truncates toward zero, and dividing by zero is an error.
+#include <array>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "eval/kernels/broadcast.h"
+#include "eval/kernels/kernel_support.h"
+#include "eval/kernels/numeric.h"
+#include "eval/kernels/registry.h"
+#include "status_macros.h"
+
+namespace onnx_legalize {
+namespace {
+
+using ::absl::StrCat;
+
+// Sum/Max/Min/Mean broadcast from opset 8 (Sum-8); before, every input has the same shape (Sum-6).
+constexpr int64_t kVariadicBroadcastOpset = 8;
+// Pow-12 lets the exponent's type differ from the base's.
+constexpr int64_t kPowMixedTypesOpset = 12;
+
+template <typename T>
+T Divide(T a, T b, bool& by_zero) {
+  if constexpr (std::is_integral_v<T>) {
+    if (b == 0) {
+      by_zero = true;
+      return T{0};
+    }
+    if constexpr (std::is_signed_v<T>) {
+      if (a == std::numeric_limits<T>::min() && b == T{-1}) return a;  // wraps, as negation does
+    }
+    return static_cast<T>(a / b);
+  } else {
+    return a / b;
+  }
+}
+
+enum class BinaryOp { kAdd, kSub, kMul, kDiv };
+
+template <typename T>
+absl::StatusOr<Tensor> ApplyBinary(BinaryOp op, const Tensor& a, const Tensor& b, const BinaryShapes& shapes) {
+  const std::vector<T> x = ReadAs<T>(a), y = ReadAs<T>(b);
+  ASSIGN_OR_RETURN(const int64_t count, CheckedOutputCount(shapes.out, "the output"));
+  std::vector<T> out(static_cast<size_t>(count));
+  bool by_zero = false;
+  const std::array<std::vector<int64_t>, 2> strides = {BroadcastStrides(shapes.a, shapes.out),
+                                                       BroadcastStrides(shapes.b, shapes.out)};
+  ForEachBroadcast(shapes.out, strides, [&](int64_t i, const std::array<int64_t, 2>& at) {
+    const T l = x[at[0]], r = y[at[1]];
+    switch (op) {
+      case BinaryOp::kAdd: out[i] = WrappingAdd(l, r); break;
+      case BinaryOp::kSub: out[i] = WrappingSub(l, r); break;
+      case BinaryOp::kMul: out[i] = WrappingMul(l, r); break;
+      case BinaryOp::kDiv: out[i] = Divide(l, r, by_zero); break;
+    }
+  });
+  if (by_zero) return absl::InvalidArgumentError("integer division by zero");
+  return WriteAs<T>(a.type(), shapes.out, out);
+}
+
+absl::StatusOr<Outputs> RunBinary(const KernelContext& ctx, BinaryOp op) {
+  RETURN_IF_ERROR(ExpectInputCount(ctx, 2, 2));
+  ASSIGN_OR_RETURN(const Tensor* a, RequiredInput(ctx, 0, "A"));
+  ASSIGN_OR_RETURN(const Tensor* b, RequiredInput(ctx, 1, "B"));
+  if (a->type() != b->type()) {
+    return absl::InvalidArgumentError(StrCat("operands differ in type: ", Describe(*a), " and ", Describe(*b)));
+  }
+  ASSIGN_OR_RETURN(const BinaryShapes shapes, BinaryOperandShapes(ctx, a->dims(), b->dims()));
+  return Single(VisitNumeric(a->type(), ctx.node.op_type(),
+                             [&](auto tag) { return ApplyBinary<decltype(tag)>(op, *a, *b, shapes); }));
+}
+
+// Pow: base ** exponent in the base's computing type (std::pow), the exponent converted to it first.
+template <typename T, typename E>
+absl::StatusOr<Tensor> ApplyPow(const Tensor& base, const Tensor& exponent, const BinaryShapes& shapes) {
+  const std::vector<T> x = ReadAs<T>(base);
+  const std::vector<E> y = ReadAs<E>(exponent);
+  ASSIGN_OR_RETURN(const int64_t count, CheckedOutputCount(shapes.out, "the output"));
+  std::vector<T> out(static_cast<size_t>(count));
+  const std::array<std::vector<int64_t>, 2> strides = {BroadcastStrides(shapes.a, shapes.out),
+                                                       BroadcastStrides(shapes.b, shapes.out)};
+  ForEachBroadcast(shapes.out, strides, [&](int64_t i, const std::array<int64_t, 2>& at) {
+    out[i] = static_cast<T>(std::pow(x[at[0]], static_cast<T>(y[at[1]])));
+  });
+  return WriteAs<T>(base.type(), shapes.out, out);
+}
+
+absl::StatusOr<Outputs> RunPow(const KernelContext& ctx) {
+  RETURN_IF_ERROR(ExpectInputCount(ctx, 2, 2));
+  ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "X"));
+  ASSIGN_OR_RETURN(const Tensor* y, RequiredInput(ctx, 1, "Y"));
+  if (x->type() != y->type() && ctx.opset < kPowMixedTypesOpset) {
+    return absl::InvalidArgumentError(
+        StrCat("X is ", Describe(*x), " and Y ", Describe(*y), "; Pow before opset 12 takes one type for both"));
+  }
+  ASSIGN_OR_RETURN(const BinaryShapes shapes, BinaryOperandShapes(ctx, x->dims(), y->dims()));
+  return Single(VisitFloating(x->type(), "Pow's base", [&](auto base_tag) {
+    using T = decltype(base_tag);
+    return VisitNumeric(y->type(), "Pow's exponent",
+                        [&](auto exponent_tag) { return ApplyPow<T, decltype(exponent_tag)>(*x, *y, shapes); });
+  }));
+}
+
+enum class Variadic { kSum, kMax, kMin, kMean };
+
+template <typename T>
+T Combine(Variadic op, T acc, T value) {
+  switch (op) {
+    case Variadic::kSum:
+    case Variadic::kMean: return WrappingAdd(acc, value);
+    // NaN propagates (numpy's maximum/minimum): a NaN input makes a NaN output whatever its position.
+    case Variadic::kMax:
+      if constexpr (!std::is_integral_v<T>) {
+        if (std::isnan(acc) || std::isnan(value)) return std::numeric_limits<T>::quiet_NaN();
+      }
+      return value > acc ? value : acc;
+    case Variadic::kMin:
+      if constexpr (!std::is_integral_v<T>) {
+        if (std::isnan(acc) || std::isnan(value)) return std::numeric_limits<T>::quiet_NaN();
+      }
+      return value < acc ? value : acc;
+  }
+  return acc;
+}
+
+template <typename T>
+absl::StatusOr<Tensor> ApplyVariadic(Variadic op, const std::vector<const Tensor*>& inputs,
+                                     const std::vector<int64_t>& out_dims) {
+  ASSIGN_OR_RETURN(const int64_t count, CheckedOutputCount(out_dims, "the output"));
+  std::vector<T> out(static_cast<size_t>(count));
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const std::vector<T> x = ReadAs<T>(*inputs[k]);
+    const std::array<std::vector<int64_t>, 1> strides = {BroadcastStrides(inputs[k]->dims(), out_dims)};
+    ForEachBroadcast(out_dims, strides, [&](int64_t i, const std::array<int64_t, 1>& at) {
+      out[i] = k == 0 ? x[at[0]] : Combine(op, out[i], x[at[0]]);
+    });
+  }
+  if (op == Variadic::kMean) {
+    if constexpr (std::is_integral_v<T>) return absl::InternalError("Mean of integers");
+    for (T& value : out) value /= static_cast<T>(inputs.size());
+  }
+  return WriteAs<T>(inputs[0]->type(), out_dims, out);
+}
+
+absl::StatusOr<Outputs> RunVariadic(const KernelContext& ctx, Variadic op) {
+  RETURN_IF_ERROR(ExpectInputCount(ctx, 1, std::numeric_limits<int>::max()));
+  std::vector<const Tensor*> inputs;
+  std::vector<std::vector<int64_t>> shapes;
+  for (int i = 0; i < ctx.node.input_size(); ++i) {
+    ASSIGN_OR_RETURN(const Tensor* input, RequiredInput(ctx, i, "data"));
+    if (input->type() != ctx.Input(0)->type()) {
+      return absl::InvalidArgumentError(
+          StrCat("inputs differ in type: ", Describe(*ctx.Input(0)), " and ", Describe(*input)));
+    }
+    if (ctx.opset < kVariadicBroadcastOpset && input->dims() != ctx.Input(0)->dims()) {
+      return absl::InvalidArgumentError(StrCat("inputs ", Describe(*ctx.Input(0)), " and ", Describe(*input),
+                                               " differ in shape, which ", ctx.node.op_type(),
+                                               " before opset 8 does not allow"));
+    }
+    inputs.push_back(input);
+    shapes.push_back(input->dims());
+  }
+  ASSIGN_OR_RETURN(const std::vector<int64_t> out_dims, BroadcastDims(shapes));
+  const DataType type = inputs[0]->type();
+  if (op == Variadic::kMean) {
+    return Single(
+        VisitFloating(type, "Mean", [&](auto tag) { return ApplyVariadic<decltype(tag)>(op, inputs, out_dims); }));
+  }
+  return Single(VisitNumeric(type, ctx.node.op_type(),
+                             [&](auto tag) { return ApplyVariadic<decltype(tag)>(op, inputs, out_dims); }));
+}
+
+// A unary op computed element by element in the input's computing type.
+template <typename Visit, typename Fn>
+absl::StatusOr<Outputs> RunUnary(const KernelContext& ctx, Visit visit, Fn fn) {
+  RETURN_IF_ERROR(ExpectInputCount(ctx, 1, 1));
+  ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "X"));
+  return Single(visit(x->type(), ctx.node.op_type(), [&](auto tag) {
+    using T = decltype(tag);
+    std::vector<T> values = ReadAs<T>(*x);
+    for (T& value : values) value = static_cast<T>(fn(value));
+    return WriteAs<T>(x->type(), x->dims(), values);
+  }));
+}
+
+template <typename Fn>
+absl::StatusOr<Outputs> RunFloatingUnary(const KernelContext& ctx, Fn fn) {
+  return RunUnary(
+      ctx, [](DataType type, absl::string_view what, auto&& visit) { return VisitFloating(type, what, visit); }, fn);
+}
+
+// Negation: a sign flip for floats (NaN payloads kept), wrapping for integers (INT_MIN stays INT_MIN).
+template <typename T>
+T Negate(T x) {
+  if constexpr (std::is_integral_v<T>) {
+    return WrappingSub(T{0}, x);
+  } else {
+    return -x;
+  }
+}
+
+// Sign-9: -1, 0 or 1 (NaN stays NaN, -0.0 gives 0).
+template <typename T>
+T SignOf(T x) {
+  if constexpr (!std::is_integral_v<T>) {
+    if (std::isnan(x)) return x;
+  }
+  return x > T{0} ? T{1} : (x < T{0} ? static_cast<T>(-1) : T{0});
+}
+
+template <typename T>
+T Absolute(T x) {
+  if constexpr (std::is_unsigned_v<T>) {
+    return x;
+  } else if constexpr (std::is_integral_v<T>) {
+    return x < 0 ? Negate(x) : x;
+  } else {
+    return std::fabs(x);
+  }
+}
+
+}  // namespace
+
+void AddElementwiseKernels(KernelTable& table) {
+  table["Add"] = [](const KernelContext& ctx) { return RunBinary(ctx, BinaryOp::kAdd); };
+  table["Sub"] = [](const KernelContext& ctx) { return RunBinary(ctx, BinaryOp::kSub); };
+  table["Mul"] = [](const KernelContext& ctx) { return RunBinary(ctx, BinaryOp::kMul); };
+  table["Div"] = [](const KernelContext& ctx) { return RunBinary(ctx, BinaryOp::kDiv); };
+  table["Pow"] = RunPow;
+  table["Sum"] = [](const KernelContext& ctx) { return RunVariadic(ctx, Variadic::kSum); };
+  table["Max"] = [](const KernelContext& ctx) { return RunVariadic(ctx, Variadic::kMax); };
+  table["Min"] = [](const KernelContext& ctx) { return RunVariadic(ctx, Variadic::kMin); };
+  table["Mean"] = [](const KernelContext& ctx) { return RunVariadic(ctx, Variadic::kMean); };
+  table["Neg"] = [](const KernelContext& ctx) {
+    return RunUnary(
+        ctx, [](DataType type, absl::string_view what, auto&& visit) { return VisitSignedNumeric(type, what, visit); },
+        [](auto x) { return Negate(x); });
+  };
+  table["Abs"] = [](const KernelContext& ctx) {
+    return RunUnary(
+        ctx, [](DataType type, absl::string_view what, auto&& visit) { return VisitNumeric(type, what, visit); },
+        [](auto x) { return Absolute(x); });
+  };
+  table["Sign"] = [](const KernelContext& ctx) {
+    return RunUnary(
+        ctx, [](DataType type, absl::string_view what, auto&& visit) { return VisitNumeric(type, what, visit); },
+        [](auto x) { return SignOf(x); });
+  };
+  table["Sqrt"] = [](const KernelContext& ctx) { return RunFloatingUnary(ctx, [](auto x) { return std::sqrt(x); }); };
+  table["Exp"] = [](const KernelContext& ctx) { return RunFloatingUnary(ctx, [](auto x) { return std::exp(x); }); };
+  table["Log"] = [](const KernelContext& ctx) { return RunFloatingUnary(ctx, [](auto x) { return std::log(x); }); };
+  table["Floor"] = [](const KernelContext& ctx) { return RunFloatingUnary(ctx, [](auto x) { return std::floor(x); }); };
+  table["Ceil"] = [](const KernelContext& ctx) { return RunFloatingUnary(ctx, [](auto x) { return std::ceil(x); }); };
+  table["Reciprocal"] = [](const KernelContext& ctx) {
+    return RunFloatingUnary(ctx, [](auto x) { return decltype(x){1} / x; });
+  };
+}
+
+}  // namespace onnx_legalize

@@ -1,0 +1,41 @@
+// What a model-runner kernel is: a function from one node's input values (at the model's default opset) to
+// its output values. The runner (eval/model_runner.cc) finds kernels by op type in the registry
+// (kernels/registry.h), wires values between nodes and adds the node's label and graph to every error, so a
+// kernel's message says only what is wrong ("X is float[1,3], W is float[8,4,3,3]: channels differ").
+//
+// A kernel is told the model's default-domain opset and applies the semantics of the version of its op that
+// opset selects (Conv-1 against Conv-11, Softmax-1's coerced 2-D input against Softmax-13's single axis, ...).
+#ifndef ONNX_LEGALIZE_SRC_EVAL_KERNELS_KERNEL_H_
+#define ONNX_LEGALIZE_SRC_EVAL_KERNELS_KERNEL_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "eval/tensor.h"
+#include "onnx/onnx_pb.h"
+
+namespace onnx_legalize {
+
+// Values are shared, not copied: Identity, If and Loop pass a tensor on without touching its bytes.
+using Value = std::shared_ptr<const Tensor>;
+using Outputs = std::vector<Value>;
+
+struct KernelContext {
+  const onnx::NodeProto& node;
+  std::vector<Value> inputs;  // null where the node leaves an optional input empty
+  int64_t opset;              // the model's default-domain opset
+
+  const Tensor* Input(size_t index) const { return index < inputs.size() ? inputs[index].get() : nullptr; }
+  // Whether the node asks for output `index` (it names it).
+  bool WantsOutput(int index) const { return index < node.output_size() && !node.output(index).empty(); }
+};
+
+// Returns the node's outputs in order (at least as many as the node names; more are ignored).
+using Kernel = absl::StatusOr<Outputs> (*)(const KernelContext&);
+
+}  // namespace onnx_legalize
+
+#endif  // ONNX_LEGALIZE_SRC_EVAL_KERNELS_KERNEL_H_

@@ -1,0 +1,468 @@
+#!/usr/bin/python3
+"""The model runner's kernels (src/eval/kernels/) against ONNX Runtime.
+
+Usage:
+    /usr/bin/python3 tests/differential/run_runner_kernels.py MODEL_RUNNER_CLI SCRATCH_DIR [--only SUBSTRING ...]
+
+Every case below is one node of one op at one opset (7..17, where the op's version changes and around),
+written with onnx 1.12's helpers into SCRATCH_DIR/<case>/model.onnx with its inputs. ONNX Runtime
+(tests/ort/run_model.js: CPU, graph optimizations off, one thread) and the runner (MODEL_RUNNER_CLI, built from
+tests/differential/model_runner_cli.cc) run it on the same inputs, floats among them +-0, +-inf, NaN, denormals
+and values near the op's thresholds. Their outputs must have the same types and dims and, element by element,
+be both NaN, or equal bit for bit, or within the case's ULP bound when it has one. A bound says why: ORT computes
+the op with other operations or in another order (MLAS's vectorized exp/tanh/logistic, its GEMM's blocking,
+Eigen's reductions), so the two agree only up to rounding. A bounded case draws its inputs where the bound
+means something: no cancelling sums (values of one sign for products and sums), magnitudes where a ULP of the
+result is a ULP of the terms.
+
+A case whose model ORT refuses counts as skipped, with ORT's reason (none should: the list names only what ORT
+1.30 runs). One line per case, then `N passed, M failed, K skipped`; exit status 1 when anything failed.
+Python: Debian's /usr/bin/python3 with python3-onnx (1.12) and python3-numpy.
+"""
+
+import argparse
+import copy
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RUN_MODEL = os.path.normpath(os.path.join(HERE, "..", "ort", "run_model.js"))
+INSTALL_ORT = os.path.normpath(os.path.join(HERE, "..", "ort", "install.sh"))
+TIMEOUT = 120
+
+# IR version each opset was released with (helper.VERSION_TABLE): ORT checks the pair.
+IR_OF_OPSET = {7: 3, 8: 3, 9: 4, 10: 5, 11: 6, 12: 7, 13: 7, 14: 7, 15: 8, 16: 8, 17: 8}
+
+SPECIAL = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.25, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 65504.0, 1e30,
+                    -1e-7, 7.5, 2.0, -0.75, 100.0, -30.0], dtype=np.float32)
+
+
+def rng(seed):
+    return np.random.default_rng(seed)
+
+
+def special(shape, seed=0, dtype=np.float32):
+    """SPECIAL's values in a random order, then ordinary ones, to fill `shape`."""
+    count = int(np.prod(shape))
+    r = rng(seed)
+    values = np.concatenate([r.permutation(SPECIAL), r.normal(0, 3, max(0, count - len(SPECIAL)))])[:count]
+    with np.errstate(over="ignore"):  # 1e30 and 65504 overflow float16 to inf: one more special value
+        return values.reshape(shape).astype(dtype)
+
+
+def normal(shape, seed=0, dtype=np.float32, scale=1.0):
+    return (rng(seed).normal(0, scale, shape)).astype(dtype)
+
+
+def positive(shape, seed=0, dtype=np.float32):
+    """Values in [0.5, 1.5): sums of them do not cancel, so a ULP bound on a sum is meaningful."""
+    return (rng(seed).random(shape) + 0.5).astype(dtype)
+
+
+def ints(shape, low, high, seed=0, dtype=np.int64):
+    return rng(seed).integers(low, high, shape).astype(dtype)
+
+
+def tensor_type(dtype):
+    return onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(dtype)]
+
+
+class Case:
+    def __init__(self, name, opset, op, inputs, attrs=None, out_types=None, n_outputs=1, max_ulp=0, why="",
+                 initializers=None, abs_tol=0.0):
+        self.name = f"{name}_opset{opset}"
+        self.opset = opset
+        self.op = op
+        self.inputs = inputs  # list of (name, array or None for an omitted input)
+        self.attrs = attrs or {}
+        self.out_types = out_types
+        self.n_outputs = n_outputs
+        self.max_ulp = max_ulp
+        self.why = why
+        self.initializers = initializers or {}
+        self.abs_tol = abs_tol  # also within this absolute distance (for results that cancel, or are tiny)
+
+    def model(self):
+        names = [name if array is not None else "" for name, array in self.inputs]
+        outputs = [f"y{k}" for k in range(self.n_outputs)]
+        node = helper.make_node(self.op, names, outputs, **self.attrs)
+        graph_inputs = [helper.make_tensor_value_info(name, tensor_type(array.dtype), array.shape)
+                        for name, array in self.inputs if array is not None and name not in self.initializers]
+        first = next(array for _, array in self.inputs if array is not None)
+        types = self.out_types or [tensor_type(first.dtype)] * self.n_outputs
+        graph_outputs = [helper.make_tensor_value_info(name, t, None) for name, t in zip(outputs, types)]
+        inits = [numpy_helper.from_array(array, name) for name, array in self.initializers.items()]
+        graph = helper.make_graph([node], self.name, graph_inputs, graph_outputs, inits)
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", self.opset)],
+                                 ir_version=IR_OF_OPSET[self.opset])
+
+
+CASES = []
+
+
+def add(name, opsets, op, inputs, **kwargs):
+    for opset in opsets:
+        CASES.append(Case(name, opset, op, inputs, **kwargs))
+
+
+F16 = np.float16
+X4 = special((2, 3, 4, 5))
+
+# ------------------------------------------------------------------ elementwise, exact
+for op in ["Relu", "Neg", "Abs", "Floor", "Ceil", "Sqrt", "Reciprocal"]:
+    add(op.lower(), [7, 13], op, [("x", X4)])
+add("relu_f16", [14], "Relu", [("x", special((4, 5), dtype=F16))])
+add("relu_double", [14], "Relu", [("x", special((4, 5), dtype=np.float64))])
+add("relu_int32", [14], "Relu", [("x", ints((4, 5), -5, 5, dtype=np.int32))])
+add("abs_int64", [13], "Abs", [("x", ints((4, 5), -5, 5))])
+add("neg_int32", [13], "Neg", [("x", ints((4, 5), -5, 5, dtype=np.int32))])
+add("leakyrelu", [7, 16], "LeakyRelu", [("x", X4)], attrs={"alpha": 0.1})
+add("clip_attrs", [7], "Clip", [("x", X4)], attrs={"min": -1.0, "max": 2.0})
+add("clip_inputs", [11, 13], "Clip", [("x", X4), ("lo", np.array(-1.0, np.float32)), ("hi", np.array(2.0, np.float32))])
+add("clip_min_only", [13], "Clip", [("x", X4), ("lo", np.array(0.0, np.float32))])
+add("clip_int", [13], "Clip", [("x", ints((4, 5), -9, 9)), ("lo", np.array(-2)), ("hi", np.array(3))])
+add("hardsigmoid", [7], "HardSigmoid", [("x", X4)], attrs={"alpha": 0.25, "beta": 0.4})
+add("shrink", [9, 13], "Shrink", [("x", X4)], attrs={"lambd": 1.5, "bias": 0.5})
+add("sign", [9, 13], "Sign", [("x", X4)])
+add("sign_int", [13], "Sign", [("x", ints((4, 5), -3, 3))])
+add("thresholdedrelu", [10, 13], "ThresholdedRelu", [("x", X4)], attrs={"alpha": 0.5})
+add("softsign", [7], "Softsign", [("x", X4)], max_ulp=1,
+    why="ORT evaluates x / (1 + |x|) as an Eigen expression that rounds once more (seen: 1 ULP)")
+add("prelu_scalar", [7, 9, 16], "PRelu", [("x", X4), ("s", np.array([0.25], np.float32))])
+add("prelu_channel", [9, 16], "PRelu", [("x", X4), ("s", positive((3, 1, 1), 1))])
+
+# ------------------------------------------------------------------ elementwise, transcendental
+TRANSCENDENTAL = ("ORT computes it with MLAS's or Eigen's vectorized approximation, not the C library's: within a few "
+                  "ULPs, and in absolute terms (2^-24) where the result is tiny or denormal (MLAS's tanh and logistic "
+                  "clamp their input)")
+for op in ["Exp", "Log", "Tanh", "Sigmoid"]:
+    add(op.lower(), [7, 13], op, [("x", X4)], max_ulp=4, abs_tol=2.0 ** -24, why=TRANSCENDENTAL)
+CANCELS = "; the spec's alpha * exp(x) - alpha cancels near 0, so there the bound is absolute (2^-22)"
+add("elu", [7], "Elu", [("x", X4)], attrs={"alpha": 0.7}, max_ulp=4, abs_tol=2.0 ** -22, why=TRANSCENDENTAL + CANCELS)
+add("selu", [7], "Selu", [("x", X4)], max_ulp=4, abs_tol=2.0 ** -22, why=TRANSCENDENTAL + CANCELS)
+add("softplus", [7], "Softplus", [("x", X4)], max_ulp=4, abs_tol=2.0 ** -24, why=TRANSCENDENTAL)
+add("pow", [7, 13], "Pow", [("x", positive((2, 3, 4, 5))), ("y", special((4, 5), 1))], max_ulp=2,
+    why="ORT's pow for float goes through its own broadcasting helpers and may use powf of another libm path")
+
+# ------------------------------------------------------------------ arithmetic and broadcasting
+for op in ["Add", "Sub", "Mul", "Div"]:
+    add(op.lower(), [7, 13, 14], op, [("a", X4), ("b", special((4, 5), 3))])
+    add(op.lower() + "_bcast_middle", [7, 13], op, [("a", X4), ("b", special((3, 1, 1), 4))])
+add("add_int64", [13], "Add", [("a", ints((3, 4), -9, 9)), ("b", ints((4,), -9, 9, 1))])
+add("div_int32", [13], "Div", [("a", ints((3, 4), -20, 20, dtype=np.int32)), ("b", ints((4,), 1, 5, 1, dtype=np.int32))])
+add("mul_f16", [13], "Mul", [("a", special((3, 4), dtype=F16)), ("b", special((3, 4), 2, dtype=F16))])
+add("add_double", [13], "Add", [("a", special((3, 4), dtype=np.float64)), ("b", special((4,), 2, dtype=np.float64))])
+MEAN = "ORT multiplies the sum by 1/n where the runner divides it by n (seen: 1 ULP)"
+for op in ["Sum", "Max", "Min"]:
+    add(op.lower(), [8, 13], op, [("a", special((3, 4))), ("b", special((4,), 1)), ("c", special((3, 1), 2))])
+add("sum_same", [7], "Sum", [("a", special((3, 4))), ("b", special((3, 4), 1))])
+add("mean", [8, 13], "Mean", [("a", positive((3, 4))), ("b", positive((4,), 1)), ("c", positive((3, 1), 2))],
+    max_ulp=1, why=MEAN)
+
+# ------------------------------------------------------------------ comparisons and logic
+for op in ["Equal", "Less", "Greater"]:
+    # Less-7 and Greater-7 take floats only; integers from 9.
+    add(op.lower(), [7 if op == "Equal" else 9, 13], op, [("a", ints((3, 4), -2, 2)), ("b", ints((4,), -2, 2, 1))], out_types=[TensorProto.BOOL])
+for op in ["Less", "Greater"]:
+    add(op.lower() + "_float", [9, 13], op, [("a", special((4, 5))), ("b", special((4, 5), 1))],
+        out_types=[TensorProto.BOOL])
+B1 = ints((3, 4), 0, 2, dtype=np.bool_)
+B2 = ints((4,), 0, 2, 1, dtype=np.bool_)
+add("and", [7], "And", [("a", B1), ("b", B2)])
+add("or", [7], "Or", [("a", B1), ("b", B2)])
+add("not", [7], "Not", [("a", B1)])
+add("where", [9, 16], "Where", [("c", B1), ("x", special((3, 4))), ("y", special((4,), 1))],
+    out_types=[TensorProto.FLOAT])
+
+# ------------------------------------------------------------------ shape and data movement
+add("reshape", [7, 13, 14], "Reshape", [("x", X4), ("s", np.array([0, -1, 5], np.int64))])
+add("flatten", [9, 13], "Flatten", [("x", X4)], attrs={"axis": 2})
+add("transpose", [7, 13], "Transpose", [("x", X4)], attrs={"perm": [0, 2, 3, 1]})
+add("concat", [7, 13], "Concat", [("a", special((2, 3))), ("b", special((2, 5), 1))], attrs={"axis": 1})
+add("split", [7, 11], "Split", [("x", X4)], attrs={"axis": 3, "split": [2, 3]}, n_outputs=2)
+add("split_input", [13], "Split", [("x", X4), ("s", np.array([1, 4], np.int64))], attrs={"axis": 3}, n_outputs=2)
+add("gather_axis1", [7, 13], "Gather", [("x", X4), ("i", np.array([[2, 0], [1, 1]], np.int64))], attrs={"axis": 1})
+add("tile", [7, 13], "Tile", [("x", special((2, 3))), ("r", np.array([2, 3], np.int64))])
+add("expand", [8, 13], "Expand", [("x", special((3, 1))), ("s", np.array([2, 1, 4], np.int64))])
+add("unsqueeze", [7], "Unsqueeze", [("x", special((3, 4)))], attrs={"axes": [0, 3]})
+add("squeeze", [13], "Squeeze", [("x", special((3, 1, 4))), ("a", np.array([1], np.int64))])
+add("depthtospace_dcr", [7, 13], "DepthToSpace", [("x", special((1, 8, 2, 3)))], attrs={"blocksize": 2})
+add("depthtospace_crd", [11, 13], "DepthToSpace", [("x", special((1, 8, 2, 3)))], attrs={"blocksize": 2, "mode": "CRD"})
+add("spacetodepth", [7, 13], "SpaceToDepth", [("x", special((1, 2, 4, 6)))], attrs={"blocksize": 2})
+add("shape", [7, 15], "Shape", [("x", X4)], out_types=[TensorProto.INT64])
+add("size", [7, 13], "Size", [("x", X4)], out_types=[TensorProto.INT64])
+add("constantofshape", [9], "ConstantOfShape", [("s", np.array([2, 3], np.int64))],
+    attrs={"value": numpy_helper.from_array(np.array([1.5], np.float32))}, out_types=[TensorProto.FLOAT])
+add("range", [11], "Range", [("a", np.array(1.0, np.float32)), ("b", np.array(9.0, np.float32)),
+                              ("c", np.array(0.75, np.float32))])
+add("range_int", [11], "Range", [("a", np.array(10)), ("b", np.array(-3)), ("c", np.array(-3))])
+add("pad_attr", [7], "Pad", [("x", special((2, 3)))], attrs={"pads": [1, 2, 0, 1], "value": 1.5})
+add("pad_reflect", [7], "Pad", [("x", special((3, 4)))], attrs={"pads": [1, 2, 2, 1], "mode": "reflect"})
+add("pad_edge", [11, 13], "Pad", [("x", special((3, 4))), ("p", np.array([2, 1, 1, 3], np.int64))],
+    attrs={"mode": "edge"})
+add("pad_input", [11, 13], "Pad", [("x", special((3, 4))), ("p", np.array([0, 1, 2, 1], np.int64)),
+                                   ("v", np.array(2.5, np.float32))])
+add("cast_to_int", [13], "Cast", [("x", normal((3, 4), scale=50))], attrs={"to": TensorProto.INT32},
+    out_types=[TensorProto.INT32])
+add("cast_to_f16", [7, 13], "Cast", [("x", special((4, 5)))], attrs={"to": TensorProto.FLOAT16},
+    out_types=[TensorProto.FLOAT16])
+add("cast_to_double", [13], "Cast", [("x", special((4, 5)))], attrs={"to": TensorProto.DOUBLE},
+    out_types=[TensorProto.DOUBLE])
+add("cast_int_to_float", [13], "Cast", [("x", ints((4, 5), -1 << 40, 1 << 40))], attrs={"to": TensorProto.FLOAT},
+    out_types=[TensorProto.FLOAT])
+add("dropout", [7, 10, 13], "Dropout", [("x", X4)])
+add("identity", [7, 16], "Identity", [("x", X4)])
+
+# ------------------------------------------------------------------ reductions
+REDUCE_SUM = "ORT sums with Eigen's vectorized reduction (pairs of partial sums), not left to right"
+for op, bound in [("ReduceMax", 0), ("ReduceMin", 0), ("ReduceSum", 2), ("ReduceMean", 2), ("ReduceProd", 2),
+                  ("ReduceL2", 2), ("ReduceLogSumExp", 4), ("ReduceSumSquare", 2), ("ReduceL1", 2)]:
+    # ReduceMax/Min on finite values: with a NaN, ORT's Eigen reduction may or may not return it (the spec is
+    # silent); the runner propagates it.
+    data = positive((2, 3, 4, 5)) if bound else normal((2, 3, 4, 5), 5)
+    why = REDUCE_SUM if bound else ""
+    if op == "ReduceSum":
+        add("reducesum_axes_attr", [7, 11], op, [("x", data)], attrs={"axes": [1, 3]}, max_ulp=bound, why=why)
+        add("reducesum_axes_input", [13], op, [("x", data), ("a", np.array([1, 3], np.int64))], max_ulp=bound, why=why)
+        add("reducesum_all_nokeep", [13], op, [("x", data)], attrs={"keepdims": 0}, max_ulp=bound, why=why)
+    else:
+        add(op.lower(), [7, 13], op, [("x", data)], attrs={"axes": [1, 3]}, max_ulp=bound, why=why)
+        add(op.lower() + "_nokeep", [11], op, [("x", data)], attrs={"axes": [-1], "keepdims": 0}, max_ulp=bound,
+            why=why)
+ARGS = ints((3, 4, 5), 0, 3).astype(np.float32)  # ties, so first or last index matters
+add("argmax", [7, 11], "ArgMax", [("x", ARGS)], attrs={"axis": 1}, out_types=[TensorProto.INT64])
+add("argmax_last", [12, 13], "ArgMax", [("x", ARGS)], attrs={"axis": 2, "keepdims": 0, "select_last_index": 1},
+    out_types=[TensorProto.INT64])
+add("argmin", [7, 13], "ArgMin", [("x", ARGS)], attrs={"axis": 0}, out_types=[TensorProto.INT64])
+add("topk_attr", [7], "TopK", [("x", normal((3, 6)))], attrs={"k": 3}, n_outputs=2,
+    out_types=[TensorProto.FLOAT, TensorProto.INT64])
+add("topk_input", [10], "TopK", [("x", normal((3, 6))), ("k", np.array([2], np.int64))], n_outputs=2,
+    out_types=[TensorProto.FLOAT, TensorProto.INT64])
+add("topk_smallest", [11, 13], "TopK", [("x", normal((3, 6))), ("k", np.array([2], np.int64))],
+    attrs={"axis": -2, "largest": 0}, n_outputs=2, out_types=[TensorProto.FLOAT, TensorProto.INT64])
+
+# ------------------------------------------------------------------ softmax
+SOFTMAX = "ORT's softmax exponentiates with MLAS's vectorized exp and sums in another order"
+add("softmax", [7, 11, 13], "Softmax", [("x", normal((2, 3, 4), scale=2))], max_ulp=8, why=SOFTMAX)
+add("softmax_axis1", [7, 13], "Softmax", [("x", normal((2, 3, 4), scale=2))], attrs={"axis": 1}, max_ulp=8, why=SOFTMAX)
+add("logsoftmax", [7, 13], "LogSoftmax", [("x", normal((2, 3, 4), scale=2))], max_ulp=8, why=SOFTMAX)
+
+# ------------------------------------------------------------------ matrix products
+GEMM = "ORT's MLAS GEMM blocks and vectorizes the dot products differently from Eigen's"
+A = positive((4, 6))
+add("gemm", [7, 11, 13], "Gemm", [("a", A), ("b", positive((6, 5), 1)), ("c", positive((5,), 2))],
+    attrs={"alpha": 0.5, "beta": 2.0}, max_ulp=4, why=GEMM)
+add("gemm_trans", [9, 13], "Gemm", [("a", positive((6, 4))), ("b", positive((5, 6), 1)), ("c", positive((4, 1), 2))],
+    attrs={"transA": 1, "transB": 1}, max_ulp=4, why=GEMM)
+add("gemm_no_c", [11, 13], "Gemm", [("a", A), ("b", positive((6, 5), 1))], max_ulp=4, why=GEMM)
+add("matmul", [7, 13], "MatMul", [("a", positive((2, 1, 4, 6))), ("b", positive((3, 6, 5), 1))], max_ulp=4, why=GEMM)
+add("matmul_vector", [9, 13], "MatMul", [("a", positive((6,))), ("b", positive((2, 6, 5), 1))], max_ulp=4, why=GEMM)
+add("matmul_int", [9, 13], "MatMul", [("a", ints((3, 4), -5, 5, dtype=np.int32)), ("b", ints((4, 2), -5, 5, 1, dtype=np.int32))])
+
+# ------------------------------------------------------------------ convolutions
+CONV = "ORT convolves with MLAS (im2col or direct kernels, its own blocking), summing in another order"
+X = positive((2, 4, 9, 8))
+add("conv", [7, 11, 13], "Conv", [("x", X), ("w", positive((6, 4, 3, 3), 1)), ("b", positive((6,), 2))],
+    max_ulp=8, why=CONV)
+add("conv_pads_strides", [7, 11], "Conv", [("x", X), ("w", positive((6, 4, 3, 2), 1))],
+    attrs={"pads": [1, 0, 2, 1], "strides": [2, 3]}, max_ulp=8, why=CONV)
+add("conv_dilated_group", [11, 13], "Conv", [("x", X), ("w", positive((6, 2, 3, 3), 1)), ("b", positive((6,), 2))],
+    attrs={"group": 2, "dilations": [2, 1], "pads": [1, 1, 1, 1]}, max_ulp=8, why=CONV)
+add("conv_depthwise", [11], "Conv", [("x", X), ("w", positive((4, 1, 3, 3), 1))], attrs={"group": 4},
+    max_ulp=8, why=CONV)
+for pad in ["SAME_UPPER", "SAME_LOWER", "VALID"]:
+    add("conv_" + pad.lower(), [7, 11], "Conv", [("x", X), ("w", positive((6, 4, 3, 4), 1))],
+        attrs={"auto_pad": pad, "strides": [2, 2]}, max_ulp=8, why=CONV)
+add("conv_1d", [11], "Conv", [("x", positive((2, 3, 10))), ("w", positive((4, 3, 3), 1))], attrs={"pads": [1, 1]},
+    max_ulp=8, why=CONV)
+add("conv_3d", [11], "Conv", [("x", positive((1, 2, 5, 6, 4))), ("w", positive((3, 2, 3, 3, 2), 1))],
+    max_ulp=8, why=CONV)
+add("conv_f16", [11], "Conv", [("x", positive((1, 2, 5, 6), dtype=F16)), ("w", positive((3, 2, 3, 3), 1, dtype=F16))],
+    max_ulp=2, why=CONV + "; float16 rounds once at the end on both sides")
+add("convtranspose", [7, 11, 13], "ConvTranspose",
+    [("x", positive((2, 4, 5, 4))), ("w", positive((4, 3, 3, 3), 1)), ("b", positive((3,), 2))],
+    attrs={"strides": [2, 2]}, max_ulp=8, why=CONV)
+add("convtranspose_pads_outpad", [11], "ConvTranspose", [("x", positive((1, 4, 5, 4))), ("w", positive((4, 2, 3, 3), 1))],
+    attrs={"strides": [2, 3], "pads": [1, 0, 1, 1], "output_padding": [1, 2]}, max_ulp=8, why=CONV)
+add("convtranspose_group", [11], "ConvTranspose", [("x", positive((1, 4, 5, 4))), ("w", positive((4, 1, 3, 3), 1))],
+    attrs={"group": 2, "dilations": [2, 1]}, max_ulp=8, why=CONV)
+add("convtranspose_output_shape", [11], "ConvTranspose",
+    [("x", positive((1, 2, 4, 4))), ("w", positive((2, 3, 3, 3), 1))],
+    attrs={"strides": [2, 2], "output_shape": [8, 7]}, max_ulp=8, why=CONV)
+add("convtranspose_same_upper", [11], "ConvTranspose",
+    [("x", positive((1, 2, 4, 4))), ("w", positive((2, 3, 3, 3), 1))],
+    attrs={"strides": [2, 2], "auto_pad": "SAME_UPPER"}, max_ulp=8, why=CONV)
+
+# ------------------------------------------------------------------ pooling
+POOL = "ORT's AveragePool divides the same sum but adds the window with MLAS's kernels, in another order"
+XP = special((2, 3, 9, 8))
+add("maxpool", [7, 8, 10, 12], "MaxPool", [("x", XP)], attrs={"kernel_shape": [3, 3], "strides": [2, 2],
+                                                            "pads": [1, 1, 1, 1]})
+add("maxpool_same", [7, 11], "MaxPool", [("x", XP)], attrs={"kernel_shape": [3, 2], "strides": [2, 2],
+                                                          "auto_pad": "SAME_UPPER"})
+add("maxpool_ceil_dilated", [10, 12], "MaxPool", [("x", XP)],
+    attrs={"kernel_shape": [2, 2], "strides": [2, 2], "ceil_mode": 1, "dilations": [2, 1]})
+add("maxpool_indices", [8, 12], "MaxPool", [("x", normal((1, 2, 6, 5)))],
+    attrs={"kernel_shape": [2, 2], "strides": [2, 2], "storage_order": 1}, n_outputs=2,
+    out_types=[TensorProto.FLOAT, TensorProto.INT64])
+add("maxpool_int8", [12], "MaxPool", [("x", ints((1, 2, 6, 5), -100, 100, dtype=np.int8))],
+    attrs={"kernel_shape": [3, 3]})
+add("averagepool", [7, 11], "AveragePool", [("x", positive((2, 3, 9, 8)))],
+    attrs={"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}, max_ulp=4, why=POOL)
+add("averagepool_include_pad", [7, 11], "AveragePool", [("x", positive((2, 3, 9, 8)))],
+    attrs={"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1], "count_include_pad": 1}, max_ulp=4, why=POOL)
+add("averagepool_ceil", [10, 11], "AveragePool", [("x", positive((2, 3, 9, 8)))],
+    attrs={"kernel_shape": [2, 2], "strides": [2, 2], "ceil_mode": 1}, max_ulp=4, why=POOL)
+add("globalaveragepool", [7, 13], "GlobalAveragePool", [("x", positive((2, 3, 9, 8)))], max_ulp=4, why=POOL)
+add("globalmaxpool", [7], "GlobalMaxPool", [("x", XP)])
+
+# ------------------------------------------------------------------ normalization
+NORM = ("ORT folds mean, var, scale and B into one multiply-add per channel (x * a + b), a different rounding; "
+        "where the result cancels to near 0 the bound is absolute (2^-22, a few ULPs of the inputs)")
+C = 3
+add("batchnorm", [7, 9, 14, 15], "BatchNormalization",
+    [("x", normal((2, C, 4, 5))), ("s", positive((C,), 1)), ("b", normal((C,), 2)), ("m", normal((C,), 3)),
+     ("v", positive((C,), 4))], attrs={"epsilon": 1e-3}, max_ulp=16, abs_tol=2.0 ** -22, why=NORM)
+add("instancenorm", [7, 13], "InstanceNormalization",
+    [("x", normal((2, C, 4, 5))), ("s", positive((C,), 1)), ("b", normal((C,), 2))], max_ulp=64, abs_tol=2.0 ** -21,
+    why="ORT computes mean and variance with Eigen's reductions and folds the scale differently; absolute (2^-21) "
+        "where the result cancels to near 0")
+add("meanvariancenormalization", [9, 13], "MeanVarianceNormalization", [("x", normal((2, 3, 4, 5)))], max_ulp=64,
+    abs_tol=2.0 ** -21, why="ORT computes the means with Eigen's reductions (another order), and the result cancels "
+                            "near the mean")
+add("meanvariancenormalization_axes", [13], "MeanVarianceNormalization", [("x", normal((2, 3, 4, 5)))],
+    attrs={"axes": [1, 3]}, max_ulp=64, abs_tol=2.0 ** -21, why="as above")
+add("lrn", [7, 13], "LRN", [("x", normal((2, 5, 3, 4)))], attrs={"size": 3, "alpha": 0.01, "beta": 0.6, "bias": 1.5},
+    max_ulp=8, why="ORT sums the squares by a sliding window and raises with its own pow")
+
+# ------------------------------------------------------------------ resizing
+LINEAR = "ORT's linear resize precomputes the weights per dim and adds the corners in another order"
+XR = normal((1, 2, 3, 4))
+add("upsample_nearest", [7], "Upsample", [("x", XR)], attrs={"scales": [1.0, 1.0, 2.0, 3.0]})
+add("upsample_input", [9], "Upsample", [("x", XR), ("s", np.array([1, 1, 2, 1.5], np.float32))])
+add("upsample_linear", [7], "Upsample", [("x", XR)], attrs={"scales": [1.0, 1.0, 2.0, 2.0], "mode": "linear"},
+    max_ulp=4, why=LINEAR)
+add("resize10_nearest", [10], "Resize", [("x", XR), ("s", np.array([1, 1, 2, 2.5], np.float32))])
+add("resize10_linear", [10], "Resize", [("x", XR), ("s", np.array([1, 1, 2, 2], np.float32))],
+    attrs={"mode": "linear"}, max_ulp=4, why=LINEAR)
+EMPTY = np.array([], np.float32)
+for mode in ["half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"]:
+    add("resize_linear_" + mode, [11, 13], "Resize",
+        [("x", XR), ("roi", EMPTY), ("s", np.array([1, 1, 2, 1.5], np.float32))],
+        attrs={"mode": "linear", "coordinate_transformation_mode": mode}, max_ulp=4, why=LINEAR)
+for nearest in ["round_prefer_floor", "round_prefer_ceil", "floor", "ceil"]:
+    add("resize_nearest_" + nearest, [11, 13], "Resize",
+        [("x", XR), ("roi", EMPTY), ("s", np.array([1, 1, 2.5, 1.75], np.float32))],
+        attrs={"mode": "nearest", "nearest_mode": nearest, "coordinate_transformation_mode": "half_pixel"})
+add("resize_sizes", [13], "Resize", [("x", XR), ("roi", EMPTY), ("s", None), ("z", np.array([1, 2, 5, 7], np.int64))],
+    attrs={"mode": "nearest", "coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor"})
+
+
+# Every case at opset 13 again at 17: no op listed here changes between the two (the next versions come at 18),
+# so the runner and ORT must agree there too.
+for case in [c for c in CASES if c.opset == 13]:
+    again = copy.copy(case)
+    again.opset = 17
+    again.name = case.name[: -len("13")] + "17"
+    CASES.append(again)
+
+
+# ------------------------------------------------------------------ running and comparing
+
+def ordered(bits, width):
+    """IEEE bit patterns mapped to integers in the order of the values they encode (+0 and -0 alike)."""
+    bits = bits.astype(np.int64)
+    sign = np.int64(1) << (width - 1)
+    return np.where(bits & sign, -(bits & (sign - 1)), bits)
+
+
+def compare(case, ours, theirs):
+    a, b = numpy_helper.to_array(ours), numpy_helper.to_array(theirs)
+    if ours.data_type != theirs.data_type or a.shape != b.shape:
+        return f"runner {a.dtype}{list(a.shape)}, ORT {b.dtype}{list(b.shape)}"
+    if a.dtype.kind != "f":
+        bad = np.flatnonzero(a.reshape(-1) != b.reshape(-1))
+        return f"element {bad[0]}: runner {a.reshape(-1)[bad[0]]}, ORT {b.reshape(-1)[bad[0]]}" if bad.size else ""
+    width = a.dtype.itemsize * 8
+    view = {16: np.uint16, 32: np.uint32, 64: np.uint64}[width]
+    fa, fb = a.reshape(-1), b.reshape(-1)
+    both_nan = np.isnan(fa) & np.isnan(fb)
+    ua, ub = fa.view(view), fb.view(view)
+    if case.max_ulp == 0:
+        bad = np.flatnonzero((ua != ub) & ~both_nan)
+    else:
+        distance = np.abs(ordered(ua, width) - ordered(ub, width))
+        with np.errstate(invalid="ignore"):  # inf - inf: not close, which the ULP distance has judged already
+            close = np.abs(fa.astype(np.float64) - fb.astype(np.float64)) <= case.abs_tol
+        bad = np.flatnonzero((distance > case.max_ulp) & ~both_nan & ~close)
+    if not bad.size:
+        return ""
+    i = bad[0]
+    return (f"{bad.size} elements differ; element {i}: runner {fa[i]!r}, ORT {fb[i]!r} (bound {case.max_ulp} ULP"
+            f"{f' or {case.abs_tol}' if case.abs_tol else ''})")
+
+
+def run(command):
+    try:
+        p = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return 124, f"timed out after {TIMEOUT}s"
+    return p.returncode, p.stderr.strip()
+
+
+def run_case(case, runner, scratch):
+    folder = os.path.join(scratch, case.name)
+    shutil.rmtree(folder, ignore_errors=True)
+    inputs, ours_dir, ort_dir = (os.path.join(folder, d) for d in ("inputs", "runner", "ort"))
+    for d in (inputs, ours_dir, ort_dir):
+        os.makedirs(d)
+    model_path = os.path.join(folder, "model.onnx")
+    onnx.save(case.model(), model_path)
+    for k, (name, array) in enumerate(case.inputs):
+        if array is not None and name not in case.initializers:
+            onnx.save_tensor(numpy_helper.from_array(array, name), os.path.join(inputs, f"input_{k}.pb"))
+    code, err = run(["node", RUN_MODEL, model_path, inputs, ort_dir])
+    if code != 0:
+        return "skipped", f"ORT refuses it: {err.splitlines()[-1] if err else code}"
+    code, err = run([runner, model_path, inputs, ours_dir])
+    if code != 0:
+        return "failed", f"the runner fails where ORT runs it: {err}"
+    for k in range(case.n_outputs):
+        ours = onnx.load_tensor(os.path.join(ours_dir, f"output_{k}.pb"))
+        theirs = onnx.load_tensor(os.path.join(ort_dir, f"output_{k}.pb"))
+        difference = compare(case, ours, theirs)
+        if difference:
+            return "failed", f"output {k}: {difference}"
+    bound = f" within {case.max_ulp} ULP ({case.why})" if case.max_ulp else " bit for bit"
+    if case.abs_tol:
+        bound = f" within {case.max_ulp} ULP or {case.abs_tol} ({case.why})"
+    return "passed", bound
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("runner")
+    parser.add_argument("scratch")
+    parser.add_argument("--only", nargs="*", default=[])
+    args = parser.parse_args()
+    subprocess.run(["bash", INSTALL_ORT], check=True)
+    os.makedirs(args.scratch, exist_ok=True)
+    counts = {"passed": 0, "failed": 0, "skipped": 0}
+    for case in CASES:
+        if args.only and not any(s in case.name for s in args.only):
+            continue
+        outcome, detail = run_case(case, os.path.abspath(args.runner), args.scratch)
+        counts[outcome] += 1
+        print(f"{outcome.upper():7} {case.name}: {detail}", flush=True)
+    print(f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped")
+    return 1 if counts["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

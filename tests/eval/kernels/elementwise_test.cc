@@ -1,0 +1,152 @@
+// Arithmetic, activations, Softmax, comparisons and Cast (src/eval/kernels/elementwise.cc, activation.cc,
+// softmax.cc, logical.cc, cast.cc), each version as its opset says.
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "eval/kernels/kernel_test_support.h"
+#include "eval/model_runner.h"
+#include "gtest/gtest.h"
+#include "test_models.h"
+
+namespace onnx_legalize::testing {
+namespace {
+
+using ::absl::StatusCode;
+
+// Sum-6 wants equal shapes; Sum-8 broadcasts.
+TEST(ElementwiseKernelTest, SumBroadcastsFromOpset8Only) {
+  constexpr char kModel[] = R"(
+    <ir_version: 3, opset_import: ["" : OPSET]>
+    g (float[2,2] a, float[2] b) => (float[2,2] y) { y = Sum(a, b, b) })";
+  auto at = [&](const std::string& opset) {
+    std::string text = kModel;
+    text.replace(text.find("OPSET"), 5, opset);
+    return ParseModel(text.c_str());
+  };
+  const Feeds feeds = Feed("a", Floats({2, 2}, {1, 2, 3, 4}), "b", Floats({2}, {10, 20}));
+  EXPECT_TRUE(OutputIs(RunModel(at("8"), feeds), "y", Floats({2, 2}, {21, 42, 23, 44})));
+  EXPECT_TRUE(FailsWith(RunModel(at("6"), feeds), StatusCode::kInvalidArgument, {"before opset 8"}));
+}
+
+TEST(ElementwiseKernelTest, LegacyBroadcastAlignsBWithTheEndWithoutAxis) {
+  const auto model = ParseModel(R"(
+    <ir_version: 3, opset_import: ["" : 1]>
+    g (float[2,3] a, float[3] b) => (float[2,3] y) { y = Mul <broadcast = 1> (a, b) })");
+  EXPECT_TRUE(OutputIs(RunModel(model, Feed("a", Floats({2, 3}, {1, 1, 1, 2, 2, 2}), "b", Floats({3}, {1, 2, 3}))), "y",
+                       Floats({2, 3}, {1, 2, 3, 2, 4, 6})));
+}
+
+TEST(ElementwiseKernelTest, LegacyBroadcastRejectsBThatIsNotARunOfA) {
+  const auto model = ParseModel(R"(
+    <ir_version: 3, opset_import: ["" : 6]>
+    g (float[2,3] a, float[2] b) => (float[2,3] y) { y = Sub <broadcast = 1> (a, b) })");
+  EXPECT_TRUE(FailsWith(RunModel(model, Feed("a", Floats({2, 3}, std::vector<float>(6)), "b", Floats({2}, {1, 2}))),
+                        StatusCode::kInvalidArgument, {"B [2] is not a run of A's dims [2,3]"}));
+}
+
+TEST(ElementwiseKernelTest, IntegerDivisionTruncatesAndRefusesZero) {
+  const auto model = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (int32[3] a, int32[3] b) => (int32[3] y) { y = Div(a, b) })");
+  EXPECT_TRUE(OutputIs(RunModel(model, Feed("a", Int32s({3}, {7, -7, 6}), "b", Int32s({3}, {2, 2, -4}))), "y",
+                       Int32s({3}, {3, -3, -1})));
+  EXPECT_TRUE(FailsWith(RunModel(model, Feed("a", Int32s({3}, {7, -7, 6}), "b", Int32s({3}, {2, 0, -4}))),
+                        StatusCode::kInvalidArgument, {"integer division by zero"}));
+}
+
+// Pow-12 lets the exponent be an integer tensor; Pow-7 takes one type for both.
+TEST(ElementwiseKernelTest, PowTakesAnIntegerExponentFromOpset12) {
+  constexpr char kModel[] = R"(
+    <ir_version: 7, opset_import: ["" : OPSET]>
+    g (float[2] x, int64[2] e) => (float[2] y) { y = Pow(x, e) })";
+  auto at = [&](const std::string& opset) {
+    std::string text = kModel;
+    text.replace(text.find("OPSET"), 5, opset);
+    return ParseModel(text.c_str());
+  };
+  const Feeds feeds = Feed("x", Floats({2}, {2, 3}), "e", Int64s({2}, {3, 2}));
+  EXPECT_TRUE(OutputIs(RunModel(at("12"), feeds), "y", Floats({2}, {8, 9})));
+  EXPECT_TRUE(FailsWith(RunModel(at("11"), feeds), StatusCode::kInvalidArgument, {"before opset 12"}));
+}
+
+// Clip-6 takes min and max as attributes, Clip-11 as inputs; an absent bound is the type's extreme value.
+TEST(ElementwiseKernelTest, ClipReadsItsBoundsAsItsOpsetSays) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const auto at6 = ParseModel(R"(
+    <ir_version: 3, opset_import: ["" : 6]>
+    g (float[4] x) => (float[4] y) { y = Clip <min = -1.0> (x) })");
+  EXPECT_TRUE(OutputIs(RunModel(at6, Feed("x", Floats({4}, {-5, 0.5f, inf, -inf}))), "y",
+                       Floats({4}, {-1, 0.5f, std::numeric_limits<float>::max(), -1})));
+  const auto at11 = ParseModel(R"(
+    <ir_version: 6, opset_import: ["" : 11]>
+    g (float[4] x, float lo, float hi) => (float[4] y) { y = Clip(x, lo, hi) })");
+  Feeds feeds = Feed("x", Floats({4}, {-5, 0.5f, inf, -inf}), "lo", Floats({}, {-1}));
+  feeds.emplace("hi", Floats({}, {2}));
+  EXPECT_TRUE(OutputIs(RunModel(at11, feeds), "y", Floats({4}, {-1, 0.5f, 2, -1})));
+  const auto attribute_at11 = ParseModel(R"(
+    <ir_version: 6, opset_import: ["" : 11]>
+    g (float[4] x) => (float[4] y) { y = Clip <min = -1.0> (x) })");
+  EXPECT_TRUE(FailsWith(RunModel(attribute_at11, Feed("x", Floats({4}, {1, 2, 3, 4}))), StatusCode::kInvalidArgument,
+                        {"attribute 'min'", "takes as input 1 instead"}));
+}
+
+TEST(ElementwiseKernelTest, ActivationsFollowTheirFormulas) {
+  const auto model = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[3] x) => (float[3] leaky, float[3] hard, float[3] sign, float[3] elu) {
+      leaky = LeakyRelu <alpha = 0.5> (x)
+      hard = HardSigmoid <alpha = 0.25, beta = 0.5> (x)
+      sign = Softsign(x)
+      elu = Elu <alpha = 2.0> (x)
+    })");
+  const Results result = RunModel(model, Feed("x", Floats({3}, {-4, 0, 1})));
+  EXPECT_TRUE(OutputIs(result, "leaky", Floats({3}, {-2, 0, 1})));
+  EXPECT_TRUE(OutputIs(result, "hard", Floats({3}, {0, 0.5f, 0.75f})));
+  EXPECT_TRUE(OutputIs(result, "sign", Floats({3}, {-0.8f, 0, 0.5f})));
+  EXPECT_TRUE(OutputNear(result, "elu", Floats({3}, {2.0f * (0.0183156393f - 1.0f), 0, 1}), 1e-6f));
+}
+
+// Softmax-11 coerces the input to 2-D at axis 1 (one run of 4 here); Softmax-13 normalizes the last axis.
+TEST(ElementwiseKernelTest, SoftmaxNormalizesWhatItsVersionSays) {
+  constexpr char kModel[] = R"(
+    <ir_version: 7, opset_import: ["" : OPSET]>
+    g (float[1,2,2] x) => (float[1,2,2] y) { y = Softmax(x) })";
+  auto at = [&](const std::string& opset) {
+    std::string text = kModel;
+    text.replace(text.find("OPSET"), 5, opset);
+    return ParseModel(text.c_str());
+  };
+  const Feeds x = Feed("x", Floats({1, 2, 2}, {0, 0, 0, 0}));
+  EXPECT_TRUE(OutputIs(RunModel(at("11"), x), "y", Floats({1, 2, 2}, {0.25f, 0.25f, 0.25f, 0.25f})));
+  EXPECT_TRUE(OutputIs(RunModel(at("13"), x), "y", Floats({1, 2, 2}, {0.5f, 0.5f, 0.5f, 0.5f})));
+}
+
+// Cast-1 names its target type as a string.
+TEST(ElementwiseKernelTest, Cast1TakesTheTypeByName) {
+  const auto model = ParseModel(R"(
+    <ir_version: 3, opset_import: ["" : 1]>
+    g (int64[2] x) => (float[2] y) { y = Cast <to = "FLOAT"> (x) })");
+  EXPECT_TRUE(OutputIs(RunModel(model, Feed("x", Int64s({2}, {1, -2}))), "y", Floats({2}, {1, -2})));
+  const auto bad = ParseModel(R"(
+    <ir_version: 3, opset_import: ["" : 1]>
+    g (int64[2] x) => (float[2] y) { y = Cast <to = "REAL"> (x) })");
+  EXPECT_TRUE(FailsWith(RunModel(bad, Feed("x", Int64s({2}, {1, -2}))), StatusCode::kInvalidArgument,
+                        {"names no type: 'REAL'"}));
+}
+
+TEST(ElementwiseKernelTest, ComparesAndPicks) {
+  const auto model = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[3] a, float[3] b) => (bool[3] less, float[3] y) {
+      less = Less(a, b)
+      y = Where(less, a, b)
+    })");
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const Results result = RunModel(model, Feed("a", Floats({3}, {1, 5, nan}), "b", Floats({3}, {2, 4, 0})));
+  EXPECT_TRUE(OutputIs(result, "less", Bools({3}, {1, 0, 0})));
+  EXPECT_TRUE(OutputIs(result, "y", Floats({3}, {1, 4, 0})));
+}
+
+}  // namespace
+}  // namespace onnx_legalize::testing

@@ -1,0 +1,104 @@
+// MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool (src/eval/kernels/pool.cc).
+#include <vector>
+
+#include "eval/kernels/kernel_test_support.h"
+#include "eval/model_runner.h"
+#include "gtest/gtest.h"
+#include "test_models.h"
+
+namespace onnx_legalize::testing {
+namespace {
+
+using ::absl::StatusCode;
+
+const std::vector<float> kOneToNine = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+
+TEST(PoolKernelTest, MaxPoolIgnoresThePadding) {
+  const auto model = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 11]>
+    g (float[1,1,3,3] x) => (float[1,1,2,2] y) {
+      y = MaxPool <kernel_shape = [2, 2], pads = [1, 1, 1, 1], strides = [2, 2]> (x)
+    })");
+  EXPECT_TRUE(
+      OutputIs(RunModel(model, Feed("x", Floats({1, 1, 3, 3}, kOneToNine))), "y", Floats({1, 1, 2, 2}, {1, 3, 7, 9})));
+}
+
+// MaxPool-10's ceil_mode keeps the last, partial window; before opset 10 the attribute does not exist.
+TEST(PoolKernelTest, CeilModeFromOpset10Only) {
+  constexpr char kModel[] = R"(
+    <ir_version: 5, opset_import: ["" : OPSET]>
+    g (float[1,1,1,5] x) => (float[1,1,1,N] y) { y = MaxPool <kernel_shape = [1, 2], strides = [1, 2], ceil_mode = 1> (x) })";
+  auto at = [&](const std::string& opset) {
+    std::string text = kModel;
+    text.replace(text.find("OPSET"), 5, opset);
+    return ParseModel(text.c_str());
+  };
+  const Feeds x = Feed("x", Floats({1, 1, 1, 5}, {1, 2, 3, 4, 5}));
+  EXPECT_TRUE(OutputIs(RunModel(at("10"), x), "y", Floats({1, 1, 1, 3}, {2, 4, 5})));
+  EXPECT_TRUE(FailsWith(RunModel(at("9"), x), StatusCode::kInvalidArgument, {"ceil_mode", "added at opset 10"}));
+}
+
+// MaxPool-8's Indices: the flat index of the maximum, row-major or (storage_order = 1) column-major.
+TEST(PoolKernelTest, MaxPoolIndicesFollowStorageOrder) {
+  constexpr char kModel[] = R"(
+    <ir_version: 7, opset_import: ["" : 12]>
+    g (float[1,1,2,2] x) => (float[1,1,1,1] y, int64[1,1,1,1] i) {
+      y, i = MaxPool <kernel_shape = [2, 2], storage_order = ORDER> (x)
+    })";
+  auto with = [&](const std::string& order) {
+    std::string text = kModel;
+    text.replace(text.find("ORDER"), 5, order);
+    return ParseModel(text.c_str());
+  };
+  const Feeds x = Feed("x", Floats({1, 1, 2, 2}, {1, 4, 3, 2}));
+  EXPECT_TRUE(OutputIs(RunModel(with("0"), x), "i", Int64s({1, 1, 1, 1}, {1})));
+  EXPECT_TRUE(OutputIs(RunModel(with("1"), x), "i", Int64s({1, 1, 1, 1}, {2})));
+  EXPECT_TRUE(OutputIs(RunModel(with("1"), x), "y", Floats({1, 1, 1, 1}, {4})));
+}
+
+TEST(PoolKernelTest, AveragePoolCountsThePaddingOnlyWhenAsked) {
+  constexpr char kModel[] = R"(
+    <ir_version: 7, opset_import: ["" : 11]>
+    g (float[1,1,1,3] x) => (float[1,1,1,3] y) {
+      y = AveragePool <kernel_shape = [1, 3], pads = [0, 1, 0, 1], count_include_pad = COUNT> (x)
+    })";
+  auto with = [&](const std::string& count) {
+    std::string text = kModel;
+    text.replace(text.find("COUNT"), 5, count);
+    return ParseModel(text.c_str());
+  };
+  const Feeds x = Feed("x", Floats({1, 1, 1, 3}, {1, 2, 3}));
+  EXPECT_TRUE(OutputIs(RunModel(with("0"), x), "y", Floats({1, 1, 1, 3}, {1.5f, 2.0f, 2.5f})));
+  EXPECT_TRUE(OutputIs(RunModel(with("1"), x), "y", Floats({1, 1, 1, 3}, {1.0f, 2.0f, 5.0f / 3.0f})));
+}
+
+TEST(PoolKernelTest, RejectsCountIncludePadBeforeOpset7) {
+  const auto model = ParseModel(R"(
+    <ir_version: 3, opset_import: ["" : 6]>
+    g (float[1,1,1,3] x) => (float[1,1,1,1] y) { y = AveragePool <kernel_shape = [1, 3], count_include_pad = 1> (x) })");
+  EXPECT_TRUE(FailsWith(RunModel(model, Feed("x", Floats({1, 1, 1, 3}, {1, 2, 3}))), StatusCode::kInvalidArgument,
+                        {"AveragePool producing 'y'", "count_include_pad", "added at opset 7"}));
+}
+
+TEST(PoolKernelTest, RejectsAKernelOfTheWrongRank) {
+  const auto model = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 11]>
+    g (float[1,1,3,3] x) => (float[1,1,1,1] y) { y = MaxPool <kernel_shape = [3]> (x) })");
+  EXPECT_TRUE(FailsWith(RunModel(model, Feed("x", Floats({1, 1, 3, 3}, kOneToNine))), StatusCode::kInvalidArgument,
+                        {"kernel_shape [3] does not fit X float[1,1,3,3]"}));
+}
+
+TEST(PoolKernelTest, GlobalPoolsReduceEverySpatialPosition) {
+  const auto model = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 11]>
+    g (float[1,2,1,2] x) => (float[1,2,1,1] avg, float[1,2,1,1] max) {
+      avg = GlobalAveragePool(x)
+      max = GlobalMaxPool(x)
+    })");
+  const Results result = RunModel(model, Feed("x", Floats({1, 2, 1, 2}, {1, 2, 3, 5})));
+  EXPECT_TRUE(OutputIs(result, "avg", Floats({1, 2, 1, 1}, {1.5f, 4.0f})));
+  EXPECT_TRUE(OutputIs(result, "max", Floats({1, 2, 1, 1}, {2, 5})));
+}
+
+}  // namespace
+}  // namespace onnx_legalize::testing

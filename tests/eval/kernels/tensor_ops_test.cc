@@ -1,0 +1,180 @@
+// Shape and data-movement ops, Pad, Upsample/Resize, reductions, ArgMax, TopK, Range (src/eval/kernels/
+// shape_ops.cc, data_movement.cc, pad.cc, resize.cc, reduce.cc, range_topk.cc), each version as its opset says.
+#include <string>
+#include <vector>
+
+#include "eval/kernels/kernel_test_support.h"
+#include "eval/model_runner.h"
+#include "gtest/gtest.h"
+#include "test_models.h"
+
+namespace onnx_legalize::testing {
+namespace {
+
+using ::absl::StatusCode;
+
+const std::vector<float> kSix = {1, 2, 3, 4, 5, 6};
+
+// Reshape-1 takes the shape as an attribute, Reshape-5 as input 1.
+TEST(TensorOpsKernelTest, ReshapeTakesItsShapeAsItsOpsetSays) {
+  const auto at1 = ParseModel(R"(
+    <ir_version: 3, opset_import: ["" : 1]>
+    g (float[2,3] x) => (float[3,2] y) { y = Reshape <shape = [3, -1]> (x) })");
+  EXPECT_TRUE(OutputIs(RunModel(at1, Feed("x", Floats({2, 3}, kSix))), "y", Floats({3, 2}, kSix)));
+  const auto attribute_at5 = ParseModel(R"(
+    <ir_version: 3, opset_import: ["" : 5]>
+    g (float[2,3] x, int64[2] s) => (float[3,2] y) { y = Reshape <shape = [3, -1]> (x, s) })");
+  EXPECT_TRUE(FailsWith(RunModel(attribute_at5, Feed("x", Floats({2, 3}, kSix), "s", Int64s({2}, {3, -1}))),
+                        StatusCode::kInvalidArgument, {"attribute 'shape'", "takes as input 1 instead"}));
+}
+
+TEST(TensorOpsKernelTest, TransposesFlattensAndConcatenates) {
+  const auto model = ParseModel(R"(
+    <ir_version: 3, opset_import: ["" : 1]>
+    g (float[2,3] x) => (float[3,2] t, float[2,3] f, float[2,6] c) {
+      t = Transpose(x)
+      f = Flatten(x)
+      c = Concat(x, x)
+    })");
+  const Results result = RunModel(model, Feed("x", Floats({2, 3}, kSix)));
+  EXPECT_TRUE(OutputIs(result, "t", Floats({3, 2}, {1, 4, 2, 5, 3, 6})));
+  EXPECT_TRUE(OutputIs(result, "f", Floats({2, 3}, kSix)));
+  // Concat-1's axis defaults to 1.
+  EXPECT_TRUE(OutputIs(result, "c", Floats({2, 6}, {1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6})));
+}
+
+TEST(TensorOpsKernelTest, SplitsByAttributeOrInput) {
+  const auto at11 = ParseModel(R"(
+    <ir_version: 6, opset_import: ["" : 11]>
+    g (float[2,3] x) => (float[2,1] a, float[2,2] b) { a, b = Split <axis = -1, split = [1, 2]> (x) })");
+  const Results split = RunModel(at11, Feed("x", Floats({2, 3}, kSix)));
+  EXPECT_TRUE(OutputIs(split, "a", Floats({2, 1}, {1, 4})));
+  EXPECT_TRUE(OutputIs(split, "b", Floats({2, 2}, {2, 3, 5, 6})));
+  const auto at13 = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[2,3] x) => (float[2,1] a, float[2,2] b) { a, b = Split <axis = 1, split = [1, 2]> (x) })");
+  EXPECT_TRUE(FailsWith(RunModel(at13, Feed("x", Floats({2, 3}, kSix))), StatusCode::kInvalidArgument,
+                        {"attribute 'split'", "takes as input 1 instead"}));
+}
+
+// Tile-1 repeats one axis `tiles` times; Tile-6 takes a count per axis.
+TEST(TensorOpsKernelTest, TileRepeatsAsItsOpsetSays) {
+  const auto at1 = ParseModel(R"(
+    <ir_version: 3, opset_import: ["" : 1]>
+    g (float[1,2] x, int64 n, int64 a) => (float[1,6] y) { y = Tile(x, n, a) })");
+  Feeds feeds = Feed("x", Floats({1, 2}, {1, 2}), "n", Int64s({}, {3}));
+  feeds.emplace("a", Int64s({}, {1}));
+  EXPECT_TRUE(OutputIs(RunModel(at1, feeds), "y", Floats({1, 6}, {1, 2, 1, 2, 1, 2})));
+  const auto at6 = ParseModel(R"(
+    <ir_version: 3, opset_import: ["" : 6]>
+    g (float[1,2] x, int64[2] r) => (float[2,4] y) { y = Tile(x, r) })");
+  EXPECT_TRUE(OutputIs(RunModel(at6, Feed("x", Floats({1, 2}, {1, 2}), "r", Int64s({2}, {2, 2}))), "y",
+                       Floats({2, 4}, {1, 2, 1, 2, 1, 2, 1, 2})));
+}
+
+// Pad-1's `paddings`, Pad-2's `pads`, Pad-11's input; reflect and edge modes.
+TEST(TensorOpsKernelTest, PadsAsItsOpsetSays) {
+  const auto at1 = ParseModel(R"(
+    <ir_version: 3, opset_import: ["" : 1]>
+    g (float[1,3] x) => (float[1,5] y) { y = Pad <paddings = [0, 1, 0, 1], value = 9.0> (x) })");
+  EXPECT_TRUE(OutputIs(RunModel(at1, Feed("x", Floats({1, 3}, {1, 2, 3}))), "y", Floats({1, 5}, {9, 1, 2, 3, 9})));
+  const auto at2 = ParseModel(R"(
+    <ir_version: 3, opset_import: ["" : 2]>
+    g (float[1,3] x) => (float[1,7] y) { y = Pad <pads = [0, 2, 0, 2], mode = "reflect"> (x) })");
+  EXPECT_TRUE(
+      OutputIs(RunModel(at2, Feed("x", Floats({1, 3}, {1, 2, 3}))), "y", Floats({1, 7}, {3, 2, 1, 2, 3, 2, 1})));
+  const auto at11 = ParseModel(R"(
+    <ir_version: 6, opset_import: ["" : 11]>
+    g (float[1,3] x, int64[N] p) => (float[1,6] y) { y = Pad <mode = "edge"> (x, p) })");
+  EXPECT_TRUE(OutputIs(RunModel(at11, Feed("x", Floats({1, 3}, {1, 2, 3}), "p", Int64s({4}, {0, 2, 0, 1}))), "y",
+                       Floats({1, 6}, {1, 1, 1, 2, 3, 3})));
+  EXPECT_TRUE(FailsWith(RunModel(at11, Feed("x", Floats({1, 3}, {1, 2, 3}), "p", Int64s({2}, {0, 2}))),
+                        StatusCode::kInvalidArgument, {"Pad producing 'y'", "pads [0,2] do not fit float[1,3]"}));
+}
+
+TEST(TensorOpsKernelTest, DepthToSpaceReadsTheDepthByMode) {
+  constexpr char kModel[] = R"(
+    <ir_version: 6, opset_import: ["" : 11]>
+    g (float[1,4,1,1] x) => (float[1,1,2,2] y) { y = DepthToSpace <blocksize = 2, mode = "MODE"> (x) })";
+  auto with = [&](const std::string& mode) {
+    std::string text = kModel;
+    text.replace(text.find("MODE"), 4, mode);
+    return ParseModel(text.c_str());
+  };
+  const Feeds x = Feed("x", Floats({1, 4, 1, 1}, {1, 2, 3, 4}));
+  EXPECT_TRUE(OutputIs(RunModel(with("DCR"), x), "y", Floats({1, 1, 2, 2}, {1, 2, 3, 4})));
+  EXPECT_TRUE(OutputIs(RunModel(with("CRD"), x), "y", Floats({1, 1, 2, 2}, {1, 2, 3, 4})));
+  const Feeds two = Feed("x", Floats({1, 8, 1, 1}, {1, 2, 3, 4, 5, 6, 7, 8}));
+  const auto dcr = ParseModel(R"(
+    <ir_version: 6, opset_import: ["" : 11]>
+    g (float[1,8,1,1] x) => (float[1,2,2,2] y) { y = DepthToSpace <blocksize = 2> (x) })");
+  EXPECT_TRUE(OutputIs(RunModel(dcr, two), "y", Floats({1, 2, 2, 2}, {1, 3, 5, 7, 2, 4, 6, 8})));
+}
+
+TEST(TensorOpsKernelTest, UpsampleRepeatsNearestAndResizeInterpolates) {
+  const auto upsample = ParseModel(R"(
+    <ir_version: 3, opset_import: ["" : 7]>
+    g (float[1,1,1,2] x) => (float[1,1,2,4] y) { y = Upsample <scales = [1.0, 1.0, 2.0, 2.0]> (x) })");
+  EXPECT_TRUE(OutputIs(RunModel(upsample, Feed("x", Floats({1, 1, 1, 2}, {1, 2}))), "y",
+                       Floats({1, 1, 2, 4}, {1, 1, 2, 2, 1, 1, 2, 2})));
+  // half_pixel: output x maps to (x + 0.5) / 2 - 0.5 = -0.25, 0.25, 0.75, 1.25, clamped to [0, 1].
+  const auto resize = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[1,1,1,2] x, float[N] s) => (float[1,1,1,4] y) { y = Resize <mode = "linear"> (x, , s) })");
+  EXPECT_TRUE(OutputIs(RunModel(resize, Feed("x", Floats({1, 1, 1, 2}, {1, 2}), "s", Floats({4}, {1, 1, 1, 2}))), "y",
+                       Floats({1, 1, 1, 4}, {1, 1.25f, 1.75f, 2})));
+  EXPECT_TRUE(FailsWith(RunModel(resize, Feed("x", Floats({1, 1, 1, 2}, {1, 2}), "s", Floats({3}, {1, 1, 2}))),
+                        StatusCode::kInvalidArgument, {"scales has 3 values for float[1,1,1,2]"}));
+}
+
+// ReduceSum-13 takes its axes as input 1; the other reductions keep the attribute.
+TEST(TensorOpsKernelTest, ReducesOverTheAxesItsOpsetNames) {
+  const auto model = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[2,3] x, int64[1] a) => (float[2,1] sum, float[3] mean, float[1,1] max) {
+      sum = ReduceSum(x, a)
+      mean = ReduceMean <axes = [0], keepdims = 0> (x)
+      max = ReduceMax(x)
+    })");
+  const Results result = RunModel(model, Feed("x", Floats({2, 3}, kSix), "a", Int64s({1}, {1})));
+  EXPECT_TRUE(OutputIs(result, "sum", Floats({2, 1}, {6, 15})));
+  EXPECT_TRUE(OutputIs(result, "mean", Floats({3}, {2.5f, 3.5f, 4.5f})));
+  EXPECT_TRUE(OutputIs(result, "max", Floats({1, 1}, {6})));
+}
+
+TEST(TensorOpsKernelTest, ArgMaxTopKAndRange) {
+  const auto out_of_order = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 12]>
+    g (float[4] x, int64[1] k) => (int64[1] first, int64[1] last, float[2] v, int64[2] i, int64[3] r) {
+      first = ArgMax(x)
+      last = ArgMax <select_last_index = 1> (x)
+      v, i = TopK(x, k)
+      r = Range(a, b, c)
+      a = Constant <value = int64 {5}> ()
+      b = Constant <value = int64 {-1}> ()
+      c = Constant <value = int64 {-2}> ()
+    })");
+  const auto ordered = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 12]>
+    g (float[4] x, int64[1] k) => (int64[1] first, int64[1] last, float[2] v, int64[2] i, int64[3] r) {
+      first = ArgMax(x)
+      last = ArgMax <select_last_index = 1> (x)
+      v, i = TopK(x, k)
+      a = Constant <value = int64 {5}> ()
+      b = Constant <value = int64 {-1}> ()
+      c = Constant <value = int64 {-2}> ()
+      r = Range(a, b, c)
+    })");
+  const Results result = RunModel(ordered, Feed("x", Floats({4}, {3, 7, 1, 7}), "k", Int64s({1}, {2})));
+  EXPECT_TRUE(OutputIs(result, "first", Int64s({1}, {1})));
+  EXPECT_TRUE(OutputIs(result, "last", Int64s({1}, {3})));
+  EXPECT_TRUE(OutputIs(result, "v", Floats({2}, {7, 7})));
+  EXPECT_TRUE(OutputIs(result, "i", Int64s({2}, {1, 3})));
+  EXPECT_TRUE(OutputIs(result, "r", Int64s({3}, {5, 3, 1})));
+  // A node that reads a value only a later node makes is an error naming it (ONNX wants a topological order).
+  EXPECT_TRUE(FailsWith(RunModel(out_of_order, Feed("x", Floats({4}, {3, 7, 1, 7}), "k", Int64s({1}, {2}))),
+                        StatusCode::kInvalidArgument, {"Range producing 'r'", "input 'a' is not defined"}));
+}
+
+}  // namespace
+}  // namespace onnx_legalize::testing
