@@ -461,8 +461,6 @@ int RunTreeMode(const std::vector<std::string>& sources, const std::string& dest
   if (request.jobs < 1 || request.jobs > kMaxCheckJobs) {
     return UsageError(absl::StrCat("-j ", request.jobs, " is outside 1..", kMaxCheckJobs));
   }
-  // One file at a time on each of the -j threads: helper threads per file would only compete with them.
-  request.options.use_threads = request.jobs == 1;
   absl::StatusOr<std::vector<onnx_legalize::TreeFile>> plan = onnx_legalize::PlanTree(sources, dest_dir);
   if (!plan.ok()) return UsageError(plan.status().message());
   request.plan = *std::move(plan);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -31,6 +32,10 @@ namespace onnx_legalize::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Model files from this size on are legalized with the library's helper threads when -j is 1 (bench/,
+// scenario 5: on small models they cost a fifth of the time).
+constexpr int64_t kHelperThreadsFrom = int64_t{16} << 20;
 
 // Everything here prints through C's stdio, not std::cout and std::cerr: while any legalization runs, the
 // library silences those two process-wide (onnx's checker writes to them).
@@ -77,7 +82,7 @@ class InterruptGuard {
 std::string Megabytes(int64_t bytes) { return absl::StrFormat("%.1f MB", static_cast<double>(bytes) / 1e6); }
 
 std::string Duration(double seconds) {
-  const auto whole = static_cast<int64_t>(seconds + 0.5);
+  const int64_t whole = std::llround(seconds);
   if (whole < 60) return absl::StrCat(whole, " s");
   return absl::StrFormat("%d:%02d min", whole / 60, whole % 60);
 }
@@ -108,7 +113,7 @@ class Progress {
   // With mutex_ held.
   void Draw() {
     const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
-    std::string left = "";
+    std::string left;
     // Time left from the bytes done so far (files differ in size far more than in count).
     if (done_bytes_ > 0 && done_bytes_ < bytes_) {
       left = absl::StrCat(
@@ -244,11 +249,19 @@ int RunTree(const TreeRequest& request) {
     }
   }
   int64_t total_bytes = 0;
-  for (const TreeFile& file : request.plan) {
+  std::vector<int64_t> sizes(total, 0);
+  for (size_t i = 0; i < total; ++i) {
     std::error_code error;
-    const uintmax_t size = file.status.ok() ? std::filesystem::file_size(file.input, error) : 0;
-    total_bytes += error ? 0 : static_cast<int64_t>(size);
+    const uintmax_t size = request.plan[i].status.ok() ? std::filesystem::file_size(request.plan[i].input, error) : 0;
+    sizes[i] = error ? 0 : static_cast<int64_t>(size);
+    total_bytes += sizes[i];
   }
+  // The library's helper threads (proofs beside the work they prove) pay off on large models only, and only
+  // when the -j threads leave cores idle; on a small model starting them costs more than they save.
+  Options with_helpers = request.options;
+  with_helpers.use_threads = true;
+  Options without_helpers = request.options;
+  without_helpers.use_threads = false;
   Progress progress(static_cast<int64_t>(total), total_bytes, ProgressShown());
   ReportLines lines(report, total);
   std::vector<TreeFileResult> results(total);
@@ -261,8 +274,9 @@ int RunTree(const TreeRequest& request) {
     auto work = [&] {
       for (size_t i = next++; i < total && g_interrupted == 0; i = next++) {
         progress.Started(request.plan[i].input);
-        TreeFileResult result =
-            LegalizeTreeFile(request.plan[i], request.dest_dir, request.options, request.save_options);
+        const bool helpers = request.jobs == 1 && sizes[i] >= kHelperThreadsFrom;
+        TreeFileResult result = LegalizeTreeFile(request.plan[i], request.dest_dir,
+                                                 helpers ? with_helpers : without_helpers, request.save_options);
         lines.Add(i, TreeFileResultToJson(result));
         progress.Finished(result.input_bytes);
         std::lock_guard<std::mutex> lock(done_mutex);

@@ -337,9 +337,10 @@ TreeFileResult LegalizeInto(TreeFileResult result, const Options& options, const
   if (!folder.empty()) {
     fs::create_directories(folder, error);
     if (error) {
-      return Failed(std::move(result), absl::Status(absl::ErrnoToStatusCode(error.value()),
-                                                    absl::StrCat("cannot create folder '", folder.string(), "' for '",
-                                                                 result.input, "': ", error.message())));
+      absl::Status failure(
+          absl::ErrnoToStatusCode(error.value()),
+          absl::StrCat("cannot create folder '", folder.string(), "' for '", result.input, "': ", error.message()));
+      return Failed(std::move(result), std::move(failure));
     }
   }
   absl::StatusOr<Report> report = LegalizeFile(result.input, result.output, options, save_options);
