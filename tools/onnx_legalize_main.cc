@@ -382,10 +382,12 @@ int RunCheck(const std::vector<std::string>& positionals, const std::set<std::st
   return any_finding ? kExitFindings : kExitOk;
 }
 
-void PrintSummary(const std::string& input, const std::string& output, const onnx_legalize::Report& report) {
+void PrintSummary(const std::string& input, const std::string& output, const onnx_legalize::Report& report,
+                  bool in_place) {
   std::cout << input << " -> " << output << ": ";
   if (!report.changed) {
-    std::cout << "no removed op; model written unchanged (opset " << report.opset_after << ")\n";
+    std::cout << "no removed op; model " << (in_place ? "left as it is, not written" : "written unchanged")
+              << " (opset " << report.opset_after << ")\n";
     return;
   }
   int folded = 0;
@@ -551,7 +553,7 @@ int RunLegalize(const std::vector<std::string>& positionals, const std::set<std:
     return onnx_legalize::IsVerificationFailure(report.status()) ? kExitVerification : kExitModel;
   }
   if (report_path.empty()) {
-    PrintSummary(input, output, *report);
+    PrintSummary(input, output, *report, save_options.in_place);
     return kExitOk;
   }
   if (absl::Status status = WriteReport(report_path, onnx_legalize::ReportToJson(*report)); !status.ok()) {

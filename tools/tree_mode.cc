@@ -1,6 +1,7 @@
 #include "tree_mode.h"
 
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -110,9 +111,13 @@ class Progress {
   }
 
  private:
-  // With mutex_ held.
+  // With mutex_ held. At most ten times a second, and never wider than the terminal (a line that wraps could
+  // not be rewritten in place).
   void Draw() {
-    const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+    const Clock::time_point now = Clock::now();
+    if (done_files_ < files_ && now - drawn_ < std::chrono::milliseconds(100)) return;
+    drawn_ = now;
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
     std::string left;
     // Time left from the bytes done so far (files differ in size far more than in count).
     if (done_bytes_ > 0 && done_bytes_ < bytes_) {
@@ -120,15 +125,40 @@ class Progress {
           ", ", Duration(elapsed * static_cast<double>(bytes_ - done_bytes_) / static_cast<double>(done_bytes_)),
           " left");
     }
-    std::string line = absl::StrCat("\r\x1b[K", done_files_, "/", files_, " files, ", Megabytes(done_bytes_), " of ",
-                                    Megabytes(bytes_), left, "  ", EscapeInvalidUtf8(in_hand_));
-    Print(stderr, line);
+    const std::string counts = absl::StrCat(done_files_, "/", files_, " files, ", Megabytes(done_bytes_), " of ",
+                                            Megabytes(bytes_), left, "  ");
+    std::string path = EscapeForTerminal(in_hand_);
+    const size_t width = TerminalWidth() - 1;
+    const size_t room = width > counts.size() + 8 ? width - counts.size() : 8;
+    if (path.size() > room) path = absl::StrCat("...", path.substr(path.size() - (room - 3)));
+    Print(stderr, absl::StrCat("\r\x1b[K", counts, path));
+  }
+
+  // Control characters and bytes that are not UTF-8 as \xNN; of a long path, the tail is shown (bytes counted
+  // as columns: paths are mostly ASCII).
+  static std::string EscapeForTerminal(const std::string& path) {
+    std::string out;
+    for (const char c : EscapeInvalidUtf8(path)) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+        out += absl::StrFormat("\\x%02X", static_cast<unsigned char>(c));
+      } else {
+        out.push_back(c);
+      }
+    }
+    return out;
+  }
+
+  static size_t TerminalWidth() {
+    struct winsize size = {};
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col >= 20) return size.ws_col;
+    return 80;
   }
 
   const int64_t files_;
   const int64_t bytes_;
   const bool shown_;
   const Clock::time_point start_ = Clock::now();
+  Clock::time_point drawn_;
   std::mutex mutex_;
   int64_t done_files_ = 0;
   int64_t done_bytes_ = 0;

@@ -265,33 +265,8 @@ TreeFileResult Failed(TreeFileResult result, absl::Status status) {
   return result;
 }
 
-// In place: a model with nothing to legalize is found out in memory first, so that it is never written. Its
-// report, or nullopt when there is something to legalize (or the model fails to load: LegalizeFile then says
-// so, in its words).
-std::optional<Report> ReportIfNothingToLegalize(const std::string& path, const Options& options) {
-  absl::StatusOr<onnx::ModelProto> model = LoadModel(path);
-  if (!model.ok()) return std::nullopt;
-  absl::StatusOr<std::vector<CheckFinding>> findings = CheckModel(*model);
-  // A removed op that legalizing fixes always changes the model.
-  if (!findings.ok() ||
-      std::any_of(findings->begin(), findings->end(), [](const CheckFinding& f) { return f.fixable; })) {
-    return std::nullopt;
-  }
-  absl::StatusOr<std::unique_ptr<ExternalDataReader>> reader = OpenExternalData(path);
-  if (!reader.ok()) return std::nullopt;
-  Options in_memory = options;
-  if (in_memory.external_data == nullptr) in_memory.external_data = reader->get();
-  absl::StatusOr<Report> report = Legalize(*model, in_memory);
-  if (!report.ok() || report->changed) return std::nullopt;
-  return *std::move(report);
-}
-
 TreeFileResult LegalizeInPlace(TreeFileResult result, const Options& options, const SaveOptions& save_options) {
-  if (std::optional<Report> unchanged = ReportIfNothingToLegalize(result.input, options); unchanged.has_value()) {
-    Summarize(*unchanged, result);
-    result.outcome = TreeOutcome::kAlreadyLegal;
-    return result;
-  }
+  // LegalizeFile in place never writes a model with nothing to legalize.
   SaveOptions in_place = save_options;
   in_place.in_place = true;
   absl::StatusOr<Report> report = LegalizeFile(result.input, result.output, options, in_place);
