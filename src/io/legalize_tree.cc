@@ -376,12 +376,17 @@ absl::StatusOr<std::vector<TreeFile>> PlanTree(const std::vector<std::string>& s
   std::vector<TreeFile> plan;
   std::map<std::string, std::string> input_of_output;  // canonical output -> the input going there
   std::map<std::string, std::string> inputs;           // canonical input -> as given
+  std::map<std::string, std::string> spelled;          // absolute, normalized input -> as given
   for (FoundModel& found : FindModelFiles(sources)) {
     TreeFile file;
     file.input = found.path;
     file.status = found.status;
     if (found.status.ok()) {
-      const auto [earlier, inserted] = inputs.emplace(fs::weakly_canonical(found.path, error).string(), found.path);
+      // Given twice: the same path, however spelled (a symbolic link to another model of the tree is a file of
+      // its own, and in place is replaced by its legalized model, not written through).
+      const auto [earlier, inserted] =
+          spelled.emplace(fs::absolute(found.path, error).lexically_normal().string(), found.path);
+      inputs.emplace(fs::weakly_canonical(found.path, error).string(), found.path);
       if (!inserted) {
         return InvalidRequestError(
             "sources", absl::StrCat("'", found.path, "' is given twice (as '", earlier->second, "' before)"));

@@ -286,6 +286,15 @@ TEST_F(TreeCliTest, InPlaceOverSeveralFiles) {
   EXPECT_EQ(ReadBytes(copy / "sub" / "deeper" / "dirty2.onnx"), input_bytes_["sub/deeper/dirty2.onnx"]);
 }
 
+TEST_F(TreeCliTest, ALinkToAModelOfTheTreeIsAModelOfItsOwn) {
+  fs::create_symlink(fs::path("sub") / "dirty.onnx", src_ / "link.onnx");
+  const CliRun run = Run({src_.string(), "-o", (root_ / "out").string()});
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  EXPECT_FALSE(fs::is_symlink(root_ / "out" / "link.onnx"));
+  EXPECT_EQ(ReadBytes(root_ / "out" / "link.onnx"), ReadBytes(root_ / "out" / "sub" / "dirty.onnx"));
+  fs::remove(src_ / "link.onnx");
+}
+
 // --- external data ----------------------------------------------------------------------------------------------
 
 TEST_F(TreeCliTest, ExternalDataFilesAreCarriedAlong) {
