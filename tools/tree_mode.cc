@@ -49,10 +49,12 @@ void Print(std::FILE* stream, absl::string_view text) {
 // Ctrl-C: the first stops taking new files and lets the ones in hand finish (each is written atomically, so
 // none is left partial); the second, with the default action restored, stops at once.
 
-volatile std::sig_atomic_t g_interrupted = 0;
+// Lock-free, so the handler may set it and every -j thread read it.
+std::atomic<bool> g_interrupted{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
 
 void OnInterrupt(int /*signal*/) {
-  g_interrupted = 1;
+  g_interrupted = true;
   constexpr char kMessage[] =
       "\nonnx-legalize: interrupted; finishing the files in hand (Ctrl-C again to stop at once)\n";
   const ssize_t ignored = write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);
@@ -62,7 +64,7 @@ void OnInterrupt(int /*signal*/) {
 class InterruptGuard {
  public:
   InterruptGuard() {
-    g_interrupted = 0;
+    g_interrupted = false;
     struct sigaction action = {};
     action.sa_handler = OnInterrupt;
     sigemptyset(&action.sa_mask);
@@ -302,7 +304,7 @@ int RunTree(const TreeRequest& request) {
   {
     InterruptGuard guard;
     auto work = [&] {
-      for (size_t i = next++; i < total && g_interrupted == 0; i = next++) {
+      for (size_t i = next++; i < total && !g_interrupted; i = next++) {
         progress.Started(request.plan[i].input);
         const bool helpers = request.jobs == 1 && sizes[i] >= kHelperThreadsFrom;
         TreeFileResult result = LegalizeTreeFile(request.plan[i], request.dest_dir,
@@ -330,7 +332,7 @@ int RunTree(const TreeRequest& request) {
   // With the report on stdout, stdout holds the report alone.
   std::FILE* summary_stream = request.report_path == "-" ? stderr : stdout;
   Print(summary_stream, Summary(tally, finished, static_cast<int64_t>(total), seconds, request.dest_dir.empty()));
-  if (g_interrupted != 0) {
+  if (g_interrupted) {
     Print(stderr, absl::StrCat("onnx-legalize: interrupted after ", finished, " of ", total,
                                " files; every file written is complete",
                                request.dest_dir.empty() ? "" : "; run the same command again to go on", "\n"));
