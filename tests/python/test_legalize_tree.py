@@ -5,6 +5,7 @@ the CLI's tree mode interrupted by Ctrl-C."""
 import json
 import os
 import pathlib
+import re
 import shutil
 import signal
 import subprocess
@@ -177,3 +178,27 @@ def test_ctrl_c_leaves_no_partial_file_and_says_what_was_done(tmp_path):
     assert rerun.returncode == 0, rerun.stderr
     assert f"up to date {len(models):>13}".encode() in rerun.stdout or b"up to date" in rerun.stdout
     assert len(list(out.glob("*.onnx"))) == 400
+
+
+def test_the_pre_commit_hook_legalizes_the_staged_models_in_place(tree):
+    yaml = pytest.importorskip("yaml")
+    hooks = {hook["id"]: hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    hook = hooks["onnx-legalize"]
+    assert hook["entry"].split()[0] == "onnx-legalize" and hook["language"] == "system"
+    # pre-commit passes the staged files its pattern matches, after the entry.
+    staged = [p for p in sorted(tree.rglob("*")) if p.is_file() and re.search(hook["files"], str(p))]
+    legal = tree / "legal.onnx"
+    onnx_legalize.legalize_file(tree / MODELS[0], legal)
+    staged.append(legal)
+    stat = legal.stat()
+    run = subprocess.run([CLI, *hook["entry"].split()[1:], *map(str, staged)], capture_output=True, check=False)
+    # garbage.onnx fails the hook, with its reason; every other model is legalized, the legal one not written.
+    assert run.returncode == 3
+    assert b"garbage.onnx" in run.stdout
+    assert legal.stat().st_mtime_ns == stat.st_mtime_ns
+    assert all(onnx_legalize.check(p) == [] for p in staged if p.name != "garbage.onnx")
+    (tree / "a" / "garbage.onnx").unlink()
+    staged.remove(tree / "a" / "garbage.onnx")
+    again = subprocess.run([CLI, *hook["entry"].split()[1:], *map(str, staged)], capture_output=True, check=False)
+    assert again.returncode == 0, again.stdout
+    assert b"legalized                   0" in again.stdout
