@@ -372,6 +372,14 @@ TEST_F(TreeCliTest, UsageErrorsWriteNothing) {
   EXPECT_FALSE(fs::exists(src_ / ".onnx-legalize"));
 }
 
+TEST_F(TreeCliTest, HelpDescribesTreeMode) {
+  const CliRun run = Run({"--help"});
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_THAT(run.out, AllOf(HasSubstr("onnx-legalize SRC... -o DEST_DIR [-j N] [flags]"),
+                             HasSubstr("onnx-legalize --in-place PATH... [-j N] [flags]"), HasSubstr("(JSON Lines)"),
+                             HasSubstr("exits 130"), HasSubstr("0 < 3 < 4")));
+}
+
 TEST_F(TreeCliTest, AFolderWithoutModelsIsNoError) {
   fs::create_directories(root_ / "empty");
   const CliRun run = Run({(root_ / "empty").string(), "-o", (root_ / "out").string()});
