@@ -136,7 +136,7 @@ Flags:
   --min-opset=N, --max-opset=N
                         --check: a model whose default opset is outside [N, M] is a finding too
   -j N                  --check, or several models: N files at a time (the output is the same for
-                        every N)
+                        every N; with one model, ignored)
   --report=FILE         write the report as JSON to FILE ('-' for stdout) instead of the summary;
                         with --check, the output in --format to FILE (a summary line to stdout)
   --target-opset=N      default-domain opset to rewrite to, 1..17, not below the model's (default: the
@@ -517,7 +517,7 @@ int RunLegalize(const std::vector<std::string>& positionals, const std::set<std:
     if (!in_place && output.empty()) sources.pop_back();  // SRC DEST
     return RunTreeMode(sources, *dest, given);
   }
-  if (given.count("j")) return UsageError("-j goes with --check, or with several models or folders");
+  // -j with one model has one file to legalize (a pre-commit hook's args serve one staged file and many).
   if (in_place) output = positionals[0];
   if (output.empty()) {
     if (positionals.size() != 2) {

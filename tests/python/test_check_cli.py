@@ -189,7 +189,6 @@ def test_usage_errors_exit_2(args, message):
     ("--format=json", "only go with --check"),
     ("--min-opset=10", "only go with --check"),
     ("--max-opset=10", "only go with --check"),
-    ("-j=2", "-j goes with --check, or with several models or folders"),
 ])
 def test_check_flags_only_go_with_check(flag, message, tmp_path):
     code, _, err = run(LEGACY / DIRTY, tmp_path / "out.onnx", flag)

@@ -372,6 +372,16 @@ TEST_F(TreeCliTest, UsageErrorsWriteNothing) {
   EXPECT_FALSE(fs::exists(src_ / ".onnx-legalize"));
 }
 
+TEST_F(TreeCliTest, JobsWithOneModelIsASingleFileRun) {
+  // A pre-commit hook's args (-j 2) serve a commit of one model as well as of many.
+  const CliRun run = Run({"--in-place", "-j", "2", (root_ / "copy.onnx").string()});
+  EXPECT_EQ(run.exit_code, 3);  // it does not exist: the single-file message
+  EXPECT_THAT(run.err, HasSubstr("copy.onnx' does not exist"));
+  fs::copy_file(src_ / "sub" / "dirty.onnx", root_ / "copy.onnx");
+  EXPECT_EQ(Run({"--in-place", "-j", "2", (root_ / "copy.onnx").string()}).exit_code, 0);
+  EXPECT_EQ(ReadBytes(root_ / "copy.onnx"), SingleFileOutput("sub/dirty.onnx"));
+}
+
 TEST_F(TreeCliTest, HelpDescribesTreeMode) {
   const CliRun run = Run({"--help"});
   EXPECT_EQ(run.exit_code, 0);
