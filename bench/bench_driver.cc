@@ -3,7 +3,7 @@
 // resident memory (ru_maxrss) and their ratios against the targets. Then it runs the pass timer.
 //
 //   onnx-legalize-bench --cli=PATH --baseline=PATH --pass-timer=PATH [--work=DIR] [--repeat=R]
-//                       [--scenarios=1,2,3,4] [--pass-sizes=2000,20000]
+//                       [--scenarios=1,2,3,4,5] [--pass-sizes=2000,20000]
 //
 // Scenario 4 (issue 12) is --check over a model repository: kRepositoryModels models in folders of their
 // own, each a scenario-1 graph of kRepositorySlices slices with kRepositoryWeights external weights, most
@@ -11,6 +11,11 @@
 // at opset 9); `onnx-legalize --check DIR --format=json` against parsing the same model files with
 // protobuf (`protobuf-roundtrip --parse-only`), which is what reading their graphs costs. Weights are
 // never read.
+//
+// Scenario 5 (issue 26) is legalizing a model repository: kTreeModels small legacy models (a scenario-1 chain
+// of kTreeSlices DynamicSlices with one small weight) in kTreeFolders folders; `onnx-legalize TREE -o OUT` with
+// -j 1 and -j 2 against a shell loop that runs `onnx-legalize IN OUT` once per file (process start and onnx's
+// schema registration paid per file), in files per second and as ratios.
 //
 // Models are generated into DIR (default /tmp/onnx-legalize-bench) once and reused while DIR/<n>/ holds
 // them. Each scenario runs baseline and tool alternately R times (default 3); medians are reported.
@@ -49,6 +54,12 @@ constexpr int64_t kRepositorySlices = 250;
 constexpr int64_t kRepositoryWeights = 2;
 constexpr int64_t kRepositoryWeightDim = 512;  // 1 MiB each
 constexpr int kRepositoryLegacyEvery = 40;
+
+// Scenario 5's tree: many small legacy models, kTreeModels / kTreeFolders per folder.
+constexpr int kTreeModels = 1000;
+constexpr int kTreeFolders = 10;
+constexpr int64_t kTreeSlices = 8;
+constexpr int64_t kTreeWeightDim = 16;
 
 struct Measurement {
   double seconds = 0;
@@ -138,6 +149,14 @@ bool Generate(const std::string& work, int scenario) {
       ok = MoveWeightsToExternalFile(model, model_folder, "weights.bin", &error) &&
            WriteModel(model, model_folder + "/model.onnx", &error);
     }
+  } else if (scenario == 5) {
+    ok = true;
+    for (int i = 0; i < kTreeModels && ok; ++i) {
+      char name[48];
+      std::snprintf(name, sizeof(name), "/tree/folder_%02d/model_%04d.onnx", i % kTreeFolders, i);
+      fs::create_directories(fs::path(folder + name).parent_path());
+      ok = WriteModel(BuildDynamicChain(kTreeSlices, 1, kTreeWeightDim), folder + name, &error);
+    }
   } else {
     // Scenario 1's graph with 2 GiB of weights (32 x 64 MiB) in weights.bin beside the model.
     onnx::ModelProto model = BuildDynamicChain(20000, 32);
@@ -156,7 +175,7 @@ struct Config {
   std::string cli, baseline, pass_timer;
   std::string work = "/tmp/onnx-legalize-bench";
   int repeat = 3;
-  std::vector<int> scenarios = {1, 2, 3, 4};
+  std::vector<int> scenarios = {1, 2, 3, 4, 5};
   std::vector<std::string> pass_sizes = {"2000", "20000"};
 };
 
@@ -225,9 +244,64 @@ bool MeasureRepository(const Config& config) {
   return true;
 }
 
+// Scenario 5: the tree legalized by one process (-j 1, -j 2) beside a shell loop of one process per file;
+// false when a program failed.
+bool MeasureTree(const Config& config) {
+  const std::string tree = config.work + "/5/tree";
+  const std::string out_folder = config.work + "/out5";
+  const std::string log = out_folder + "/log.txt";
+  fs::create_directories(out_folder);
+  // Every run starts from an empty destination: a rerun would skip what the last one wrote.
+  auto fresh = [&](const std::string& name) {
+    const std::string dest = out_folder + "/" + name;
+    fs::remove_all(dest);
+    for (int f = 0; f < kTreeFolders; ++f) {
+      char folder[32];
+      std::snprintf(folder, sizeof(folder), "/folder_%02d", f);
+      fs::create_directories(dest + folder);
+    }
+    return dest;
+  };
+  std::vector<double> loop_s, tree1_s, tree2_s;
+  for (int r = 0; r < config.repeat; ++r) {
+    const std::string loop_dest = fresh("loop");
+    const Measurement loop =
+        Run({"/bin/sh", "-c", "cd \"$1\" && for f in */*.onnx; do \"$2\" \"$f\" \"$3/$f\" >/dev/null || exit 1; done",
+             "sh", tree, fs::absolute(config.cli).string(), loop_dest},
+            log);
+    if (loop.exit_code != 0) {
+      std::printf("scenario 5: the shell loop exited %d:\n%s\n", loop.exit_code, Tail(log).c_str());
+      return false;
+    }
+    loop_s.push_back(loop.seconds);
+    for (const char* jobs : {"1", "2"}) {
+      const Measurement tool = Run({config.cli, tree, "-o", fresh(std::string("j") + jobs), "-j", jobs}, log);
+      if (tool.exit_code != 0) {
+        std::printf("scenario 5: onnx-legalize -j %s exited %d:\n%s\n", jobs, tool.exit_code, Tail(log).c_str());
+        return false;
+      }
+      (jobs[0] == '1' ? tree1_s : tree2_s).push_back(tool.seconds);
+    }
+  }
+  const double loop = Median(loop_s), t1 = Median(tree1_s), t2 = Median(tree2_s);
+  const double files = kTreeModels;
+  std::printf(
+      "scenario 5: a tree of %d small legacy models (%lld DynamicSlices each) in %d folders, %d runs (medians)\n",
+      kTreeModels, static_cast<long long>(kTreeSlices), kTreeFolders, config.repeat);
+  std::printf("  shell loop, one process per file   %7.3f s  %7.1f files/s\n", loop, files / loop);
+  std::printf("  onnx-legalize TREE -o OUT -j 1     %7.3f s  %7.1f files/s  x%.2f the loop's rate\n", t1, files / t1,
+              loop / t1);
+  std::printf("  onnx-legalize TREE -o OUT -j 2     %7.3f s  %7.1f files/s  x%.2f the loop's rate\n", t2, files / t2,
+              loop / t2);
+  std::printf("  target: -j 1 at least x3 the loop's rate %s\n", loop / t1 >= 3.0 ? "MET" : "MISSED");
+  std::fflush(stdout);
+  return true;
+}
+
 // Runs one scenario; returns false when a program failed.
 bool Measure(const Config& config, int scenario) {
   if (scenario == 4) return MeasureRepository(config);
+  if (scenario == 5) return MeasureTree(config);
   const std::string folder = config.work + "/" + std::to_string(scenario);
   const std::string input = folder + "/model.onnx";
   const std::string out_folder = config.work + "/out" + std::to_string(scenario);
@@ -322,13 +396,13 @@ int main(int argc, char** argv) {
   if (config.cli.empty() || config.baseline.empty() || config.pass_timer.empty()) {
     std::fprintf(stderr,
                  "usage: onnx-legalize-bench --cli=PATH --baseline=PATH --pass-timer=PATH [--work=DIR] "
-                 "[--repeat=R] [--scenarios=1,2,3,4] [--pass-sizes=2000,20000]\n");
+                 "[--repeat=R] [--scenarios=1,2,3,4,5] [--pass-sizes=2000,20000]\n");
     return 2;
   }
   fs::create_directories(config.work);
   bool ok = true;
   for (int scenario : config.scenarios) {
-    if (scenario < 1 || scenario > 4) continue;
+    if (scenario < 1 || scenario > 5) continue;
     if (!Generate(config.work, scenario)) return 1;
     ok = Measure(config, scenario) && ok;
   }

@@ -2,7 +2,8 @@
 # Builds onnx-legalize and the benchmark programs, generates the benchmark models (once, under
 # ${BENCH_WORK:-/tmp/onnx-legalize-bench}; about 3.5 GiB of disk) and measures every scenario.
 #   BUILD_DIR  build folder (default build/, configured as scripts/build.sh does)
-#   BENCH_REPEAT, BENCH_SCENARIOS (e.g. 1,2; 4 is --check over a repository), BENCH_PASS_SIZES (e.g.
+#   BENCH_REPEAT, BENCH_SCENARIOS (e.g. 1,2; 4 is --check over a repository, 5 legalizing a tree of
+#   1,000 small models against a shell loop), BENCH_PASS_SIZES (e.g.
 #   2000,20000; empty: skip)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,4 +18,4 @@ exec "$build/bin/onnx-legalize-bench" \
   --cli="$build/bin/onnx-legalize" --baseline="$build/bin/protobuf-roundtrip" \
   --pass-timer="$build/bin/legalize-pass-timer" \
   --work="${BENCH_WORK:-/tmp/onnx-legalize-bench}" --repeat="${BENCH_REPEAT:-3}" \
-  --scenarios="${BENCH_SCENARIOS:-1,2,3,4}" --pass-sizes="${BENCH_PASS_SIZES-2000,20000}"
+  --scenarios="${BENCH_SCENARIOS:-1,2,3,4,5}" --pass-sizes="${BENCH_PASS_SIZES-2000,20000}"

@@ -27,6 +27,7 @@
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/check_report.h"
 #include "onnx_legalize/legalize.h"
+#include "onnx_legalize/legalize_tree.h"
 
 namespace py = pybind11;
 
@@ -212,6 +213,46 @@ py::str CheckFile(const std::string& path) {
   return py::str(*json);
 }
 
+// plan_tree(sources, dest) -> [(input, output, relative, failure JSON line or None)]: PlanTree, each file as
+// bytes (any name the filesystem holds). A folder that could not be listed comes with its result already made.
+py::list PlanTreeBytes(const std::vector<std::string>& sources, const std::string& dest_dir) {
+  absl::StatusOr<std::vector<TreeFile>> plan;
+  {
+    py::gil_scoped_release release;
+    plan = PlanTree(sources, dest_dir);
+  }
+  if (!plan.ok()) RaiseStatus(plan.status());
+  py::list files;
+  for (const TreeFile& file : *plan) {
+    py::object failure = py::none();
+    if (!file.status.ok()) failure = py::str(TreeFileResultToJson(LegalizeTreeFile(file, dest_dir, Options{})));
+    files.append(py::make_tuple(py::bytes(file.input), py::bytes(file.output), py::bytes(file.relative), failure));
+  }
+  return files;
+}
+
+// legalize_tree_file(input, output, relative, dest, options..., threshold) -> the result as a JSON line.
+py::str LegalizeTreeFileBytes(const std::string& input, const std::string& output, const std::string& relative,
+                              const std::string& dest_dir, std::optional<int64_t> target_opset, bool keep_opset,
+                              bool verify, int64_t max_fold_bytes, int64_t max_total_fold_bytes, int verify_trials,
+                              uint64_t verify_seed, bool use_threads, int64_t external_data_threshold) {
+  const Options options = MakeOptions(target_opset, keep_opset, verify, max_fold_bytes, max_total_fold_bytes,
+                                      verify_trials, verify_seed, use_threads);
+  SaveOptions save_options;
+  save_options.external_data_threshold = external_data_threshold;
+  std::string json;
+  {
+    py::gil_scoped_release release;
+    TreeFile file;
+    file.input = input;
+    file.output = output;
+    file.relative = relative;
+    json = TreeFileResultToJson(LegalizeTreeFile(file, dest_dir, options, save_options));
+  }
+  // Paths and messages are escaped to valid UTF-8 by TreeFileResultToJson.
+  return py::str(json);
+}
+
 }  // namespace
 }  // namespace onnx_legalize
 
@@ -241,6 +282,12 @@ PYBIND11_MODULE(_onnx_legalize, m) {
         py::arg("verify_trials"), py::arg("verify_seed"), py::arg("use_threads"), py::arg("external_data"),
         py::arg("external_data_threshold"), py::arg("in_place"),
         "Legalizes the model file src into dst: the report JSON.");
+  m.def("plan_tree", &ol::PlanTreeBytes, py::arg("sources"), py::arg("dest"),
+        "PlanTree: the model files below the sources and their outputs.");
+  m.def("legalize_tree_file", &ol::LegalizeTreeFileBytes, py::arg("src"), py::arg("dst"), py::arg("relative"),
+        py::arg("dest"), py::arg("target_opset"), py::arg("keep_opset"), py::arg("verify"), py::arg("max_fold_bytes"),
+        py::arg("max_total_fold_bytes"), py::arg("verify_trials"), py::arg("verify_seed"), py::arg("use_threads"),
+        py::arg("external_data_threshold"), "LegalizeTreeFile: one file of a plan, its result as a JSON line.");
   m.def("check_model", &ol::CheckBytes, py::arg("model"), "CheckModel's findings for a serialized model, as JSON.");
   m.def("check_file", &ol::CheckFile, py::arg("path"), "CheckModel's findings for a model file, as JSON.");
 }

@@ -13,6 +13,8 @@ packages=(
   # The Python module (python/): pybind11 builds it, pytest tests it, python3-build makes its wheel
   # offline; pkg-config is how tests/consumer checks the installed onnx_legalize.pc.
   pybind11-dev python3-dev python3-pytest python3-build python3-setuptools python3-wheel pkg-config
+  # legalize_tree(executor=client.get_executor()) is tested on a LocalCluster of dask.distributed workers.
+  python3-distributed
   # The sanitizer build and the fuzzers (scripts/test-sanitizers.sh, fuzz/run.sh): clang, its ASan/UBSan
   # and libFuzzer runtimes, and llvm-symbolizer for readable stack traces.
   clang libclang-rt-14-dev llvm

@@ -27,6 +27,7 @@
 #include "absl/flags/parse.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
@@ -39,6 +40,8 @@
 #include "onnx/common/version.h"
 #include "onnx_legalize/check_report.h"
 #include "onnx_legalize/legalize.h"
+#include "onnx_legalize/legalize_tree.h"
+#include "tree_mode.h"
 
 ABSL_FLAG(bool, check, false, "List nodes without a schema at the model's opset; write nothing.");
 ABSL_FLAG(std::string, o, "", "Output model file (instead of the second positional argument).");
@@ -91,7 +94,7 @@ constexpr FlagSpelling kFlagSpellings[] = {
 // The flags that --check takes besides itself (the others are about writing a model), and that only it
 // takes (--report is shared).
 const std::set<std::string> kCheckFlags = {"report", "format", "min-opset", "max-opset", "j"};
-const std::set<std::string> kCheckOnlyFlags = {"format", "min-opset", "max-opset", "j"};
+const std::set<std::string> kCheckOnlyFlags = {"format", "min-opset", "max-opset"};
 
 // Files checked in parallel at most: --check -j N.
 constexpr int64_t kMaxCheckJobs = 256;
@@ -109,6 +112,8 @@ constexpr char kUsage[] = R"(Usage:
   onnx-legalize IN.onnx OUT.onnx [flags]
   onnx-legalize IN.onnx -o OUT.onnx [flags]
   onnx-legalize --in-place IN.onnx [flags]
+  onnx-legalize SRC... -o DEST_DIR [-j N] [flags]     (SRC: model files and folders)
+  onnx-legalize --in-place PATH... [-j N] [flags]
   onnx-legalize --check PATH... [--format=text|json|sarif|github] [--min-opset=N] [--max-opset=N]
                 [-j N] [--report=FILE]
 
@@ -130,7 +135,8 @@ Flags:
                         or github (workflow commands that annotate a pull request)
   --min-opset=N, --max-opset=N
                         --check: a model whose default opset is outside [N, M] is a finding too
-  -j N                  --check: check N files in parallel (the output is the same for every N)
+  -j N                  --check, or several models: N files at a time (the output is the same for
+                        every N; with one model, ignored)
   --report=FILE         write the report as JSON to FILE ('-' for stdout) instead of the summary;
                         with --check, the output in --format to FILE (a summary line to stdout)
   --target-opset=N      default-domain opset to rewrite to, 1..17, not below the model's (default: the
@@ -154,6 +160,14 @@ Flags:
   --version             the version of onnx-legalize and its libraries
 Boolean flags also take --flag=true|false and --no-flag.
 
+Several models, or folders (every *.onnx below them): each file is legalized as a single-file run
+would write it, below DEST_DIR at its path relative to the folder given (external data files carried
+along), or over itself with --in-place. Every file is tried; models already legal are copied unchanged
+(in place: left untouched); refused ones are not written. A rerun skips outputs an earlier run wrote
+from the same input with the same options (DEST_DIR/.onnx-legalize/ records them). A summary table
+ends the run; --report=FILE writes one JSON object per file (JSON Lines). On a terminal, a progress
+line. Ctrl-C finishes the files in hand, so no partial file is left, says what was done, exits 130.
+
 Exit codes:
   0  success (with --check: no findings)
   1  --check found something
@@ -163,6 +177,7 @@ Exit codes:
      (with --check: a file or folder could not be read or checked; every other file is still checked
      and reported)
   4  verification failed: a legalized node does not compute what the original did
+With several models, the worst of the files' codes (0 < 3 < 4); usage errors before any file is read.
 On every exit but 0 and 1, OUT (and its data file) is not created and an existing one is left
 untouched.
 Messages go to stderr as "onnx-legalize: <message>". Bytes of names and paths that are not UTF-8 are
@@ -367,10 +382,12 @@ int RunCheck(const std::vector<std::string>& positionals, const std::set<std::st
   return any_finding ? kExitFindings : kExitOk;
 }
 
-void PrintSummary(const std::string& input, const std::string& output, const onnx_legalize::Report& report) {
+void PrintSummary(const std::string& input, const std::string& output, const onnx_legalize::Report& report,
+                  bool in_place) {
   std::cout << input << " -> " << output << ": ";
   if (!report.changed) {
-    std::cout << "no removed op; model written unchanged (opset " << report.opset_after << ")\n";
+    std::cout << "no removed op; model " << (in_place ? "left as it is, not written" : "written unchanged")
+              << " (opset " << report.opset_after << ")\n";
     return;
   }
   int folded = 0;
@@ -405,18 +422,104 @@ void PrintSummary(const std::string& input, const std::string& output, const onn
   }
 }
 
+// Options and SaveOptions from the flags; a usage error's exit code when they are invalid.
+std::optional<int> ReadOptions(onnx_legalize::Options& options, onnx_legalize::SaveOptions& save_options,
+                               const std::string& output) {
+  options.target_opset = absl::GetFlag(FLAGS_target_opset);
+  options.keep_opset = absl::GetFlag(FLAGS_keep_opset);
+  options.verify = absl::GetFlag(FLAGS_verify);
+  options.max_fold_bytes = absl::GetFlag(FLAGS_max_fold_bytes);
+  options.max_total_fold_bytes = absl::GetFlag(FLAGS_max_total_fold_bytes);
+  if (absl::Status valid = onnx_legalize::ValidateOptions(options); !valid.ok()) return RequestError(valid);
+  save_options.in_place = absl::GetFlag(FLAGS_in_place);
+  save_options.external_data_name = absl::GetFlag(FLAGS_external_data);
+  save_options.external_data_threshold = absl::GetFlag(FLAGS_external_data_threshold);
+  if (absl::Status valid = onnx_legalize::ValidateSaveOptions(save_options, output); !valid.ok()) {
+    return RequestError(valid);
+  }
+  return std::nullopt;
+}
+
+// Tree mode: several models, or folders (PlanTree says what each SRC stands for).
+int RunTreeMode(const std::vector<std::string>& sources, const std::string& dest_dir,
+                const std::set<std::string>& given) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!dest_dir.empty() && !fs::exists(dest_dir, ec) && absl::EndsWith(dest_dir, ".onnx")) {
+    return UsageError(absl::StrCat("-o '", dest_dir, "' looks like a model file; with several models or a folder, ",
+                                   "-o names the folder the results go to"));
+  }
+  if (given.count("external-data")) {
+    return UsageError(
+        "--external-data names one data file for one model; with several models or folders, "
+        "each model keeps its own (OUT.data past 2 GiB)");
+  }
+  onnx_legalize::cli::TreeRequest request;
+  request.dest_dir = dest_dir;
+  // The destination stands in for OUT: the checks that do not depend on it pass for any model name.
+  if (std::optional<int> error = ReadOptions(request.options, request.save_options, "model.onnx"); error) {
+    return *error;
+  }
+  request.jobs = absl::GetFlag(FLAGS_j);
+  if (request.jobs < 1 || request.jobs > kMaxCheckJobs) {
+    return UsageError(absl::StrCat("-j ", request.jobs, " is outside 1..", kMaxCheckJobs));
+  }
+  absl::StatusOr<std::vector<onnx_legalize::TreeFile>> plan = onnx_legalize::PlanTree(sources, dest_dir);
+  if (!plan.ok()) return UsageError(plan.status().message());
+  request.plan = *std::move(plan);
+  request.report_path = given.count("report") ? absl::GetFlag(FLAGS_report) : "";
+  if (!request.report_path.empty() && request.report_path != "-") {
+    for (const onnx_legalize::TreeFile& file : request.plan) {
+      if (onnx_legalize::SameExistingFile(request.report_path, file.input) ||
+          (!file.output.empty() &&
+           (request.report_path == file.output || onnx_legalize::SameExistingFile(request.report_path, file.output)))) {
+        return UsageError(
+            absl::StrCat("--report='", request.report_path, "' names a model of the run ('", file.input, "')"));
+      }
+    }
+    if (absl::Status status = CheckReportDestination(request.report_path); !status.ok()) {
+      PrintError(status.message());
+      return kExitModel;
+    }
+  }
+  return onnx_legalize::cli::RunTree(request);
+}
+
+// Tree mode when a source is a folder, there are several, or the destination is a folder: a folder that
+// exists, or one named with a trailing '/'. The destination ("" in place), or nullopt for a single file.
+std::optional<std::string> TreeDestination(const std::vector<std::string>& positionals, bool in_place,
+                                           const std::string& output_flag) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  auto is_folder = [&ec](const std::string& path) {
+    return fs::is_directory(path, ec) || (!path.empty() && path.back() == '/');
+  };
+  const bool folder_source = !positionals.empty() && is_folder(positionals[0]);
+  if (in_place) {
+    if (positionals.size() > 1 || folder_source) return std::string();
+    return std::nullopt;
+  }
+  if (!output_flag.empty()) {
+    if (positionals.size() > 1 || folder_source || is_folder(output_flag)) return output_flag;
+    return std::nullopt;
+  }
+  if (positionals.size() == 2 && (folder_source || is_folder(positionals[1]))) return positionals[1];
+  return std::nullopt;
+}
+
 int RunLegalize(const std::vector<std::string>& positionals, const std::set<std::string>& given) {
   std::string output = absl::GetFlag(FLAGS_o);
   const bool in_place = absl::GetFlag(FLAGS_in_place);
   if (positionals.empty()) return UsageError("missing the input model (IN.onnx)");
-  if (in_place) {
-    if (positionals.size() != 1 || given.count("o")) {
-      return UsageError("--in-place writes over IN: give exactly one model and no OUT");
-    }
-    output = positionals[0];
-  } else if (!output.empty() && positionals.size() != 1) {
-    return UsageError("with -o, give exactly one input model");
+  if (in_place && given.count("o")) return UsageError("--in-place writes over each input: give no OUT");
+  if (given.count("o") && output.empty()) return UsageError("-o names no output");
+  if (const std::optional<std::string> dest = TreeDestination(positionals, in_place, output); dest.has_value()) {
+    std::vector<std::string> sources = positionals;
+    if (!in_place && output.empty()) sources.pop_back();  // SRC DEST
+    return RunTreeMode(sources, *dest, given);
   }
+  // -j with one model has one file to legalize (a pre-commit hook's args serve one staged file and many).
+  if (in_place) output = positionals[0];
   if (output.empty()) {
     if (positionals.size() != 2) {
       return UsageError(positionals.size() < 2 ? "missing the output model (OUT.onnx or -o OUT.onnx)"
@@ -427,19 +530,8 @@ int RunLegalize(const std::vector<std::string>& positionals, const std::set<std:
   const std::string& input = positionals[0];
 
   onnx_legalize::Options options;
-  options.target_opset = absl::GetFlag(FLAGS_target_opset);
-  options.keep_opset = absl::GetFlag(FLAGS_keep_opset);
-  options.verify = absl::GetFlag(FLAGS_verify);
-  options.max_fold_bytes = absl::GetFlag(FLAGS_max_fold_bytes);
-  options.max_total_fold_bytes = absl::GetFlag(FLAGS_max_total_fold_bytes);
-  if (absl::Status valid = onnx_legalize::ValidateOptions(options); !valid.ok()) return RequestError(valid);
   onnx_legalize::SaveOptions save_options;
-  save_options.in_place = in_place;
-  save_options.external_data_name = absl::GetFlag(FLAGS_external_data);
-  save_options.external_data_threshold = absl::GetFlag(FLAGS_external_data_threshold);
-  if (absl::Status valid = onnx_legalize::ValidateSaveOptions(save_options, output); !valid.ok()) {
-    return RequestError(valid);
-  }
+  if (std::optional<int> error = ReadOptions(options, save_options, output); error) return *error;
   const std::string report_path = given.count("report") ? absl::GetFlag(FLAGS_report) : "";
   if (!report_path.empty() && report_path != "-") {
     if (report_path == output || onnx_legalize::SameExistingFile(report_path, output) ||
@@ -462,7 +554,7 @@ int RunLegalize(const std::vector<std::string>& positionals, const std::set<std:
     return onnx_legalize::IsVerificationFailure(report.status()) ? kExitVerification : kExitModel;
   }
   if (report_path.empty()) {
-    PrintSummary(input, output, *report);
+    PrintSummary(input, output, *report, save_options.in_place);
     return kExitOk;
   }
   if (absl::Status status = WriteReport(report_path, onnx_legalize::ReportToJson(*report)); !status.ok()) {

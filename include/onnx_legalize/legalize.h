@@ -224,7 +224,8 @@ struct SaveOptions {
   int64_t external_data_threshold = kDefaultExternalDataThreshold;
 
   // LegalizeFile only: permits `output_path` to be the input file itself. Without it that is refused, so a
-  // mistyped OUT cannot replace the original.
+  // mistyped OUT cannot replace the original. A model that legalizing leaves unchanged (report.changed false)
+  // is then not written at all: the file stays byte for byte as it was.
   bool in_place = false;
 };
 

@@ -10,6 +10,7 @@ bit for bit. It binds the C++ library onnx-legalize.
     import onnx, onnx_legalize
     legal, report = onnx_legalize.legalize(onnx.load("legacy.onnx"))
     onnx_legalize.legalize_file("legacy.onnx", "legal.onnx")
+    results = onnx_legalize.legalize_tree("models/", "legal/", jobs=2)   # one dict per model file
     findings = onnx_legalize.check("legacy.onnx")   # [] when nothing needs legalizing
 
 Errors raise LegalizeError (a ValueError, with ``.code``), verification failures VerificationError.
@@ -28,6 +29,7 @@ from ._api import (
     check,
     legalize,
     legalize_file,
+    legalize_tree,
 )
 from ._onnx_legalize import __version__
 
@@ -45,4 +47,5 @@ __all__ = [
     "check",
     "legalize",
     "legalize_file",
+    "legalize_tree",
 ]

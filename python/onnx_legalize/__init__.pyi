@@ -1,6 +1,7 @@
 # Type stub of the onnx_legalize package (the implementation lives in _api.py and the C++ extension).
 import os
-from typing import Any, Dict, List, Optional, Tuple, Union
+from concurrent.futures import Executor
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import onnx
 
@@ -53,4 +54,20 @@ def legalize_file(
     external_data_threshold: int = ...,
     in_place: bool = ...,
 ) -> Dict[str, Any]: ...
+def legalize_tree(
+    src: Union[_Path, Sequence[_Path]],
+    dst: Optional[_Path] = ...,
+    *,
+    jobs: Optional[int] = ...,
+    executor: Optional[Executor] = ...,
+    target_opset: Optional[int] = ...,
+    keep_opset: bool = ...,
+    verify: bool = ...,
+    max_fold_bytes: int = ...,
+    max_total_fold_bytes: int = ...,
+    verify_trials: int = ...,
+    verify_seed: int = ...,
+    use_threads: Optional[bool] = ...,
+    external_data_threshold: int = ...,
+) -> List[Dict[str, Any]]: ...
 def check(model: Union[_Model, str, os.PathLike]) -> List[Dict[str, Any]]: ...

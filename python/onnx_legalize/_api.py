@@ -213,3 +213,80 @@ def check(model):
         _raise_from_status(error)
     # The document's "file" is the path's bytes, escaped; the path as given reads better from Python.
     return [{**finding, "file": file} for finding in json.loads(document)["findings"]]
+
+
+def _legalize_tree_file(entry, dest, options, threshold):
+    """One file of legalize_tree's plan; runs wherever the executor runs it (a thread, a dask worker)."""
+    src, dst, relative = entry
+    return _ext.legalize_tree_file(src, dst, relative, dest, *options, threshold)
+
+
+def legalize_tree(src, dst=None, *, jobs=None, executor=None, target_opset=None, keep_opset=False, verify=True,
+                  max_fold_bytes=DEFAULT_MAX_FOLD_BYTES, max_total_fold_bytes=DEFAULT_MAX_TOTAL_FOLD_BYTES,
+                  verify_trials=DEFAULT_VERIFY_TRIALS, verify_seed=DEFAULT_VERIFY_SEED, use_threads=None,
+                  external_data_threshold=DEFAULT_EXTERNAL_DATA_THRESHOLD):
+    """Legalizes every model below ``src`` into ``dst``, as ``onnx-legalize SRC... -o DST`` does.
+
+    ``src`` is a path or a list of paths, each a model file or a folder (every ``*.onnx`` below it, sorted;
+    symbolic links are not followed out of it). A folder's models go below ``dst`` at their paths relative to
+    it, a file's by its name; external data files are carried along. ``dst=None`` legalizes in place.
+    Each output is byte for byte what :func:`legalize_file` writes; a model with nothing to legalize is
+    copied unchanged (in place: never written); a refused one is not written. A rerun skips outputs written
+    from the same input bytes with the same options (``dst/.onnx-legalize/`` records them).
+
+    ``jobs``: files legalized at once on threads of this process (default 1). ``executor``: any
+    ``concurrent.futures.Executor`` instead, e.g. a dask.distributed client's ``client.get_executor()``,
+    whose workers must see ``src`` and ``dst`` at the same paths (shared storage) and import onnx_legalize.
+    The other options are :func:`legalize_file`'s (``use_threads`` defaults to True for one job, else False).
+
+    Returns one dict per file, in path order: ``path``, ``output``, ``result`` ("legalized",
+    "already_legal", "up_to_date", "refused" or "verification_failed"), then the report's keys (those of
+    :func:`legalize`'s report), or for a failure ``error_kind`` and ``error``; the objects the CLI's
+    ``--report`` writes, one per line. Usage errors (a source that does not exist, ``dst`` inside a source
+    folder or a file, two models bound for one output) raise LegalizeError before any file is read.
+    Interrupted (KeyboardInterrupt), the files not started are cancelled; every file written is complete.
+    """
+    if isinstance(src, (str, bytes, os.PathLike)):
+        sources = [src]
+    else:
+        try:
+            sources = list(src)
+        except TypeError:
+            raise TypeError(f"src must be a path or a list of paths, not {type(src).__name__}") from None
+    sources = [_path("src", source) for source in sources]
+    dest = b"" if dst is None else _path("dst", dst)
+    if dst is not None and dest == b"":
+        raise _invalid("dst is empty; give a folder, or None to legalize in place")
+    if jobs is not None and executor is not None:
+        raise TypeError("give jobs or executor, not both")
+    jobs = 1 if jobs is None else _check_int("jobs", jobs, 1, 256)
+    if use_threads is None:
+        use_threads = executor is None and jobs == 1
+    options = _options(target_opset, keep_opset, verify, max_fold_bytes, max_total_fold_bytes,
+                       verify_trials, verify_seed, use_threads)
+    threshold = _check_int("external_data_threshold", external_data_threshold, 0, _INT64_MAX)
+    try:
+        plan = _ext.plan_tree(sources, dest)
+    except _ext.StatusError as error:
+        _raise_from_status(error)
+
+    own_pool = None
+    if executor is None:
+        from concurrent.futures import ThreadPoolExecutor  # pylint: disable=import-outside-toplevel
+
+        own_pool = executor = ThreadPoolExecutor(max_workers=jobs)
+    futures = []
+    try:
+        for source, output, relative, failure in plan:
+            futures.append(failure if failure is not None else
+                           executor.submit(_legalize_tree_file, (source, output, relative), dest, options, threshold))
+        lines = [f if isinstance(f, str) else f.result() for f in futures]
+    except BaseException:
+        for future in futures:
+            if not isinstance(future, str):
+                future.cancel()
+        raise
+    finally:
+        if own_pool is not None:
+            own_pool.shutdown(wait=True)
+    return [json.loads(line) for line in lines]

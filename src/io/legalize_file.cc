@@ -1,9 +1,12 @@
 // LegalizeFile: file -> ModelProto -> Legalize -> file, writing nothing unless every step succeeds.
+#include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -24,6 +27,34 @@ bool SameExistingFile(const std::string& a, const std::string& b) {
   const bool same = std::filesystem::equivalent(a, b, ec);
   return !ec && same;
 }
+
+namespace {
+
+// The report of legalizing `model` when that changes nothing (it holds no removed op, and onnx's checker accepts
+// it): in place, such a model is left as it is rather than written again, so a file is rewritten only where it
+// changes (a pre-commit hook or a build sees no change to the others). nullopt when legalizing changes it (then
+// `model` is unspecified: the caller loads it again). Errors are Legalize's, named as LegalizeFile names them.
+absl::StatusOr<std::optional<Report>> ReportIfNothingToLegalize(onnx::ModelProto& model, const Options& options) {
+  absl::StatusOr<std::vector<CheckFinding>> findings = CheckModel(model);
+  // A removed op that legalizing fixes always changes the model; malformed imports are Legalize's to report.
+  if (findings.ok() &&
+      std::any_of(findings->begin(), findings->end(), [](const CheckFinding& f) { return f.fixable; })) {
+    return std::nullopt;
+  }
+  ASSIGN_OR_RETURN(Report report, Legalize(model, options));
+  if (report.changed) return std::nullopt;
+  return report;
+}
+
+absl::Status NamingTheFile(const absl::Status& status, const std::string& input_path) {
+  // Appended, not prepended: callers may match messages by their start ("verification failed..."). The
+  // payloads go along: they mark the error's kind (ErrorKindOf).
+  absl::Status named(status.code(), absl::StrCat(status.message(), " (model '", input_path, "')"));
+  status.ForEachPayload([&named](absl::string_view url, const absl::Cord& payload) { named.SetPayload(url, payload); });
+  return named;
+}
+
+}  // namespace
 
 absl::StatusOr<Report> LegalizeFile(const std::string& input_path, const std::string& output_path,
                                     const Options& options, const SaveOptions& save_options) {
@@ -47,6 +78,13 @@ absl::StatusOr<Report> LegalizeFile(const std::string& input_path, const std::st
   if (legalize_options.external_data == nullptr) {
     ASSIGN_OR_RETURN(reader, OpenExternalData(input_path));
     legalize_options.external_data = reader.get();
+  }
+  if (save_options.in_place) {
+    absl::StatusOr<std::optional<Report>> unchanged = ReportIfNothingToLegalize(*loaded, legalize_options);
+    if (!unchanged.ok()) return NamingTheFile(unchanged.status(), input_path);
+    if (unchanged->has_value()) return **unchanged;
+    loaded = LoadModel(input_path);
+    RETURN_IF_ERROR(loaded.status());
   }
   SaveOptions save = save_options;
   if (save.external_data_folder.empty()) {
@@ -77,14 +115,7 @@ absl::StatusOr<Report> LegalizeFile(const std::string& input_path, const std::st
   };
   absl::StatusOr<Report> report = internal::TryLaterTargets(legalize_options, attempt);
   if (!save_failure.ok()) return save_failure;
-  if (!report.ok()) {
-    // Name the file too. Appended, not prepended: callers may match messages by their start ("verification
-    // failed..."). The payloads go along: they mark the error's kind (ErrorKindOf).
-    absl::Status named(report.status().code(), absl::StrCat(report.status().message(), " (model '", input_path, "')"));
-    report.status().ForEachPayload(
-        [&named](absl::string_view url, const absl::Cord& payload) { named.SetPayload(url, payload); });
-    return named;
-  }
+  if (!report.ok()) return NamingTheFile(report.status(), input_path);
   return report;
 }
 

@@ -302,17 +302,22 @@ TEST_F(CliTest, InPlaceWritesOverTheInput) {
   ASSERT_TRUE(written.ParseFromString(ReadBytes(dir_ / "inplace.onnx")));
   EXPECT_EQ(written.graph().node(0).op_type(), "Slice");
   EXPECT_THAT(FileNames(dir_), UnorderedElementsAre("clean.onnx", "dirty.onnx", "garbage.onnx", "inplace.onnx"));
-  // Legalizing again changes nothing.
+  // Legalizing again changes nothing, and writes nothing (a pre-commit hook sees no change).
   const std::string once = ReadBytes(dir_ / "inplace.onnx");
-  EXPECT_EQ(Run({"--in-place", PathOf("inplace.onnx")}).exit_code, 0);
+  const auto written_at = fs::last_write_time(dir_ / "inplace.onnx");
+  const CliRun again = Run({"--in-place", PathOf("inplace.onnx")});
+  EXPECT_EQ(again.exit_code, 0);
+  EXPECT_THAT(again.out, HasSubstr("no removed op; model left as it is, not written"));
   EXPECT_EQ(ReadBytes(dir_ / "inplace.onnx"), once);
+  EXPECT_EQ(fs::last_write_time(dir_ / "inplace.onnx"), written_at);
   fs::remove(dir_ / "inplace.onnx");
 }
 
-TEST_F(CliTest, InPlaceTakesOneModelAndNoOutput) {
-  ExpectFailureWritingNothing({"--in-place", PathOf("dirty.onnx"), PathOf("out.onnx")}, 2, "--in-place");
+TEST_F(CliTest, InPlaceTakesModelsAndNoOutput) {
+  // Several paths are models to legalize in place each (tests/tools/tree_cli_test.cc), all of which must exist.
+  ExpectFailureWritingNothing({"--in-place", PathOf("dirty.onnx"), PathOf("out.onnx")}, 2, "out.onnx' does not exist");
   ExpectFailureWritingNothing({"--in-place", PathOf("dirty.onnx"), "-o", PathOf("out.onnx")}, 2, "--in-place");
-  ExpectFailureWritingNothing({"--in-place", PathOf("dirty.onnx"), PathOf("dirty.onnx")}, 2, "--in-place");
+  ExpectFailureWritingNothing({"--in-place", PathOf("dirty.onnx"), PathOf("dirty.onnx")}, 2, "is given twice");
   ExpectFailureWritingNothing({"--check", "--in-place", PathOf("dirty.onnx")}, 2, "--in-place");
 }
 
