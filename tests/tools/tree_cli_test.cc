@@ -16,6 +16,7 @@
 #include "onnx/defs/parser.h"
 #include "onnx/onnx_pb.h"
 #include "test_files.h"
+#include "tools/cli_models.h"
 
 #ifndef ONNX_LEGALIZE_CLI
 #error "ONNX_LEGALIZE_CLI must name the onnx-legalize binary"
@@ -26,10 +27,13 @@ namespace {
 namespace fs = std::filesystem;
 using ::onnx_legalize::testing::CliRun;
 using ::onnx_legalize::testing::FileNames;
+using ::onnx_legalize::testing::kCleanModel;
+using ::onnx_legalize::testing::kDynamicSliceModel;
 using ::onnx_legalize::testing::MakeTestDir;
 using ::onnx_legalize::testing::ReadBytes;
 using ::onnx_legalize::testing::RunCli;
 using ::onnx_legalize::testing::WriteBytes;
+using ::onnx_legalize::testing::WriteModel;
 using ::testing::AllOf;
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
@@ -38,21 +42,6 @@ using ::testing::Not;
 using ::testing::StartsWith;
 using ::testing::UnorderedElementsAre;
 
-constexpr char kCleanModel[] = R"ONNX(
-<ir_version: 8, opset_import: ["" : 13]>
-clean (float[2, 3] x) => (float[2, 3] y) {
-  y = Relu (x)
-}
-)ONNX";
-
-// DynamicSlice at opset 9 with run-time indices, as PyTorch's exporter wrote it.
-constexpr char kDynamicSliceModel[] = R"ONNX(
-<ir_version: 4, opset_import: ["" : 9]>
-dirty (float[20, 10, 5] x, int64[1] starts, int64[1] ends) => (float[M, 10, 5] y) {
-  y = DynamicSlice (x, starts, ends)
-}
-)ONNX";
-
 // ATen: no one can legalize it, so the model is refused.
 constexpr char kHopelessModel[] = R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>
@@ -60,14 +49,6 @@ hopeless (float[2] x) => (float[2] y) {
   y = ATen (x)
 }
 )ONNX";
-
-void WriteModel(const fs::path& path, const char* text) {
-  onnx::ModelProto model;
-  const onnx::Status status = onnx::OnnxParser::Parse(model, text);
-  ASSERT_TRUE(status.IsOK()) << status.ErrorMessage();
-  fs::create_directories(path.parent_path());
-  WriteBytes(path, model.SerializeAsString());
-}
 
 // Every regular file below `dir`, as paths relative to it, sorted.
 std::vector<std::string> FilesBelow(const fs::path& dir) {
