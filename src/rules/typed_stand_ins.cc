@@ -136,17 +136,22 @@ bool ShowUntypedEraNode(onnx::NodeProto& node, int64_t opset) {
   keeps_shape.set_name(kKeepsShapeAttribute);
   keeps_shape.set_type(onnx::AttributeProto::INT);
   keeps_shape.set_i(UntypedEraOpKeepsShape(node.op_type()) ? 1 : 0);
-  onnx::AttributeProto concat_axis;
-  concat_axis.set_name(kConcatAxisAttribute);
-  concat_axis.set_type(onnx::AttributeProto::INT);
-  concat_axis.set_i(1);
-  for (const onnx::AttributeProto& attribute : node.attribute()) {
-    if (attribute.name() == "axis") concat_axis.set_i(attribute.i());
+  // Concat-1's axis (1 when absent, its default), which its output shape needs.
+  std::optional<int64_t> concat_axis;
+  if (node.op_type() == "Concat") {
+    concat_axis = 1;
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (attribute.name() == "axis") concat_axis = attribute.i();
+    }
   }
-  const bool is_concat = node.op_type() == "Concat";
   node.clear_attribute();
   *node.add_attribute() = std::move(keeps_shape);
-  if (is_concat) *node.add_attribute() = std::move(concat_axis);
+  if (concat_axis.has_value()) {
+    onnx::AttributeProto* axis = node.add_attribute();
+    axis->set_name(kConcatAxisAttribute);
+    axis->set_type(onnx::AttributeProto::INT);
+    axis->set_i(*concat_axis);
+  }
   node.set_op_type(kEraStandIn);
   node.set_domain(kTypedStandInDomain);
   return true;
