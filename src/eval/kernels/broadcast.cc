@@ -54,6 +54,7 @@ absl::StatusOr<std::vector<int64_t>> BroadcastDims(const std::vector<std::vector
       if (dims[k] == o || dims[k] == 1) continue;
       if (o != 1) {
         std::vector<std::string> shapes;
+        shapes.reserve(operands.size());
         for (const auto& each : operands) shapes.push_back(DimsString(each));
         return absl::InvalidArgumentError(
             absl::StrCat("shapes ", absl::StrJoin(shapes, ", "), " do not broadcast (numpy's rule)"));

@@ -45,7 +45,9 @@ absl::StatusOr<Tensor> Convert(const Tensor& x, DataType to) {
               StrCat("value ", in[i], " at index ", i, " does not fit ", DataTypeName(to), "; the cast is undefined"));
         }
       }
-      out[i] = static_cast<To>(in[i]);  // an integer narrowing wraps, as the runtimes do
+      // int8 is a number here, not a character: widening it sign-extends, as the runtimes do.
+      // NOLINTNEXTLINE(bugprone-signed-char-misuse): an integer narrowing wraps, as the runtimes do
+      out[i] = static_cast<To>(in[i]);
     }
   }
   return WriteAs<Write>(to, x.dims(), out);
