@@ -725,6 +725,65 @@ def style_transfer_shape():
                       "standard ops after the ImageScaler and the Crop")
 
 
+def float16_models():
+    """float16 data, as Windows ML's fp16 legacy models held it: each op that computes becomes Cast to float, its
+    float replacement, Cast to float16 (computed in float, rounded once, as ONNX Runtime's kernels of these ops do);
+    Crop takes float16 as it is. ORT runs every original here, so it is the oracle; the bounds are the float ones
+    rounded to float16 (1 ULP where the float form is not bit-exact). Then the style-transfer shape, all float16."""
+    H = TensorProto.FLOAT16
+    shape = [2, 3, 4, 5]
+    ops = [("imagescaler", "ImageScaler", {"scale": 0.017, "bias": [-2.1, 1.5, -0.4]}, 0, 0.0),
+           ("affine", "Affine", {"alpha": 0.5, "beta": -3.0}, 0, 0.0),
+           ("scale", "Scale", {"scale": -3.3}, 0, 0.0),
+           ("scaledtanh", "ScaledTanh", {"alpha": 0.5, "beta": 2.0}, 1, 0.5 * 2.0 ** -24),
+           ("psoftplus", "ParametricSoftplus", {"alpha": 0.5, "beta": 2.0}, 1, 0.5 * 2.0 ** -24),
+           ("thresholdedrelu", "ThresholdedRelu", {"alpha": 0.5}, 0, 0.0),
+           ("mvn", "MeanVarianceNormalization", {"across_channels": 0, "normalize_variance": 1}, 1, 0.0),
+           ("crop", "Crop", {"border": [1, 1, 1, 1]}, 0, 0.0)]
+    for tag, op, attrs, max_ulp, abs_tol in ops:
+        name = f"float16_{tag}_opset8"
+        out_shape = [2, 3, 2, 3] if op == "Crop" else shape
+        graph = helper.make_graph([node(op, ["x"], ["y"], name=name, **attrs)], name, [vi("x", H, shape)],
+                                  [vi("y", H, out_shape)])
+        # "specials" rounded to float16: float's large values become infinities, its denormals zeros
+        with np.errstate(over="ignore"):
+            cases = {c: x.astype(np.float16) for c, x in float_cases(shape, 230).items()
+                     if c in ("normal", "specials", "constant", "magnitudes", "offset100")}
+        save(name, make_model(graph, 8), {c: {"x": x} for c, x in cases.items()}, max_ulp=max_ulp, abs_tol=abs_tol,
+             expect_default_opset=9 if op == "ThresholdedRelu" else 8,
+             pattern=f"{op} {attrs} on float16 data at opset 8",
+             legalization=("Slice-1 on the float16 data, no Cast" if op == "Crop" else
+                           "Cast to float, the float replacement, Cast to float16; ORT computes the old op in float "
+                           "and rounds once too"))
+
+    rs = np.random.RandomState(231)
+
+    def weight(name, *dims):
+        return init(name, (rs.randn(*dims) * 0.3).astype(np.float16))
+
+    inits = [weight("conv1_W", 4, 3, 3, 3), weight("conv1_B", 4), weight("in1_scale", 4), weight("in1_B", 4),
+             weight("up_W", 4, 3, 3, 3), weight("up_B", 3)]
+    nodes = [node("ImageScaler", ["inputImage"], ["scaled"], name="scalerPreprocessor", scale=1.0,
+                  bias=[-104.0, -117.0, -123.0]),
+             node("Conv", ["scaled", "conv1_W", "conv1_B"], ["conv1"], kernel_shape=[3, 3]),
+             node("InstanceNormalization", ["conv1", "in1_scale", "in1_B"], ["in1"], epsilon=1e-5),
+             node("Relu", ["in1"], ["relu1"]),
+             node("Crop", ["relu1"], ["cropped"], border=[1, 1, 1, 1]),
+             node("ConvTranspose", ["cropped", "up_W", "up_B"], ["up"], kernel_shape=[3, 3]),
+             node("Tanh", ["up"], ["tanh"]),
+             node("Affine", ["tanh"], ["outputImage"], name="activation11", alpha=150.0, beta=0.0)]
+    graph = helper.make_graph(nodes, "style_transfer_fp16", [vi("inputImage", H, ["None", 3, 12, 12])] +
+                              [vi(t.name, H, list(t.dims)) for t in inits],
+                              [vi("outputImage", H, ["None", 3, 10, 10])], initializer=inits)
+    model = make_model(graph, 7, 3, producer=("OnnxMLTools", "1.2.0.0116"))
+    pixels = rs.randint(0, 256, size=(1, 3, 12, 12)).astype(np.float16)
+    save("float16_style_transfer_shape_opset7", model, {"pixels": {"inputImage": pixels}}, expect_default_opset=7,
+         pattern="the CoreML-converted style-transfer shape with float16 data and weights (Windows ML's fp16 "
+                 "variants): ImageScaler -> Conv -> InstanceNormalization -> Relu -> Crop -> ConvTranspose -> Tanh -> "
+                 "Affine; opset 7, IR 3, no value_info",
+         legalization="Cast + Mul + Add + Cast, Slice-1 on float16, Cast + Mul + Add + Cast")
+
+
 def main():
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
@@ -741,6 +800,7 @@ def main():
     mixed_with_dynamic_slice()
     removed_op_pairs()
     style_transfer_shape()
+    float16_models()
     fold_models()
     subgraph_model()
     refusal_models()

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "eval/float16.h"
 #include "eval/slice_kernels.h"
 #include "eval/typed_elements.h"
 #include "graph/graph_scope.h"
@@ -379,6 +380,9 @@ absl::StatusOr<Tensor> RunCast(const NodeRun& run) {
       for (float v : ElementsOf<float>(*x)) values.push_back(v);
       break;
     case TensorProto::DOUBLE: values = ElementsOf<double>(*x); break;
+    case TensorProto::FLOAT16:
+      for (uint16_t v : ElementsOf<uint16_t>(*x)) values.push_back(Float16ToFloat(v));
+      break;
     case TensorProto::INT32:
       for (int32_t v : ElementsOf<int32_t>(*x)) values.push_back(v);
       break;
@@ -400,6 +404,15 @@ absl::StatusOr<Tensor> RunCast(const NodeRun& run) {
       return TensorOf(TensorProto::FLOAT, x->dims(), floats);
     }
     case TensorProto::DOUBLE: return TensorOf(TensorProto::DOUBLE, x->dims(), values);
+    case TensorProto::FLOAT16: {
+      // Rounded once, to the nearest float16 (ties to even): a replacement casts float results only, so
+      // the value is a float and no double rounding happens.
+      if (x->type() != TensorProto::FLOAT) return Fail(run, "casting to float16 is supported from float only");
+      std::vector<uint16_t> halves;
+      halves.reserve(values.size());
+      for (double v : values) halves.push_back(FloatToFloat16(static_cast<float>(v)));
+      return TensorOf(TensorProto::FLOAT16, x->dims(), halves);
+    }
     case TensorProto::INT64: {
       std::vector<int64_t> ints;
       for (double v : values) {

@@ -4,7 +4,7 @@
 // It knows exactly the ops the replacements use, for float and double data (what the removed ops' old
 // spec admits and ONNX Runtime ran): Constant, Identity, Add, Sub, Mul, Div (numpy broadcasting), Tanh,
 // Softplus, Sqrt, Greater, Not, Where, Transpose, ThresholdedRelu (10), Slice (attributes below opset 10, inputs from
-// 10), ReduceMean (axes attribute, keepdims), MeanVarianceNormalization (9), Shape, Cast, ConstantOfShape, Concat,
+// 10), ReduceMean (axes attribute, keepdims), MeanVarianceNormalization (9), Shape, Cast (float16 to and from float too), ConstantOfShape, Concat,
 // Flatten, Reshape, Gemm (each sum in order), Pad (constant mode; pads and value by version).
 // Anything else is Unimplemented naming the op.
 //

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "graph/op_names.h"
+#include "rules/float16_in_float.h"
 
 namespace onnx_legalize {
 namespace {
@@ -12,18 +13,20 @@ namespace {
 const std::vector<std::unique_ptr<RemovedOpRule>>& Rules() {
   static const auto* rules = [] {
     auto* list = new std::vector<std::unique_ptr<RemovedOpRule>>();
-    list->push_back(rules::MakeImageScalerRule());
+    // The ops that compute take float16 as Windows ML did, in float (rules/float16_in_float.h); Crop and
+    // the fills only move or write data.
+    list->push_back(rules::Float16InFloat(rules::MakeImageScalerRule()));
     list->push_back(rules::MakeCropRule());
-    list->push_back(rules::MakeAffineRule());
-    list->push_back(rules::MakeScaleRule());
-    list->push_back(rules::MakeScaledTanhRule());
-    list->push_back(rules::MakeParametricSoftplusRule());
-    list->push_back(rules::MakeThresholdedReluRule());
-    list->push_back(rules::MakeMeanVarianceNormalizationRule());
+    list->push_back(rules::Float16InFloat(rules::MakeAffineRule()));
+    list->push_back(rules::Float16InFloat(rules::MakeScaleRule()));
+    list->push_back(rules::Float16InFloat(rules::MakeScaledTanhRule()));
+    list->push_back(rules::Float16InFloat(rules::MakeParametricSoftplusRule()));
+    list->push_back(rules::Float16InFloat(rules::MakeThresholdedReluRule()));
+    list->push_back(rules::Float16InFloat(rules::MakeMeanVarianceNormalizationRule()));
     list->push_back(rules::MakeConstantFillRule());
     list->push_back(rules::MakeGivenTensorFillRule());
-    list->push_back(rules::MakeFullyConnectedRule());
-    list->push_back(rules::MakeLegacyPaddingRule());
+    list->push_back(rules::Float16InFloat(rules::MakeFullyConnectedRule()));
+    list->push_back(rules::Float16InFloat(rules::MakeLegacyPaddingRule()));
     return list;
   }();
   return *rules;

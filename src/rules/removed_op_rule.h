@@ -57,7 +57,7 @@ class NameSource {
 class TrialRandom {
  public:
   explicit TrialRandom(uint64_t seed) : rng_(seed) {}
-  // A tensor of `type` (float or double) and `dims` whose values mix ordinary numbers with +-0, +-inf, NaN,
+  // A tensor of `type` (float16, float or double) and `dims` whose values mix ordinary numbers with +-0, +-inf, NaN,
   // denormals and magnitudes past 1e30, and values within a few ULPs of each of `pivots` (thresholds
   // where an op's result changes).
   absl::StatusOr<Tensor> SpecialFloats(DataType type, const std::vector<int64_t>& dims,

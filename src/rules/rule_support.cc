@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "absl/strings/str_join.h"
+#include "eval/float16.h"
 #include "graph/op_names.h"
 #include "status_macros.h"
 
@@ -28,6 +29,16 @@ Tensor PackValues(DataType type, const std::vector<int64_t>& dims, const std::ve
   return Tensor::FromBytes(type, dims, std::move(bytes)).value();
 }
 
+// The float16 `direction` (+1 or -1) units in the last place from `value` (a float16's value).
+double NextFloat16(double value, int direction) {
+  const uint16_t bits = FloatToFloat16(static_cast<float>(value));
+  // Bit patterns ordered as the values are: the sign bit flips the order of the rest.
+  int32_t ordered = (bits & 0x8000u) != 0 ? -static_cast<int32_t>(bits & 0x7fffu) : static_cast<int32_t>(bits);
+  ordered += direction;
+  const auto next = static_cast<uint16_t>(ordered < 0 ? 0x8000 | -ordered : ordered);
+  return Float16ToFloat(next);
+}
+
 }  // namespace
 
 int64_t TrialRandom::Uniform(int64_t low, int64_t high) {
@@ -37,30 +48,43 @@ int64_t TrialRandom::Uniform(int64_t low, int64_t high) {
 
 absl::StatusOr<Tensor> TrialRandom::SpecialFloats(DataType type, const std::vector<int64_t>& dims,
                                                   const std::vector<double>& pivots) {
-  if (type != onnx::TensorProto::FLOAT && type != onnx::TensorProto::DOUBLE) {
+  const bool is_half = type == onnx::TensorProto::FLOAT16;
+  if (type != onnx::TensorProto::FLOAT && type != onnx::TensorProto::DOUBLE && !is_half) {
     return absl::InvalidArgumentError(absl::StrCat("trial data of type ", DataTypeName(type)));
   }
   ASSIGN_OR_RETURN(const int64_t count, CheckedElementCount(dims, "trial data"));
   const bool is_float = type == onnx::TensorProto::FLOAT;
   const double infinity = std::numeric_limits<double>::infinity();
-  const double denormal = is_float ? static_cast<double>(std::numeric_limits<float>::denorm_min())
-                                   : std::numeric_limits<double>::denorm_min();
-  const double largest =
-      is_float ? static_cast<double>(std::numeric_limits<float>::max()) : std::numeric_limits<double>::max();
-  const double specials[] = {0.0,  -0.0,  infinity, -infinity, std::nan(""), denormal, -denormal, 1e-39, -3e-42,
-                             1e30, -1e30, 3e37,     -largest,  largest,      88.8,     -88.8,     1e-7,  1.0};
+  std::vector<double> specials;
+  if (is_half) {
+    // 2^-24 the least denormal, 6e-5 about the least normal, 65504 the largest finite.
+    specials = {0.0,     -0.0, infinity, -infinity, std::nan(""), 0x1p-24, -0x1p-24, 1e-5, -3e-7,
+                60000.0, -6e4, 3e4,      -65504.0,  65504.0,      88.8,    -88.8,    1e-3, 1.0};
+  } else {
+    const double denormal = is_float ? static_cast<double>(std::numeric_limits<float>::denorm_min())
+                                     : std::numeric_limits<double>::denorm_min();
+    const double largest =
+        is_float ? static_cast<double>(std::numeric_limits<float>::max()) : std::numeric_limits<double>::max();
+    specials = {0.0,  -0.0,  infinity, -infinity, std::nan(""), denormal, -denormal, 1e-39, -3e-42,
+                1e30, -1e30, 3e37,     -largest,  largest,      88.8,     -88.8,     1e-7,  1.0};
+  }
   std::vector<double> values(static_cast<size_t>(count));
   for (double& value : values) {
     const int64_t kind = Uniform(0, 9);
     if (kind <= 2) {
-      value = specials[Uniform(0, std::size(specials) - 1)];
+      value = specials[static_cast<size_t>(Uniform(0, static_cast<int64_t>(specials.size()) - 1))];
     } else if (kind == 3 && !pivots.empty()) {
       // A pivot, or a few units in the last place beside it.
       double pivot = pivots[static_cast<size_t>(Uniform(0, static_cast<int64_t>(pivots.size()) - 1))];
       if (is_float) pivot = static_cast<float>(pivot);
+      if (is_half) pivot = Float16ToFloat(FloatToFloat16(static_cast<float>(pivot)));
       for (int64_t steps = Uniform(-2, 2); steps != 0; steps += steps > 0 ? -1 : 1) {
-        pivot = is_float ? std::nextafter(static_cast<float>(pivot), steps > 0 ? INFINITY : -INFINITY)
-                         : std::nextafter(pivot, steps > 0 ? infinity : -infinity);
+        if (is_half) {
+          pivot = NextFloat16(pivot, steps > 0 ? 1 : -1);
+        } else {
+          pivot = is_float ? std::nextafter(static_cast<float>(pivot), steps > 0 ? INFINITY : -INFINITY)
+                           : std::nextafter(pivot, steps > 0 ? infinity : -infinity);
+        }
       }
       value = pivot;
     } else {
@@ -68,6 +92,14 @@ absl::StatusOr<Tensor> TrialRandom::SpecialFloats(DataType type, const std::vect
       const double mantissa = static_cast<double>(Uniform(0, 1 << 20)) / (1 << 20);
       value = (Uniform(0, 1) ? -1.0 : 1.0) * (0.5 + mantissa) * std::ldexp(1.0, static_cast<int>(Uniform(-12, 12)));
     }
+  }
+  if (is_half) {
+    std::string bytes(values.size() * 2, '\0');
+    for (size_t i = 0; i < values.size(); ++i) {
+      const uint16_t half = FloatToFloat16(static_cast<float>(values[i]));
+      std::memcpy(bytes.data() + 2 * i, &half, 2);
+    }
+    return Tensor::FromBytes(type, dims, std::move(bytes));
   }
   return is_float ? PackValues<float>(type, dims, values) : PackValues<double>(type, dims, values);
 }
@@ -202,7 +234,7 @@ absl::StatusOr<DataType> FloatInputType(const RuleNode& node, int index) {
                      "' is not known (declare it in the graph's value_info), and the replacement's constants need it"));
   }
   return absl::FailedPreconditionError(absl::StrCat(node.label, ": input '", input.name, "' is ", DataTypeName(type),
-                                                    "; only float and double can be legalized and verified"));
+                                                    "; the removed ops computed float16 (in float), float and double"));
 }
 
 onnx::NodeProto MakeNode(const char* op_type, std::vector<std::string> inputs, std::vector<std::string> outputs) {

@@ -38,7 +38,7 @@ absl::StatusOr<std::vector<int64_t>> IntsAttribute(const RuleNode& node, const c
 const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const char* name);
 
 // The element type of input `index`, which must be known and float or double: the types the old ops
-// admitted that ONNX Runtime ran (float16 is refused: the evaluator cannot verify it).
+// admitted that ONNX Runtime ran. (float16 reaches a rule as float: rules/float16_in_float.h.)
 absl::StatusOr<DataType> FloatInputType(const RuleNode& node, int index);
 
 // A node of the default domain.

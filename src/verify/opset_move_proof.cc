@@ -13,6 +13,7 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "eval/float16.h"
 #include "eval/model_runner.h"
 #include "eval/tensor.h"
 #include "graph/graph_scope.h"
@@ -87,15 +88,16 @@ std::vector<const onnx::ValueInfoProto*> FedInputs(const onnx::GraphProto& graph
 
 bool DrawableType(int32_t elem_type) {
   return elem_type == onnx::TensorProto::FLOAT || elem_type == onnx::TensorProto::DOUBLE ||
-         elem_type == onnx::TensorProto::INT32 || elem_type == onnx::TensorProto::INT64 ||
-         elem_type == onnx::TensorProto::BOOL;
+         elem_type == onnx::TensorProto::FLOAT16 || elem_type == onnx::TensorProto::INT32 ||
+         elem_type == onnx::TensorProto::INT64 || elem_type == onnx::TensorProto::BOOL;
 }
 
 // Why an input cannot be drawn, or "".
 std::string WhyNotDrawable(const onnx::ValueInfoProto& input) {
   const auto& type = input.type().tensor_type();
   if (!input.type().has_tensor_type() || !DrawableType(type.elem_type())) {
-    return absl::StrCat("graph input '", input.name(), "' is not a tensor of float, double, int32, int64 or bool");
+    return absl::StrCat("graph input '", input.name(),
+                        "' is not a tensor of float16, float, double, int32, int64 or bool");
   }
   if (!type.has_shape()) return absl::StrCat("graph input '", input.name(), "' has no declared rank");
   return "";
@@ -156,7 +158,7 @@ absl::StatusOr<std::map<std::string, Tensor>> DrawInputs(const onnx::GraphProto&
     const std::vector<int64_t> dims = DrawnDims(*input, open_as_one);
     ASSIGN_OR_RETURN(const int64_t count, CheckedElementCount(dims, input->name()));
     absl::StatusOr<Tensor> value;
-    if (type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::DOUBLE) {
+    if (type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::DOUBLE || type == onnx::TensorProto::FLOAT16) {
       value = random.SpecialFloats(type, dims);
     } else if (type == onnx::TensorProto::INT32) {
       value = DrawIntegers<int32_t>(type, dims, count, -4, 8, random);
@@ -181,6 +183,15 @@ std::optional<std::string> FloatDifference(const char* a, const char* b, int64_t
   return absl::StrCat("element ", i, " is ", x, " before and ", y, " after");
 }
 
+std::optional<std::string> Float16Difference(const char* a, const char* b, int64_t i) {
+  uint16_t x, y;
+  std::memcpy(&x, a, sizeof x);
+  std::memcpy(&y, b, sizeof y);
+  const float wide_x = Float16ToFloat(x), wide_y = Float16ToFloat(y);
+  if (std::isnan(wide_x) && std::isnan(wide_y)) return std::nullopt;
+  return absl::StrCat("element ", i, " is ", wide_x, " before and ", wide_y, " after");
+}
+
 // "" when `after` is `before` bit for bit, a NaN matching any NaN (IEEE 754 leaves a computed NaN's sign
 // and payload to the implementation); else what differs.
 std::string Difference(const Tensor& before, const Tensor& after) {
@@ -191,6 +202,7 @@ std::string Difference(const Tensor& before, const Tensor& after) {
   }
   const bool is_float = before.type() == onnx::TensorProto::FLOAT;
   const bool is_double = before.type() == onnx::TensorProto::DOUBLE;
+  const bool is_half = before.type() == onnx::TensorProto::FLOAT16;
   const int64_t size = ElementSize(before.type());
   for (int64_t i = 0; i < before.element_count(); ++i) {
     const char* a = before.bytes().data() + i * size;
@@ -198,6 +210,7 @@ std::string Difference(const Tensor& before, const Tensor& after) {
     if (std::memcmp(a, b, static_cast<size_t>(size)) == 0) continue;
     std::optional<std::string> difference = is_float    ? FloatDifference<float>(a, b, i)
                                             : is_double ? FloatDifference<double>(a, b, i)
+                                            : is_half   ? Float16Difference(a, b, i)
                                                         : absl::StrCat("element ", i, " differs");
     if (difference.has_value()) return *difference;
   }

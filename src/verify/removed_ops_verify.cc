@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "eval/evaluator.h"
+#include "eval/float16.h"
 #include "pass/removed_ops_pass.h"
 #include "status_macros.h"
 #include "verify/verify.h"
@@ -39,6 +40,19 @@ int64_t UlpDistance(T a, T b) {
     using Signed = std::make_signed_t<Bits>;
     const Signed s = static_cast<Signed>(bits);
     return s < 0 ? static_cast<int64_t>(std::numeric_limits<Signed>::min() - s) : static_cast<int64_t>(s);
+  };
+  const int64_t da = ordered(a), db = ordered(b);
+  return da > db ? da - db : db - da;
+}
+
+// The same for float16, given its bits.
+int64_t Float16UlpDistance(uint16_t a, uint16_t b) {
+  const float fa = Float16ToFloat(a), fb = Float16ToFloat(b);
+  if (std::isnan(fa) || std::isnan(fb)) return std::isnan(fa) && std::isnan(fb) ? 0 : -1;
+  if (fa == fb) return 0;
+  if (std::isinf(fa) || std::isinf(fb)) return -1;
+  auto ordered = [](uint16_t bits) {
+    return (bits & 0x8000u) != 0 ? -static_cast<int64_t>(bits & 0x7fffu) : static_cast<int64_t>(bits);
   };
   const int64_t da = ordered(a), db = ordered(b);
   return da > db ? da - db : db - da;
@@ -74,6 +88,14 @@ std::string Mismatch(const Tensor& expected, const Tensor& actual, int64_t max_u
       std::memcpy(&b, actual.bytes().data() + 8 * i, 8);
       distance = UlpDistance<double, uint64_t>(a, b);
       both_nan = std::isnan(a) && std::isnan(b);
+      values = absl::StrCat(a, " against ", b);
+    } else if (expected.type() == onnx::TensorProto::FLOAT16) {
+      uint16_t a_bits, b_bits;
+      std::memcpy(&a_bits, expected.bytes().data() + 2 * i, 2);
+      std::memcpy(&b_bits, actual.bytes().data() + 2 * i, 2);
+      const float a = Float16ToFloat(a_bits), b = Float16ToFloat(b_bits);
+      both_nan = std::isnan(a) && std::isnan(b);
+      distance = Float16UlpDistance(a_bits, b_bits);
       values = absl::StrCat(a, " against ", b);
     } else {
       return "the bytes differ";

@@ -503,14 +503,96 @@ bad (float[1,1,2,2] x) => (float[1,1,2,2] y) {
   ExpectRejected(model, absl::StatusCode::kInvalidArgument, "across_channels is 2");
 }
 
-TEST(RemovedOpsTest, RefusesAnElementTypeItCannotVerify) {
+TEST(RemovedOpsTest, RefusesAnElementTypeTheOldOpNeverComputed) {
   onnx::ModelProto model = ParseModel(R"(
 <ir_version: 3, opset_import: ["" : 7]>
-bad (float16[2] x) => (float16[2] y) {
+bad (int32[2] x) => (int32[2] y) {
   y = Scale <scale = 2.0> (x)
 }
 )");
-  ExpectRejected(model, absl::StatusCode::kFailedPrecondition, "only float and double");
+  ExpectRejected(model, absl::StatusCode::kFailedPrecondition, "input 'x' is int32");
+}
+
+// ------------------------------------------------------------------------------------------- float16
+
+// Windows ML ran fp16 legacy models by computing in float: x * scale + bias in float, rounded once. In
+// float16 arithmetic the product would round first: 1.0009765625 * 1.0009765625 = 1 + 2^-9 + 2^-20, which
+// float16 rounds to 1 + 2^-9; plus 2^-11 that is a tie, to even 1 + 2^-9 (0x3c02). In float the sum is
+// past the tie: 1 + 3 * 2^-10 (0x3c03).
+TEST(RemovedOpsTest, Float16IsComputedInFloatAndRoundedOnce) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 7]>
+fp16_style (float16[1,1,1,3] image) => (float16[1,1,1,3] scaled) {
+  scaled = ImageScaler <scale = 1.0009765625, bias = [0.00048828125]> (image)
+}
+)");
+  Report report;
+  onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(CountOps(legalized, "ImageScaler"), 0);
+  EXPECT_EQ(CountOps(legalized, "Cast"), 2);
+  EXPECT_EQ(DefaultOpset(legalized), 7);
+  ExpectLegal(legalized);
+  ASSERT_EQ(report.nodes.size(), 1u);
+  EXPECT_EQ(report.nodes[0].became, "Cast to float, Mul + Add, Cast to float16");
+  EXPECT_THAT(report.nodes[0].verification, HasSubstr("bit for bit"));
+
+  const uint16_t image[] = {0x3c01, 0x7c00, 0x8000};  // 1.0009765625, infinity, -0
+  std::string bytes(sizeof image, '\0');
+  std::memcpy(bytes.data(), image, sizeof image);
+  std::map<std::string, Tensor> values;
+  values.emplace("image", Tensor::FromBytes(onnx::TensorProto::FLOAT16, {1, 1, 1, 3}, bytes).value());
+  const std::map<std::string, Tensor> results = RunLegalized(legalized, std::move(values));
+  const Tensor& scaled = results.at("scaled");
+  ASSERT_EQ(scaled.type(), onnx::TensorProto::FLOAT16);
+  uint16_t out[3];
+  std::memcpy(out, scaled.bytes().data(), sizeof out);
+  EXPECT_EQ(out[0], 0x3c03) << "one rounding, in float";
+  EXPECT_EQ(out[1], 0x7c00);
+  EXPECT_EQ(out[2], 0x1000) << "-0 * scale + 2^-11 is 2^-11";
+}
+
+TEST(RemovedOpsTest, AFloat16RemovedOpOfConstantsFoldsToFloat16) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 7]>
+fp16_fold (float16[2] x) => (float16[2] y) {
+  s = Scale <scale = 0.5> (w)
+  y = Add(x, s)
+}
+)");
+  // onnx 1.12's parser reads no float16 literal: the weight w = [1, -3] is written as raw float16 bytes.
+  onnx::TensorProto* weight = model.mutable_graph()->add_initializer();
+  weight->set_name("w");
+  weight->set_data_type(onnx::TensorProto::FLOAT16);
+  weight->add_dims(2);
+  const uint16_t w[] = {0x3c00, 0xc200};
+  weight->set_raw_data(std::string(reinterpret_cast<const char*>(w), sizeof w));
+  Report report;
+  onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(CountOps(legalized, "Scale"), 0);
+  ExpectLegal(legalized);
+  ASSERT_EQ(report.nodes.size(), 1u);
+  EXPECT_EQ(report.nodes[0].action, Action::kFolded);
+  ASSERT_EQ(legalized.graph().initializer_size(), 1);
+  const Tensor folded = TensorFromProto(legalized.graph().initializer(0)).value();
+  ASSERT_EQ(folded.type(), onnx::TensorProto::FLOAT16);
+  uint16_t out[2];
+  std::memcpy(out, folded.bytes().data(), sizeof out);
+  EXPECT_EQ(out[0], 0x3800);  // 0.5
+  EXPECT_EQ(out[1], 0xbe00);  // -1.5
+}
+
+// A removed op that only moves data takes float16 as it is, without a round trip through float.
+TEST(RemovedOpsTest, Float16CropIsASliceWithoutCasts) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 7]>
+fp16_crop (float16[1,1,4,4] x) => (float16[1,1,2,2] y) {
+  y = Crop <border = [1, 1, 1, 1]> (x)
+}
+)");
+  onnx::ModelProto legalized = LegalizedCopy(model);
+  EXPECT_EQ(CountOps(legalized, "Slice"), 1);
+  EXPECT_EQ(CountOps(legalized, "Cast"), 0);
+  ExpectLegal(legalized);
 }
 
 // ---------------------------------------------------------------------------------------------- --check
