@@ -9,6 +9,7 @@
 #define ONNX_LEGALIZE_SRC_GRAPH_UNTYPED_ERA_OPS_H_
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -58,6 +59,38 @@ inline std::vector<int64_t> ConcatenatedDims(const std::vector<std::vector<int64
     sum = sum < 0 || dim < 0 ? -1 : sum + dim;
   }
   dims[static_cast<size_t>(axis)] = sum;
+  return dims;
+}
+
+// Reshape-1's output dims from its input's (-1 for an unknown dim) and its `shape` attribute: a 0 copies the
+// input's dim at that index, one -1 takes what the other dims leave of the input's element count. nullopt when
+// that is not known or does not divide.
+inline std::optional<std::vector<int64_t>> ReshapedDims(const std::vector<int64_t>& input,
+                                                        const std::vector<int64_t>& shape) {
+  std::vector<int64_t> dims = shape;
+  int64_t known = 1;
+  int inferred = -1;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (dims[d] == 0) {
+      if (d >= input.size()) return std::nullopt;
+      dims[d] = input[d];
+    }
+    if (dims[d] == -1 && shape[d] == -1) {
+      if (inferred >= 0) return std::nullopt;
+      inferred = static_cast<int>(d);
+      continue;
+    }
+    if (dims[d] < 0) return std::nullopt;
+    known *= dims[d];
+  }
+  if (inferred < 0) return dims;
+  int64_t count = 1;
+  for (int64_t dim : input) {
+    if (dim < 0) return std::nullopt;
+    count *= dim;
+  }
+  if (known == 0 || count % known != 0) return std::nullopt;
+  dims[static_cast<size_t>(inferred)] = count / known;
   return dims;
 }
 

@@ -15,6 +15,8 @@
 //   - broadcasting 6->7 unsqueezes the second input of a legacy (broadcast=1, axis=a) Add/Sub/Mul/Div/Pow
 //     a times too many;
 //   - PRelu 6->7 is registered as compatible though a per-channel slope [C] now broadcasts from the last axis;
+//   - Reshape 4->5 turns the `shape` attribute into a Constant whose tensor has no dims (a scalar holding
+//     several values, which no runtime reads);
 //   - Scan 8->9 drops the optional sequence_lens and renames `directions`, but leaves the inputs batched
 //     ([batch, sequence, ...]) where Scan-9 has no batch axis: it would scan the batch.
 #include <algorithm>
@@ -616,6 +618,22 @@ absl::Status CheckLegacyBroadcastsConvert(const Skeleton& skeleton, const Move& 
   return absl::OkStatus();
 }
 
+// --- Reshape 4->5 ----------------------------------------------------------------------------------------
+//
+// The shape constant the adapter made of Reshape-1's `shape` attribute is 1-D: its dims are the count of its
+// values.
+void GiveReshape5ShapeItsDims(const SplicedNodes& g, int i, const NodeProto& orig, const Move& move) {
+  const NodeProto& node = g.nodes->Get(i);
+  if (orig.op_type() != kReshape || !move.Crosses(5) || node.input_size() != 2) return;
+  const int constant = g.MadeProducer(node.input(1), "Constant");
+  if (constant < 0) return;
+  for (auto& attribute : *g.nodes->Mutable(constant)->mutable_attribute()) {
+    TensorProto* value = attribute.mutable_t();
+    if (attribute.name() != "value" || value->dims_size() != 0 || value->int64_data_size() == 1) continue;
+    value->add_dims(value->int64_data_size());
+  }
+}
+
 absl::Status FixAdapterResults(const std::string& where, const std::vector<int64_t>& emitted_record,
                                const std::vector<const NodeProto*>& converted, SpliceContext& ctx,
                                google::protobuf::RepeatedPtrField<NodeProto>* out_nodes) {
@@ -632,6 +650,7 @@ absl::Status FixAdapterResults(const std::string& where, const std::vector<int64
     }
     RETURN_IF_ERROR(FixLegacyBroadcast(g, orig, node, ctx));
     RetypeClipPadInputs(g, i, orig, node, ctx);
+    GiveReshape5ShapeItsDims(g, i, orig, ctx.move);
     RETURN_IF_ERROR(KeepPReluSlopePerChannel(g, i, orig, ctx, &insert_before));
     RETURN_IF_ERROR(KeepScan8BatchOfOne(g, i, orig, ctx, &insert_before));
   }

@@ -216,6 +216,13 @@ absl::Status FixAdapterResults(const std::string& where, const std::vector<int64
                                const std::vector<const NodeProto*>& converted, SpliceContext& ctx,
                                google::protobuf::RepeatedPtrField<NodeProto>* out_nodes);
 
+// --- upgrade/constants_below_nine.cc --------------------------------------------------------------------------------
+
+// Below opset 9 a Constant holds only float16, float and double; the adapters (Reshape 4->5's shape) make int64
+// ones. At `target` < 9, each main-graph Constant of another type becomes an initializer of the same name (also a
+// graph input below IR 4, where every initializer is one). Cannot fail.
+void ConstantsBelowNineAsInitializers(int64_t target, ModelProto& model);
+
 }  // namespace onnx_legalize::opset_upgrade
 
 #endif  // ONNX_LEGALIZE_SRC_UPGRADE_INTERNAL_H_

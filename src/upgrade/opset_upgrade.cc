@@ -132,6 +132,8 @@ absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes,
                    SpliceMainGraph(converted, model.graph(), move, skeleton, renamed_here));
   // Commit: nothing below can fail.
   model.mutable_graph()->mutable_node()->Swap(&nodes);
+  model.set_ir_version(ir_version);
+  ConstantsBelowNineAsInitializers(target, model);
   if (renamed != nullptr) renamed->insert(renamed_here.begin(), renamed_here.end());
   commit_opset();
   return absl::OkStatus();

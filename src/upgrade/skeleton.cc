@@ -22,10 +22,13 @@
 // where graph inputs are positional); the outputs of nodes an adapter replaces are exposed as graph outputs
 // so that the IR hands their names to the replacement.
 #include <cstdint>
+#include <map>
 #include <new>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -231,6 +234,40 @@ void DeclareConcatenatedShape(const GraphProto& graph, const NodeProto& node, on
   }
 }
 
+// The known dims of `name` (-1 for an unknown one), or nullopt when its shape is not known.
+std::optional<std::vector<int64_t>> InferredDims(const GraphProto& graph, const std::string& name) {
+  const onnx::TypeProto* type = InferredType(graph, name);
+  if (type == nullptr || !type->tensor_type().has_shape()) return std::nullopt;
+  std::vector<int64_t> dims;
+  for (const auto& dim : type->tensor_type().shape().dim()) dims.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+  return dims;
+}
+
+// Gemm-1's [M, N] (A [M, K] or, with transA, [K, M]; B likewise with transB), and Reshape-1's `shape` with its
+// 0s copied from the input and its -1 computed (graph/untyped_era_ops.h), where the inputs' shapes tell: the
+// 12 -> 13 adapters of Softmax and its kin read the rank and dims of what they coerce to 2-D.
+std::optional<std::vector<int64_t>> GemmOrReshapeDims(const GraphProto& graph, const NodeProto& node) {
+  std::map<std::string, const onnx::AttributeProto*> attributes;
+  for (const auto& attribute : node.attribute()) attributes[attribute.name()] = &attribute;
+  auto int_attribute = [&](const char* name) {
+    auto it = attributes.find(name);
+    return it == attributes.end() ? int64_t{0} : it->second->i();
+  };
+  if (node.op_type() == "Gemm" && node.input_size() >= 2) {
+    const std::optional<std::vector<int64_t>> a = InferredDims(graph, node.input(0));
+    const std::optional<std::vector<int64_t>> b = InferredDims(graph, node.input(1));
+    if (!a.has_value() || !b.has_value() || a->size() != 2 || b->size() != 2) return std::nullopt;
+    return std::vector<int64_t>{(*a)[int_attribute("transA") != 0 ? 1 : 0], (*b)[int_attribute("transB") != 0 ? 0 : 1]};
+  }
+  if (node.op_type() == "Reshape" && attributes.count("shape") > 0) {
+    const std::optional<std::vector<int64_t>> x = InferredDims(graph, node.input(0));
+    if (!x.has_value()) return std::nullopt;
+    const auto& shape = attributes["shape"]->ints();
+    return ReshapedDims(*x, std::vector<int64_t>(shape.begin(), shape.end()));
+  }
+  return std::nullopt;
+}
+
 // Declares the first output of each main-graph node onnx 1.12 cannot type at `opset` (graph/untyped_era_ops.h)
 // whose first input inference typed; the number declared.
 int DeclareUntypedEraOutputs(GraphProto& graph, int64_t opset) {
@@ -248,6 +285,11 @@ int DeclareUntypedEraOutputs(GraphProto& graph, int64_t opset) {
       *tensor->mutable_shape() = input->tensor_type().shape();
     } else if (node.op_type() == "Concat") {
       DeclareConcatenatedShape(graph, node, *tensor);
+    } else if (std::optional<std::vector<int64_t>> dims = GemmOrReshapeDims(graph, node)) {
+      for (int64_t dim : *dims) {
+        auto* added = tensor->mutable_shape()->add_dim();
+        if (dim >= 0) added->set_dim_value(dim);
+      }
     }
     ++declared;
   }

@@ -19,9 +19,9 @@
 #include "graph/graph_scope.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
-#include "rules/registry.h"
 #include "rules/removed_op_rule.h"
 #include "status_macros.h"
+#include "verify/removed_op_kernels.h"
 #include "verify/verify.h"
 
 namespace onnx_legalize {
@@ -40,40 +40,6 @@ constexpr int64_t kManyTrialsElements = int64_t{1} << 16;
 // model with an image-sized input (HasImageSizedInput).
 constexpr int64_t kNamedDimSize = 3;
 constexpr int64_t kUnnamedDimSize = 2;
-
-// The removed ops, by their rules' reference kernels, as written at opset `written_at`: the move passes them
-// through untouched, so in the model after it they still mean what they meant before (an MVN-1 node with no
-// attributes would otherwise read as MeanVarianceNormalization-13, whose default axes differ).
-class RemovedOpKernels final : public ExtraKernels {
- public:
-  explicit RemovedOpKernels(int64_t written_at) : written_at_(written_at) {}
-
-  bool Handles(const onnx::NodeProto& node, int64_t /*opset*/) const override {
-    return FindRemovedOpRule(node, written_at_) != nullptr;
-  }
-
-  absl::StatusOr<std::vector<Tensor>> Run(const onnx::NodeProto& node, int64_t /*opset*/,
-                                          const std::vector<const Tensor*>& inputs) const override {
-    const RemovedOpRule* rule = FindRemovedOpRule(node, written_at_);
-    RuleNode rule_node;
-    rule_node.node = &node;
-    rule_node.label = absl::StrCat(node.op_type(), " '", node.name(), "'");
-    rule_node.opset = written_at_;
-    for (int i = 0; i < node.input_size(); ++i) {
-      RuleInput input;
-      input.name = node.input(i);
-      input.constant = inputs[static_cast<size_t>(i)];
-      rule_node.inputs.push_back(std::move(input));
-    }
-    if (!inputs.empty() && inputs[0] == nullptr && node.op_type() != "ConstantFill") {
-      return absl::InvalidArgumentError("its input 0 is missing");
-    }
-    return rule->Reference(rule_node, inputs);
-  }
-
- private:
-  int64_t written_at_;
-};
 
 // The graph inputs a caller feeds: those no initializer gives.
 std::vector<const onnx::ValueInfoProto*> FedInputs(const onnx::GraphProto& graph) {

@@ -1,7 +1,12 @@
 // Runs a model in the library's model runner (src/eval/model_runner.h) with the file layout of
 // tests/ort/run_model.js, so that run_runner_kernels.py can compare the runner with ONNX Runtime:
 //
-//   model_runner_cli MODEL INPUT_DIR OUTPUT_DIR
+//   model_runner_cli [--as-its-era] MODEL INPUT_DIR OUTPUT_DIR
+//
+// --as-its-era: the model is first read as the exporters of ONNX's first releases wrote it (era/legacy_repairs.h:
+// the implied opset imports, untyped attributes, node order, legacy attributes), and its removed ops run by their
+// rules' reference kernels (verify/removed_op_kernels.h): the runner's execution of a legacy original, which
+// run_era_models.py compares with ONNX Runtime's execution of the legalized model.
 //
 // Every *.pb of INPUT_DIR but output_*.pb is a TensorProto feeding the graph input it names;
 // OUTPUT_DIR/output_K.pb is the K-th graph output, as TensorToProto encodes it (raw_data). Exit 0 on success,
@@ -11,13 +16,17 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
 
+#include "era/legacy_repairs.h"
 #include "eval/model_runner.h"
 #include "eval/tensor.h"
+#include "graph/opsets.h"
 #include "onnx/onnx_pb.h"
+#include "verify/removed_op_kernels.h"
 
 namespace {
 
@@ -67,19 +76,37 @@ bool ReadFeeds(const std::string& dir, std::map<std::string, onnx_legalize::Tens
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::cerr << "usage: model_runner_cli MODEL INPUT_DIR OUTPUT_DIR\n";
+  const bool as_its_era = argc == 5 && std::string(argv[1]) == "--as-its-era";
+  if (argc != 4 && !as_its_era) {
+    std::cerr << "usage: model_runner_cli [--as-its-era] MODEL INPUT_DIR OUTPUT_DIR\n";
     return 2;
   }
+  char** paths = argv + (as_its_era ? 2 : 1);  // MODEL INPUT_DIR OUTPUT_DIR
   std::string bytes;
   onnx::ModelProto model;
-  if (!ReadFile(argv[1], bytes) || !model.ParseFromString(bytes)) {
-    std::cerr << "cannot read model " << argv[1] << "\n";
+  if (!ReadFile(paths[0], bytes) || !model.ParseFromString(bytes)) {
+    std::cerr << "cannot read model " << paths[0] << "\n";
     return 2;
   }
+  std::optional<onnx_legalize::RemovedOpKernels> removed_ops;
+  if (as_its_era) {
+    onnx_legalize::LegacyRepairs repairs;
+    const absl::Status read = onnx_legalize::ReadAsItsEra(model, repairs);
+    if (!read.ok()) {
+      std::cerr << read << "\n";
+      return 1;
+    }
+    absl::StatusOr<int64_t> opset = onnx_legalize::DefaultOpset(model);
+    if (!opset.ok()) {
+      std::cerr << opset.status() << "\n";
+      return 1;
+    }
+    removed_ops.emplace(*opset);
+  }
   std::map<std::string, onnx_legalize::Tensor> feeds;
-  if (!ReadFeeds(argv[2], feeds)) return 2;
-  absl::StatusOr<std::map<std::string, onnx_legalize::Tensor>> outputs = onnx_legalize::RunModel(model, feeds);
+  if (!ReadFeeds(paths[1], feeds)) return 2;
+  absl::StatusOr<std::map<std::string, onnx_legalize::Tensor>> outputs =
+      onnx_legalize::RunModel(model, feeds, removed_ops.has_value() ? &*removed_ops : nullptr);
   if (!outputs.ok()) {
     std::cerr << outputs.status() << "\n";
     return 1;
@@ -91,7 +118,7 @@ int main(int argc, char** argv) {
       std::cerr << "output '" << name << "' is missing\n";
       return 1;
     }
-    const std::string path = std::string(argv[3]) + "/output_" + std::to_string(k) + ".pb";
+    const std::string path = std::string(paths[2]) + "/output_" + std::to_string(k) + ".pb";
     std::ofstream out(path, std::ios::binary);
     if (!out || !onnx_legalize::TensorToProto(std::move(output->second), name).SerializeToOstream(&out)) {
       std::cerr << "cannot write " << path << "\n";

@@ -270,5 +270,56 @@ g (float[5,1,2] x, float[1,)") +
   }
 }
 
+// onnx 1.12's Reshape 4->5 adapter makes Reshape-1's `shape` attribute a Constant without dims (a scalar of two
+// values, which no runtime reads), and int64, which Constant takes only from opset 9: below 9 the shape becomes
+// a 1-D initializer. The proof runs the model before and after the move.
+TEST(OpsetMoveOfFirstOpsets, Reshape1BecomesAReshapeOfA1DShapeInitializerBelowOpset9) {
+  const onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 1]>
+g (float[1,3,5,5] x) => (float[1,75] y) {
+  y = Reshape<shape = [1, -1]>(x)
+}
+)");
+  Options options;
+  options.target_opset = 7;
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, options, &report);
+  EXPECT_EQ(DefaultOpset(legalized), 7);
+  ASSERT_EQ(legalized.graph().node_size(), 1);
+  ASSERT_EQ(legalized.graph().initializer_size(), 1);
+  const onnx::TensorProto& shape = legalized.graph().initializer(0);
+  EXPECT_EQ(shape.data_type(), onnx::TensorProto::INT64);
+  ASSERT_EQ(shape.dims_size(), 1);
+  EXPECT_EQ(shape.dims(0), 2);
+  EXPECT_EQ(legalized.graph().node(0).input(1), shape.name());
+  onnx::ModelProto checked = legalized;
+  EXPECT_NO_THROW(onnx::checker::check_model(checked));
+  EXPECT_THAT(report.opset_move, HasSubstr("identical"));
+
+  options.target_opset = 9;  // Constant takes int64 from 9: the adapter's node stays, with its dims
+  const onnx::ModelProto at9 = LegalizedCopy(model, options);
+  EXPECT_EQ(at9.graph().initializer_size(), 0);
+  ASSERT_EQ(at9.graph().node_size(), 2);
+  EXPECT_EQ(at9.graph().node(0).attribute(0).t().dims_size(), 1);
+}
+
+// The 12 -> 13 adapter of Softmax reads its input's shape, which onnx 1.12 cannot infer past Gemm-1 (no
+// inference function): the move declares Gemm-1's [M, N] from its inputs' shapes.
+TEST(OpsetMoveOfFirstOpsets, ASoftmaxAfterGemm1MovesPast13) {
+  const onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 2]>
+g (float[2,6] x, float[4,6] w, float[4] b) => (float[2,4] y) {
+  z = Gemm<transB = 1, broadcast = 1>(x, w, b)
+  y = Softmax<axis = 1>(z)
+}
+)");
+  Options options;
+  options.target_opset = 13;
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, options, &report);
+  EXPECT_EQ(DefaultOpset(legalized), 13);
+  EXPECT_THAT(report.opset_move, HasSubstr("identical"));
+}
+
 }  // namespace
 }  // namespace onnx_legalize
