@@ -32,6 +32,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "eval/float16.h"
 #include "graph/labels.h"
 #include "graph/op_names.h"
 #include "status_macros.h"
@@ -39,31 +40,6 @@
 
 namespace onnx_legalize::opset_upgrade {
 namespace {
-
-// IEEE half from float, round to nearest even.
-uint16_t FloatToHalf(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  const uint32_t sign = (bits >> 16) & 0x8000u;
-  const uint32_t abs = bits & 0x7fffffffu;
-  if (abs >= 0x7f800000u) return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
-  if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to infinity
-  if (abs < 0x38800000u) {                                               // subnormal half or zero
-    if (abs < 0x33000000u) return static_cast<uint16_t>(sign);
-    const uint32_t exp = abs >> 23;
-    const uint32_t mant = (abs & 0x7fffffu) | 0x800000u;
-    const uint32_t shift = 126 - exp;  // 14..24
-    uint32_t half = mant >> (shift);
-    const uint32_t rem = mant & ((1u << shift) - 1);
-    const uint32_t halfway = 1u << (shift - 1);
-    if (rem > halfway || (rem == halfway && (half & 1u))) ++half;
-    return static_cast<uint16_t>(sign | half);
-  }
-  uint32_t half = ((abs - 0x38000000u) >> 13);
-  const uint32_t rem = abs & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;
-  return static_cast<uint16_t>(sign | half);
-}
 
 // Rewrites a float scalar/vector tensor to `elem_type` (double or float16).
 void RetypeFloatTensor(TensorProto* t, int32_t elem_type) {
@@ -79,7 +55,7 @@ void RetypeFloatTensor(TensorProto* t, int32_t elem_type) {
     if (elem_type == TensorProto::DOUBLE) {
       t->add_double_data(static_cast<double>(v));
     } else {
-      t->add_int32_data(FloatToHalf(v));
+      t->add_int32_data(FloatToFloat16(v));
     }
   }
 }
