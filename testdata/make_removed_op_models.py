@@ -391,6 +391,31 @@ def upsample_models():
          legalization="unchanged at the default target; Resize on the way to >= 10 (asymmetric, floor)")
 
 
+def deprecated_upsample_models():
+    """Upsample written at opset 10 and later (PyTorch 1.1 at opset 10), where ONNX deprecated it: onnx's checker and
+    ORT refuse it. ORT runs the same graph at opset 9 (the `twin`), the oracle; the legalized model must match it."""
+    shape = [1, 2, 3, 4]
+    for mode, scales in [("nearest", [1.0, 1.0, 2.0, 3.0]), ("linear", [1.0, 1.0, 2.0, 2.0]),
+                         ("linear", [1.0, 1.0, 1.7, 1.3])]:
+        out_shape = [int(np.floor(d * s)) for d, s in zip(shape, scales)]
+        tag = f"{mode}_{'_'.join(f'{s:g}' for s in scales[2:])}"
+        twin = f"upsample_deprecated_{tag}_twin_opset9"
+        for opset in (9, 10, 11, 13):
+            name = twin if opset == 9 else f"upsample_deprecated_{tag}_opset{opset}"
+            graph = helper.make_graph([node("Upsample", ["x", "scales"], ["y"], name=name, mode=mode)], name,
+                                      [vi("x", F, shape)], [vi("y", F, out_shape)],
+                                      initializer=[init("scales", np.array(scales, np.float32))])
+            cases = float_cases(shape, 120)
+            save(name, make_model(graph, opset), {c: {"x": x} for c, x in cases.items()},
+                 expect_default_opset=opset, ort_reference=None if opset == 9 else twin + ".onnx",
+                 pattern=f"Upsample {mode} scales {scales} at opset {opset}" +
+                         (" (legal: the twin ORT runs for the others)" if opset == 9 else
+                          " (deprecated there: ORT refuses it)"),
+                 legalization="unchanged" if opset == 9 else
+                 ("Resize-10" if opset == 10 else "Resize (asymmetric" + (", floor)" if mode == "nearest" else ")")) +
+                 "; ORT's Resize and Upsample are one kernel: bit-exact")
+
+
 # ----------------------------------------------------------------------------------------------- fills
 
 def fill_models():
@@ -795,6 +820,7 @@ def main():
     crop_models()
     mvn_models()
     upsample_models()
+    deprecated_upsample_models()
     fill_models()
     tiny_yolov2_head()
     mixed_with_dynamic_slice()

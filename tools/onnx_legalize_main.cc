@@ -119,9 +119,9 @@ constexpr char kUsage[] = R"(Usage:
 
 Makes a legacy model legal again: every op onnx 1.5 removed (DynamicSlice, ImageScaler, Crop, Affine,
 Scale, ScaledTanh, ParametricSoftplus, ThresholdedRelu before opset 10, MeanVarianceNormalization-1,
-ConstantFill, GivenTensorFill) is folded into a constant or rewritten into standard ops, the model moves
-to the lowest opset that expresses them all (when its own does not), each change is verified by
-executing both forms, and OUT is written atomically. IN is never modified, unless --in-place asks for it.
+ConstantFill, GivenTensorFill; Upsample at opset 10 and later) is folded into a constant or rewritten
+into standard ops, the model moves to the lowest opset that expresses them all (when its own does not),
+each change is verified by executing both forms, and OUT is written atomically. IN is never modified, unless --in-place asks for it.
 
 Flags:
   -o OUT.onnx           the output model (instead of a second positional argument)

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "eval/float16.h"
+#include "eval/kernels/registry.h"
 #include "eval/slice_kernels.h"
 #include "eval/typed_elements.h"
 #include "graph/graph_scope.h"
@@ -631,6 +632,21 @@ absl::StatusOr<Tensor> RunIdentity(const NodeRun& run) {
   return x->Clone();
 }
 
+// Resize, which an Upsample at opset 10+ becomes, by the model runner's kernel (checked against ONNX Runtime op
+// by op): the Upsample rule's reference is its own code, so the two computations stay independent.
+absl::StatusOr<Tensor> RunResize(const NodeRun& run) {
+  const onnx_legalize::Kernel* kernel = FindKernel("Resize");
+  if (kernel == nullptr) return Fail(run, "the model runner has no Resize kernel");
+  KernelContext context{run.node, {}, run.opset};
+  for (const Tensor* input : run.inputs) {
+    context.inputs.push_back(input == nullptr ? nullptr : std::make_shared<const Tensor>(input->Clone()));
+  }
+  absl::StatusOr<Outputs> outputs = (*kernel)(context);
+  if (!outputs.ok()) return Fail(run, outputs.status().message());
+  if (outputs->empty() || (*outputs)[0] == nullptr) return Fail(run, "Resize gave no output");
+  return (*outputs)[0]->Clone();
+}
+
 using Kernel = std::function<absl::StatusOr<Tensor>(const NodeRun&)>;
 
 const std::unordered_map<std::string, Kernel>& Kernels() {
@@ -658,6 +674,7 @@ const std::unordered_map<std::string, Kernel>& Kernels() {
       {"Concat", RunConcat},
       {"Flatten", RunFlatten},
       {"Reshape", RunReshape},
+      {"Resize", RunResize},
       {"Gemm", RunGemm},
       {"Pad", RunPad},
   };

@@ -27,6 +27,7 @@ const std::vector<std::unique_ptr<RemovedOpRule>>& Rules() {
     list->push_back(rules::MakeGivenTensorFillRule());
     list->push_back(rules::Float16InFloat(rules::MakeFullyConnectedRule()));
     list->push_back(rules::Float16InFloat(rules::MakeLegacyPaddingRule()));
+    list->push_back(rules::MakeUpsampleRule());
     return list;
   }();
   return *rules;

@@ -40,6 +40,7 @@ std::unique_ptr<RemovedOpRule> MakeConstantFillRule();
 std::unique_ptr<RemovedOpRule> MakeGivenTensorFillRule();
 std::unique_ptr<RemovedOpRule> MakeFullyConnectedRule();
 std::unique_ptr<RemovedOpRule> MakeLegacyPaddingRule();
+std::unique_ptr<RemovedOpRule> MakeUpsampleRule();
 }  // namespace rules
 
 }  // namespace onnx_legalize

@@ -513,6 +513,73 @@ bad (int32[2] x) => (int32[2] y) {
   ExpectRejected(model, absl::StatusCode::kFailedPrecondition, "input 'x' is int32");
 }
 
+// ------------------------------------------------------------------------------------------- Upsample
+
+// Exporters of 2019 still wrote Upsample at opset 10, where ONNX deprecated it for Resize.
+constexpr char kUpsampleAtTen[] = R"(
+<ir_version: 5, opset_import: ["" : 10]>
+up (float[1,1,2,2] x) => (float[1,1,4,6] y) {
+  s = Constant <value = float[4] {1.0, 1.0, 2.0, 3.0}> ()
+  y = Upsample <mode = "nearest"> (x, s)
+}
+)";
+
+TEST(RemovedOpsTest, UpsampleAtOpsetTenBecomesResizeTen) {
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(ParseModel(kUpsampleAtTen), {}, &report);
+  EXPECT_EQ(CountOps(legalized, "Upsample"), 0);
+  EXPECT_EQ(CountOps(legalized, "Resize"), 1);
+  EXPECT_EQ(DefaultOpset(legalized), 10);
+  ExpectLegal(legalized);
+  ASSERT_EQ(report.nodes.size(), 1u);
+  EXPECT_EQ(report.nodes[0].became, "Resize-10");
+  EXPECT_THAT(report.nodes[0].verification, HasSubstr("bit for bit"));
+
+  std::map<std::string, Tensor> values;
+  values.emplace("x", FloatTensor({1, 1, 2, 2}, {1, 2, 3, 4}));
+  const std::map<std::string, Tensor> results = RunLegalized(legalized, std::move(values));
+  EXPECT_EQ(Floats(results.at("y")), (std::vector<float>{1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2,  //
+                                                         3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4}));
+}
+
+TEST(RemovedOpsTest, UpsampleMovedPastElevenSaysWhatResizeTenMeant) {
+  Options options;
+  options.target_opset = 13;
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(ParseModel(kUpsampleAtTen), options, &report);
+  EXPECT_EQ(DefaultOpset(legalized), 13);
+  ExpectLegal(legalized);
+  ASSERT_EQ(report.nodes.size(), 1u);
+  EXPECT_EQ(report.nodes[0].became, "Resize-13 (asymmetric, floor)");
+}
+
+TEST(RemovedOpsTest, UpsampleOfAConstantFoldsAndAScaleBelowOneIsRefused) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 5, opset_import: ["" : 10]>
+up (float[1,1,4,6] x) => (float[1,1,4,6] y) {
+  w = Constant <value = float[1,1,2,2] {1.0, 2.0, 3.0, 4.0}> ()
+  s = Constant <value = float[4] {1.0, 1.0, 2.0, 3.0}> ()
+  u = Upsample <mode = "nearest"> (w, s)
+  y = Add(x, u)
+}
+)");
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  ASSERT_EQ(report.nodes.size(), 1u);
+  EXPECT_EQ(report.nodes[0].action, Action::kFolded);
+  EXPECT_EQ(CountOps(legalized, "Upsample"), 0);
+  ExpectLegal(legalized);
+
+  onnx::ModelProto shrinking = ParseModel(R"(
+<ir_version: 5, opset_import: ["" : 10]>
+up (float[1,1,4,4] x) => (float[1,1,2,2] y) {
+  s = Constant <value = float[4] {1.0, 1.0, 0.5, 0.5}> ()
+  y = Upsample <mode = "nearest"> (x, s)
+}
+)");
+  ExpectRejected(shrinking, absl::StatusCode::kInvalidArgument, "scale 0.5 is not a finite value of at least 1");
+}
+
 // ------------------------------------------------------------------------------------------- float16
 
 // Windows ML ran fp16 legacy models by computing in float: x * scale + bias in float, rounded once. In
