@@ -23,7 +23,7 @@ constexpr int64_t kLowInteger = -4;
 constexpr int64_t kHighInteger = 8;
 
 // What a model reads an integer input as, from the most to the least constrained: its values are drawn to fit.
-enum class IntegerRole { kSize, kIndex, kAny };
+enum class IntegerRole { kSize, kIndex, kAxes, kAny };
 
 // An input read as a size or count: a shape to broadcast to (Expand), repeats (Tile), an output shape
 // (ConstantOfShape), split lengths (Split, SplitToSequence), k (TopK), Resize's sizes, Range's delta. Ones fit each
@@ -44,6 +44,13 @@ bool ReadsAsIndex(const onnx::NodeProto& node, int input) {
   if (!IsDefaultDomain(node.domain())) return false;
   return (input == 1 && (op == "Gather" || op == "GatherElements" || op == "SequenceAt" || op == "SequenceErase")) ||
          (input == 2 && op == "SequenceInsert");
+}
+
+// An input read as axes of its node's input 0: Slice's (opset 10 on) and DynamicSlice's `axes`. They must lie in
+// the data's rank and not repeat.
+bool ReadsAsAxes(const onnx::NodeProto& node, int input) {
+  return IsDefaultDomain(node.domain()) && input == 3 &&
+         (node.op_type() == "Slice" || node.op_type() == "DynamicSlice");
 }
 
 // The axis a Gather or GatherElements node indexes (its `axis`, default 0); ArrayFeatureExtractor's last axis is -1.
@@ -67,11 +74,13 @@ std::optional<std::vector<int64_t>> KnownDims(const onnx::GraphProto& graph, con
   return std::nullopt;
 }
 
-// How `name` is read, and for an index the number of positions every reader accepts (at least 1: position 0
-// is valid wherever a tensor dim or a sequence is not empty, which the drawn dims are not).
+// How `name` is read; for an index the number of positions every reader accepts (at least 1: position 0 is valid
+// wherever a tensor dim or a sequence is not empty, which the drawn dims are not); for axes the rank they index
+// (0 when no reader's data has a known rank).
 struct IntegerUse {
   IntegerRole role = IntegerRole::kAny;
   int64_t positions = 0;
+  int64_t rank = 0;
 };
 
 IntegerUse UseOf(const onnx::GraphProto& graph, const std::string& name, bool open_as_one) {
@@ -96,6 +105,11 @@ IntegerUse UseOf(const onnx::GraphProto& graph, const std::string& name, bool op
         if (use.role != IntegerRole::kSize) {
           use.positions = use.role == IntegerRole::kIndex ? std::min(use.positions, positions) : positions;
           use.role = IntegerRole::kIndex;
+        }
+      } else if (ReadsAsAxes(node, i) && use.role == IntegerRole::kAny) {
+        use.role = IntegerRole::kAxes;
+        if (std::optional<std::vector<int64_t>> dims = KnownDims(graph, node.input(0), open_as_one)) {
+          use.rank = static_cast<int64_t>(dims->size());
         }
       }
     }
@@ -146,6 +160,25 @@ absl::StatusOr<Tensor> DrawStrings(const std::vector<int64_t>& dims, int64_t cou
   return Tensor::FromStrings(dims, std::move(strings));
 }
 
+// Distinct axes in [0, rank), in a drawn order; 0, 1, ... where the rank is unknown or smaller than `count` (the
+// model then fails as its axes ask for more than the data has).
+template <typename T>
+absl::StatusOr<Tensor> DrawAxes(DataType type, const std::vector<int64_t>& dims, int64_t count, int64_t rank,
+                                TrialRandom& random) {
+  std::vector<int64_t> axes(static_cast<size_t>(std::max(count, rank)));
+  for (size_t a = 0; a < axes.size(); ++a) axes[a] = static_cast<int64_t>(a);
+  if (rank >= count) {
+    for (int64_t a = rank - 1; a > 0; --a)
+      std::swap(axes[static_cast<size_t>(a)], axes[static_cast<size_t>(random.Uniform(0, a))]);
+  }
+  std::string bytes(static_cast<size_t>(count) * sizeof(T), '\0');
+  for (int64_t i = 0; i < count; ++i) {
+    const T value = static_cast<T>(axes[static_cast<size_t>(i)]);
+    std::memcpy(bytes.data() + i * static_cast<int64_t>(sizeof(T)), &value, sizeof(T));
+  }
+  return Tensor::FromBytes(type, dims, std::move(bytes));
+}
+
 template <typename T>
 absl::StatusOr<Tensor> DrawInteger(const onnx::GraphProto& graph, const onnx::ValueInfoProto& input, DataType type,
                                    const std::vector<int64_t>& dims, int64_t count, bool open_as_one,
@@ -154,6 +187,7 @@ absl::StatusOr<Tensor> DrawInteger(const onnx::GraphProto& graph, const onnx::Va
   switch (use.role) {
     case IntegerRole::kSize: return DrawIntegers<T>(type, dims, count, 1, 1, random);
     case IntegerRole::kIndex: return DrawIntegers<T>(type, dims, count, 0, use.positions - 1, random);
+    case IntegerRole::kAxes: return DrawAxes<T>(type, dims, count, use.rank, random);
     case IntegerRole::kAny: break;
   }
   return DrawIntegers<T>(type, dims, count, kLowInteger, kHighInteger, random);

@@ -2,7 +2,8 @@
 // declared types and dims, with values the model accepts. Floats mix ordinary values with the special ones;
 // an integer input is drawn by what the model reads it as: an index (Gather's indices, a sequence position)
 // within what it indexes, a size (Expand's shape, Tile's repeats, split lengths) as ones, which every such
-// use accepts; any other integer small, of either sign. Strings come from a small vocabulary of words.
+// use accepts, axes (Slice's, DynamicSlice's) distinct within the data's rank; any other integer small, of
+// either sign. Strings come from a small vocabulary of words.
 #ifndef ONNX_LEGALIZE_SRC_VERIFY_PROOF_INPUTS_H_
 #define ONNX_LEGALIZE_SRC_VERIFY_PROOF_INPUTS_H_
 

@@ -186,6 +186,17 @@ g (float[1,3,1] x, int64[3] shape) => (float[N,3,M] y) { y = Expand(x, shape) }
   report = LegalizeAt(expand, 17);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_THAT(report->opset_move, StartsWith("executed in the model runner at opset 9 and 17"));
+
+  // Axes fed to a DynamicSlice (onnx 1.3's own test model dynamic_slice) are drawn distinct, within the data's rank.
+  onnx::ModelProto slice = ParseModel(R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[20,10,5] x, int64[2] starts, int64[2] ends, int64[2] axes) => (float[N,M,K] y) {
+  y = DynamicSlice(x, starts, ends, axes)
+}
+)ONNX");
+  report = LegalizeAt(slice, 13);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(report->opset_move, StartsWith("executed in the model runner at opset 9 and 13"));
 }
 
 // A classifier's last ZipMap makes a sequence of maps, which the runner cannot hold: its input is compared in its
