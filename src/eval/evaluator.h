@@ -4,10 +4,9 @@
 // It knows exactly the ops the replacements use, for float and double data (what the removed ops' old
 // spec admits and ONNX Runtime ran): Constant, Identity, Add, Sub, Mul, Div (numpy broadcasting), Tanh,
 // Softplus, Sqrt, Greater, Not, Where, Transpose, ThresholdedRelu (10), Slice (attributes below opset 10, inputs from
-// 10), ReduceMean (axes attribute, keepdims), MeanVarianceNormalization (9), Shape, Cast (float16 to and from float too), ConstantOfShape, Concat,
-// Flatten, Reshape, Gemm (each sum in order), Pad (constant mode; pads and value by version), and Resize by the
-// model runner's kernel (eval/kernels/).
-// Anything else is Unimplemented naming the op.
+// 10), ReduceMean (axes attribute, keepdims), MeanVarianceNormalization (9), Shape, Cast (float16 to and from float
+// too), ConstantOfShape, Concat, Flatten, Reshape, Gemm (each sum in order), Pad (constant mode; pads and value by
+// version), and Resize by the model runner's kernel (eval/kernels/). Anything else is Unimplemented naming the op.
 //
 // Verification compares what this evaluator computes from a replacement against a removed op's own
 // reference kernel (rules/), which is written from the old operator's spec and calls none of this: two

@@ -18,6 +18,7 @@
 #include "eval/kernels/kernel.h"
 #include "eval/kernels/kernel_support.h"
 #include "eval/kernels/registry.h"
+#include "eval/kernels/sequence.h"
 #include "eval/typed_elements.h"
 #include "graph/graph_scope.h"
 #include "graph/labels.h"
@@ -74,10 +75,25 @@ class Scope {
     return nullptr;
   }
 
+  // The sequence `name` here or in an enclosing graph; null when none defines it (yet).
+  const Sequence* FindSequence(const std::string& name) const {
+    for (const Scope* scope = this; scope != nullptr; scope = scope->outer_) {
+      auto it = scope->sequences_.find(name);
+      if (it != scope->sequences_.end()) return &it->second;
+    }
+    return nullptr;
+  }
+
   // A graph is in SSA form: each name is defined once (a released name counts as defined).
   absl::Status Define(const std::string& name, Value value) {
-    if (released_.count(name) > 0 || !values_.emplace(name, std::move(value)).second) {
-      return absl::InvalidArgumentError(StrCat("value '", name, "' is defined twice in graph ", path_));
+    if (released_.count(name) > 0 || sequences_.count(name) > 0 || !values_.emplace(name, std::move(value)).second) {
+      return Twice(name);
+    }
+    return absl::OkStatus();
+  }
+  absl::Status DefineSequence(const std::string& name, Sequence sequence) {
+    if (released_.count(name) > 0 || values_.count(name) > 0 || !sequences_.emplace(name, std::move(sequence)).second) {
+      return Twice(name);
     }
     return absl::OkStatus();
   }
@@ -85,13 +101,19 @@ class Scope {
   // Drops this graph's value of `name` (its last reader has run), so that a model holds only the values still
   // to be read: an image network's activations, kept all, would take gigabytes.
   void Release(const std::string& name) {
-    if (values_.erase(name) > 0) released_.insert(name);
+    if (values_.erase(name) + sequences_.erase(name) > 0) released_.insert(name);
   }
 
  private:
+  absl::Status Twice(const std::string& name) const {
+    return absl::InvalidArgumentError(StrCat("value '", name, "' is defined twice in graph ", path_));
+  }
+
   std::string path_;
   const Scope* outer_;
   std::unordered_map<std::string, Value> values_;
+  // The sequence ops' values (kernels/sequence.h), which only they read.
+  std::unordered_map<std::string, Sequence> sequences_;
   std::unordered_set<std::string> released_;
 };
 
@@ -125,8 +147,14 @@ class Runner {
     const std::vector<std::vector<std::string>> last_reads = LastReads(graph);
     for (int n = 0; n < graph.node_size(); ++n) {
       const onnx::NodeProto& node = graph.node(n);
-      if (!IsDefaultDomain(node.domain()) && (extra_ == nullptr || !extra_->Handles(node, opset_))) {
+      if (!IsDefaultDomain(node.domain()) && FindKernel(node.domain(), node.op_type()) == nullptr &&
+          (extra_ == nullptr || !extra_->Handles(node, opset_))) {
         return absl::UnimplementedError(StrCat(label(node), ": domain '", node.domain(), "' is not supported"));
+      }
+      if (IsSequenceOp(node)) {
+        if (absl::Status ran = RunSequenceNode(node, scope); !ran.ok()) return Prefixed(ran, label(node));
+        for (const std::string& name : last_reads[static_cast<size_t>(n)]) scope.Release(name);
+        continue;
       }
       KernelContext ctx{node, {}, opset_};
       ctx.inputs.reserve(static_cast<size_t>(node.input_size()));
@@ -136,10 +164,7 @@ class Runner {
           continue;
         }
         const Value* value = scope.Find(name);
-        if (value == nullptr) {
-          return absl::InvalidArgumentError(StrCat(
-              label(node), ": input '", name, "' is not defined by a graph input, an initializer or an earlier node"));
-        }
+        if (value == nullptr) return Undefined(scope, label(node), name);
         ctx.inputs.push_back(*value);
       }
       absl::StatusOr<Outputs> outputs = RunNode(ctx, scope);
@@ -156,6 +181,39 @@ class Runner {
       for (const std::string& name : last_reads[static_cast<size_t>(n)]) scope.Release(name);
     }
     return absl::OkStatus();
+  }
+
+  // The error for a name no value of `scope` has: a sequence read by an op of tensors, or a name not defined.
+  static absl::Status Undefined(const Scope& scope, const std::string& label, const std::string& name) {
+    if (scope.FindSequence(name) != nullptr) {
+      return absl::UnimplementedError(
+          StrCat(label, ": input '", name, "' is a sequence, which only the sequence ops read in the model runner"));
+    }
+    return absl::InvalidArgumentError(
+        StrCat(label, ": input '", name, "' is not defined by a graph input, an initializer or an earlier node"));
+  }
+
+  // A sequence op (kernels/sequence.h): its inputs are tensors or sequences, its one output either.
+  absl::Status RunSequenceNode(const onnx::NodeProto& node, Scope& scope) const {
+    std::vector<SequenceOpValue> inputs;
+    for (const std::string& name : node.input()) {
+      SequenceOpValue input;
+      if (!name.empty()) {
+        if (const Sequence* sequence = scope.FindSequence(name)) {
+          input.sequence = *sequence;
+        } else if (const Value* value = scope.Find(name)) {
+          input.tensor = *value;
+        } else {
+          return absl::InvalidArgumentError(
+              StrCat("input '", name, "' is not defined by a graph input, an initializer or an earlier node"));
+        }
+      }
+      inputs.push_back(std::move(input));
+    }
+    ASSIGN_OR_RETURN(SequenceOpValue output, RunSequenceOp(node, opset_, inputs));
+    if (node.output_size() != 1 || node.output(0).empty()) return absl::OkStatus();
+    if (output.sequence != nullptr) return scope.DefineSequence(node.output(0), std::move(output.sequence));
+    return scope.Define(node.output(0), std::move(output.tensor));
   }
 
   // Runs a subgraph (an If branch, a Loop body) with `inputs` bound to its inputs in order, inside
@@ -189,13 +247,12 @@ class Runner {
 
  private:
   absl::StatusOr<Outputs> RunNode(const KernelContext& ctx, const Scope& scope) const {
-    // Another domain's node reaches here only when the extra kernels compute it (a removed com.microsoft op).
-    if (!IsDefaultDomain(ctx.node.domain())) return RunExtra(ctx);
     const std::string& op = ctx.node.op_type();
-    if (op == kIfOp) return RunIf(ctx, scope);
-    if (op == kLoopOp) return RunLoop(ctx, scope);
     if (extra_ != nullptr && extra_->Handles(ctx.node, ctx.opset)) return RunExtra(ctx);
-    const Kernel* kernel = FindKernel(op);
+    if (IsDefaultDomain(ctx.node.domain()) && op == kIfOp) return RunIf(ctx, scope);
+    if (IsDefaultDomain(ctx.node.domain()) && op == kLoopOp) return RunLoop(ctx, scope);
+    // Another domain's node reaches here only when its kernel is in the registry (ai.onnx.ml's).
+    const Kernel* kernel = FindKernel(ctx.node.domain(), op);
     if (kernel == nullptr) {
       return absl::UnimplementedError(StrCat("op ", op, " is not supported by the model runner"));
     }
@@ -346,8 +403,8 @@ std::optional<std::string> FirstUnsupportedNodeIn(const onnx::GraphProto& graph,
                                                   const ExtraKernels* extra) {
   for (const onnx::NodeProto& node : graph.node()) {
     const std::string& op = node.op_type();
-    const bool known = (extra != nullptr && extra->Handles(node, opset)) ||
-                       (IsDefaultDomain(node.domain()) && (op == kIfOp || op == kLoopOp || FindKernel(op) != nullptr));
+    const bool known = (extra != nullptr && extra->Handles(node, opset)) || FindKernel(node.domain(), op) != nullptr ||
+                       (IsDefaultDomain(node.domain()) && (op == kIfOp || op == kLoopOp || IsSequenceOp(node)));
     if (!known) {
       return StrCat("op ", op, IsDefaultDomain(node.domain()) ? "" : StrCat(" of domain '", node.domain(), "'"),
                     " (graph ", path, ")");
@@ -456,6 +513,10 @@ absl::StatusOr<std::map<std::string, Tensor>> RunModel(const onnx::ModelProto& m
   std::map<std::string, Tensor> outputs;
   for (const auto& output : graph.output()) {
     const Value* value = scope.Find(output.name());
+    if (value == nullptr && scope.FindSequence(output.name()) != nullptr) {
+      return absl::UnimplementedError(StrCat("graph ", kMainGraphPath, ": output '", output.name(),
+                                             "' is a sequence; the model runner returns tensors only"));
+    }
     if (value == nullptr) {
       return absl::InvalidArgumentError(
           StrCat("graph ", kMainGraphPath, ": output '", output.name(), "' is never defined"));

@@ -16,7 +16,9 @@
 // default-domain opset_import picks each op's version, whose own semantics the kernel applies (Conv,
 // ConvTranspose, BatchNormalization, pools, Gemm/MatMul, activations, Softmax, arithmetic with the legacy
 // broadcast of opset < 7, shape and data-movement ops, reductions, Pad, Upsample/Resize, Cast, ...: the
-// kernel files list theirs). Anything else is Unimplemented naming the op. A value past
+// kernel files list theirs), the sequence ops of opset 11 (kernels/sequence.h: a sequence is held beside the
+// tensors, read only by them, and never a graph output here), and the ai.onnx.ml ops of kernels/ml.cc. Anything
+// else is Unimplemented naming the op. A value past
 // kernels/kernel_support.h's kMaxValueElements or a Loop past 2^16 iterations is ResourceExhausted: the
 // models it runs may come from anyone.
 #ifndef ONNX_LEGALIZE_SRC_EVAL_MODEL_RUNNER_H_

@@ -5,12 +5,14 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/cord.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "eval/float16.h"
@@ -21,6 +23,7 @@
 #include "graph/opsets.h"
 #include "rules/removed_op_rule.h"
 #include "status_macros.h"
+#include "verify/proof_inputs.h"
 #include "verify/removed_op_kernels.h"
 #include "verify/verify.h"
 
@@ -29,115 +32,68 @@ namespace {
 
 // Bounds that keep the proof to seconds beside the rest of legalizing. The constants are read where they are
 // (viewed, not copied), so their size costs little but the work they take part in: 2 GiB, protobuf's own
-// limit on a model, lets every model through. Each drawn input: 2^22 elements holds an image batch of 1 at
-// 720x720x3 (style-transfer networks) and one of 16 at 224x224x3. A model whose fed inputs hold more than
-// kManyTrialsElements in all runs on one input set, not kOpsetMoveTrials: an image network's activations make
+// limit on a model, lets every model through. A model whose fed inputs hold more than kManyTrialsElements in
+// all (verify/proof_inputs.h) runs on one input set, not kOpsetMoveTrials: an image network's activations make
 // each run cost ~0.1-1 s in the runner, a small model's each costs microseconds.
 constexpr int64_t kMaxConstantBytes = int64_t{2} << 30;
-constexpr int64_t kMaxInputElements = int64_t{1} << 22;
-constexpr int64_t kManyTrialsElements = int64_t{1} << 16;
-// Sizes drawn for dims the model leaves open: a named one (all dims of one name alike), an unnamed one; 1 in a
-// model with an image-sized input (HasImageSizedInput).
-constexpr int64_t kNamedDimSize = 3;
-constexpr int64_t kUnnamedDimSize = 2;
 
-// The graph inputs a caller feeds: those no initializer gives.
-std::vector<const onnx::ValueInfoProto*> FedInputs(const onnx::GraphProto& graph) {
-  std::map<std::string, bool> initialized;
-  for (const onnx::TensorProto& initializer : graph.initializer()) initialized[initializer.name()] = true;
-  std::vector<const onnx::ValueInfoProto*> fed;
-  for (const onnx::ValueInfoProto& input : graph.input()) {
-    if (initialized.count(input.name()) == 0) fed.push_back(&input);
-  }
-  return fed;
-}
+constexpr char kZipMapOp[] = "ZipMap";
+constexpr char kMlDomain[] = "ai.onnx.ml";
+constexpr char kTrainingDomain[] = "ai.onnx.preview.training";
 
-bool DrawableType(int32_t elem_type) {
-  return elem_type == onnx::TensorProto::FLOAT || elem_type == onnx::TensorProto::DOUBLE ||
-         elem_type == onnx::TensorProto::FLOAT16 || elem_type == onnx::TensorProto::INT32 ||
-         elem_type == onnx::TensorProto::INT64 || elem_type == onnx::TensorProto::BOOL;
-}
+// For messages: 0 when the model has no one default opset (the proof refused it before then).
+int64_t DefaultOpsetOf(const onnx::ModelProto& model) { return DefaultOpset(model).value_or(0); }
 
-// Why an input cannot be drawn, or "".
-std::string WhyNotDrawable(const onnx::ValueInfoProto& input) {
-  const auto& type = input.type().tensor_type();
-  if (!input.type().has_tensor_type() || !DrawableType(type.elem_type())) {
-    return absl::StrCat("graph input '", input.name(),
-                        "' is not a tensor of float16, float, double, int32, int64 or bool");
-  }
-  if (!type.has_shape()) return absl::StrCat("graph input '", input.name(), "' has no declared rank");
-  return "";
-}
-
-// The product of an input's static dims, saturating just past kMaxInputElements (no overflow).
-int64_t StaticElements(const onnx::ValueInfoProto& input) {
-  int64_t product = 1;
-  for (const auto& dim : input.type().tensor_type().shape().dim()) {
-    if (!dim.has_dim_value() || dim.dim_value() <= 0) continue;
-    const bool past = product > kMaxInputElements || dim.dim_value() > kMaxInputElements;
-    product = past ? kMaxInputElements + 1 : product * dim.dim_value();
-  }
-  return product;
-}
-
-// Whether a fed input's static dims alone hold more than kManyTrialsElements (an image): the model's open dims
-// are then drawn as 1, as they are the batch (and one image is work enough), not kNamedDimSize.
-bool HasImageSizedInput(const onnx::GraphProto& graph) {
-  for (const onnx::ValueInfoProto* input : FedInputs(graph)) {
-    if (StaticElements(*input) > kManyTrialsElements) return true;
-  }
-  return false;
-}
-
-std::vector<int64_t> DrawnDims(const onnx::ValueInfoProto& input, bool open_as_one) {
-  std::vector<int64_t> dims;
-  for (const auto& dim : input.type().tensor_type().shape().dim()) {
-    if (dim.has_dim_value() && dim.dim_value() >= 0) {
-      dims.push_back(dim.dim_value());
-    } else if (open_as_one) {
-      dims.push_back(1);
-    } else {
-      dims.push_back(dim.has_dim_param() ? kNamedDimSize : kUnnamedDimSize);
+// ai.onnx.ml's ZipMap pairs each row of scores with its attribute's class labels into a map, and its output is a
+// sequence of those maps, which the runner's values cannot hold. The move changes only the default domain (onnx's
+// converter leaves ai.onnx.ml nodes as they are), so a ZipMap whose output no node reads holds the same labels in
+// both forms, and the proof compares its input, the scores, in its output's place (the report says so), as
+// graph/model_skeleton.h's HideZipMapsFromInference takes such ZipMaps out of onnx's inference. The ZipMaps of
+// the main graph whose output no node of it reads, by output name.
+std::set<std::string> ComparedZipMaps(const onnx::GraphProto& graph) {
+  std::set<std::string> read;
+  for (const onnx::NodeProto& node : graph.node()) read.insert(node.input().begin(), node.input().end());
+  std::set<std::string> zipmaps;
+  for (const onnx::NodeProto& node : graph.node()) {
+    if (node.op_type() == kZipMapOp && node.domain() == kMlDomain && node.input_size() == 1 &&
+        node.output_size() == 1 && read.count(node.output(0)) == 0) {
+      zipmaps.insert(node.output(0));
     }
   }
-  return dims;
+  return zipmaps;
 }
 
-template <typename T>
-absl::StatusOr<Tensor> DrawIntegers(DataType type, const std::vector<int64_t>& dims, int64_t count, int64_t low,
-                                    int64_t high, TrialRandom& random) {
-  std::string bytes(static_cast<size_t>(count) * sizeof(T), '\0');
-  for (int64_t i = 0; i < count; ++i) {
-    const T value = static_cast<T>(random.Uniform(low, high));
-    std::memcpy(bytes.data() + i * static_cast<int64_t>(sizeof(T)), &value, sizeof(T));
-  }
-  return Tensor::FromBytes(type, dims, std::move(bytes));
-}
+// The kernels the proof adds to the runner's for `model`: the removed ops' as written at opset `written_at` (the
+// opset before the move, for both forms: above) and the compared ZipMaps, which give their input.
+class ProofKernels final : public ExtraKernels {
+ public:
+  ProofKernels(const onnx::ModelProto& model, int64_t written_at)
+      : removed_ops_(written_at), zipmaps_(ComparedZipMaps(model.graph())) {}
 
-// One input set: floats mixing ordinary values with +-0, +-inf, NaN and denormals; integers small (indices,
-// sizes and counts within a few of the dims drawn); bools either.
-absl::StatusOr<std::map<std::string, Tensor>> DrawInputs(const onnx::GraphProto& graph, TrialRandom& random) {
-  std::map<std::string, Tensor> inputs;
-  const bool open_as_one = HasImageSizedInput(graph);
-  for (const onnx::ValueInfoProto* input : FedInputs(graph)) {
-    const DataType type = input->type().tensor_type().elem_type();
-    const std::vector<int64_t> dims = DrawnDims(*input, open_as_one);
-    ASSIGN_OR_RETURN(const int64_t count, CheckedElementCount(dims, input->name()));
-    absl::StatusOr<Tensor> value;
-    if (type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::DOUBLE || type == onnx::TensorProto::FLOAT16) {
-      value = random.SpecialFloats(type, dims);
-    } else if (type == onnx::TensorProto::INT32) {
-      value = DrawIntegers<int32_t>(type, dims, count, -4, 8, random);
-    } else if (type == onnx::TensorProto::INT64) {
-      value = DrawIntegers<int64_t>(type, dims, count, -4, 8, random);
-    } else {
-      value = DrawIntegers<uint8_t>(type, dims, count, 0, 1, random);
-    }
-    if (!value.ok()) return value.status();
-    inputs.emplace(input->name(), *std::move(value));
+  const std::set<std::string>& zipmaps() const { return zipmaps_; }
+
+  bool Handles(const onnx::NodeProto& node, int64_t opset) const override {
+    return IsComparedZipMap(node) || removed_ops_.Handles(node, opset);
   }
-  return inputs;
-}
+
+  absl::StatusOr<std::vector<Tensor>> Run(const onnx::NodeProto& node, int64_t opset,
+                                          const std::vector<const Tensor*>& inputs) const override {
+    if (!IsComparedZipMap(node)) return removed_ops_.Run(node, opset, inputs);
+    if (inputs.empty() || inputs[0] == nullptr) return absl::InvalidArgumentError("its input 0 is missing");
+    std::vector<Tensor> scores;
+    scores.push_back(inputs[0]->Clone());
+    return scores;
+  }
+
+ private:
+  bool IsComparedZipMap(const onnx::NodeProto& node) const {
+    return node.op_type() == kZipMapOp && node.domain() == kMlDomain && node.output_size() == 1 &&
+           zipmaps_.count(node.output(0)) > 0;
+  }
+
+  RemovedOpKernels removed_ops_;
+  std::set<std::string> zipmaps_;
+};
 
 // Element `i` of two float tensors whose bytes differ there: nullopt when both are NaN, else how.
 template <typename T>
@@ -183,9 +139,6 @@ std::string Difference(const Tensor& before, const Tensor& after) {
   return "";
 }
 
-// For messages: 0 when the model has no one default opset (the proof refused it before then).
-int64_t DefaultOpsetOf(const onnx::ModelProto& model) { return DefaultOpset(model).value_or(0); }
-
 absl::Status Failed(const onnx::ModelProto& before, const onnx::ModelProto& after, const std::string& what) {
   const std::string label = absl::StrCat("the opset move from ", DefaultOpsetOf(before), " to ", DefaultOpsetOf(after));
   return VerificationFailure(label, absl::StrCat(label, ": ", what));
@@ -195,9 +148,13 @@ absl::Status Failed(const onnx::ModelProto& before, const onnx::ModelProto& afte
 
 std::optional<std::string> WhyOpsetMoveCannotBeExecuted(const onnx::ModelProto& model,
                                                         const SetAsideInitializers& set_aside) {
-  const RemovedOpKernels removed_ops(DefaultOpsetOf(model));
-  if (std::optional<std::string> node = FirstUnsupportedNode(model, &removed_ops)) {
-    return absl::StrCat("the model runner has no kernel for ", *node);
+  const ProofKernels proof_kernels(model, DefaultOpsetOf(model));
+  if (std::optional<std::string> node = FirstUnsupportedNode(model, &proof_kernels)) {
+    // A training op's value (Gradient's derivatives, an optimizer's step) is what a training runtime computes
+    // from the graph around it; no inference of the model defines it.
+    const bool training = absl::StrContains(*node, absl::StrCat("of domain '", kTrainingDomain, "'"));
+    return absl::StrCat("the model runner has no kernel for ", *node,
+                        training ? ": a training op, whose value only a training runtime defines" : "");
   }
   int64_t constant_bytes = 0;
   for (const onnx::TensorProto& initializer : model.graph().initializer()) {
@@ -218,8 +175,8 @@ std::optional<std::string> WhyOpsetMoveCannotBeExecuted(const onnx::ModelProto& 
   for (const onnx::ValueInfoProto* input : FedInputs(model.graph())) {
     if (std::string why = WhyNotDrawable(*input); !why.empty()) return why;
     absl::StatusOr<int64_t> count = CheckedElementCount(DrawnDims(*input, open_as_one), input->name());
-    if (!count.ok() || *count > kMaxInputElements) {
-      return absl::StrCat("graph input '", input->name(), "' is over ", kMaxInputElements, " elements");
+    if (!count.ok() || *count > kMaxDrawnInputElements) {
+      return absl::StrCat("graph input '", input->name(), "' is over ", kMaxDrawnInputElements, " elements");
     }
   }
   return std::nullopt;
@@ -233,7 +190,7 @@ int TrialsFor(const onnx::GraphProto& graph) {
   int64_t elements = 0;
   const bool open_as_one = HasImageSizedInput(graph);
   for (const onnx::ValueInfoProto* input : FedInputs(graph)) {
-    elements += CheckedElementCount(DrawnDims(*input, open_as_one), input->name()).value_or(kMaxInputElements);
+    elements += CheckedElementCount(DrawnDims(*input, open_as_one), input->name()).value_or(kMaxDrawnInputElements);
   }
   return elements > kManyTrialsElements ? 1 : kOpsetMoveTrials;
 }
@@ -245,8 +202,9 @@ absl::StatusOr<std::string> ProveOpsetMove(const onnx::ModelProto& before, const
   if (std::optional<std::string> why = WhyOpsetMoveCannotBeExecuted(before, set_aside)) {
     return "not executed: " + *why;
   }
-  const RemovedOpKernels removed_ops(DefaultOpsetOf(before));
-  if (std::optional<std::string> node = FirstUnsupportedNode(after, &removed_ops)) {
+  const ProofKernels before_kernels(before, DefaultOpsetOf(before));
+  const ProofKernels after_kernels(after, DefaultOpsetOf(before));
+  if (std::optional<std::string> node = FirstUnsupportedNode(after, &after_kernels)) {
     return absl::StrCat("not executed: the model runner has no kernel for ", *node, " after the move");
   }
   const int trials = TrialsFor(before.graph());
@@ -254,13 +212,21 @@ absl::StatusOr<std::string> ProveOpsetMove(const onnx::ModelProto& before, const
     TrialRandom random(options.verify_seed ^ (0x0b5e7u + static_cast<uint64_t>(trial)));
     using Feeds = std::map<std::string, Tensor>;
     ASSIGN_OR_RETURN(Feeds inputs, DrawInputs(before.graph(), random));
-    absl::StatusOr<std::map<std::string, Tensor>> expected = RunModel(before, inputs, &removed_ops, set_aside);
+    absl::StatusOr<std::map<std::string, Tensor>> expected = RunModel(before, inputs, &before_kernels, set_aside);
+    if (absl::IsUnimplemented(expected.status())) {
+      return absl::StrCat("not executed: ", expected.status().message());
+    }
+    if (absl::IsFailedPrecondition(expected.status())) {
+      // Not the inputs: the model relies on a reading its op versions do not give (a negative axis before 11).
+      return absl::StrCat("not executed: the model before the move relies on what its opset leaves undefined (",
+                          expected.status().message(), ")");
+    }
     if (!expected.ok()) {
       // The drawn inputs may be outside what the model accepts (an index out of range): nothing is proven.
       return absl::StrCat("not executed: the model before the move does not run on drawn inputs (",
                           expected.status().message(), ")");
     }
-    absl::StatusOr<std::map<std::string, Tensor>> actual = RunModel(after, inputs, &removed_ops, set_aside);
+    absl::StatusOr<std::map<std::string, Tensor>> actual = RunModel(after, inputs, &after_kernels, set_aside);
     if (!actual.ok()) {
       if (absl::IsUnimplemented(actual.status())) {
         return absl::StrCat("not executed: ", actual.status().message());
@@ -277,9 +243,14 @@ absl::StatusOr<std::string> ProveOpsetMove(const onnx::ModelProto& before, const
       }
     }
   }
+  std::string zipmaps;
+  if (!before_kernels.zipmaps().empty()) {
+    zipmaps = absl::StrCat(" (ZipMap outputs ", absl::StrJoin(before_kernels.zipmaps(), ", "),
+                           ": their input scores, as the runner holds no sequence of maps)");
+  }
   return absl::StrCat("executed in the model runner at opset ", DefaultOpsetOf(before), " and ", DefaultOpsetOf(after),
                       " on ", trials, trials == 1 ? " seeded input set" : " seeded input sets",
-                      ": every output identical");
+                      ": every output identical", zipmaps);
 }
 
 }  // namespace onnx_legalize

@@ -4,7 +4,9 @@
 // version's own spec (PRelu-6's per-channel slope against PRelu-7's broadcasting, Slice-1's attributes
 // against Slice-10's inputs, ...), and every output must be the same bit for bit (a NaN matches any NaN).
 // The removed ops and DynamicSlice, which the move passes through untouched, run as their reference kernels
-// in both.
+// in both. The inputs are drawn as the model reads them (verify/proof_inputs.h). An ai.onnx.ml ZipMap whose output
+// no node reads is compared by its input, the scores (its sequence of maps is more than the runner's values
+// hold, and the move leaves ai.onnx.ml nodes as they are); the report names those outputs.
 //
 // Where the proof cannot run, it says why (the first op the runner has no kernel for, inputs it cannot draw,
 // constants it is not given or past its budget), and the report carries that text. The move stays covered by onnx's

@@ -161,5 +161,95 @@ g (float[N,3,720,720] x) => (float[N,3,720,720] y) { y = Relu(x) }
             "executed in the model runner at opset 7 and 13 on 1 seeded input set: every output identical");
 }
 
+// Integer inputs are drawn as the model reads them: indices within the dim they index (an Embedding's
+// Gather into its [4,3] table: pytorch-converted/test_Embedding), a shape to expand to as ones
+// (simple/test_expand_shape_model1), which every input broadcasts with.
+TEST(OpsetMoveProofTest, DrawsIndicesWithinWhatTheyIndexAndSizesAsOnes) {
+  onnx::ModelProto embedding = ParseModel(R"ONNX(
+<ir_version: 3, opset_import: ["" : 6]>
+g (float[4,3] w, int64[1,6] i) => (float[1,6,3] y) { y = Gather(w, i) }
+)ONNX");
+  onnx::TensorProto* table = embedding.mutable_graph()->add_initializer();
+  table->set_name("w");
+  table->set_data_type(onnx::TensorProto::FLOAT);
+  table->add_dims(4);
+  table->add_dims(3);
+  for (int k = 0; k < 12; ++k) table->add_float_data(static_cast<float>(k));
+  absl::StatusOr<Report> report = LegalizeAt(embedding, 13);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(report->opset_move, StartsWith("executed in the model runner at opset 6 and 13"));
+
+  onnx::ModelProto expand = ParseModel(R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[1,3,1] x, int64[3] shape) => (float[N,3,M] y) { y = Expand(x, shape) }
+)ONNX");
+  report = LegalizeAt(expand, 17);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(report->opset_move, StartsWith("executed in the model runner at opset 9 and 17"));
+
+  // Axes fed to a DynamicSlice (onnx 1.3's own test model dynamic_slice) are drawn distinct, within the data's rank.
+  onnx::ModelProto slice = ParseModel(R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[20,10,5] x, int64[2] starts, int64[2] ends, int64[2] axes) => (float[N,M,K] y) {
+  y = DynamicSlice(x, starts, ends, axes)
+}
+)ONNX");
+  report = LegalizeAt(slice, 13);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(report->opset_move, StartsWith("executed in the model runner at opset 9 and 13"));
+}
+
+// A classifier's last ZipMap makes a sequence of maps, which the runner cannot hold: its input is compared in its
+// place, and the report says so.
+TEST(OpsetMoveProofTest, ComparesAnUnreadZipMapByItsInput) {
+  onnx::ModelProto model = ParseModel(R"ONNX(
+<ir_version: 3, opset_import: ["" : 7, "ai.onnx.ml" : 1]>
+g (float[1,3] x, int64[1] top) => (float[1,1] best, loss) {
+  p = Softmax(x)
+  best = ai.onnx.ml.ArrayFeatureExtractor(p, top)
+  loss = ai.onnx.ml.ZipMap <classlabels_strings = ["a", "b", "c"]> (p)
+}
+)ONNX");
+  // ZipMap's type, a sequence of maps from string to float, which the text format does not spell.
+  auto* map = model.mutable_graph()
+                  ->mutable_output(1)
+                  ->mutable_type()
+                  ->mutable_sequence_type()
+                  ->mutable_elem_type()
+                  ->mutable_map_type();
+  map->set_key_type(onnx::TensorProto::STRING);
+  map->mutable_value_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  absl::StatusOr<Report> report = LegalizeAt(model, 13);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->opset_move,
+            "executed in the model runner at opset 7 and 13 on 3 seeded input sets: every output identical (ZipMap "
+            "outputs loss: their input scores, as the runner holds no sequence of maps)");
+}
+
+TEST(OpsetMoveProofTest, SaysWhyWhenNoInputCouldMakeItRun) {
+  // PyTorch 0.3 wrote LogSoftmax-1 with axis -1 (pytorch-converted/test_log_softmax_lastdim); negative axes mean
+  // something only from opset 11, so the model is not run as one runtime reads it.
+  onnx::ModelProto negative_axis = ParseModel(R"ONNX(
+<ir_version: 3, opset_import: ["" : 6]>
+g (float[2,3] x) => (float[2,3] y) { y = LogSoftmax <axis = -1> (x) }
+)ONNX");
+  absl::StatusOr<Report> report = LegalizeAt(negative_axis, 13);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->opset_move,
+            "not executed: the model before the move relies on what its opset leaves undefined (LogSoftmax producing "
+            "'y' (graph main): axis -1 is negative, which opset 6 leaves undefined (allowed from 11))");
+
+  onnx::ModelProto gradient = ParseModel(R"ONNX(
+<ir_version: 7, opset_import: ["" : 12, "ai.onnx.preview.training" : 1]>
+g (float[2] a, float[2] b) => (float[2] da) {
+  c = Add(a, b)
+  da = ai.onnx.preview.training.Gradient <xs = ["a"], y = "c"> (a, b)
+}
+)ONNX");
+  EXPECT_EQ(WhyOpsetMoveCannotBeExecuted(gradient),
+            "the model runner has no kernel for op Gradient of domain 'ai.onnx.preview.training' (graph main): a "
+            "training op, whose value only a training runtime defines");
+}
+
 }  // namespace
 }  // namespace onnx_legalize

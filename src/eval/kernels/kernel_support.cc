@@ -161,7 +161,9 @@ absl::StatusOr<std::vector<int64_t>> NormalizeAxes(std::vector<int64_t> axes, in
       return absl::InvalidArgumentError(StrCat(what, " ", axis, " is outside [", -rank, ", ", rank - 1, "]"));
     }
     if (axis < 0 && opset < kNegativeIndicesOpset) {
-      return absl::InvalidArgumentError(
+      // Not a bad value but a reading the op's version does not give: FailedPrecondition, which the opset move's
+      // proof reports as the model's, not its drawn inputs'.
+      return absl::FailedPreconditionError(
           StrCat(what, " ", axis, " is negative, which opset ", opset, " leaves undefined (allowed from 11)"));
     }
     if (axis < 0) axis += rank;

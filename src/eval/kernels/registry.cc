@@ -1,5 +1,8 @@
 #include "eval/kernels/registry.h"
 
+#include "absl/strings/str_cat.h"
+#include "graph/op_names.h"
+
 namespace onnx_legalize {
 namespace {
 
@@ -23,6 +26,8 @@ const KernelTable& Kernels() {
     AddPadKernels(*kernels);
     AddResizeKernels(*kernels);
     AddSequenceKernels(*kernels);
+    AddTextKernels(*kernels);
+    AddMlKernels(*kernels);
     return kernels;
   }();
   return *table;
@@ -33,6 +38,14 @@ const KernelTable& Kernels() {
 const Kernel* FindKernel(const std::string& op_type) {
   auto kernel = Kernels().find(op_type);
   return kernel == Kernels().end() ? nullptr : &kernel->second;
+}
+
+const Kernel* FindKernel(const std::string& domain, const std::string& op_type) {
+  return IsDefaultDomain(domain) ? FindKernel(op_type) : FindKernel(DomainKey(domain, op_type));
+}
+
+std::string DomainKey(const std::string& domain, const std::string& op_type) {
+  return absl::StrCat(domain, ":", op_type);
 }
 
 }  // namespace onnx_legalize

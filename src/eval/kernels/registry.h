@@ -14,6 +14,11 @@ using KernelTable = std::unordered_map<std::string, Kernel>;
 
 // The kernel for a default-domain op type, or null when the runner has none.
 const Kernel* FindKernel(const std::string& op_type);
+// The kernel for an op of `domain` ("" or "ai.onnx" for the default one, "ai.onnx.ml"), or null.
+const Kernel* FindKernel(const std::string& domain, const std::string& op_type);
+
+// The table's key for an op of a domain other than the default one: "ai.onnx.ml:ArrayFeatureExtractor".
+std::string DomainKey(const std::string& domain, const std::string& op_type);
 
 // One per kernel file, in the order registry.cc calls them.
 void AddConstantKernels(KernelTable& table);       // constant.cc: Constant, ConstantOfShape, Identity, Dropout
@@ -33,6 +38,8 @@ void AddReduceKernels(KernelTable& table);         // reduce.cc: ReduceMean, ...
 void AddPadKernels(KernelTable& table);            // pad.cc: Pad
 void AddResizeKernels(KernelTable& table);         // resize.cc: Upsample, Resize
 void AddSequenceKernels(KernelTable& table);       // range_topk.cc: Range, TopK
+void AddTextKernels(KernelTable& table);           // text.cc: StringNormalizer
+void AddMlKernels(KernelTable& table);             // ml.cc: ai.onnx.ml's ArrayFeatureExtractor
 
 }  // namespace onnx_legalize
 

@@ -1,0 +1,48 @@
+// The inputs the opset move's proof (verify/opset_move_proof.h) feeds a model: drawn from a seed, of the
+// declared types and dims, with values the model accepts. Floats mix ordinary values with the special ones;
+// an integer input is drawn by what the model reads it as: an index (Gather's indices, a sequence position)
+// within what it indexes, a size (Expand's shape, Tile's repeats, split lengths) as ones, which every such
+// use accepts, axes (Slice's, DynamicSlice's) distinct within the data's rank; any other integer small, of
+// either sign. Strings come from a small vocabulary of words.
+#ifndef ONNX_LEGALIZE_SRC_VERIFY_PROOF_INPUTS_H_
+#define ONNX_LEGALIZE_SRC_VERIFY_PROOF_INPUTS_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "eval/tensor.h"
+#include "onnx/onnx_pb.h"
+#include "rules/removed_op_rule.h"
+
+namespace onnx_legalize {
+
+// Elements one drawn input may hold: 2^22 holds an image batch of 1 at 720x720x3 (style-transfer networks)
+// and one of 16 at 224x224x3.
+inline constexpr int64_t kMaxDrawnInputElements = int64_t{1} << 22;
+// Fed inputs holding more than this in all make a large-input model (an image network): see
+// HasImageSizedInput and opset_move_proof.cc's trials.
+inline constexpr int64_t kManyTrialsElements = int64_t{1} << 16;
+
+// The graph inputs a caller feeds: those no initializer gives.
+std::vector<const onnx::ValueInfoProto*> FedInputs(const onnx::GraphProto& graph);
+
+// Why `input` cannot be drawn (not a tensor of a drawable type, no declared rank), or "".
+std::string WhyNotDrawable(const onnx::ValueInfoProto& input);
+
+// Whether a fed input's static dims alone hold more than kManyTrialsElements (an image): the model's open dims
+// are then drawn as 1, as they are the batch (and one image is work enough).
+bool HasImageSizedInput(const onnx::GraphProto& graph);
+
+// The dims drawn for `input`: its static ones, and for the open ones 1 when `open_as_one`, else 3 for a
+// named dim (all dims of one name alike) and 2 for an unnamed one.
+std::vector<int64_t> DrawnDims(const onnx::ValueInfoProto& input, bool open_as_one);
+
+// One input set for `graph`'s fed inputs (see the header comment).
+absl::StatusOr<std::map<std::string, Tensor>> DrawInputs(const onnx::GraphProto& graph, TrialRandom& random);
+
+}  // namespace onnx_legalize
+
+#endif  // ONNX_LEGALIZE_SRC_VERIFY_PROOF_INPUTS_H_
