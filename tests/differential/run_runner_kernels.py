@@ -527,6 +527,7 @@ for op in ["RNN", "GRU", "LSTM"]:
     add_recurrent("bidirectional_states_lens", [7, 14, 17], op, directions=2, lens=[3, 5, 1], initial=True,
                   peepholes=True, seed=10)
     add_recurrent("clip", [7, 14], op, attrs={"clip": 0.75}, initial=True, seed=20)
+    add_recurrent("empty_sequence", [7, 14], op, directions=2, lens=[3, 0, 5], initial=True, seed=100)
 add_recurrent("linear_before_reset", [7, 14, 17], "GRU", directions=2, attrs={"linear_before_reset": 1},
               lens=[5, 3, 4], initial=True, seed=50)
 add_recurrent("input_forget", [7, 14], "LSTM", directions=2, attrs={"input_forget": 1}, initial=True, peepholes=True,

@@ -13,7 +13,8 @@
 // without the transpose; R's shape, [num_directions, k*hidden, hidden], admits only the product of version 7.
 //
 // A sequence shorter than X's (sequence_lens) stops its state at its last step: Y is zero past it, Y_h and Y_c
-// hold the state after it, and the reverse direction starts at that last step, not at X's.
+// hold the state after it (zero for an empty sequence), and the reverse direction starts at that last step, not
+// at X's.
 //
 // Numerics. float16 is computed in float, the state kept in float between steps and rounded once, at the
 // output. Products go through Eigen (matrix.h); the activations are the C library's std::tanh and std::exp. ONNX
@@ -251,8 +252,9 @@ absl::StatusOr<Geometry> GeometryOf(const KernelContext& ctx, const Attributes& 
   geometry.hidden = attributes.hidden_size.value_or(r->dims()[2]);
   geometry.directions = attributes.directions;
   geometry.gates = spec.gates;
-  if (geometry.hidden <= 0) {
-    return absl::InvalidArgumentError(StrCat("hidden_size is ", geometry.hidden, "; it must be positive"));
+  // R's last dim is hidden_size by the spec's shapes: checked first, so that no product below can overflow.
+  if (geometry.hidden <= 0 || geometry.hidden != r->dims()[2]) {
+    return absl::InvalidArgumentError(StrCat("hidden_size is ", geometry.hidden, " but R is ", Describe(*r)));
   }
   const int64_t rows = spec.gates * geometry.hidden, d = geometry.directions;
   RETURN_IF_ERROR(ExpectDims(w, "W", {d, rows, geometry.input}));
@@ -310,7 +312,7 @@ struct Run {
   std::vector<T> y, y_h, y_c;           // in the node's layout; the state outputs start as the initial states
 
   T Clipped(T value) const {
-    if (!attributes.clip) return value;
+    if (!attributes.clip || std::isnan(value)) return value;  // NaN stays NaN, as through every activation
     const T clip = static_cast<T>(*attributes.clip);
     return std::min(clip, std::max(-clip, value));
   }
@@ -382,9 +384,12 @@ struct Run {
       }
     }
     for (int64_t b = 0; b < batch; ++b) {
+      // An empty sequence has no last output: its Y_h and Y_c are zero, as its Y is (ONNX Runtime's reading;
+      // the spec says nothing), not the initial state.
+      const bool empty = lengths[b] == 0;
       for (int64_t j = 0; j < h; ++j) {
-        y_h[StateIndex(g, attributes.batch_major, d, b, j)] = state_h(b, j);
-        if (cell == Cell::kLstm) y_c[StateIndex(g, attributes.batch_major, d, b, j)] = state_c(b, j);
+        y_h[StateIndex(g, attributes.batch_major, d, b, j)] = empty ? T{0} : state_h(b, j);
+        if (cell == Cell::kLstm) y_c[StateIndex(g, attributes.batch_major, d, b, j)] = empty ? T{0} : state_c(b, j);
       }
     }
   }

@@ -62,6 +62,27 @@ TEST(RecurrentKernelTest, RnnBidirectionalConcatenatesBothDirections) {
   EXPECT_TRUE(OutputIs(result, "y_h", Floats({2, 2, 1}, {6, 9, 6, 9})));
 }
 
+// A sequence of length 0 has no output at all: Y, Y_h and Y_c are zero for it, not its initial state (the
+// spec is silent; ONNX Runtime writes zeros). With W = 1, R = 0 and Relu everywhere, every gate of batch entry 0
+// is relu(x) = 1: C = f * 10 + i * 1 = 11 and H = o * relu(C) = 11. Batch entry 1 is empty.
+TEST(RecurrentKernelTest, AnEmptySequenceHasZeroStates) {
+  const auto model = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 14]>
+    g (float[1,2,1] x, float[1,4,1] w, float[1,4,1] r, int32[2] lens, float[1,2,1] h0, float[1,2,1] c0)
+        => (float[1,1,2,1] y, float[1,2,1] y_h, float[1,2,1] y_c) {
+      y, y_h, y_c = LSTM <hidden_size = 1, activations = ["Relu", "Relu", "Relu"]> (x, w, r, , lens, h0, c0)
+    })");
+  Feeds feeds = Feed("x", Floats({1, 2, 1}, {1, 2}), "w", Floats({1, 4, 1}, {1, 1, 1, 1}));
+  feeds.emplace("r", Floats({1, 4, 1}, {0, 0, 0, 0}));
+  feeds.emplace("lens", Int32s({2}, {1, 0}));
+  feeds.emplace("h0", Floats({1, 2, 1}, {5, 6}));
+  feeds.emplace("c0", Floats({1, 2, 1}, {10, 20}));
+  const Results result = RunModel(model, feeds);
+  EXPECT_TRUE(OutputIs(result, "y", Floats({1, 1, 2, 1}, {11, 0})));
+  EXPECT_TRUE(OutputIs(result, "y_h", Floats({1, 2, 1}, {11, 0})));
+  EXPECT_TRUE(OutputIs(result, "y_c", Floats({1, 2, 1}, {11, 0})));
+}
+
 // activation_alpha and activation_beta are consumed in the order of the activations, each by the functions
 // that take them: LeakyRelu (forward) takes alpha 0.5, Affine (reverse) alpha 2 and beta 1. Inputs -2, 4:
 // forward -1 (0.5 * -2), then 4 + -1 = 3; reverse 2 * 4 + 1 = 9, then 2 * (-2 + 9) + 1 = 15.
@@ -221,20 +242,26 @@ TEST(RecurrentKernelTest, RejectsAttributesTheirVersionDoesNotHave) {
   EXPECT_TRUE(FailsWith(RunModel(layout13, feeds), StatusCode::kInvalidArgument, {"layout"}));
 }
 
-// The guards: W's shape against hidden_size, sequence_lens within X's steps, the activations' names and count.
+// The guards: hidden_size against R, W's shape against X's and hidden_size, sequence_lens within X's steps, the
+// activations' names and count.
 TEST(RecurrentKernelTest, RejectsMalformedInputsAndAttributes) {
   auto run =
       [](const std::string& attributes, const Feeds& feeds) {
         return RunModel(ParseModel((R"(
       <ir_version: 7, opset_import: ["" : 14]>
-      g (float[3,2,1] x, float[1,1,1] w, float[1,1,1] r, int32[2] lens) => (float[3,1,2,1] y) {
+      g (float[3,2,1] x, float[1,1,K] w, float[1,1,1] r, int32[2] lens) => (float[3,1,2,1] y) {
         y = RNN <)" + attributes + R"(> (x, w, r, , lens)
       })")
                                        .c_str()),
                         feeds);
       };
   EXPECT_TRUE(FailsWith(run("hidden_size = 2", RunningSumFeeds(1)), StatusCode::kInvalidArgument,
-                        {"W is float[1,1,1]", "expected [1,2,1]"}));
+                        {"hidden_size is 2 but R is float[1,1,1]"}));
+  // W is declared [1,1,K], so that the feed's check lets a W of the wrong width through to the kernel's guard.
+  Feeds wide_w = RunningSumFeeds(1);
+  wide_w.insert_or_assign("w", Floats({1, 1, 2}, {1, 1}));
+  EXPECT_TRUE(FailsWith(run("hidden_size = 1", wide_w), StatusCode::kInvalidArgument,
+                        {"W is float[1,1,2]", "expected [1,1,1]"}));
   Feeds long_sequence = RunningSumFeeds(1);
   long_sequence.insert_or_assign("lens", Int32s({2}, {3, 4}));
   EXPECT_TRUE(FailsWith(run("hidden_size = 1", long_sequence), StatusCode::kInvalidArgument,
