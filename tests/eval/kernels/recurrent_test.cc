@@ -83,6 +83,18 @@ TEST(RecurrentKernelTest, AnEmptySequenceHasZeroStates) {
   EXPECT_TRUE(OutputIs(result, "y_c", Floats({1, 2, 1}, {11, 0})));
 }
 
+// Activation names are matched regardless of case, as ONNX Runtime matches them: "relu" is Relu.
+TEST(RecurrentKernelTest, MatchesActivationNamesRegardlessOfCase) {
+  const auto model = ParseModel(R"(
+    <ir_version: 3, opset_import: ["" : 6]>
+    g (float[3,2,1] x, float[1,1,1] w, float[1,1,1] r) => (float[3,1,2,1] y) {
+      y = RNN <hidden_size = 1, activations = ["relu"]> (x, w, r)
+    })");
+  Feeds feeds = RunningSumFeeds(1);
+  feeds.erase("lens");
+  EXPECT_TRUE(OutputIs(RunModel(model, feeds), "y", Floats({3, 1, 2, 1}, {1, 4, 3, 9, 6, 108})));
+}
+
 // activation_alpha and activation_beta are consumed in the order of the activations, each by the functions
 // that take them: LeakyRelu (forward) takes alpha 0.5, Affine (reverse) alpha 2 and beta 1. Inputs -2, 4:
 // forward -1 (0.5 * -2), then 4 + -1 = 3; reverse 2 * 4 + 1 = 9, then 2 * (-2 + 9) + 1 = 15.
