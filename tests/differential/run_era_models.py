@@ -176,9 +176,9 @@ MODELS = {
     "fc_axis1_axisw1_opset1": (fc_model(1, 1), 8, 1e-6, "a GEMM of K = 12"),
     "fc_axis2_axisw1_opset1": (fc_model(2, 1), 8, 1e-6, "a GEMM of K = 4"),
     "fc_axis1_axisw2_opset1": (fc_model(1, 2), 8, 1e-6, "a GEMM of K = 12, W of rank 3"),
-    "pytorch03_lstm_opset6": (pytorch03_recurrent("LSTM", 4), 8, 2.0 ** -22, RECURRENT),
-    "pytorch03_gru_opset6": (pytorch03_recurrent("GRU", 3), 8, 2.0 ** -22, RECURRENT),
-    "pytorch03_rnn_opset6": (pytorch03_recurrent("RNN", 1), 8, 2.0 ** -22, RECURRENT),
+    "pytorch03_lstm_opset6": (pytorch03_recurrent("LSTM", 4), 8, 2.0 ** -21, RECURRENT),
+    "pytorch03_gru_opset6": (pytorch03_recurrent("GRU", 3), 8, 2.0 ** -21, RECURRENT),
+    "pytorch03_rnn_opset6": (pytorch03_recurrent("RNN", 1), 8, 2.0 ** -21, RECURRENT),
 }
 
 

@@ -22,8 +22,12 @@
 // its LSTM and GRU compute Sigmoid and Tanh with MLAS's vectorized approximations (MlasComputeLogistic,
 // MlasComputeTanh: a rational polynomial, a few ULP from the rounded value), its products with MLAS's SGEMM
 // (another summation order), and it adds the biases to X*W^T before the recurrent product is accumulated into
-// it. Each step feeds its rounding into the next; with |R|'s rows summing below 1 the activations (slope <= 1)
-// do not amplify it, so the difference grows at most linearly with the steps: a few ULP per step.
+// it. Each step feeds its rounding into the next. Sigmoid's slope is at most 1/4 and Tanh's 1, so where the
+// rows of R sum below 1 in magnitude a step's difference is not amplified: the difference stays of the order of
+// one step's, in absolute terms at the states' scale of 1 (a state near 0 is a sum of terms near 1). Measured:
+// at most 1.8e-7 apart over 5 steps and 2.4e-7 over 24, within the test's 8 ULP or 2^-21. Weights that amplify
+// (a chaotic recurrence) have no such bound between any two implementations. ORT's RNN has no double kernel and
+// none of them takes layout 1; there recurrent_test.cc compares with onnx's node tests instead.
 #include <algorithm>
 #include <cmath>
 #include <optional>
