@@ -21,6 +21,8 @@ The models are written here, seeded, into SCRATCH_DIR (nothing binary is kept in
     BatchNormalization-1 without consumed_inputs (is_test 1), InstanceNormalization with Caffe2's is_test and
     spatial, com.microsoft LegacyPadding before a VALID MaxPool that writes dilations of 1.
   - fc_axisA_axiswB_opset1: FC (Custom Vision's classifiers) at each axis combination, weights as initializers.
+  - pytorch03_{lstm,gru,rnn}_opset6: PyTorch 0.3's recurrent exports, LSTM/GRU/RNN-1 at opset 6 with
+    output_sequence, bidirectional, initial states as inputs.
 For each model and target N:
   1. `CLI IN OUT --target-opset=N` exits 0; OUT is at opset N, holds no FC or LegacyPadding, passes
      onnx.checker with full_check, and the CLI says the opset move was executed in the model runner.
@@ -137,6 +139,34 @@ def fc_model(axis, axis_w):
     return make
 
 
+def pytorch03_recurrent(op, gates):
+    """PyTorch 0.3's recurrent exports (onnx 1.1-1.2's test models): a bidirectional LSTM/GRU/RNN-1 at opset 6 with
+    output_sequence, its weights as initializers, the initial states as inputs."""
+    def make(rs):
+        hidden, size, directions = 3, 4, 2
+        rows = gates * hidden
+        inits = [weight(rs, "W", directions, rows, size), weight(rs, "R", directions, rows, hidden),
+                 weight(rs, "B", directions, 2 * rows)]
+        state = [directions, 2, hidden]
+        names = ["x", "W", "R", "B", "", "h0"] + (["c0"] if op == "LSTM" else [])
+        outputs = ["y", "y_h"] + (["y_c"] if op == "LSTM" else [])
+        node = helper.make_node(op, names, outputs, hidden_size=hidden, direction="bidirectional", output_sequence=1,
+                                name=op.lower() + "1")
+        inputs = [helper.make_tensor_value_info("x", F, [5, 2, size])]
+        inputs += [helper.make_tensor_value_info(n, F, state) for n in names[5:]]
+        graph = graph_with_inputs_for(
+            [node], op.lower(), inputs,
+            [helper.make_tensor_value_info("y", F, [5, directions, 2, hidden])] +
+            [helper.make_tensor_value_info(n, F, state) for n in outputs[1:]], inits)
+        feeds = {"x": rs.randn(5, 2, size).astype(np.float32)}
+        feeds.update({n: (rs.randn(*state) * 0.5).astype(np.float32) for n in names[5:]})
+        return model_of(graph, 3, [("", 6)]), feeds
+    return make
+
+
+RECURRENT = ("MLAS's Sigmoid/Tanh approximations and SGEMM against the C library's and Eigen's, carried from step to "
+             "step (run_runner_kernels.py's recurrent cases)")
+
 # name: (builder, max_ulp, abs_tol, why)
 MODELS = {
     "pytorch02_ir1": (pytorch02_ir1, 8, 1e-6, "a 3x3x2 convolution: MLAS and Eigen sum in other orders"),
@@ -146,6 +176,9 @@ MODELS = {
     "fc_axis1_axisw1_opset1": (fc_model(1, 1), 8, 1e-6, "a GEMM of K = 12"),
     "fc_axis2_axisw1_opset1": (fc_model(2, 1), 8, 1e-6, "a GEMM of K = 4"),
     "fc_axis1_axisw2_opset1": (fc_model(1, 2), 8, 1e-6, "a GEMM of K = 12, W of rank 3"),
+    "pytorch03_lstm_opset6": (pytorch03_recurrent("LSTM", 4), 8, 2.0 ** -21, RECURRENT),
+    "pytorch03_gru_opset6": (pytorch03_recurrent("GRU", 3), 8, 2.0 ** -21, RECURRENT),
+    "pytorch03_rnn_opset6": (pytorch03_recurrent("RNN", 1), 8, 2.0 ** -21, RECURRENT),
 }
 
 

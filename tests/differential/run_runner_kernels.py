@@ -174,7 +174,7 @@ add("pow", [7, 13], "Pow", [("x", positive((2, 3, 4, 5))), ("y", special((4, 5),
 
 # ------------------------------------------------------------------ arithmetic and broadcasting
 for op in ["Add", "Sub", "Mul", "Div"]:
-    add(op.lower(), [7, 13, 14], op, [("a", X4), ("b", special((4, 5), 3))])
+    add(op.lower(), [7, 14, 17], op, [("a", X4), ("b", special((4, 5), 3))])
     add(op.lower() + "_bcast_middle", [7, 13], op, [("a", X4), ("b", special((3, 1, 1), 4))])
 add("add_int64", [13], "Add", [("a", ints((3, 4), -9, 9)), ("b", ints((4,), -9, 9, 1))])
 add("div_int32", [13], "Div", [("a", ints((3, 4), -20, 20, dtype=np.int32)), ("b", ints((4,), 1, 5, 1, dtype=np.int32))])
@@ -472,6 +472,77 @@ for name, x, y in [("2d", special((3, 5), 7), np.array([4, 0, 2, 2], np.int64)),
     add_graph(f"arrayfeatureextractor_{name}", [7, 13], [("ArrayFeatureExtractor", ["x", "y"], ["y0"],
                                                           {"domain": "ai.onnx.ml"})],
               [("x", x), ("y", y)], [tensor_type(x.dtype)], imports=ML)
+
+
+# ------------------------------------------------------------------ recurrent (RNN, GRU, LSTM)
+# Versions change at 7 (output_sequence dropped; ORT runs nothing older) and 14 (layout), which 17 still runs
+# (no opset-13 case: the copy to 17 below is for ops unchanged from 13 to 17). Weights are drawn small (sigma
+# 0.3, as in a trained network), so that the state neither saturates the activations, where every runtime
+# agrees trivially, nor amplifies a rounding from one step to the next.
+# Measured: at most 1.8e-7 apart over 5 steps and 2.4e-7 over 24 (the differences do not pile up: with small
+# weights the recurrence contracts), which is up to 3456 ULP of a value near 0. Such a value is a sum of terms
+# near 1 (the states and gates lie in [-1, 1]), so its error is theirs, absolute: the bound is 8 ULP, or 2^-21
+# (4 ULP of 1.0, MLAS's Tanh and Logistic being a few ULP from the rounded value) absolute.
+RECURRENT = ("ORT computes Sigmoid and Tanh with MLAS's vectorized approximations (MlasComputeLogistic, "
+             "MlasComputeTanh), its products with MLAS's SGEMM and adds the biases before the recurrent product; "
+             "each step carries its difference into the next, at the states' scale of 1")
+# ORT 1.30 refuses layout = 1 ("Batchwise recurrent operations (layout == 1) are not supported") and double
+# ("does not support double yet"; RNN has no double kernel): tests/eval/kernels/recurrent_test.cc checks those.
+GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
+
+
+def recurrent_inputs(op, directions, seed=0, seq=5, batch=3, size=4, hidden=3, lens=None, initial=False,
+                     peepholes=False):
+    """X, W, R, B, sequence_lens, initial_h (and for LSTM initial_c, P) as the spec orders them."""
+    rows = GATES[op] * hidden
+    state = (directions, batch, hidden)
+    inputs = [("x", normal((seq, batch, size), seed)),
+              ("w", normal((directions, rows, size), seed + 1, scale=0.3)),
+              ("r", normal((directions, rows, hidden), seed + 2, scale=0.3)),
+              ("b", normal((directions, 2 * rows), seed + 3, scale=0.3)),
+              ("lens", None if lens is None else np.array(lens, np.int32)),
+              ("h0", normal(state, seed + 4) if initial else None)]
+    if op == "LSTM":
+        inputs += [("c0", normal(state, seed + 5) if initial else None),
+                   ("p", normal((directions, 3 * hidden), seed + 6, scale=0.3) if peepholes else None)]
+    while inputs[-1][1] is None:  # trailing optional inputs are left out, not named empty
+        inputs.pop()
+    return inputs
+
+
+def add_recurrent(name, opsets, op, directions=1, attrs=None, **kwargs):
+    direction = {1: "forward", 2: "bidirectional"}[directions]
+    attrs = {"hidden_size": 3, "direction": direction, **(attrs or {})}
+    inputs = recurrent_inputs(op, directions, **kwargs)
+    add(f"{op.lower()}_{name}", opsets, op, inputs, attrs=attrs, n_outputs=3 if op == "LSTM" else 2,
+        max_ulp=RECURRENT_ULP, abs_tol=RECURRENT_ABS, why=RECURRENT)
+
+
+RECURRENT_ULP = 8
+RECURRENT_ABS = 2.0 ** -21
+for op in ["RNN", "GRU", "LSTM"]:
+    add_recurrent("plain", [7, 14, 17], op)
+    add_recurrent("bidirectional", [7, 14, 17], op, directions=2)
+    add_recurrent("reverse_states_lens", [7, 14], op, attrs={"direction": "reverse"}, lens=[5, 2, 4], initial=True,
+                  peepholes=True)
+    add_recurrent("bidirectional_states_lens", [7, 14, 17], op, directions=2, lens=[3, 5, 1], initial=True,
+                  peepholes=True, seed=10)
+    add_recurrent("clip", [7, 14], op, attrs={"clip": 0.75}, initial=True, seed=20)
+    add_recurrent("long_sequence", [14], op, directions=2, seq=24, initial=True, peepholes=True, seed=110)
+    add_recurrent("empty_sequence", [7, 14], op, directions=2, lens=[3, 0, 5], initial=True, seed=100)
+add_recurrent("linear_before_reset", [7, 14, 17], "GRU", directions=2, attrs={"linear_before_reset": 1},
+              lens=[5, 3, 4], initial=True, seed=50)
+add_recurrent("input_forget", [7, 14], "LSTM", directions=2, attrs={"input_forget": 1}, initial=True, peepholes=True,
+              seed=60)
+add_recurrent("activations", [7, 14], "RNN", directions=2,
+              attrs={"activations": ["LeakyRelu", "HardSigmoid"], "activation_alpha": [0.3, 0.25],
+                     "activation_beta": [0.4]}, initial=True, seed=70)
+add_recurrent("activations", [7, 14], "GRU",
+              attrs={"activations": ["HardSigmoid", "Softsign"], "activation_alpha": [0.3],
+                     "activation_beta": [0.45]}, initial=True, seed=80)
+add_recurrent("activations", [7, 14], "LSTM",
+              attrs={"activations": ["HardSigmoid", "Elu", "ScaledTanh"], "activation_alpha": [0.3, 0.8, 1.5],
+                     "activation_beta": [0.45, 0.7]}, initial=True, peepholes=True, seed=90)
 
 
 # Every case at opset 13 again at 17: no op listed here changes between the two (the next versions come at 18),

@@ -270,6 +270,35 @@ g (float[5,1,2] x, float[1,)") +
   }
 }
 
+// ONNX Runtime runs no opset below 7, so the model runner's execution of both forms is the move's only proof:
+// the report must say the recurrent ops ran (their kernels, eval/kernels/recurrent.cc) and agreed, at 7 and
+// past the layout attribute of version 14. Bidirectional, with biases and an initial state, so that every input
+// the move carries over is read.
+TEST(RecurrentOpsOfOpsets1To6, MoveIsExecutedByTheModelRunnerAndIdentical) {
+  const std::pair<const char*, int> ops[] = {{"LSTM", 4}, {"GRU", 3}, {"RNN", 1}};
+  for (const auto& [op, gates] : ops) {
+    const std::string rows = std::to_string(gates * 3);
+    const std::string text = std::string(R"(
+<ir_version: 3, opset_import: ["" : 6]>
+g (float[5,2,4] x, float[2,)") +
+                             rows + R"(,4] w, float[2,)" + rows + R"(,3] r, float[2,)" + std::to_string(gates * 6) +
+                             R"(] b, float[2,2,3] h0) => (float[5,2,2,3] y, float[2,2,3] h) {
+  y, h = )" + op + R"(<hidden_size = 3, direction = "bidirectional", output_sequence = 1>(x, w, r, b, , h0)
+}
+)";
+    for (const int target : {7, 17}) {
+      Options options;
+      options.target_opset = target;
+      Report report;
+      const onnx::ModelProto legalized = LegalizedCopy(ParseModel(text.c_str()), options, &report);
+      EXPECT_EQ(DefaultOpset(legalized), target) << op;
+      EXPECT_THAT(report.opset_move, HasSubstr("executed in the model runner at opset 6 and " + std::to_string(target)))
+          << op;
+      EXPECT_THAT(report.opset_move, HasSubstr("every output identical")) << op;
+    }
+  }
+}
+
 // onnx 1.12's Reshape 4->5 adapter makes Reshape-1's `shape` attribute a Constant without dims (a scalar of two
 // values, which no runtime reads), and int64, which Constant takes only from opset 9: below 9 the shape becomes
 // a 1-D initializer. The proof runs the model before and after the move.

@@ -40,6 +40,7 @@ void AddResizeKernels(KernelTable& table);         // resize.cc: Upsample, Resiz
 void AddSequenceKernels(KernelTable& table);       // range_topk.cc: Range, TopK
 void AddTextKernels(KernelTable& table);           // text.cc: StringNormalizer
 void AddMlKernels(KernelTable& table);             // ml.cc: ai.onnx.ml's ArrayFeatureExtractor
+void AddRecurrentKernels(KernelTable& table);      // recurrent.cc: RNN, GRU, LSTM
 
 }  // namespace onnx_legalize
 
