@@ -175,6 +175,7 @@ bool ImportsDefaultDomainAlias(const onnx::ModelProto& model) {
 class LargeInitializersAside {
  public:
   explicit LargeInitializersAside(onnx::ModelProto& model) {
+    if (!model.has_graph()) return;  // mutable_graph() would add one: a failed Legalize must change nothing
     for (onnx::TensorProto& initializer : *model.mutable_graph()->mutable_initializer()) {
       if (initializer.data_location() == onnx::TensorProto::EXTERNAL || !SkeletonLeavesOut(initializer)) continue;
       auto data = std::make_unique<onnx::TensorProto>();
@@ -196,6 +197,7 @@ class LargeInitializersAside {
   }
 
   void Restore(onnx::ModelProto& model) {
+    if (!model.has_graph()) return;
     for (onnx::TensorProto& initializer : *model.mutable_graph()->mutable_initializer()) {
       auto data = aside_.find(initializer.name());
       if (data == aside_.end() || initializer.data_location() != onnx::TensorProto::EXTERNAL ||

@@ -270,5 +270,17 @@ g (float[4] x, int64[1] s, int64[1] e) => (float[4] r, float[?] y) {
   EXPECT_EQ(model.SerializeAsString(), before);
 }
 
+// legalize_fuzzer, 2026-12-04, its very first input (the empty file, an empty ModelProto): Legalize failed
+// (onnx's checker: the graph has no name) and left the model changed, breaking the promise that a failed
+// Legalize changes nothing.
+TEST(FuzzRegressionTest, AFailedLegalizationOfAnEmptyModelLeavesItEmpty) {
+  onnx::ModelProto model;
+  const absl::StatusOr<Report> report = Legalize(model, Options{});
+  EXPECT_FALSE(report.ok());
+  std::string bytes;
+  ASSERT_TRUE(model.SerializeToString(&bytes));
+  EXPECT_EQ(bytes, "") << model.DebugString();
+}
+
 }  // namespace
 }  // namespace onnx_legalize

@@ -24,6 +24,8 @@ inline void ForEachGraphOf(onnx::GraphProto& graph, const std::string& path,
 
 inline void ForEachGraphOf(onnx::ModelProto& model,
                            absl::FunctionRef<void(onnx::GraphProto&, const std::string&)> visit) {
+  // mutable_graph() would give a model without a graph an empty one: a walk must not change the model.
+  if (!model.has_graph()) return;
   ForEachGraphOf(*model.mutable_graph(), kMainGraphPath, visit);
 }
 
