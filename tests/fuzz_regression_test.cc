@@ -3,6 +3,8 @@
 // sanitizer build (scripts/test-sanitizers.sh) runs them too, so undefined behaviour that happens to give
 // the right answer still fails there.
 #include <cstdint>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <string>
 
@@ -280,6 +282,26 @@ TEST(FuzzRegressionTest, AFailedLegalizationOfAnEmptyModelLeavesItEmpty) {
   std::string bytes;
   ASSERT_TRUE(model.SerializeToString(&bytes));
   EXPECT_EQ(bytes, "") << model.DebugString();
+}
+
+// legalize_fuzzer, 2026-12-04 (its input kept in tests/data/fuzz/attribute_type_field_undefined.onnx: a mutated
+// seed with DynamicSlices and Constants, one Constant's `value` typed FLOAT, another's type field present but
+// UNDEFINED): the era repair typed the UNDEFINED one (IR 1 wrote no types); when Legalize then failed on the
+// FLOAT one, taking the repair back cleared the field instead of restoring it, so the failed Legalize changed
+// the model's bytes.
+TEST(FuzzRegressionTest, AFailedLegalizationRestoresAnAttributeTypeFieldSetToUndefined) {
+  std::ifstream in(std::string(ONNX_LEGALIZE_SOURCE_DIR) + "/tests/data/fuzz/attribute_type_field_undefined.onnx",
+                   std::ios::binary);
+  ASSERT_TRUE(in.good());
+  const std::string before((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  onnx::ModelProto model;
+  ASSERT_TRUE(model.ParseFromString(before));
+  const absl::StatusOr<Report> report = Legalize(model, Options{});
+  ASSERT_FALSE(report.ok());
+  EXPECT_THAT(report.status().message(), HasSubstr("attribute 'value' is FLOAT"));
+  std::string after;
+  ASSERT_TRUE(model.SerializeToString(&after));
+  EXPECT_TRUE(after == before) << "the failed Legalize changed the model";
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // type"), and the runtimes read a value by it. Each untyped attribute gets the type of the one field it sets;
 // one that sets none (an empty list) gets the type its op's schema declares for it.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -51,18 +52,29 @@ AttributeProto::AttributeType DeclaredType(const onnx::NodeProto& node, const st
   return static_cast<AttributeProto::AttributeType>(declared->second.type);
 }
 
+// Takes back the types RecoverInGraph wrote: UNDEFINED where the field was there, no field where it was not.
+void Untype(const std::vector<std::pair<AttributeProto*, bool>>& typed) {
+  for (const auto& [attribute, had_field] : typed) {
+    if (had_field) {
+      attribute->set_type(AttributeProto::UNDEFINED);
+    } else {
+      attribute->clear_type();
+    }
+  }
+}
+
 absl::Status RecoverInGraph(onnx::GraphProto& graph, const std::string& path, const OpsetImports& opsets,
                             LegacyRepairs& repairs) {
   for (onnx::NodeProto& node : *graph.mutable_node()) {
-    std::vector<AttributeProto*> typed;
+    // Each attribute typed here, and whether it held the type field (set to UNDEFINED) or none: taking the
+    // repair back restores which, so that a failed Legalize leaves every byte as it was.
+    std::vector<std::pair<AttributeProto*, bool>> typed;
     std::vector<std::string> recovered;
     for (AttributeProto& attribute : *node.mutable_attribute()) {
       if (attribute.type() != AttributeProto::UNDEFINED || !attribute.ref_attr_name().empty()) continue;
       const std::vector<AttributeProto::AttributeType> set = TypesOfSetFields(attribute);
       const std::string where = absl::StrCat(InGraph(NodeLabel(node), path), ": attribute '", attribute.name(), "'");
-      auto untype_this_node = [&typed] {
-        for (AttributeProto* done : typed) done->clear_type();
-      };
+      auto untype_this_node = [&typed] { Untype(typed); };
       if (set.size() > 1) {
         untype_this_node();
         return absl::InvalidArgumentError(
@@ -75,8 +87,8 @@ absl::Status RecoverInGraph(onnx::GraphProto& graph, const std::string& path, co
         return absl::InvalidArgumentError(absl::StrCat(
             where, " has no type and sets no value, and no schema of its op declares it: its type cannot be told"));
       }
+      typed.emplace_back(&attribute, attribute.has_type());
       attribute.set_type(type);
-      typed.push_back(&attribute);
       recovered.push_back(absl::StrCat(attribute.name(), " ", AttributeProto::AttributeType_Name(type)));
     }
     if (typed.empty()) continue;
@@ -84,9 +96,7 @@ absl::Status RecoverInGraph(onnx::GraphProto& graph, const std::string& path, co
                              absl::StrCat("attribute types, which IR 1 did not write, recovered from the value each "
                                           "sets: ",
                                           absl::StrJoin(recovered, ", "))},
-                [typed] {
-                  for (AttributeProto* attribute : typed) attribute->clear_type();
-                });
+                [typed] { Untype(typed); });
   }
   return absl::OkStatus();
 }
