@@ -266,6 +266,13 @@ void AddIntAttribute(onnx::NodeProto& node, const char* name, int64_t value) {
   attribute->set_i(value);
 }
 
+void AddStringAttribute(onnx::NodeProto& node, const char* name, const std::string& value) {
+  onnx::AttributeProto* attribute = node.add_attribute();
+  attribute->set_name(name);
+  attribute->set_type(onnx::AttributeProto::STRING);
+  attribute->set_s(value);
+}
+
 Tensor FromDoubles(DataType type, const std::vector<int64_t>& dims, const std::vector<double>& values) {
   return type == onnx::TensorProto::FLOAT ? PackValues<float>(type, dims, values)
                                           : PackValues<double>(type, dims, values);

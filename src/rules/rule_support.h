@@ -46,6 +46,7 @@ onnx::NodeProto MakeNode(const char* op_type, std::vector<std::string> inputs, s
 void AddFloatAttribute(onnx::NodeProto& node, const char* name, float value);
 void AddIntsAttribute(onnx::NodeProto& node, const char* name, const std::vector<int64_t>& values);
 void AddIntAttribute(onnx::NodeProto& node, const char* name, int64_t value);
+void AddStringAttribute(onnx::NodeProto& node, const char* name, const std::string& value);
 
 // A tensor of `type` (float or double) and `dims` with every element `value` (rounded to the type).
 Tensor Filled(DataType type, const std::vector<int64_t>& dims, double value);

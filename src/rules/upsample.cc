@@ -217,23 +217,12 @@ class UpsampleRule final : public RemovedOpRule {
         replacement.constants.emplace_back(roi, FromFloats({0}, {}));
       }
       resize = MakeNode("Resize", {node.node->input(0), roi, scales}, {output});
-      onnx::AttributeProto* transform = resize.add_attribute();
-      transform->set_name("coordinate_transformation_mode");
-      transform->set_type(onnx::AttributeProto::STRING);
-      transform->set_s("asymmetric");
-      if (!spec.linear) {
-        onnx::AttributeProto* nearest = resize.add_attribute();
-        nearest->set_name("nearest_mode");
-        nearest->set_type(onnx::AttributeProto::STRING);
-        nearest->set_s("floor");
-      }
+      AddStringAttribute(resize, "coordinate_transformation_mode", "asymmetric");
+      if (!spec.linear) AddStringAttribute(resize, "nearest_mode", "floor");
       became = absl::StrCat("Resize-", opset >= kResizeOptionalRoi ? 13 : 11, " (asymmetric",
                             spec.linear ? ")" : ", floor)");
     }
-    onnx::AttributeProto* mode = resize.add_attribute();
-    mode->set_name("mode");
-    mode->set_type(onnx::AttributeProto::STRING);
-    mode->set_s(spec.linear ? "linear" : "nearest");
+    AddStringAttribute(resize, "mode", spec.linear ? "linear" : "nearest");
     replacement.nodes.push_back(std::move(resize));
     return replacement;
   }
