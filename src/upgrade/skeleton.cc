@@ -211,29 +211,6 @@ const onnx::TypeProto* InferredType(const GraphProto& graph, const std::string& 
   return nullptr;
 }
 
-// A Concat-1's output shape, where its inputs' shapes are known (graph/untyped_era_ops.h).
-void DeclareConcatenatedShape(const GraphProto& graph, const NodeProto& node, onnx::TypeProto_Tensor& output) {
-  int64_t axis = 1;
-  for (const auto& attribute : node.attribute()) {
-    if (attribute.name() == "axis") axis = attribute.i();
-  }
-  std::vector<std::vector<int64_t>> inputs;
-  for (const std::string& name : node.input()) {
-    const onnx::TypeProto* type = InferredType(graph, name);
-    if (type == nullptr || !type->tensor_type().has_shape()) return;
-    std::vector<int64_t> dims;
-    for (const auto& dim : type->tensor_type().shape().dim())
-      dims.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
-    inputs.push_back(std::move(dims));
-  }
-  const std::vector<int64_t> dims = ConcatenatedDims(inputs, axis);
-  if (dims.empty()) return;
-  for (int64_t dim : dims) {
-    auto* added = output.mutable_shape()->add_dim();
-    if (dim >= 0) added->set_dim_value(dim);
-  }
-}
-
 // The known dims of `name` (-1 for an unknown one), or nullopt when its shape is not known.
 std::optional<std::vector<int64_t>> InferredDims(const GraphProto& graph, const std::string& name) {
   const onnx::TypeProto* type = InferredType(graph, name);
@@ -243,16 +220,29 @@ std::optional<std::vector<int64_t>> InferredDims(const GraphProto& graph, const 
   return dims;
 }
 
-// Gemm-1's [M, N] (A [M, K] or, with transA, [K, M]; B likewise with transB), and Reshape-1's `shape` with its
-// 0s copied from the input and its -1 computed (graph/untyped_era_ops.h), where the inputs' shapes tell: the
-// 12 -> 13 adapters of Softmax and its kin read the rank and dims of what they coerce to 2-D.
-std::optional<std::vector<int64_t>> GemmOrReshapeDims(const GraphProto& graph, const NodeProto& node) {
+// The output dims of a Concat-1 (its inputs' dims, the axis dim summed), a Gemm-1 ([M, N] of A [M, K] or, with
+// transA, [K, M]; B likewise with transB) or a Reshape-1 (`shape`, its 0s copied from the input and its -1
+// computed), where the inputs' shapes tell (graph/untyped_era_ops.h); nullopt otherwise. The 6 -> 7 legacy
+// broadcasts and the 12 -> 13 adapters of Softmax and its kin read the rank and dims of their inputs.
+std::optional<std::vector<int64_t>> EraOutputDims(const GraphProto& graph, const NodeProto& node) {
   std::map<std::string, const onnx::AttributeProto*> attributes;
   for (const auto& attribute : node.attribute()) attributes[attribute.name()] = &attribute;
   auto int_attribute = [&](const char* name) {
     auto it = attributes.find(name);
     return it == attributes.end() ? int64_t{0} : it->second->i();
   };
+  if (node.op_type() == "Concat") {
+    auto axis = attributes.find("axis");  // 1 when absent, Concat-1's default
+    std::vector<std::vector<int64_t>> inputs;
+    for (const std::string& name : node.input()) {
+      std::optional<std::vector<int64_t>> dims = InferredDims(graph, name);
+      if (!dims.has_value()) return std::nullopt;
+      inputs.push_back(*std::move(dims));
+    }
+    std::vector<int64_t> dims = ConcatenatedDims(inputs, axis == attributes.end() ? 1 : axis->second->i());
+    if (dims.empty()) return std::nullopt;
+    return dims;
+  }
   if (node.op_type() == "Gemm" && node.input_size() >= 2) {
     const std::optional<std::vector<int64_t>> a = InferredDims(graph, node.input(0));
     const std::optional<std::vector<int64_t>> b = InferredDims(graph, node.input(1));
@@ -283,9 +273,7 @@ int DeclareUntypedEraOutputs(GraphProto& graph, int64_t opset) {
     tensor->set_elem_type(input->tensor_type().elem_type());
     if (UntypedEraOpKeepsShape(node.op_type()) && input->tensor_type().has_shape()) {
       *tensor->mutable_shape() = input->tensor_type().shape();
-    } else if (node.op_type() == "Concat") {
-      DeclareConcatenatedShape(graph, node, *tensor);
-    } else if (std::optional<std::vector<int64_t>> dims = GemmOrReshapeDims(graph, node)) {
+    } else if (std::optional<std::vector<int64_t>> dims = EraOutputDims(graph, node)) {
       for (int64_t dim : *dims) {
         auto* added = tensor->mutable_shape()->add_dim();
         if (dim >= 0) added->set_dim_value(dim);
