@@ -23,6 +23,7 @@
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
 #include "rules/dynamic_slice.h"
+#include "rules/fold_budget.h"
 #include "upgrade/opset_upgrade.h"
 
 namespace onnx_legalize {
@@ -43,8 +44,8 @@ class Pass {
   // whole model (a refusal names what cannot be legalized), then PlanNode for every node of every graph, which
   // decides Fold | Rewrite for the pass's own nodes, or refuses one naming it and why. Planning reads the model
   // only. A fold is recorded in the node's scope (GraphScope::AddConstant), so that the nodes after it, of any
-  // pass, fold through it.
-  virtual absl::Status StartPlan(const onnx::ModelProto& model, const Options& options) = 0;
+  // pass, fold through it. Folds take from `budget` (Options::max_total_fold_bytes), which the passes share.
+  virtual absl::Status StartPlan(const onnx::ModelProto& model, const Options& options, FoldBudget& budget) = 0;
   virtual absl::Status PlanNode(const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) = 0;
 
   // True when the plan changes something.

@@ -23,8 +23,8 @@ namespace {
 // seeded trials of one node, and Apply moves the folded values into the model.
 class RemovedOpsPass : public Pass {
  public:
-  absl::Status StartPlan(const onnx::ModelProto& model, const Options& options) override {
-    ASSIGN_OR_RETURN(RemovedOpPlanner planner, RemovedOpPlanner::Start(model, options, plan_));
+  absl::Status StartPlan(const onnx::ModelProto& model, const Options& options, FoldBudget& budget) override {
+    ASSIGN_OR_RETURN(RemovedOpPlanner planner, RemovedOpPlanner::Start(model, options, budget, plan_));
     planner_.emplace(std::move(planner));
     return absl::OkStatus();
   }
@@ -104,8 +104,8 @@ class DynamicSlicePass : public Pass {
  public:
   explicit DynamicSlicePass(const PassSettings& settings) : settings_(settings) {}
 
-  absl::Status StartPlan(const onnx::ModelProto& model, const Options& options) override {
-    planner_ = std::make_unique<DynamicSlicePlanner>(model, options, settings_.stream_large_folds, plan_);
+  absl::Status StartPlan(const onnx::ModelProto& model, const Options& options, FoldBudget& budget) override {
+    planner_ = std::make_unique<DynamicSlicePlanner>(model, options, settings_.stream_large_folds, budget, plan_);
     verify_ = options.verify;
     return absl::OkStatus();
   }
@@ -238,7 +238,8 @@ std::vector<std::unique_ptr<Pass>> MakePasses(const PassSettings& settings) {
 
 absl::Status PlanInOneWalk(const std::vector<std::unique_ptr<Pass>>& passes, const onnx::ModelProto& model,
                            const Options& options, std::vector<std::unique_ptr<GraphScope>>& scopes) {
-  for (const auto& pass : passes) RETURN_IF_ERROR(pass->StartPlan(model, options));
+  FoldBudget budget(options.max_total_fold_bytes);  // the planners' only use of it is during the walk
+  for (const auto& pass : passes) RETURN_IF_ERROR(pass->StartPlan(model, options, budget));
   return WalkTypedModel(model, options.external_data, scopes,
                         [&](const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) {
                           for (const auto& pass : passes) RETURN_IF_ERROR(pass->PlanNode(node, scope, locator));

@@ -46,10 +46,10 @@ RuleNode RemovedOpChange::AsRuleNode() const {
 }
 
 absl::StatusOr<RemovedOpPlanner> RemovedOpPlanner::Start(const onnx::ModelProto& model, const Options& options,
-                                                         RemovedOpPlan& plan) {
+                                                         FoldBudget& budget, RemovedOpPlan& plan) {
   RETURN_IF_ERROR(RefuseWhatCannotBeLegalized(model));
   ASSIGN_OR_RETURN(const int64_t opset, DefaultOpset(model));
-  return RemovedOpPlanner(options, opset, plan);
+  return RemovedOpPlanner(options, opset, budget, plan);
 }
 
 absl::Status RemovedOpPlanner::Visit(const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) {
@@ -85,7 +85,7 @@ absl::Status RemovedOpPlanner::PlanNode(const onnx::NodeProto& node, const Remov
 
   if (rule.CanFold(rule_node)) {
     const int64_t bytes = rule.FoldedBytesBound(rule_node);
-    if (bytes > options_.max_fold_bytes || folded_bytes_ + bytes > options_.max_total_fold_bytes) {
+    if (bytes > options_.max_fold_bytes || !budget_->Fits(bytes)) {
       change.detail = absl::StrCat("its inputs are constant, but a fold of ", bytes, " bytes passes the fold limits");
     } else {
       // Null for an input that is not constant: a fill that folds reads only its static shape.
@@ -96,12 +96,12 @@ absl::Status RemovedOpPlanner::PlanNode(const onnx::NodeProto& node, const Remov
       ASSIGN_OR_RETURN(change.folded, rule.Reference(rule_node, inputs));
       int64_t folded = 0;
       for (const Tensor& value : change.folded) folded += static_cast<int64_t>(value.bytes().size());
-      if (folded > options_.max_fold_bytes || folded_bytes_ + folded > options_.max_total_fold_bytes) {
+      if (folded > options_.max_fold_bytes || !budget_->Fits(folded)) {
         return absl::ResourceExhaustedError(
             absl::StrCat(rule_node.label, ": its value has ", folded, " bytes, past the fold limits (max_fold_bytes ",
                          options_.max_fold_bytes, ", max_total_fold_bytes ", options_.max_total_fold_bytes, ")"));
       }
-      folded_bytes_ += folded;
+      budget_->Spend(folded);
       change.action = Action::kFolded;
       change.became = "initializer";
       change.detail = "its value is known while planning";

@@ -23,6 +23,7 @@
 #include "graph/graph_scope.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
+#include "rules/fold_budget.h"
 #include "rules/removed_op_rule.h"
 #include "upgrade/opset_upgrade.h"
 
@@ -60,17 +61,18 @@ class RemovedOpPlanner {
   // FailedPrecondition naming every node, its graph and op when the model holds nodes no one can legalize: an
   // op of the default domain without a schema at the model's opset that is neither DynamicSlice nor a removed
   // op with a rule (ATen, GRUUnit, an op onnx never defined, ...), or a removed op in a model-local function.
-  // `plan` is appended to, and must outlive the planner.
+  // Folds take from `budget`, shared with the model's other planners; `plan` is appended to. Both must outlive
+  // the planner.
   static absl::StatusOr<RemovedOpPlanner> Start(const onnx::ModelProto& model, const Options& options,
-                                                RemovedOpPlan& plan);
+                                                FoldBudget& budget, RemovedOpPlan& plan);
 
   // Plans `node` when a rule knows it. A removed node its rule refuses (attributes the old spec does not allow,
   // an element type it cannot verify) is InvalidArgument or FailedPrecondition naming it.
   absl::Status Visit(const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator);
 
  private:
-  RemovedOpPlanner(const Options& options, int64_t opset, RemovedOpPlan& plan)
-      : options_(options), opset_(opset), plan_(&plan) {}
+  RemovedOpPlanner(const Options& options, int64_t opset, FoldBudget& budget, RemovedOpPlan& plan)
+      : options_(options), opset_(opset), budget_(&budget), plan_(&plan) {}
 
   absl::Status PlanNode(const onnx::NodeProto& node, const RemovedOpRule& rule, GraphScope& scope,
                         const GraphLocator& locator);
@@ -78,8 +80,8 @@ class RemovedOpPlanner {
 
   Options options_;  // a copy: the planner may outlive the caller's options
   int64_t opset_ = 0;
+  FoldBudget* budget_;
   RemovedOpPlan* plan_;
-  int64_t folded_bytes_ = 0;  // what the folds planned so far hold, against max_total_fold_bytes
   // The types of the outputs planned so far, which later removed ops read: onnx's inference has no schema for
   // a removed op.
   std::unordered_map<std::string, ValueType> planned_types_;

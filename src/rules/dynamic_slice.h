@@ -24,6 +24,7 @@
 #include "graph/graph_scope.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
+#include "rules/fold_budget.h"
 
 namespace onnx_legalize {
 
@@ -86,8 +87,10 @@ struct Plan {
 // the scope, for the nodes after it. Errors are PlanDynamicSlices'.
 class DynamicSlicePlanner {
  public:
-  // `plan`'s changes are appended to; the walk's scopes, which its constants point into, must live as long.
-  DynamicSlicePlanner(const onnx::ModelProto& model, const Options& options, bool stream_large_folds, Plan& plan);
+  // Folds take from `budget`, shared with the model's other planners; `plan`'s changes are appended to. Both
+  // must outlive the planner, and the walk's scopes, which the plan's constants point into, the plan.
+  DynamicSlicePlanner(const onnx::ModelProto& model, const Options& options, bool stream_large_folds,
+                      FoldBudget& budget, Plan& plan);
   ~DynamicSlicePlanner();
   DynamicSlicePlanner(const DynamicSlicePlanner&) = delete;
   DynamicSlicePlanner& operator=(const DynamicSlicePlanner&) = delete;

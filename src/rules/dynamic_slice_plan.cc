@@ -37,8 +37,8 @@ int64_t CountDynamicSlices(const onnx::GraphProto& graph) {
 
 class DynamicSlicePlanner::Impl {
  public:
-  Impl(const onnx::ModelProto& model, const Options& options, bool stream_large_folds, Plan& plan)
-      : model_(model), options_(options), stream_large_folds_(stream_large_folds), plan_(plan) {
+  Impl(const onnx::ModelProto& model, const Options& options, bool stream_large_folds, FoldBudget& budget, Plan& plan)
+      : model_(model), options_(options), stream_large_folds_(stream_large_folds), plan_(plan), budget_(budget) {
     // One change per DynamicSlice: reserved, so that the changes are not moved again and again.
     plan_.changes.reserve(static_cast<size_t>(CountDynamicSlices(model.graph())));
     if (stream_large_folds_) {
@@ -241,12 +241,12 @@ class DynamicSlicePlanner::Impl {
       return false;
     }
     const int64_t bytes = count * element_bytes;  // no overflow: count <= max_fold_bytes / element_bytes
-    if (bytes > options_.max_total_fold_bytes - folded_bytes_) {
+    if (!budget_.Fits(bytes)) {
       change.detail = absl::StrCat("its constant result (", bytes, " bytes) would take the folded total past ",
                                    "max_total_fold_bytes (", options_.max_total_fold_bytes, ")");
       return false;
     }
-    folded_bytes_ += bytes;
+    budget_.Spend(bytes);
     if (change.data_constant == nullptr) {
       ASSIGN_OR_RETURN(change.data_constant, lookup(change.data));
       if (change.data_constant == nullptr) return invalid("data '", change.data, "' could not be read");
@@ -392,13 +392,13 @@ class DynamicSlicePlanner::Impl {
   const bool stream_large_folds_;
   std::unordered_set<std::string> folded_through_;  // filled when folds may stream
   Plan& plan_;
-  int64_t folded_bytes_ = 0;  // what the folds planned so far will allocate, against max_total_fold_bytes
+  FoldBudget& budget_;  // what the model's folds planned so far will allocate, against max_total_fold_bytes
   std::optional<FreshNames> used_names_;
 };
 
 DynamicSlicePlanner::DynamicSlicePlanner(const onnx::ModelProto& model, const Options& options, bool stream_large_folds,
-                                         Plan& plan)
-    : impl_(std::make_unique<Impl>(model, options, stream_large_folds, plan)) {}
+                                         FoldBudget& budget, Plan& plan)
+    : impl_(std::make_unique<Impl>(model, options, stream_large_folds, budget, plan)) {}
 
 DynamicSlicePlanner::~DynamicSlicePlanner() = default;
 
@@ -415,7 +415,8 @@ int64_t SliceVersionAtOpset(int64_t opset) {
 
 absl::StatusOr<Plan> PlanDynamicSlices(const onnx::ModelProto& model, const Options& options, bool stream_large_folds) {
   Plan plan;
-  DynamicSlicePlanner planner(model, options, stream_large_folds, plan);
+  FoldBudget budget(options.max_total_fold_bytes);
+  DynamicSlicePlanner planner(model, options, stream_large_folds, budget, plan);
   RETURN_IF_ERROR(WalkTypedModel(model, options.external_data, plan.scopes,
                                  [&](const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) {
                                    return planner.Visit(node, scope, locator);

@@ -23,6 +23,7 @@ using ::onnx_legalize::testing::CountOps;
 using ::onnx_legalize::testing::DefaultOpset;
 using ::onnx_legalize::testing::ExpectRejected;
 using ::onnx_legalize::testing::LegalizedCopy;
+using ::onnx_legalize::testing::NodeFor;
 using ::onnx_legalize::testing::ParseModel;
 using ::onnx_legalize::testing::Serialize;
 using ::testing::HasSubstr;
@@ -469,6 +470,33 @@ branch (bool cond) => (float[1,2,1,1] out) {
   for (const NodeReport& node : report.nodes) EXPECT_EQ(node.action, Action::kFolded) << node.output;
   EXPECT_EQ(CountOps(legalized, "ImageScaler"), 0);
   EXPECT_EQ(CountOps(legalized, "Mul"), 0);
+  ExpectLegal(legalized);
+}
+
+// max_total_fold_bytes bounds the folds of both families together: a DynamicSlice fold of 32 bytes leaves 16
+// of a 48-byte total, and the 32-byte Scale after it is rewritten.
+TEST(RemovedOpsTest, TheTotalFoldLimitIsSharedWithDynamicSlice) {
+  const onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+two (float[2,4] z) => (float[2,4] y) {
+  w = Constant <value = float[4,4] {1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0,
+                                    16.0}> ()
+  s = Constant <value = int64[1] {1}> ()
+  e = Constant <value = int64[1] {3}> ()
+  rows = DynamicSlice(w, s, e)
+  c = Constant <value = float[2,4] {1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0}> ()
+  scaled = Scale <scale = 2.0> (c)
+  sum = Add(rows, scaled)
+  y = Add(sum, z)
+}
+)");
+  Options options;
+  options.max_total_fold_bytes = 48;
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, options, &report);
+  EXPECT_EQ(NodeFor(report, "rows").action, Action::kFolded);
+  EXPECT_EQ(NodeFor(report, "scaled").action, Action::kRewritten);
+  EXPECT_THAT(NodeFor(report, "scaled").detail, HasSubstr("passes the fold limits"));
   ExpectLegal(legalized);
 }
 
