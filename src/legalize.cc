@@ -16,8 +16,6 @@
 #include <unordered_set>
 #include <vector>
 
-#include "absl/strings/cord.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "era/legacy_repairs.h"
 #include "google/protobuf/arena.h"
@@ -504,9 +502,17 @@ void CompleteReport(const onnx::ModelProto& model, PlannedPasses& planned, const
 // steps run one after the other.
 // `input_check` is onnx's checker on the input, under way; its verdict goes to `input_verdict`, waited for
 // once verification has started.
-absl::Status TransformAndProve(onnx::ModelProto& model, PlannedPasses& planned, int64_t current, const Options& options,
-                               std::future<absl::Status>& input_check, absl::Status& input_verdict,
-                               const internal::UseLegalized* use, std::string& opset_move) {
+// How the transformation at the planned target ended: OK, or a failure, and whether it is the target's (onnx's
+// converter or checker failed on the result: another target may avoid it).
+struct TargetOutcome {
+  absl::Status status;
+  bool the_targets = false;
+};
+
+TargetOutcome TransformAndProve(onnx::ModelProto& model, PlannedPasses& planned, int64_t current,
+                                const Options& options, std::future<absl::Status>& input_check,
+                                absl::Status& input_verdict, const internal::UseLegalized* use,
+                                std::string& opset_move) {
   const int64_t target = planned.target;
   // Declared before the verification, so that they outlive it on every path: the plan's large constants
   // view the bytes of the model's initializers (GraphScope::FindConstant), which move into `aside` and on
@@ -521,7 +527,7 @@ absl::Status TransformAndProve(onnx::ModelProto& model, PlannedPasses& planned, 
   auto abandon = [&](const absl::Status& failure) {
     absl::Status verified = verification.has_value() ? verification->Finish() : absl::OkStatus();
     aside->Restore(model);
-    return verified.ok() ? internal::AtTarget(failure, target) : verified;
+    return verified.ok() ? TargetOutcome{failure, true} : TargetOutcome{verified};
   };
   if (absl::Status transformed = Transform(planned.passes, current, target, options, *aside, result, opset_move);
       !transformed.ok()) {
@@ -538,20 +544,20 @@ absl::Status TransformAndProve(onnx::ModelProto& model, PlannedPasses& planned, 
     absl::Status proven = use == nullptr ? proofs.Await() : proofs.AwaitVerification();
     if (!proven.ok()) {
       aside->Restore(model);
-      return internal::AtTarget(proven, target);
+      return {proven, true};
     }
     for (const auto& pass : planned.passes) pass->FillDeferred(result);
   }
   model.Swap(&result);
   aside->Restore(model);
-  if (use == nullptr) return absl::OkStatus();
+  if (use == nullptr) return {};
   DeferredTensors streamed;
   for (const auto& pass : planned.passes) streamed.merge(pass->StreamedValues());
   absl::Status used = (*use)(model, streamed, [&proofs] { return proofs.Await(); });
   if (used.ok()) used = proofs.Await();  // in case `use` did not wait
-  // A failure of the proofs is the target's; one of `use` (writing the file) is not, and is not marked.
-  if (!used.ok()) return proofs.Await().ok() ? used : internal::AtTarget(used, target);
-  return absl::OkStatus();
+  // A failure of the proofs is the target's; one of `use` (writing the file) is not.
+  if (!used.ok()) return {used, !proofs.Await().ok()};
+  return {};
 }
 
 // Whether `graph` or a graph in it holds a node of the default domain.
@@ -590,8 +596,8 @@ bool AcceptedAsItIs(const onnx::ModelProto& model) {
 // failure leaves it as it was. With `use`, the legalized model goes to `use` while they still run.
 // `repairs` receives what the model's era left implicit and is written anew (era/legacy_repairs.h), so that
 // Legalize can take it back when legalizing fails.
-absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& options, const internal::UseLegalized* use,
-                                    LegacyRepairs& repairs) {
+internal::Attempt LegalizeImpl(onnx::ModelProto& model, const Options& options, const internal::UseLegalized* use,
+                               LegacyRepairs& repairs) {
   RETURN_IF_ERROR(ValidateOptions(options));
   Report report;
   report.ir_version_before = report.ir_version_after = model.ir_version();
@@ -623,8 +629,12 @@ absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& opti
   // lowest target that does (TryLaterTargets goes on from a failure here), and the rest is refused.
   RETURN_IF_ERROR(VerifyBeforeTransform(planned, options));
   absl::Status input_verdict;
-  RETURN_IF_ERROR(TransformAndProve(model, planned, current, options, input_checker_verdict, input_verdict, use,
-                                    report.opset_move));
+  const TargetOutcome transformed =
+      TransformAndProve(model, planned, current, options, input_checker_verdict, input_verdict, use, report.opset_move);
+  if (!transformed.status.ok()) {
+    return transformed.the_targets ? internal::Attempt::FailedAt(transformed.status, planned.target)
+                                   : internal::Attempt(transformed.status);
+  }
   CompleteReport(model, planned, input_verdict, report);
   return report;
 }
@@ -634,9 +644,9 @@ absl::StatusOr<Report> LegalizeImpl(onnx::ModelProto& model, const Options& opti
 absl::StatusOr<Report> Legalize(onnx::ModelProto& model, const Options& options) {
   return internal::TryLaterTargets(options, [&model](const Options& at) {
     LegacyRepairs repairs;
-    absl::StatusOr<Report> report = LegalizeImpl(model, at, nullptr, repairs);
-    if (!report.ok()) repairs.Undo();  // the rest of a failure leaves the model as the repairs made it
-    return report;
+    internal::Attempt attempt = LegalizeImpl(model, at, nullptr, repairs);
+    if (!attempt.report.ok()) repairs.Undo();  // the rest of a failure leaves the model as the repairs made it
+    return attempt;
   });
 }
 
@@ -679,43 +689,38 @@ int64_t NextSchemaOf(const std::string& op_type, int64_t opset) {
 
 }  // namespace
 
-absl::Status AtTarget(absl::Status status, int64_t target) {
-  if (!status.ok() && !IsVerificationFailure(status)) {
-    status.SetPayload(kTargetFailurePayloadUrl, absl::Cord(absl::StrCat(target)));
-  }
-  return status;
+Attempt Attempt::FailedAt(absl::Status failure, int64_t target) {
+  Attempt attempt(std::move(failure));
+  if (!IsVerificationFailure(attempt.report.status())) attempt.failed_target = target;
+  return attempt;
 }
 
-absl::StatusOr<Report> TryLaterTargets(const Options& options,
-                                       const std::function<absl::StatusOr<Report>(const Options&)>& attempt) {
-  absl::StatusOr<Report> first = attempt(options);
-  if (first.ok() || options.target_opset.has_value() || options.keep_opset) return first;
+absl::StatusOr<Report> TryLaterTargets(const Options& options, const std::function<Attempt(const Options&)>& attempt) {
+  const Attempt first = attempt(options);
+  if (first.report.ok() || options.target_opset.has_value() || options.keep_opset) return first.report;
   std::vector<PassedOverTarget> passed_over;
-  absl::StatusOr<Report> last = first;
+  Attempt last = first;
   Options later = options;
-  int64_t failed_at = 0;
-  while (!last.ok()) {
-    const auto payload = last.status().GetPayload(kTargetFailurePayloadUrl);
-    if (!payload.has_value() || !absl::SimpleAtoi(std::string(*payload), &failed_at) || failed_at >= kMaxTargetOpset) {
-      return first;
-    }
-    passed_over.push_back({failed_at, std::string(FirstLine(last.status().message()))});
+  while (!last.report.ok()) {
+    if (!last.failed_target.has_value() || *last.failed_target >= kMaxTargetOpset) return first.report;
+    const int64_t failed_at = *last.failed_target;
+    passed_over.push_back({failed_at, std::string(FirstLine(last.report.status().message()))});
     // Where onnx names the op it failed and a later opset defines that op anew, that opset is tried next.
     const int64_t redefined_at = NextSchemaOf(OpTypeNamedByOnnx(passed_over.back().reason), failed_at);
     // Otherwise a reason that comes back at the next target the same (but for opset numbers) is the model's, not
     // the target's: stop there rather than try every opset up to 17 (a hopeless model is refused in two tries).
     if (redefined_at == 0 && passed_over.size() >= 2 &&
         SameButForNumbers(passed_over[passed_over.size() - 2].reason, passed_over.back().reason)) {
-      return first;
+      return first.report;
     }
     later.target_opset = redefined_at > 0 ? redefined_at : failed_at + 1;
     last = attempt(later);
   }
-  last->targets_passed_over = std::move(passed_over);
-  return last;
+  last.report->targets_passed_over = std::move(passed_over);
+  return std::move(last.report);
 }
 
-absl::StatusOr<Report> LegalizeAndUse(onnx::ModelProto& model, const Options& options, const UseLegalized& use) {
+Attempt LegalizeAndUse(onnx::ModelProto& model, const Options& options, const UseLegalized& use) {
   LegacyRepairs repairs;  // the caller discards the model when this fails: nothing to take back
   return LegalizeImpl(model, options, &use, repairs);
 }

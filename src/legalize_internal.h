@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -25,27 +26,35 @@ using AwaitProofs = std::function<absl::Status()>;
 using UseLegalized = std::function<absl::Status(onnx::ModelProto& legalized, const DeferredTensors& streamed,
                                                 const AwaitProofs& await_proofs)>;
 
+// One attempt to legalize at one target (the one Options names, or the library's choice): the report, or the
+// failure and, when another target may avoid it (onnx's version converter, or its checker and strict shape
+// inference on the result, failed), the target it happened at. The target travels beside the failure, not in
+// it: the caller's error is the failure as it was.
+struct Attempt {
+  // Implicit, so that a function returning an Attempt returns a report or (with the status macros) a failure
+  // that no other target avoids.
+  Attempt(Report done) : report(std::move(done)) {}              // NOLINT(google-explicit-constructor)
+  Attempt(absl::Status failure) : report(std::move(failure)) {}  // NOLINT(google-explicit-constructor)
+  // `failure` at `target`, which another target may avoid; a verification failure never is (it says the
+  // library is wrong, at every target).
+  static Attempt FailedAt(absl::Status failure, int64_t target);
+
+  absl::StatusOr<Report> report;
+  std::optional<int64_t> failed_target;  // set only for a failure another target may avoid
+};
+
 // Legalize(model, options), handing the result to `use` as soon as it exists; returns the report once the
 // proofs hold and `use` succeeded. On failure `model` is in an unspecified state (it may be the legalized
 // model): unlike Legalize(), this is for callers that discard it then. The model `use` gets is only for
 // writing: its large folds are stubs (see UseLegalized).
-absl::StatusOr<Report> LegalizeAndUse(onnx::ModelProto& model, const Options& options, const UseLegalized& use);
-
-// A failure that another target opset may avoid (onnx's version converter, or its checker and strict shape
-// inference on the result) carries the target it happened at under this type URL.
-inline constexpr char kTargetFailurePayloadUrl[] = "type.googleapis.com/onnx_legalize.TargetFailure";
-
-// `status` marked as having failed at `target` for a reason a later target may avoid (a verification failure
-// is never: it says the library is wrong).
-absl::Status AtTarget(absl::Status status, int64_t target);
+Attempt LegalizeAndUse(onnx::ModelProto& model, const Options& options, const UseLegalized& use);
 
 // Runs `attempt` with `options`; when they leave the target to the library and it fails at a target for a
 // reason a later one may avoid, runs it again at each next target up to 17 until one succeeds, or until two
 // targets in a row fail the same way (but for opset numbers). The report lists the targets passed over;
 // when none succeeds, the first failure is returned. `attempt` must leave
 // nothing behind when it fails (Legalize is transactional; LegalizeFile commits nothing).
-absl::StatusOr<Report> TryLaterTargets(const Options& options,
-                                       const std::function<absl::StatusOr<Report>(const Options&)>& attempt);
+absl::StatusOr<Report> TryLaterTargets(const Options& options, const std::function<Attempt(const Options&)>& attempt);
 
 }  // namespace onnx_legalize::internal
 

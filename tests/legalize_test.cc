@@ -922,11 +922,10 @@ namespace onnx_legalize {
 namespace {
 
 // A stand-in for one legalization at the target `options` name (10 when none), failing as `fail_at` says.
-absl::StatusOr<Report> AttemptAt(const Options& options, int& calls,
-                                 const std::function<absl::Status(int64_t)>& fail_at) {
+internal::Attempt AttemptAt(const Options& options, int& calls, const std::function<absl::Status(int64_t)>& fail_at) {
   ++calls;
   const int64_t target = options.target_opset.value_or(10);
-  if (absl::Status failure = fail_at(target); !failure.ok()) return internal::AtTarget(failure, target);
+  if (absl::Status failure = fail_at(target); !failure.ok()) return internal::Attempt::FailedAt(failure, target);
   Report report;
   report.opset_after = target;
   return report;
@@ -941,6 +940,9 @@ TEST(LegalizeTargetTest, StopsWhenTwoTargetsInARowFailTheSameWay) {
   });
   EXPECT_EQ(calls, 2);
   EXPECT_THAT(std::string(report.status().message()), HasSubstr("to opset 10")) << "the first failure is returned";
+  int payloads = 0;
+  report.status().ForEachPayload([&payloads](absl::string_view, const absl::Cord&) { ++payloads; });
+  EXPECT_EQ(payloads, 0) << "the target travels beside the failure, not in the caller's error";
 }
 
 TEST(LegalizeTargetTest, JumpsToTheOpsetThatDefinesTheNamedOpAnewEvenWhenTheReasonRepeats) {
@@ -952,12 +954,12 @@ TEST(LegalizeTargetTest, JumpsToTheOpsetThatDefinesTheNamedOpAnewEvenWhenTheReas
     const int64_t target = at.target_opset.value_or(7);
     // Constant is defined anew at 9 (then 11, 12, 13): 7 fails, 8 is skipped, 9 works.
     if (target < 9) {
-      return absl::StatusOr<Report>(internal::AtTarget(
-          absl::FailedPreconditionError("(op_type:Constant, node name: labels): output has unsupported type"), target));
+      return internal::Attempt::FailedAt(
+          absl::FailedPreconditionError("(op_type:Constant, node name: labels): output has unsupported type"), target);
     }
     Report done;
     done.opset_after = target;
-    return absl::StatusOr<Report>(done);
+    return internal::Attempt(done);
   });
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_THAT(tried, ::testing::ElementsAre(7, 9));
@@ -1004,7 +1006,7 @@ TEST(LegalizeTargetTest, GoesOnWhileTheReasonChangesAndNeverRetriesAVerification
     ++calls;
     absl::Status failure = absl::InternalError("verification failed: x");
     failure.SetPayload(kVerificationFailurePayloadUrl, absl::Cord("x"));
-    return absl::StatusOr<Report>(internal::AtTarget(failure, 10));
+    return internal::Attempt::FailedAt(failure, 10);
   });
   EXPECT_EQ(calls, 1);
   EXPECT_TRUE(IsVerificationFailure(report.status()));

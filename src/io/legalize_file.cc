@@ -97,7 +97,7 @@ absl::StatusOr<Report> LegalizeFile(const std::string& input_path, const std::st
   // failed legalizes the model as read again (the failed attempt may have left it legalized).
   absl::Status save_failure;
   bool first_attempt = true;
-  auto attempt = [&](const Options& at) -> absl::StatusOr<Report> {
+  auto attempt = [&](const Options& at) -> internal::Attempt {
     if (!first_attempt) loaded = LoadModel(input_path);
     first_attempt = false;
     RETURN_IF_ERROR(loaded.status());

@@ -181,10 +181,12 @@ views (int64[1] s, int64[1] e) => (uint8[?] y) {
   *model.mutable_graph()->add_initializer() = Bytes("read", kMinViewedBytes);
   Options options;
   options.verify_trials = 2000;
-  absl::StatusOr<Report> report = internal::LegalizeAndUse(
-      model, options, [](onnx::ModelProto&, const DeferredTensors&, const internal::AwaitProofs&) {
-        return absl::UnavailableError("the disk went away");
-      });
+  absl::StatusOr<Report> report =
+      internal::LegalizeAndUse(model, options,
+                               [](onnx::ModelProto&, const DeferredTensors&, const internal::AwaitProofs&) {
+                                 return absl::UnavailableError("the disk went away");
+                               })
+          .report;
   EXPECT_EQ(report.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(std::string(report.status().message()), HasSubstr("the disk went away"));
 }

@@ -101,18 +101,20 @@ TEST_F(LegalizeFileStreamedFoldsTest, ReportsWhatLegalizeReports) {
 TEST(LegalizeAndUseTest, LeavesTheLargeFoldsNoDynamicSliceReadsToTheWriter) {
   onnx::ModelProto model = FoldsOfAWeight();
   std::vector<std::string> streamed_names, stub_names;
-  absl::StatusOr<Report> report = internal::LegalizeAndUse(
-      model, Options{},
-      [&](onnx::ModelProto& legalized, const DeferredTensors& streamed, const internal::AwaitProofs& await_proofs) {
-        for (const auto& [name, value] : streamed) {
-          streamed_names.push_back(name);
-          EXPECT_EQ(value->ByteSize(), name == "rows" ? 200 * 256 * 4 : 240 * 247 * 4) << name;
-        }
-        for (const auto& initializer : legalized.graph().initializer()) {
-          if (IsDeferredStub(initializer)) stub_names.push_back(initializer.name());
-        }
-        return await_proofs();
-      });
+  absl::StatusOr<Report> report =
+      internal::LegalizeAndUse(
+          model, Options{},
+          [&](onnx::ModelProto& legalized, const DeferredTensors& streamed, const internal::AwaitProofs& await_proofs) {
+            for (const auto& [name, value] : streamed) {
+              streamed_names.push_back(name);
+              EXPECT_EQ(value->ByteSize(), name == "rows" ? 200 * 256 * 4 : 240 * 247 * 4) << name;
+            }
+            for (const auto& initializer : legalized.graph().initializer()) {
+              if (IsDeferredStub(initializer)) stub_names.push_back(initializer.name());
+            }
+            return await_proofs();
+          })
+          .report;
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_THAT(streamed_names, ElementsAre("rows", "window"));
   EXPECT_THAT(stub_names, UnorderedElementsAre("rows", "window"));
