@@ -412,6 +412,66 @@ fill (float[2,2] z) => (float[2,2] y) {
   ExpectLegal(legalized);
 }
 
+// Folds feed folds whichever family each belongs to: a removed op of a DynamicSlice's fold folds too, so a
+// chain GivenTensorFill -> DynamicSlice -> Scale -> DynamicSlice -> Affine becomes one initializer, at the
+// model's own opset, with nothing the chain read left behind.
+TEST(RemovedOpsTest, AChainOfFoldsOfBothFamiliesFoldsWhole) {
+  const onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+chain (float[1,2] z) => (float[1,2] y) {
+  c = GivenTensorFill <values = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], shape = [2, 3]> ()
+  s = Constant <value = int64[1] {1}> ()
+  e = Constant <value = int64[1] {3}> ()
+  a = Constant <value = int64[1] {1}> ()
+  w = DynamicSlice(c, s, e, a)
+  w2 = Scale <scale = 2.0> (w)
+  r0 = Constant <value = int64[1] {0}> ()
+  r1 = Constant <value = int64[1] {1}> ()
+  row = DynamicSlice(w2, r0, r1)
+  v = Affine <alpha = 0.5, beta = 1.0> (row)
+  flat = Flatten <axis = 0> (v)
+  y = Add(flat, z)
+}
+)");
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(DefaultOpset(legalized), 9) << "no Slice-10 is written";
+  ASSERT_EQ(report.nodes.size(), 5u);
+  for (const NodeReport& node : report.nodes) EXPECT_EQ(node.action, Action::kFolded) << node.output;
+  ASSERT_EQ(legalized.graph().initializer_size(), 1);
+  EXPECT_EQ(legalized.graph().initializer(0).name(), "v");
+  // [[2, 3], [5, 6]] scaled by 2, its first row, times 0.5 plus 1.
+  EXPECT_EQ(Floats(TensorFromProto(legalized.graph().initializer(0)).value()), (std::vector<float>{3, 4}));
+  EXPECT_EQ(CountOps(legalized, "Constant"), 0);
+  ExpectLegal(legalized);
+}
+
+// A DynamicSlice's fold in the main graph is a constant inside the subgraphs too: the ImageScaler of a branch
+// that reads it folds.
+TEST(RemovedOpsTest, ARemovedOpInABranchFoldsThroughTheMainGraphsDynamicSliceFold) {
+  const onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+branch (bool cond) => (float[1,2,1,1] out) {
+  w = Constant <value = float[1,4,1,1] {1.0, 2.0, 3.0, 4.0}> ()
+  s = Constant <value = int64[1] {1}> ()
+  e = Constant <value = int64[1] {3}> ()
+  a = Constant <value = int64[1] {1}> ()
+  sliced = DynamicSlice(w, s, e, a)
+  out = If (cond) <
+    then_branch = g1 () => (float[1,2,1,1] t) { t = ImageScaler <scale = 2.0, bias = [1.0, -1.0]> (sliced) },
+    else_branch = g2 () => (float[1,2,1,1] f) { f = Identity(sliced) }
+  >
+}
+)");
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(DefaultOpset(legalized), 9);
+  for (const NodeReport& node : report.nodes) EXPECT_EQ(node.action, Action::kFolded) << node.output;
+  EXPECT_EQ(CountOps(legalized, "ImageScaler"), 0);
+  EXPECT_EQ(CountOps(legalized, "Mul"), 0);
+  ExpectLegal(legalized);
+}
+
 TEST(RemovedOpsTest, MixedWithARewrittenDynamicSliceBothGoInOneTarget) {
   onnx::ModelProto model = ParseModel(R"(
 <ir_version: 3, opset_import: ["" : 9]>
