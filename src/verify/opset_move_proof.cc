@@ -241,7 +241,7 @@ class ProofTally {
 // Why the proof stopped when the first input set passed the budget, naming what the user can raise.
 std::string PastBudget(const RunMeter& meter, const char* which) {
   return absl::StrCat("past the proof budget (", meter.budget, " element operations) in the first input set, ", which,
-                      " the move, after ", meter.work, "; raise it with --proof-budget (Options::proof_budget)");
+                      " the move (", meter.work, " done); raise it with --proof-budget (Options::proof_budget)");
 }
 
 // The two forms the proof runs, each with the kernels it adds to the runner's, and where large initializers are.

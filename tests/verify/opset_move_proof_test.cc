@@ -57,8 +57,8 @@ TEST(OpsetMoveProofTest, ABudgetTooSmallForOneInputSetLeavesTheMoveNotExecutedAn
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(report->opset_after, 13) << "the move is made; only its proof is left out";
   const std::string why =
-      "past the proof budget (100 element operations) in the first input set, before the move, after 243; raise it "
-      "with --proof-budget (Options::proof_budget)";
+      "past the proof budget (100 element operations) in the first input set, before the move (243 done); raise "
+      "it with --proof-budget (Options::proof_budget)";
   EXPECT_EQ(report->opset_move, "not executed: " + why);
   const OpsetMoveProof& proof = report->opset_move_proof;
   EXPECT_FALSE(proof.executed);
