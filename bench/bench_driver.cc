@@ -3,7 +3,7 @@
 // resident memory (ru_maxrss) and their ratios against the targets. Then it runs the pass timer.
 //
 //   onnx-legalize-bench --cli=PATH --baseline=PATH --pass-timer=PATH [--work=DIR] [--repeat=R]
-//                       [--scenarios=1,2,3,4,5] [--pass-sizes=2000,20000]
+//                       [--scenarios=1,2,3,4,5,6] [--pass-sizes=2000,20000] [--node=PATH --ort-time=PATH]
 //
 // Scenario 4 (issue 12) is --check over a model repository: kRepositoryModels models in folders of their
 // own, each a scenario-1 graph of kRepositorySlices slices with kRepositoryWeights external weights, most
@@ -16,6 +16,13 @@
 // of kTreeSlices DynamicSlices with one small weight) in kTreeFolders folders; `onnx-legalize TREE -o OUT` with
 // -j 1 and -j 2 against a shell loop that runs `onnx-legalize IN OUT` once per file (process start and onnx's
 // schema registration paid per file), in files per second and as ratios.
+//
+// Scenario 6 (issue 24) is the opset move's proof on an image classifier of real size (bench_models.h): `onnx-legalize
+// IN OUT --target-opset=13 --report=FILE` moves it from opset 9 and proves the move in the model runner, and the
+// report's opset_move_proof says how many inferences that took (each input set runs the model before and after
+// the move) and how long the proof alone took; bench/ort_time.js (ONNX Runtime for Node, --node and --ort-time)
+// then runs the same inferences (the model before and after the move, as many times each) on one thread, with
+// ORT's graph optimizations on and off, and the proof's time is reported against ORT's.
 //
 // Models are generated into DIR (default /tmp/onnx-legalize-bench) once and reused while DIR/<n>/ holds
 // them. Each scenario runs baseline and tool alternately R times (default 3); medians are reported.
@@ -149,6 +156,8 @@ bool Generate(const std::string& work, int scenario) {
       ok = MoveWeightsToExternalFile(model, model_folder, "weights.bin", &error) &&
            WriteModel(model, model_folder + "/model.onnx", &error);
     }
+  } else if (scenario == 6) {
+    ok = WriteModel(onnx_legalize::bench::BuildImageCnn(), folder + "/model.onnx", &error);
   } else if (scenario == 5) {
     ok = true;
     for (int i = 0; i < kTreeModels && ok; ++i) {
@@ -175,8 +184,9 @@ struct Config {
   std::string cli, baseline, pass_timer;
   std::string work = "/tmp/onnx-legalize-bench";
   int repeat = 3;
-  std::vector<int> scenarios = {1, 2, 3, 4, 5};
+  std::vector<int> scenarios = {1, 2, 3, 4, 5, 6};
   std::vector<std::string> pass_sizes = {"2000", "20000"};
+  std::string node, ort_time;  // scenario 6: the node binary and bench/ort_time.js
 };
 
 std::vector<std::string> SplitCommas(const std::string& s) {
@@ -298,10 +308,93 @@ bool MeasureTree(const Config& config) {
   return true;
 }
 
+// The number after `"key":` in a JSON text whose key is unique (ReportToJson's report, whose only repeated keys
+// are node fields, of which scenario 6's report has none; ort_time.js's line); -1 when absent.
+double JsonNumber(const std::string& json, const std::string& key) {
+  const std::string quoted = "\"" + key + "\":";  // strtod skips the space after it, if any
+  const size_t at = json.find(quoted);
+  if (at == std::string::npos) return -1;
+  return std::strtod(json.c_str() + at + quoted.size(), nullptr);
+}
+
+// The whole file, "" when it cannot be read.
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Scenario 6: the opset move's proof beside ONNX Runtime running the same inferences; false when a program failed
+// or the proof did not execute.
+bool MeasureProof(const Config& config) {
+  if (config.node.empty() || config.ort_time.empty()) {
+    std::printf("scenario 6: needs --node=PATH and --ort-time=PATH (bench/run.sh passes them) to run ONNX Runtime\n");
+    return false;
+  }
+  const std::string input = config.work + "/6/model.onnx";
+  const std::string out_folder = config.work + "/out6";
+  fs::create_directories(out_folder);
+  const std::string legalized = out_folder + "/legalized.onnx";
+  const std::string report = out_folder + "/report.json";
+  const std::string log = out_folder + "/log.txt";
+  std::vector<double> proof_s, tool_s, ort_all_s, ort_none_s;
+  double input_sets = 0, nodes = 0, work = 0;
+  for (int r = 0; r < config.repeat; ++r) {
+    fs::remove(legalized);
+    const Measurement tool = Run({config.cli, input, legalized, "--target-opset=13", "--report=" + report}, log);
+    const std::string json = ReadText(report);
+    if (tool.exit_code != 0 || json.find("\"executed\": true") == std::string::npos) {
+      std::printf("scenario 6: onnx-legalize exited %d, or its proof did not execute:\n%s\n%s\n", tool.exit_code,
+                  Tail(log).c_str(), json.c_str());
+      return false;
+    }
+    tool_s.push_back(tool.seconds);
+    proof_s.push_back(JsonNumber(json, "seconds"));
+    input_sets = JsonNumber(json, "input_sets");
+    nodes = JsonNumber(json, "nodes_executed");
+    work = JsonNumber(json, "work");
+    // The proof ran each input set through the model before the move and after it: ORT runs both, as often.
+    const std::string runs = "--runs=" + std::to_string(static_cast<int64_t>(input_sets));
+    for (const char* optimization : {"all", "disabled"}) {
+      const Measurement ort = Run({config.node, config.ort_time, "--shape=1,3,224,224", runs,
+                                   std::string("--optimization=") + optimization, input, legalized},
+                                  log);
+      const double seconds = JsonNumber(ReadText(log), "seconds");
+      if (ort.exit_code != 0 || seconds < 0) {
+        std::printf("scenario 6: ort_time.js exited %d:\n%s\n", ort.exit_code, Tail(log).c_str());
+        return false;
+      }
+      (optimization[0] == 'a' ? ort_all_s : ort_none_s).push_back(seconds);
+    }
+  }
+  const double proof = Median(proof_s), all = Median(ort_all_s), none = Median(ort_none_s);
+  const int64_t inferences = 2 * static_cast<int64_t>(input_sets);
+  std::printf(
+      "scenario 6: the opset move's proof on an image CNN (opset 9 -> 13, 1x3x224x224, 4 x Conv+BN+Relu+"
+      "MaxPool, Gemm), %d runs (medians)\n",
+      config.repeat);
+  std::printf(
+      "  proof in the model runner: %lld inferences (%.0f input set, before and after the move), %.0f nodes, "
+      "%.3g element operations\n",
+      static_cast<long long>(inferences), input_sets, nodes, work);
+  std::printf("  proof (the report's seconds)               %7.3f s  (whole onnx-legalize run %.3f s)\n", proof,
+              Median(tool_s));
+  std::printf("  ONNX Runtime, same inferences, 1 thread, optimizations all       %7.3f s  proof x%.2f of it\n", all,
+              proof / all);
+  std::printf("  ONNX Runtime, same inferences, 1 thread, optimizations disabled  %7.3f s  proof x%.2f of it\n", none,
+              proof / none);
+  std::printf("  target: proof within x3 of ONNX Runtime's time (optimizations all) %s\n",
+              proof / all <= 3.0 ? "MET" : "MISSED");
+  std::fflush(stdout);
+  return true;
+}
+
 // Runs one scenario; returns false when a program failed.
 bool Measure(const Config& config, int scenario) {
   if (scenario == 4) return MeasureRepository(config);
   if (scenario == 5) return MeasureTree(config);
+  if (scenario == 6) return MeasureProof(config);
   const std::string folder = config.work + "/" + std::to_string(scenario);
   const std::string input = folder + "/model.onnx";
   const std::string out_folder = config.work + "/out" + std::to_string(scenario);
@@ -388,6 +481,10 @@ int main(int argc, char** argv) {
       for (const std::string& s : SplitCommas(v)) config.scenarios.push_back(std::atoi(s.c_str()));
     } else if (const char* v = value("--pass-sizes=")) {
       config.pass_sizes = SplitCommas(v);
+    } else if (const char* v = value("--node=")) {
+      config.node = v;
+    } else if (const char* v = value("--ort-time=")) {
+      config.ort_time = v;
     } else {
       std::fprintf(stderr, "unknown argument %s\n", arg.c_str());
       return 2;
@@ -396,13 +493,16 @@ int main(int argc, char** argv) {
   if (config.cli.empty() || config.baseline.empty() || config.pass_timer.empty()) {
     std::fprintf(stderr,
                  "usage: onnx-legalize-bench --cli=PATH --baseline=PATH --pass-timer=PATH [--work=DIR] "
-                 "[--repeat=R] [--scenarios=1,2,3,4,5] [--pass-sizes=2000,20000]\n");
+                 "[--repeat=R] [--scenarios=1,2,3,4,5,6] [--pass-sizes=2000,20000] [--node=PATH --ort-time=PATH]\n");
     return 2;
   }
   fs::create_directories(config.work);
   bool ok = true;
   for (int scenario : config.scenarios) {
-    if (scenario < 1 || scenario > 5) continue;
+    if (scenario < 1 || scenario > 6) {
+      std::fprintf(stderr, "unknown scenario %d (1 to 6)\n", scenario);
+      return 2;
+    }
     if (!Generate(config.work, scenario)) return 1;
     ok = Measure(config, scenario) && ok;
   }

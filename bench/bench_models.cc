@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -31,6 +32,38 @@ void FillWeights(std::string& bytes, uint64_t seed) {
     const uint32_t bits = (static_cast<uint32_t>(state) & 0x807FFFFFu) | ((119u + (state >> 60)) << 23);
     std::memcpy(out + i * sizeof(uint32_t), &bits, sizeof(uint32_t));
   }
+}
+
+// A float tensor of `dims` holding `offset` + uniform values in [-scale, scale) from a fixed sequence: weights of
+// a network that computes (finite activations of ordinary size), unlike FillWeights's bytes.
+void AddScaledTensor(onnx::GraphProto& graph, const std::string& name, std::initializer_list<int64_t> dims, float scale,
+                     float offset, uint64_t seed) {
+  onnx::TensorProto* tensor = graph.add_initializer();
+  tensor->set_name(name);
+  tensor->set_data_type(onnx::TensorProto::FLOAT);
+  int64_t count = 1;
+  for (const int64_t dim : dims) {
+    tensor->add_dims(dim);
+    count *= dim;
+  }
+  std::string* bytes = tensor->mutable_raw_data();
+  bytes->resize(static_cast<size_t>(count) * sizeof(float));
+  uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (int64_t i = 0; i < count; ++i) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    const float unit = static_cast<float>(state >> 40) / static_cast<float>(1ull << 24);  // [0, 1)
+    const float value = offset + (2.0f * unit - 1.0f) * scale;
+    std::memcpy(bytes->data() + i * static_cast<int64_t>(sizeof(float)), &value, sizeof(float));
+  }
+}
+
+void AddIntsAttribute(onnx::NodeProto* node, const std::string& name, std::initializer_list<int64_t> values) {
+  onnx::AttributeProto* attribute = node->add_attribute();
+  attribute->set_name(name);
+  attribute->set_type(onnx::AttributeProto::INTS);
+  for (const int64_t value : values) attribute->add_ints(value);
 }
 
 onnx::TensorProto* AddWeight(onnx::GraphProto& graph, const std::string& name, int64_t rows, int64_t cols,
@@ -144,6 +177,52 @@ onnx::ModelProto BuildConstantFolds(int64_t weights, int64_t slices_per_weight) 
       AddTensorValue(graph.mutable_output(), "part_" + index, onnx::TensorProto::FLOAT, {kRows, kWeightDim});
     }
   }
+  return model;
+}
+
+onnx::ModelProto BuildImageCnn() {
+  onnx::ModelProto model = NewOpset9Model("image_cnn");
+  onnx::GraphProto& graph = *model.mutable_graph();
+  constexpr int64_t kImage = 224;
+  constexpr int64_t kClasses = 10;
+  AddTensorValue(graph.mutable_input(), "image", onnx::TensorProto::FLOAT, {1, 3, kImage, kImage});
+  std::string x = "image";
+  int64_t channels = 3;
+  int64_t size = kImage;
+  uint64_t seed = 600;
+  for (const int64_t out : {32, 64, 128, 256}) {
+    const std::string p = "block" + std::to_string(out);
+    // He-style scale: a 3x3 conv over `channels` inputs keeps the activations' magnitude.
+    const float scale = std::sqrt(6.0f / static_cast<float>(channels * 9));
+    AddScaledTensor(graph, p + "_w", {out, channels, 3, 3}, scale, 0.0f, seed++);
+    AddScaledTensor(graph, p + "_b", {out}, 0.05f, 0.0f, seed++);
+    onnx::NodeProto* conv = AddNode(graph, "Conv", p + "_conv", {x, p + "_w", p + "_b"}, p + "_conv");
+    AddIntsAttribute(conv, "kernel_shape", {3, 3});
+    AddIntsAttribute(conv, "pads", {1, 1, 1, 1});
+    AddScaledTensor(graph, p + "_scale", {out}, 0.2f, 1.0f, seed++);
+    AddScaledTensor(graph, p + "_shift", {out}, 0.1f, 0.0f, seed++);
+    AddScaledTensor(graph, p + "_mean", {out}, 0.1f, 0.0f, seed++);
+    AddScaledTensor(graph, p + "_var", {out}, 0.2f, 1.0f, seed++);
+    AddNode(graph, "BatchNormalization", p + "_bn", {p + "_conv", p + "_scale", p + "_shift", p + "_mean", p + "_var"},
+            p + "_bn");
+    AddNode(graph, "Relu", p + "_relu", {p + "_bn"}, p + "_relu");
+    onnx::NodeProto* pool = AddNode(graph, "MaxPool", p + "_pool", {p + "_relu"}, p + "_pool");
+    AddIntsAttribute(pool, "kernel_shape", {2, 2});
+    AddIntsAttribute(pool, "strides", {2, 2});
+    x = p + "_pool";
+    channels = out;
+    size /= 2;
+  }
+  AddNode(graph, "Flatten", "flatten", {x}, "features");
+  const int64_t features = channels * size * size;
+  AddScaledTensor(graph, "fc_w", {kClasses, features}, std::sqrt(6.0f / static_cast<float>(features)), 0.0f, seed++);
+  AddScaledTensor(graph, "fc_b", {kClasses}, 0.05f, 0.0f, seed++);
+  onnx::NodeProto* gemm = AddNode(graph, "Gemm", "classifier", {"features", "fc_w", "fc_b"}, "logits");
+  onnx::AttributeProto* trans_b = gemm->add_attribute();
+  trans_b->set_name("transB");
+  trans_b->set_type(onnx::AttributeProto::INT);
+  trans_b->set_i(1);
+  AddTensorValue(graph.mutable_output(), "logits", onnx::TensorProto::FLOAT, {1, kClasses});
   return model;
 }
 

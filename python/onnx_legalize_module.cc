@@ -50,13 +50,15 @@ PyObject* g_status_error = nullptr;
 }
 
 Options MakeOptions(std::optional<int64_t> target_opset, bool keep_opset, bool verify, int64_t max_fold_bytes,
-                    int64_t max_total_fold_bytes, int verify_trials, uint64_t verify_seed, bool use_threads) {
+                    int64_t max_total_fold_bytes, int64_t proof_budget, int verify_trials, uint64_t verify_seed,
+                    bool use_threads) {
   Options options;
   options.target_opset = target_opset;
   options.keep_opset = keep_opset;
   options.verify = verify;
   options.max_fold_bytes = max_fold_bytes;
   options.max_total_fold_bytes = max_total_fold_bytes;
+  options.proof_budget = proof_budget;
   options.verify_trials = verify_trials;
   options.verify_seed = verify_seed;
   options.use_threads = use_threads;
@@ -91,10 +93,10 @@ void SerializeModel(const onnx::ModelProto& model, char* out, size_t size) {
 
 // legalize(model bytes, options...) -> (legalized model bytes, report JSON)
 py::tuple LegalizeBytes(const py::bytes& model_bytes, std::optional<int64_t> target_opset, bool keep_opset, bool verify,
-                        int64_t max_fold_bytes, int64_t max_total_fold_bytes, int verify_trials, uint64_t verify_seed,
-                        bool use_threads) {
+                        int64_t max_fold_bytes, int64_t max_total_fold_bytes, int64_t proof_budget, int verify_trials,
+                        uint64_t verify_seed, bool use_threads) {
   const Options options = MakeOptions(target_opset, keep_opset, verify, max_fold_bytes, max_total_fold_bytes,
-                                      verify_trials, verify_seed, use_threads);
+                                      proof_budget, verify_trials, verify_seed, use_threads);
   char* data = nullptr;
   Py_ssize_t size = 0;
   if (PyBytes_AsStringAndSize(model_bytes.ptr(), &data, &size) != 0) throw py::error_already_set();
@@ -148,10 +150,11 @@ py::tuple LegalizeBytes(const py::bytes& model_bytes, std::optional<int64_t> tar
 // as bytes (os.fsencode), so that any name the filesystem holds can be given.
 py::str LegalizeFileBytes(const std::string& input_path, const std::string& output_path,
                           std::optional<int64_t> target_opset, bool keep_opset, bool verify, int64_t max_fold_bytes,
-                          int64_t max_total_fold_bytes, int verify_trials, uint64_t verify_seed, bool use_threads,
-                          const std::string& external_data, int64_t external_data_threshold, bool in_place) {
+                          int64_t max_total_fold_bytes, int64_t proof_budget, int verify_trials, uint64_t verify_seed,
+                          bool use_threads, const std::string& external_data, int64_t external_data_threshold,
+                          bool in_place) {
   const Options options = MakeOptions(target_opset, keep_opset, verify, max_fold_bytes, max_total_fold_bytes,
-                                      verify_trials, verify_seed, use_threads);
+                                      proof_budget, verify_trials, verify_seed, use_threads);
   SaveOptions save_options;
   save_options.external_data_name = external_data;
   save_options.external_data_threshold = external_data_threshold;
@@ -234,10 +237,11 @@ py::list PlanTreeBytes(const std::vector<std::string>& sources, const std::strin
 // legalize_tree_file(input, output, relative, dest, options..., threshold) -> the result as a JSON line.
 py::str LegalizeTreeFileBytes(const std::string& input, const std::string& output, const std::string& relative,
                               const std::string& dest_dir, std::optional<int64_t> target_opset, bool keep_opset,
-                              bool verify, int64_t max_fold_bytes, int64_t max_total_fold_bytes, int verify_trials,
-                              uint64_t verify_seed, bool use_threads, int64_t external_data_threshold) {
+                              bool verify, int64_t max_fold_bytes, int64_t max_total_fold_bytes, int64_t proof_budget,
+                              int verify_trials, uint64_t verify_seed, bool use_threads,
+                              int64_t external_data_threshold) {
   const Options options = MakeOptions(target_opset, keep_opset, verify, max_fold_bytes, max_total_fold_bytes,
-                                      verify_trials, verify_seed, use_threads);
+                                      proof_budget, verify_trials, verify_seed, use_threads);
   SaveOptions save_options;
   save_options.external_data_threshold = external_data_threshold;
   std::string json;
@@ -270,24 +274,27 @@ PYBIND11_MODULE(_onnx_legalize, m) {
   const ol::Options defaults;
   m.attr("DEFAULT_MAX_FOLD_BYTES") = defaults.max_fold_bytes;
   m.attr("DEFAULT_MAX_TOTAL_FOLD_BYTES") = defaults.max_total_fold_bytes;
+  m.attr("DEFAULT_PROOF_BUDGET") = defaults.proof_budget;
   m.attr("DEFAULT_VERIFY_TRIALS") = defaults.verify_trials;
   m.attr("DEFAULT_VERIFY_SEED") = defaults.verify_seed;
   m.attr("DEFAULT_EXTERNAL_DATA_THRESHOLD") = ol::kDefaultExternalDataThreshold;
 
   m.def("legalize", &ol::LegalizeBytes, py::arg("model"), py::arg("target_opset"), py::arg("keep_opset"),
-        py::arg("verify"), py::arg("max_fold_bytes"), py::arg("max_total_fold_bytes"), py::arg("verify_trials"),
-        py::arg("verify_seed"), py::arg("use_threads"), "Legalizes a serialized model: (model bytes, report JSON).");
+        py::arg("verify"), py::arg("max_fold_bytes"), py::arg("max_total_fold_bytes"), py::arg("proof_budget"),
+        py::arg("verify_trials"), py::arg("verify_seed"), py::arg("use_threads"),
+        "Legalizes a serialized model: (model bytes, report JSON).");
   m.def("legalize_file", &ol::LegalizeFileBytes, py::arg("src"), py::arg("dst"), py::arg("target_opset"),
         py::arg("keep_opset"), py::arg("verify"), py::arg("max_fold_bytes"), py::arg("max_total_fold_bytes"),
-        py::arg("verify_trials"), py::arg("verify_seed"), py::arg("use_threads"), py::arg("external_data"),
-        py::arg("external_data_threshold"), py::arg("in_place"),
+        py::arg("proof_budget"), py::arg("verify_trials"), py::arg("verify_seed"), py::arg("use_threads"),
+        py::arg("external_data"), py::arg("external_data_threshold"), py::arg("in_place"),
         "Legalizes the model file src into dst: the report JSON.");
   m.def("plan_tree", &ol::PlanTreeBytes, py::arg("sources"), py::arg("dest"),
         "PlanTree: the model files below the sources and their outputs.");
   m.def("legalize_tree_file", &ol::LegalizeTreeFileBytes, py::arg("src"), py::arg("dst"), py::arg("relative"),
         py::arg("dest"), py::arg("target_opset"), py::arg("keep_opset"), py::arg("verify"), py::arg("max_fold_bytes"),
-        py::arg("max_total_fold_bytes"), py::arg("verify_trials"), py::arg("verify_seed"), py::arg("use_threads"),
-        py::arg("external_data_threshold"), "LegalizeTreeFile: one file of a plan, its result as a JSON line.");
+        py::arg("max_total_fold_bytes"), py::arg("proof_budget"), py::arg("verify_trials"), py::arg("verify_seed"),
+        py::arg("use_threads"), py::arg("external_data_threshold"),
+        "LegalizeTreeFile: one file of a plan, its result as a JSON line.");
   m.def("check_model", &ol::CheckBytes, py::arg("model"), "CheckModel's findings for a serialized model, as JSON.");
   m.def("check_file", &ol::CheckFile, py::arg("path"), "CheckModel's findings for a model file, as JSON.");
 }

@@ -333,15 +333,16 @@ absl::Status UpgradeSeeingFolds(int64_t target, const std::vector<FoldedValueTyp
 // runner cannot run it, which is checked before the model is copied for the proof. The proof reads the large
 // initializers' data where `aside` holds it.
 absl::Status MoveOpset(int64_t target, const std::vector<FoldedValueType>& folds, const Options& options,
-                       const LargeInitializersAside& aside, onnx::ModelProto& model, std::string& opset_move,
+                       const LargeInitializersAside& aside, onnx::ModelProto& model, OpsetMoveProofResult& opset_move,
                        RenamedOutputs& renamed) {
   if (!options.verify) {
-    opset_move = kVerificationSkipped;
+    opset_move.text = kVerificationSkipped;
+    opset_move.proof.why_not = kVerificationOff;
     return UpgradeSeeingFolds(target, folds, model, renamed);
   }
   const SetAsideInitializers set_aside = [&aside](const std::string& name) { return aside.Find(name); };
   if (std::optional<std::string> why = WhyOpsetMoveCannotBeExecuted(model, set_aside)) {
-    opset_move = "not executed: " + *why;
+    opset_move = OpsetMoveNotExecuted(*why);
     return UpgradeSeeingFolds(target, folds, model, renamed);
   }
   const onnx::ModelProto before = model;
@@ -372,7 +373,7 @@ bool HoldsUnlistedInitializer(const onnx::GraphProto& graph) {
 // removed ops' replacements, which make theirs while applying, must see them.
 absl::Status Transform(const std::vector<std::unique_ptr<Pass>>& passes, int64_t current, int64_t target,
                        const Options& options, const LargeInitializersAside& aside, onnx::ModelProto& model,
-                       std::string& opset_move) {
+                       OpsetMoveProofResult& opset_move) {
   RenamedOutputs renamed;  // by the opset move
   if (target > current) {
     std::vector<FoldedValueType> folds;
@@ -512,7 +513,7 @@ struct TargetOutcome {
 TargetOutcome TransformAndProve(onnx::ModelProto& model, PlannedPasses& planned, int64_t current,
                                 const Options& options, std::future<absl::Status>& input_check,
                                 absl::Status& input_verdict, const internal::UseLegalized* use,
-                                std::string& opset_move) {
+                                OpsetMoveProofResult& opset_move) {
   const int64_t target = planned.target;
   // Declared before the verification, so that they outlive it on every path: the plan's large constants
   // view the bytes of the model's initializers (GraphScope::FindConstant), which move into `aside` and on
@@ -629,12 +630,15 @@ internal::Attempt LegalizeImpl(onnx::ModelProto& model, const Options& options, 
   // lowest target that does (TryLaterTargets goes on from a failure here), and the rest is refused.
   RETURN_IF_ERROR(VerifyBeforeTransform(planned, options));
   absl::Status input_verdict;
+  OpsetMoveProofResult opset_move;
   const TargetOutcome transformed =
-      TransformAndProve(model, planned, current, options, input_checker_verdict, input_verdict, use, report.opset_move);
+      TransformAndProve(model, planned, current, options, input_checker_verdict, input_verdict, use, opset_move);
   if (!transformed.status.ok()) {
     return transformed.the_targets ? internal::Attempt::FailedAt(transformed.status, planned.target)
                                    : internal::Attempt(transformed.status);
   }
+  report.opset_move = std::move(opset_move.text);
+  report.opset_move_proof = std::move(opset_move.proof);
   CompleteReport(model, planned, input_verdict, report);
   return report;
 }

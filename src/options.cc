@@ -27,6 +27,10 @@ absl::Status ValidateOptions(const Options& options) {
   if (options.target_opset.has_value() && options.keep_opset) {
     return InvalidRequestError("keep_opset", "keep_opset and target_opset contradict each other; give one");
   }
+  if (options.proof_budget < 0) {
+    return InvalidRequestError("proof_budget",
+                               absl::StrCat("proof_budget is ", options.proof_budget, "; it must be >= 0"));
+  }
   if (options.verify_trials < 1) {
     return InvalidRequestError("verify_trials",
                                absl::StrCat("verify_trials is ", options.verify_trials, "; it must be >= 1"));

@@ -62,6 +62,14 @@ TEST(ValidateOptionsTest, AcceptsZeroFoldLimits) {
   EXPECT_TRUE(ValidateOptions(options).ok());
 }
 
+TEST(ValidateOptionsTest, RejectsANegativeProofBudgetAndAcceptsZero) {
+  Options options;
+  options.proof_budget = -1;
+  ExpectInvalidRequest(ValidateOptions(options), "proof_budget", "proof_budget is -1; it must be >= 0");
+  options.proof_budget = 0;  // executes nothing, which is the caller's to ask
+  EXPECT_TRUE(ValidateOptions(options).ok());
+}
+
 TEST(ValidateOptionsTest, RejectsFewerThanOneTrial) {
   Options options;
   options.verify_trials = 0;

@@ -48,6 +48,11 @@ onnx::ModelProto LegalizedCopy(const onnx::ModelProto& model, const Options& opt
 // The report of the change that produced `output` (a test failure, and an empty report, when none did).
 const NodeReport& NodeFor(const Report& report, const std::string& output);
 
+// `json`, a report (ReportToJson's document, or the JSON lines of a tree run), with the opset-move proof's
+// "seconds", a wall time and the one value that varies from run to run, written as 0: for tests that compare
+// the reports of two runs.
+std::string WithoutProofSeconds(const std::string& json);
+
 // A float tensor with values 1, 2, 3, ... of the given dims.
 Tensor Iota(std::vector<int64_t> dims);
 

@@ -29,6 +29,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/string_view.h"
@@ -53,6 +54,8 @@ ABSL_FLAG(int64_t, max_total_fold_bytes, onnx_legalize::Options{}.max_total_fold
           "Largest total of all folded results, in bytes.");
 ABSL_FLAG(int64_t, max_fold_bytes, onnx_legalize::Options{}.max_fold_bytes,
           "Largest DynamicSlice result folded into an initializer, in bytes.");
+ABSL_FLAG(int64_t, proof_budget, onnx_legalize::Options{}.proof_budget,
+          "The opset move's proof budget, in element operations.");
 ABSL_FLAG(bool, in_place, false, "Write the legalized model over IN.");
 ABSL_FLAG(std::string, external_data, "", "Write weights to this data file beside OUT.");
 ABSL_FLAG(int64_t, external_data_threshold, onnx_legalize::kDefaultExternalDataThreshold,
@@ -79,6 +82,7 @@ constexpr FlagSpelling kFlagSpellings[] = {
     {"verify", "verify", FlagKind::kBool},
     {"max-fold-bytes", "max_fold_bytes", FlagKind::kInt},
     {"max-total-fold-bytes", "max_total_fold_bytes", FlagKind::kInt},
+    {"proof-budget", "proof_budget", FlagKind::kInt},
     {"in-place", "in_place", FlagKind::kBool},
     {"external-data", "external_data", FlagKind::kString},
     {"external-data-threshold", "external_data_threshold", FlagKind::kInt},
@@ -149,6 +153,12 @@ Flags:
   --max-total-fold-bytes=N
                         largest total of all folded results; past it, the remaining ones are
                         rewritten (default {max_total_fold_bytes})
+  --proof-budget=N      the opset move's proof stops past N element operations (each node's elements
+                        read and written, plus the multiply-adds of Conv, Gemm, MatMul, ... and the
+                        windows of pools, over both forms and every input set; a count, so the same
+                        on every machine) and the report says "not executed" and why; a budget that
+                        holds one input set but not three runs one. 0 executes nothing
+                        (default {proof_budget})
   --external-data=NAME  store the weights in the data file NAME beside OUT: every initializer of at
                         least --external-data-threshold bytes and every tensor already stored
                         externally. Without it, a model that would pass protobuf's 2 GiB limit
@@ -201,6 +211,7 @@ int RequestError(const absl::Status& status) {
   static const auto* const kArgumentOfField = new std::map<std::string, std::string>{
       {"max_fold_bytes", "--max-fold-bytes"},
       {"max_total_fold_bytes", "--max-total-fold-bytes"},
+      {"proof_budget", "--proof-budget"},
       {"target_opset", "--target-opset"},
       {"keep_opset", "--keep-opset"},
       {"external_data_threshold", "--external-data-threshold"},
@@ -417,6 +428,14 @@ void PrintSummary(const std::string& input, const std::string& output, const onn
   }
   if (!report.onnx_check.empty()) std::cout << "  onnx check: " << report.onnx_check << "\n";
   if (!report.opset_move.empty()) std::cout << "  opset move: " << report.opset_move << "\n";
+  // What the proof ran, when it ran anything (also when it stopped: how far it got against the budget).
+  const onnx_legalize::OpsetMoveProof& proof = report.opset_move_proof;
+  if (proof.nodes_executed > 0) {
+    std::cout << "  opset move proof: " << proof.input_sets
+              << (proof.input_sets == 1 ? " input set, " : " input sets, ") << proof.nodes_executed
+              << " nodes executed, " << proof.work << " element operations, " << absl::StrFormat("%.3f", proof.seconds)
+              << " s\n";
+  }
   for (const onnx_legalize::PassedOverTarget& passed : report.targets_passed_over) {
     std::cout << "  opset " << passed.opset << " passed over: " << passed.reason << "\n";
   }
@@ -430,6 +449,7 @@ std::optional<int> ReadOptions(onnx_legalize::Options& options, onnx_legalize::S
   options.verify = absl::GetFlag(FLAGS_verify);
   options.max_fold_bytes = absl::GetFlag(FLAGS_max_fold_bytes);
   options.max_total_fold_bytes = absl::GetFlag(FLAGS_max_total_fold_bytes);
+  options.proof_budget = absl::GetFlag(FLAGS_proof_budget);
   if (absl::Status valid = onnx_legalize::ValidateOptions(options); !valid.ok()) return RequestError(valid);
   save_options.in_place = absl::GetFlag(FLAGS_in_place);
   save_options.external_data_name = absl::GetFlag(FLAGS_external_data);
@@ -571,6 +591,7 @@ int Run(int argc, char** argv) {
     std::cout << absl::StrReplaceAll(
         kUsage, {{"{max_fold_bytes}", absl::StrCat(onnx_legalize::Options{}.max_fold_bytes)},
                  {"{max_total_fold_bytes}", absl::StrCat(onnx_legalize::Options{}.max_total_fold_bytes)},
+                 {"{proof_budget}", absl::StrCat(onnx_legalize::Options{}.proof_budget)},
                  {"{threshold}", absl::StrCat(onnx_legalize::kDefaultExternalDataThreshold)}});
     return kExitOk;
   }

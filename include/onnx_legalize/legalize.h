@@ -68,6 +68,17 @@ struct Options {
   // Seed of the verification's random inputs: the same seed gives the same trials, run after run.
   uint64_t verify_seed = 0x5eed;
 
+  // The opset-move proof's budget, in element operations: the elements each node of the model reads and writes,
+  // and the multiply-adds of its contractions (Conv, Gemm, MatMul, ...) and windows (pools), counted over every
+  // node the proof runs (both forms, every input set). A count of work, not of time, so that whether a proof
+  // fits is the same on every machine. Past it the proof stops and the report says "not executed" and why; a
+  // budget that holds one input set but not three runs one. The default, 2^38 (~2.7e11), keeps every proof that
+  // ran before there was a budget: the largest real models tested (fast-neural-style networks at 720x720, by
+  // their architecture about 1.3e11 for the proof) fit with room to spare. The runner does about 1.4e9 a second
+  // on one core of a 2-vCPU VM (bench/ scenario 6), so the default bounds a proof to a few minutes; lower it to
+  // bound it to seconds. 0 executes nothing.
+  int64_t proof_budget = int64_t{1} << 38;
+
   // Run the proofs beside the work they prove: Legalize may start up to three helper threads at once
   // (verification of the changes, onnx's checker on the input and on the result), each joined before it
   // returns. false: everything runs on the calling thread, for embedders that own their threads. The result,
@@ -99,6 +110,22 @@ struct NodeReport {
   std::string verification;   // what verification ran and its result, or "skipped (verification off)"
 };
 
+// What the opset move's proof ran (Report::opset_move_proof). Everything but `seconds` is the same from run to
+// run for the same model and options.
+struct OpsetMoveProof {
+  // Both forms ran on at least one input set and every output was identical (a difference is an error, not a
+  // report).
+  bool executed = false;
+  int64_t input_sets = 0;      // seeded input sets both forms ran to the end on
+  int64_t nodes_executed = 0;  // node runs over both forms and every input set (subgraph nodes each time they run)
+  int64_t work = 0;            // element operations those nodes did, in Options::proof_budget's unit
+  // Wall time of the proof, for people reading the report; the one field that varies from run to run.
+  double seconds = 0;
+  // Why it did not execute (the text after "not executed: " in Report::opset_move; "verification off" when
+  // Options::verify is false); "" when it executed or the opset did not move.
+  std::string why_not;
+};
+
 // A target opset the library chose, tried and left for a later one (Options::target_opset unset).
 struct PassedOverTarget {
   int64_t opset = 0;
@@ -126,6 +153,9 @@ struct Report {
   // identical, or "not executed: " and why (an op the library's model runner has no kernel for, ...); ""
   // when the opset did not move, "skipped (verification off)" with Options::verify false.
   std::string opset_move;
+  // The same, counted: input sets, nodes executed, work and seconds, or why not. All zero and "" when the opset
+  // did not move.
+  OpsetMoveProof opset_move_proof;
   // With no target_opset given, the lowest target that expresses every rewrite is tried first; where onnx's
   // converter or checker fails there for a reason a later opset may avoid, the next ones are tried in turn
   // (up to 17). The targets passed over, lowest first, each with its failure.
@@ -133,7 +163,8 @@ struct Report {
 };
 
 // InvalidArgument of kind kInvalidRequest, naming the field and its value, when `options` holds a value out of
-// range (negative byte limits, a target opset outside [kMinTargetOpset, kMaxTargetOpset], verify_trials < 1)
+// range (negative byte limits or proof budget, a target opset outside [kMinTargetOpset, kMaxTargetOpset],
+// verify_trials < 1)
 // or two that contradict each other (keep_opset with target_opset). Legalize and LegalizeFile check it first;
 // callers that collect options from users (the CLI) call it to tell a bad request from a bad model.
 absl::Status ValidateOptions(const Options& options);

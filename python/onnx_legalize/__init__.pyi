@@ -11,6 +11,7 @@ MIN_TARGET_OPSET: int
 MAX_TARGET_OPSET: int
 DEFAULT_MAX_FOLD_BYTES: int
 DEFAULT_MAX_TOTAL_FOLD_BYTES: int
+DEFAULT_PROOF_BUDGET: int
 DEFAULT_VERIFY_TRIALS: int
 DEFAULT_VERIFY_SEED: int
 DEFAULT_EXTERNAL_DATA_THRESHOLD: int
@@ -34,6 +35,7 @@ def legalize(
     verify: bool = ...,
     max_fold_bytes: int = ...,
     max_total_fold_bytes: int = ...,
+    proof_budget: int = ...,
     verify_trials: int = ...,
     verify_seed: int = ...,
     use_threads: bool = ...,
@@ -47,6 +49,7 @@ def legalize_file(
     verify: bool = ...,
     max_fold_bytes: int = ...,
     max_total_fold_bytes: int = ...,
+    proof_budget: int = ...,
     verify_trials: int = ...,
     verify_seed: int = ...,
     use_threads: bool = ...,
@@ -65,6 +68,7 @@ def legalize_tree(
     verify: bool = ...,
     max_fold_bytes: int = ...,
     max_total_fold_bytes: int = ...,
+    proof_budget: int = ...,
     verify_trials: int = ...,
     verify_seed: int = ...,
     use_threads: Optional[bool] = ...,

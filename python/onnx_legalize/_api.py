@@ -16,6 +16,7 @@ MIN_TARGET_OPSET = _ext.MIN_TARGET_OPSET
 MAX_TARGET_OPSET = _ext.MAX_TARGET_OPSET
 DEFAULT_MAX_FOLD_BYTES = _ext.DEFAULT_MAX_FOLD_BYTES
 DEFAULT_MAX_TOTAL_FOLD_BYTES = _ext.DEFAULT_MAX_TOTAL_FOLD_BYTES
+DEFAULT_PROOF_BUDGET = _ext.DEFAULT_PROOF_BUDGET
 DEFAULT_VERIFY_TRIALS = _ext.DEFAULT_VERIFY_TRIALS
 DEFAULT_VERIFY_SEED = _ext.DEFAULT_VERIFY_SEED
 DEFAULT_EXTERNAL_DATA_THRESHOLD = _ext.DEFAULT_EXTERNAL_DATA_THRESHOLD
@@ -79,8 +80,8 @@ def _check_int(name, value, low, high):
     return value
 
 
-def _options(target_opset, keep_opset, verify, max_fold_bytes, max_total_fold_bytes, verify_trials,
-             verify_seed, use_threads):
+def _options(target_opset, keep_opset, verify, max_fold_bytes, max_total_fold_bytes, proof_budget,
+             verify_trials, verify_seed, use_threads):
     if target_opset is not None:
         target_opset = _check_int("target_opset", target_opset, MIN_TARGET_OPSET, MAX_TARGET_OPSET)
     return (
@@ -89,6 +90,7 @@ def _options(target_opset, keep_opset, verify, max_fold_bytes, max_total_fold_by
         _check_bool("verify", verify),
         _check_int("max_fold_bytes", max_fold_bytes, 0, _INT64_MAX),
         _check_int("max_total_fold_bytes", max_total_fold_bytes, 0, _INT64_MAX),
+        _check_int("proof_budget", proof_budget, 0, _INT64_MAX),
         _check_int("verify_trials", verify_trials, 1, _INT32_MAX),
         _check_int("verify_seed", verify_seed, 0, _UINT64_MAX),
         _check_bool("use_threads", use_threads),
@@ -118,20 +120,24 @@ def _path(name, value):
 
 def legalize(model, *, target_opset=None, keep_opset=False, verify=True,
              max_fold_bytes=DEFAULT_MAX_FOLD_BYTES, max_total_fold_bytes=DEFAULT_MAX_TOTAL_FOLD_BYTES,
+             proof_budget=DEFAULT_PROOF_BUDGET,
              verify_trials=DEFAULT_VERIFY_TRIALS, verify_seed=DEFAULT_VERIFY_SEED, use_threads=True):
     """Legalizes a model in memory: every DynamicSlice folded into a constant or rewritten to Slice.
 
     ``model`` is an ``onnx.ModelProto`` or its serialized bytes; it is never changed. Returns
     ``(legalized, report)``: a new ``onnx.ModelProto`` and the report as a dict, the same document
     ``onnx-legalize --report`` writes (keys ``changed``, ``opset_before``, ``opset_after``,
-    ``ir_version_before``, ``ir_version_after``, ``onnx_check``, ``opset_move``, ``legacy_repairs``, ``targets_passed_over``,
-    ``nodes``).
+    ``ir_version_before``, ``ir_version_after``, ``onnx_check``, ``opset_move``, ``opset_move_proof``,
+    ``legacy_repairs``, ``targets_passed_over``, ``nodes``). ``opset_move_proof`` counts what the opset move's
+    proof ran: ``executed``, ``input_sets``, ``nodes_executed``, ``work`` (element operations), ``seconds``
+    (wall time, the one value that differs from run to run) and ``why_not``.
 
     Options, as the CLI's flags: ``target_opset`` (1..17, not below the model's; default: the lowest that works),
     ``keep_opset`` (keep the model's opset: only constant-index DynamicSlices, as Slice-1),
     ``verify`` (execute both forms of every change and compare them bit for bit),
     ``max_fold_bytes`` / ``max_total_fold_bytes`` (larger constant results are rewritten instead),
-    ``verify_trials`` and ``verify_seed`` (the seeded trials per rewritten node). ``use_threads``: the
+    ``proof_budget`` (the opset move's proof stops past this many element operations, and the report says
+    "not executed" and why), ``verify_trials`` and ``verify_seed`` (the seeded trials per rewritten node). ``use_threads``: the
     library may run its proofs on up to three helper threads (False: all on the calling thread; the result
     is the same).
 
@@ -144,7 +150,7 @@ def legalize(model, *, target_opset=None, keep_opset=False, verify=True,
     argument of the wrong type. The GIL is released while the library works.
     """
     options = _options(target_opset, keep_opset, verify, max_fold_bytes, max_total_fold_bytes,
-                       verify_trials, verify_seed, use_threads)
+                       proof_budget, verify_trials, verify_seed, use_threads)
     data = _model_bytes(model, "legalize")
     try:
         legalized_bytes, report_json = _ext.legalize(data, *options)
@@ -157,6 +163,7 @@ def legalize(model, *, target_opset=None, keep_opset=False, verify=True,
 
 def legalize_file(src, dst, *, target_opset=None, keep_opset=False, verify=True,
                   max_fold_bytes=DEFAULT_MAX_FOLD_BYTES, max_total_fold_bytes=DEFAULT_MAX_TOTAL_FOLD_BYTES,
+             proof_budget=DEFAULT_PROOF_BUDGET,
                   verify_trials=DEFAULT_VERIFY_TRIALS, verify_seed=DEFAULT_VERIFY_SEED, use_threads=True,
                   external_data=None, external_data_threshold=DEFAULT_EXTERNAL_DATA_THRESHOLD, in_place=False):
     """Legalizes the model file ``src`` into ``dst``, as ``onnx-legalize SRC DST`` does; returns the report.
@@ -171,7 +178,7 @@ def legalize_file(src, dst, *, target_opset=None, keep_opset=False, verify=True,
     The other options are :func:`legalize`'s. Returns the report dict; raises as :func:`legalize` does.
     """
     options = _options(target_opset, keep_opset, verify, max_fold_bytes, max_total_fold_bytes,
-                       verify_trials, verify_seed, use_threads)
+                       proof_budget, verify_trials, verify_seed, use_threads)
     src_path = _path("src", src)
     dst_path = _path("dst", dst)
     if external_data is None:
@@ -223,6 +230,7 @@ def _legalize_tree_file(entry, dest, options, threshold):
 
 def legalize_tree(src, dst=None, *, jobs=None, executor=None, target_opset=None, keep_opset=False, verify=True,
                   max_fold_bytes=DEFAULT_MAX_FOLD_BYTES, max_total_fold_bytes=DEFAULT_MAX_TOTAL_FOLD_BYTES,
+             proof_budget=DEFAULT_PROOF_BUDGET,
                   verify_trials=DEFAULT_VERIFY_TRIALS, verify_seed=DEFAULT_VERIFY_SEED, use_threads=None,
                   external_data_threshold=DEFAULT_EXTERNAL_DATA_THRESHOLD):
     """Legalizes every model below ``src`` into ``dst``, as ``onnx-legalize SRC... -o DST`` does.
@@ -263,7 +271,7 @@ def legalize_tree(src, dst=None, *, jobs=None, executor=None, target_opset=None,
     if use_threads is None:
         use_threads = executor is None and jobs == 1
     options = _options(target_opset, keep_opset, verify, max_fold_bytes, max_total_fold_bytes,
-                       verify_trials, verify_seed, use_threads)
+                       proof_budget, verify_trials, verify_seed, use_threads)
     threshold = _check_int("external_data_threshold", external_data_threshold, 0, _INT64_MAX)
     try:
         plan = _ext.plan_tree(sources, dest)

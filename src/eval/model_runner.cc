@@ -19,6 +19,7 @@
 #include "eval/kernels/kernel_support.h"
 #include "eval/kernels/registry.h"
 #include "eval/kernels/sequence.h"
+#include "eval/node_work.h"
 #include "eval/typed_elements.h"
 #include "graph/graph_scope.h"
 #include "graph/labels.h"
@@ -138,7 +139,7 @@ std::vector<std::vector<std::string>> LastReads(const onnx::GraphProto& graph) {
 
 class Runner {
  public:
-  Runner(int64_t opset, const ExtraKernels* extra) : opset_(opset), extra_(extra) {}
+  Runner(int64_t opset, const ExtraKernels* extra, RunMeter* meter) : opset_(opset), extra_(extra), meter_(meter) {}
 
   // Runs `graph`'s nodes in order, defining their outputs in `scope`.
   absl::Status RunNodes(const onnx::GraphProto& graph, Scope& scope) const {
@@ -153,6 +154,7 @@ class Runner {
       }
       if (IsSequenceOp(node)) {
         if (absl::Status ran = RunSequenceNode(node, scope); !ran.ok()) return Prefixed(ran, label(node));
+        if (absl::Status within = WithinBudget(); !within.ok()) return Prefixed(within, label(node));
         for (const std::string& name : last_reads[static_cast<size_t>(n)]) scope.Release(name);
         continue;
       }
@@ -169,6 +171,8 @@ class Runner {
       }
       absl::StatusOr<Outputs> outputs = RunNode(ctx, scope);
       if (!outputs.ok()) return Prefixed(outputs.status(), label(node));
+      if (meter_ != nullptr) Charge(NodeWork(node, ctx.inputs, *outputs));
+      if (absl::Status within = WithinBudget(); !within.ok()) return Prefixed(within, label(node));
       if (static_cast<int>(outputs->size()) < node.output_size()) {
         return absl::InvalidArgumentError(
             StrCat(label(node), ": has ", node.output_size(), " outputs, but the op produces ", outputs->size()));
@@ -211,6 +215,7 @@ class Runner {
       inputs.push_back(std::move(input));
     }
     ASSIGN_OR_RETURN(SequenceOpValue output, RunSequenceOp(node, opset_, inputs));
+    if (meter_ != nullptr) Charge(SequenceNodeWork(inputs, output));
     if (node.output_size() != 1 || node.output(0).empty()) return absl::OkStatus();
     if (output.sequence != nullptr) return scope.DefineSequence(node.output(0), std::move(output.sequence));
     return scope.Define(node.output(0), std::move(output.tensor));
@@ -246,6 +251,21 @@ class Runner {
   }
 
  private:
+  // Counts one node run and its work on the meter, if any.
+  void Charge(int64_t work) const {
+    meter_->nodes_executed += 1;
+    meter_->work = SaturatingAdd(meter_->work, work);
+  }
+
+  // ResourceExhausted once the meter's work passes its budget (checked after each node, If and Loop nodes
+  // after their subgraphs' nodes, so the run stops within one node of the budget).
+  absl::Status WithinBudget() const {
+    if (meter_ == nullptr || meter_->work <= meter_->budget) return absl::OkStatus();
+    meter_->past_budget = true;
+    return absl::ResourceExhaustedError(
+        StrCat("the run passed its budget of ", meter_->budget, " element operations (", meter_->work, " done)"));
+  }
+
   absl::StatusOr<Outputs> RunNode(const KernelContext& ctx, const Scope& scope) const {
     const std::string& op = ctx.node.op_type();
     if (extra_ != nullptr && extra_->Handles(ctx.node, ctx.opset)) return RunExtra(ctx);
@@ -396,6 +416,9 @@ class Runner {
 
   int64_t opset_;
   const ExtraKernels* extra_;
+  // Not owned; null when the caller does not meter the run. The runner is const while it runs: the meter is
+  // the one thing it writes besides the scopes.
+  RunMeter* meter_;
 };
 
 // The first node of `graph` (or of its subgraphs) that the runner has no kernel for, as "op X (graph P)".
@@ -479,8 +502,8 @@ std::optional<std::string> FirstUnsupportedNode(const onnx::ModelProto& model, c
 
 absl::StatusOr<std::map<std::string, Tensor>> RunModel(const onnx::ModelProto& model,
                                                        const std::map<std::string, Tensor>& inputs,
-                                                       const ExtraKernels* extra,
-                                                       const SetAsideInitializers& set_aside) {
+                                                       const ExtraKernels* extra, const SetAsideInitializers& set_aside,
+                                                       RunMeter* meter) {
   ASSIGN_OR_RETURN(const int64_t opset, RunnableOpset(model));
   const onnx::GraphProto& graph = model.graph();
   Scope scope(kMainGraphPath, nullptr);
@@ -508,7 +531,7 @@ absl::StatusOr<std::map<std::string, Tensor>> RunModel(const onnx::ModelProto& m
     }
   }
 
-  const Runner runner(opset, extra);
+  const Runner runner(opset, extra, meter);
   RETURN_IF_ERROR(runner.RunNodes(graph, scope));
   std::map<std::string, Tensor> outputs;
   for (const auto& output : graph.output()) {

@@ -19,13 +19,14 @@
 // kernel files list theirs), the sequence ops of opset 11 (kernels/sequence.h: a sequence is held beside the
 // tensors, read only by them, and never a graph output here), and the ai.onnx.ml ops of kernels/ml.cc. Anything
 // else is Unimplemented naming the op. A value past
-// kernels/kernel_support.h's kMaxValueElements or a Loop past 2^16 iterations is ResourceExhausted: the
-// models it runs may come from anyone.
+// kernels/kernel_support.h's kMaxValueElements, a Loop past 2^16 iterations, or a run past its meter's budget
+// (RunMeter) is ResourceExhausted: the models it runs may come from anyone.
 #ifndef ONNX_LEGALIZE_SRC_EVAL_MODEL_RUNNER_H_
 #define ONNX_LEGALIZE_SRC_EVAL_MODEL_RUNNER_H_
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -54,6 +55,17 @@ class ExtraKernels {
 // initializers aside this way while it transforms a model; the TensorProtos must outlive the run.
 using SetAsideInitializers = std::function<const onnx::TensorProto*(const std::string& name)>;
 
+// What runs of the model runner did, and the work they may do: one meter may follow several runs (a proof's
+// input sets, before and after the move), each adding to its counts.
+struct RunMeter {
+  // Element operations (eval/node_work.h) the runs may do in all. Checked after each node: the node that passes
+  // it ends the run with ResourceExhausted and sets past_budget, so a run stops within one node of its budget.
+  int64_t budget = std::numeric_limits<int64_t>::max();
+  int64_t work = 0;            // element operations done, including the node that passed the budget
+  int64_t nodes_executed = 0;  // nodes run, those of If branches and Loop bodies each time they run
+  bool past_budget = false;
+};
+
 // Runs `model`'s main graph on `inputs` (keyed by graph-input name) and returns its graph outputs by name.
 //
 // An initializer supplies its value unless `inputs` feeds the same name, which it may only when that name
@@ -64,10 +76,12 @@ using SetAsideInitializers = std::function<const onnx::TensorProto*(const std::s
 // from `set_aside`; one it does not have is Unimplemented. Large initializers are viewed, not copied (so
 // `model` and `set_aside`'s protos must not change during the run). An op it cannot run is Unimplemented; a
 // value an op's spec does not allow (shapes that do not broadcast, an index out of range) is InvalidArgument.
+// `meter`, when given, counts the nodes and the work of the run and ends it past its budget (RunMeter).
 absl::StatusOr<std::map<std::string, Tensor>> RunModel(const onnx::ModelProto& model,
                                                        const std::map<std::string, Tensor>& inputs,
                                                        const ExtraKernels* extra = nullptr,
-                                                       const SetAsideInitializers& set_aside = nullptr);
+                                                       const SetAsideInitializers& set_aside = nullptr,
+                                                       RunMeter* meter = nullptr);
 
 // Why RunModel could not run `model` whatever its inputs: the first node, at any depth, of an op (or domain)
 // it has no kernel for ("op Conv (graph main)"), or an opset it does not implement. nullopt when it has a

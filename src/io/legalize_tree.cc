@@ -110,14 +110,15 @@ absl::StatusOr<uint64_t> HashFile(const std::string& path) {
   return hash;
 }
 
-// Every option that changes the output, and the library's version: one line.
+// Every option that changes the output or its report (the proofs' settings among them: a rerun with a raised
+// proof budget proves what the earlier run could not), and the library's version: one line.
 std::string OptionsKey(const Options& options, const SaveOptions& save_options) {
   return absl::StrCat("version=", ONNX_LEGALIZE_VERSION,
                       " target_opset=", options.target_opset.has_value() ? absl::StrCat(*options.target_opset) : "-",
                       " keep_opset=", options.keep_opset ? 1 : 0, " verify=", options.verify ? 1 : 0,
                       " max_fold_bytes=", options.max_fold_bytes,
                       " max_total_fold_bytes=", options.max_total_fold_bytes, " verify_trials=", options.verify_trials,
-                      " verify_seed=", options.verify_seed,
+                      " verify_seed=", options.verify_seed, " proof_budget=", options.proof_budget,
                       " external_data_threshold=", save_options.external_data_threshold,
                       " external_data_name=", absl::CHexEscape(save_options.external_data_name));
 }

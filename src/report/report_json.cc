@@ -2,7 +2,8 @@
 //
 // The text is fully determined by the Report: keys come in a fixed order ("changed", the one-glance answer,
 // first; then the other fields in the order the structs declare them, the node list last), two-space
-// indentation, one trailing newline. Shape:
+// indentation, one trailing newline. The proof's "seconds" is the one member that varies from run to run (a
+// wall time); every other follows from the model and the options. Shape:
 //   {
 //     "changed": true,
 //     "opset_before": 9,
@@ -14,10 +15,12 @@
 //       }
 //     ]
 //   }
+#include <cmath>
 #include <cstdint>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "onnx_legalize/legalize.h"
 #include "report/text_escape.h"
@@ -57,6 +60,24 @@ void AppendBoolMember(absl::string_view key, bool value, int indent, bool& first
   out.append(value ? "true" : "false");
 }
 
+// The proof's counts as an object. Seconds as a decimal with millisecond resolution: the proof's own timing
+// is no finer, and a fixed format keeps the document free of exponents.
+void AppendOpsetMoveProof(const OpsetMoveProof& proof, std::string& out) {
+  constexpr int kIndent = 4;
+  out.append("{");
+  bool first = true;
+  AppendBoolMember("executed", proof.executed, kIndent, first, out);
+  AppendMember("input_sets", proof.input_sets, kIndent, first, out);
+  AppendMember("nodes_executed", proof.nodes_executed, kIndent, first, out);
+  AppendMember("work", proof.work, kIndent, first, out);
+  AppendKey("seconds", kIndent, first, out);
+  // Negative, infinite or NaN only from a broken clock; JSON has no NaN or infinity, so they read as 0.
+  const double seconds = std::isfinite(proof.seconds) && proof.seconds > 0 ? proof.seconds : 0.0;
+  absl::StrAppend(&out, absl::StrFormat("%.3f", seconds));
+  AppendMember("why_not", proof.why_not, kIndent, first, out);
+  out.append("\n  }");
+}
+
 void AppendNode(const NodeReport& node, std::string& out) {
   constexpr int kIndent = 6;
   out.append("    {");
@@ -86,6 +107,8 @@ std::string ReportToJson(const Report& report) {
   AppendMember("ir_version_after", report.ir_version_after, kIndent, first, out);
   AppendMember("onnx_check", report.onnx_check, kIndent, first, out);
   AppendMember("opset_move", report.opset_move, kIndent, first, out);
+  AppendKey("opset_move_proof", kIndent, first, out);
+  AppendOpsetMoveProof(report.opset_move_proof, out);
   AppendKey("legacy_repairs", kIndent, first, out);
   if (report.legacy_repairs.empty()) out.append("[]");
   for (size_t i = 0; i < report.legacy_repairs.size(); ++i) {

@@ -1,5 +1,6 @@
 #include "verify/opset_move_proof.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -17,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "eval/float16.h"
 #include "eval/model_runner.h"
+#include "eval/node_work.h"
 #include "eval/tensor.h"
 #include "graph/graph_scope.h"
 #include "graph/op_names.h"
@@ -197,60 +199,152 @@ int TrialsFor(const onnx::GraphProto& graph) {
 
 }  // namespace
 
-absl::StatusOr<std::string> ProveOpsetMove(const onnx::ModelProto& before, const onnx::ModelProto& after,
-                                           const Options& options, const SetAsideInitializers& set_aside) {
+OpsetMoveProofResult OpsetMoveNotExecuted(const std::string& why) {
+  OpsetMoveProofResult result;
+  result.text = "not executed: " + why;
+  result.proof.why_not = why;
+  return result;
+}
+
+namespace {
+
+// The proof's counts as it goes: the meter every run adds to, the input sets completed, the wall time.
+class ProofTally {
+ public:
+  explicit ProofTally(int64_t budget) : start_(std::chrono::steady_clock::now()) { meter_.budget = budget; }
+
+  RunMeter& meter() { return meter_; }
+  const RunMeter& counts() const { return meter_; }
+  void CompleteInputSet() { ++input_sets_; }
+  int64_t input_sets() const { return input_sets_; }
+
+  // The result with `text`, executed or not (`why_not` then says why), counting what ran until now.
+  OpsetMoveProofResult Result(std::string text, bool executed, std::string why_not) const {
+    OpsetMoveProofResult result;
+    result.text = std::move(text);
+    result.proof.executed = executed;
+    result.proof.input_sets = input_sets_;
+    result.proof.nodes_executed = meter_.nodes_executed;
+    result.proof.work = meter_.work;
+    result.proof.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    result.proof.why_not = std::move(why_not);
+    return result;
+  }
+  OpsetMoveProofResult NotExecuted(const std::string& why) const { return Result("not executed: " + why, false, why); }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+  RunMeter meter_;
+  int64_t input_sets_ = 0;
+};
+
+// Why the proof stopped when the first input set passed the budget, naming what the user can raise.
+std::string PastBudget(const RunMeter& meter, const char* which) {
+  return absl::StrCat("past the proof budget (", meter.budget, " element operations) in the first input set, ", which,
+                      " the move (", meter.work, " done); raise it with --proof-budget (Options::proof_budget)");
+}
+
+// The two forms the proof runs, each with the kernels it adds to the runner's, and where large initializers are.
+struct ProofForms {
+  const onnx::ModelProto& before;
+  const onnx::ModelProto& after;
+  const ProofKernels& before_kernels;
+  const ProofKernels& after_kernels;
+  const SetAsideInitializers& set_aside;
+};
+
+// How one input set ended, when it did not fail the proof: both forms identical, a run stopped by the budget, or
+// a reason the forms cannot be executed.
+struct InputSetEnd {
+  bool identical = false;
+  bool past_budget = false;
+  std::string why_not;  // when not identical: why (PastBudget's text when past the budget)
+};
+
+// Runs input set `trial` through both forms on `meter`. A verification failure when they differ, or when `after`
+// fails where `before` ran.
+absl::StatusOr<InputSetEnd> RunInputSet(const ProofForms& forms, int trial, const Options& options, RunMeter& meter) {
+  TrialRandom random(options.verify_seed ^ (0x0b5e7u + static_cast<uint64_t>(trial)));
+  using Feeds = std::map<std::string, Tensor>;
+  ASSIGN_OR_RETURN(Feeds inputs, DrawInputs(forms.before.graph(), random));
+  absl::StatusOr<Feeds> expected = RunModel(forms.before, inputs, &forms.before_kernels, forms.set_aside, &meter);
+  if (meter.past_budget) return InputSetEnd{false, true, PastBudget(meter, "before")};
+  if (absl::IsUnimplemented(expected.status()))
+    return InputSetEnd{false, false, std::string(expected.status().message())};
+  if (absl::IsFailedPrecondition(expected.status())) {
+    // Not the inputs: the model relies on a reading its op versions do not give (a negative axis before 11).
+    return InputSetEnd{false, false,
+                       absl::StrCat("the model before the move relies on what its opset leaves undefined (",
+                                    expected.status().message(), ")")};
+  }
+  if (!expected.ok()) {
+    // The drawn inputs may be outside what the model accepts (an index out of range): nothing is proven.
+    return InputSetEnd{
+        false, false,
+        absl::StrCat("the model before the move does not run on drawn inputs (", expected.status().message(), ")")};
+  }
+  absl::StatusOr<Feeds> actual = RunModel(forms.after, inputs, &forms.after_kernels, forms.set_aside, &meter);
+  // Work, not a fault: the move may add nodes (a Reshape's shape as a Constant), so the budget can run out after
+  // it where it did not before.
+  if (meter.past_budget) return InputSetEnd{false, true, PastBudget(meter, "after")};
+  if (absl::IsUnimplemented(actual.status())) return InputSetEnd{false, false, std::string(actual.status().message())};
+  if (!actual.ok()) {
+    return Failed(forms.before, forms.after,
+                  absl::StrCat("trial ", trial,
+                               ": the model runs before the move and fails after it: ", actual.status().message()));
+  }
+  for (const auto& [name, value] : *expected) {
+    auto moved = actual->find(name);
+    if (moved == actual->end()) return Failed(forms.before, forms.after, absl::StrCat("output '", name, "' is gone"));
+    if (std::string difference = Difference(value, moved->second); !difference.empty()) {
+      return Failed(forms.before, forms.after, absl::StrCat("trial ", trial, ": output '", name, "': ", difference));
+    }
+  }
+  return InputSetEnd{true, false, ""};
+}
+
+}  // namespace
+
+absl::StatusOr<OpsetMoveProofResult> ProveOpsetMove(const onnx::ModelProto& before, const onnx::ModelProto& after,
+                                                    const Options& options, const SetAsideInitializers& set_aside) {
   if (std::optional<std::string> why = WhyOpsetMoveCannotBeExecuted(before, set_aside)) {
-    return "not executed: " + *why;
+    return OpsetMoveNotExecuted(*why);
   }
   const ProofKernels before_kernels(before, DefaultOpsetOf(before));
   const ProofKernels after_kernels(after, DefaultOpsetOf(before));
   if (std::optional<std::string> node = FirstUnsupportedNode(after, &after_kernels)) {
-    return absl::StrCat("not executed: the model runner has no kernel for ", *node, " after the move");
+    return OpsetMoveNotExecuted(absl::StrCat("the model runner has no kernel for ", *node, " after the move"));
   }
+  const ProofForms forms{before, after, before_kernels, after_kernels, set_aside};
+  ProofTally tally(options.proof_budget);
   const int trials = TrialsFor(before.graph());
-  for (int trial = 0; trial < trials; ++trial) {
-    TrialRandom random(options.verify_seed ^ (0x0b5e7u + static_cast<uint64_t>(trial)));
-    using Feeds = std::map<std::string, Tensor>;
-    ASSIGN_OR_RETURN(Feeds inputs, DrawInputs(before.graph(), random));
-    absl::StatusOr<std::map<std::string, Tensor>> expected = RunModel(before, inputs, &before_kernels, set_aside);
-    if (absl::IsUnimplemented(expected.status())) {
-      return absl::StrCat("not executed: ", expected.status().message());
+  // The work of the first input set: a later one runs only when as much again fits in the budget, so that no
+  // run is started that the budget would cut off (inputs drawn anew may still differ in work, a Loop's count:
+  // the meter stops those, and the sets run to the end are reported).
+  int64_t first_set_work = 0;
+  bool budget_cut = false;
+  for (int trial = 0; trial < trials && !budget_cut; ++trial) {
+    if (trial > 0 && SaturatingAdd(tally.counts().work, first_set_work) > tally.counts().budget) {
+      budget_cut = true;
+      break;
     }
-    if (absl::IsFailedPrecondition(expected.status())) {
-      // Not the inputs: the model relies on a reading its op versions do not give (a negative axis before 11).
-      return absl::StrCat("not executed: the model before the move relies on what its opset leaves undefined (",
-                          expected.status().message(), ")");
-    }
-    if (!expected.ok()) {
-      // The drawn inputs may be outside what the model accepts (an index out of range): nothing is proven.
-      return absl::StrCat("not executed: the model before the move does not run on drawn inputs (",
-                          expected.status().message(), ")");
-    }
-    absl::StatusOr<std::map<std::string, Tensor>> actual = RunModel(after, inputs, &after_kernels, set_aside);
-    if (!actual.ok()) {
-      if (absl::IsUnimplemented(actual.status())) {
-        return absl::StrCat("not executed: ", actual.status().message());
-      }
-      return Failed(before, after,
-                    absl::StrCat("trial ", trial,
-                                 ": the model runs before the move and fails after it: ", actual.status().message()));
-    }
-    for (const auto& [name, value] : *expected) {
-      auto moved = actual->find(name);
-      if (moved == actual->end()) return Failed(before, after, absl::StrCat("output '", name, "' is gone"));
-      if (std::string difference = Difference(value, moved->second); !difference.empty()) {
-        return Failed(before, after, absl::StrCat("trial ", trial, ": output '", name, "': ", difference));
-      }
-    }
+    ASSIGN_OR_RETURN(const InputSetEnd end, RunInputSet(forms, trial, options, tally.meter()));
+    budget_cut = end.past_budget && trial > 0;
+    if (!end.identical && !budget_cut) return tally.NotExecuted(end.why_not);
+    if (trial == 0) first_set_work = tally.counts().work;
+    if (end.identical) tally.CompleteInputSet();
   }
   std::string zipmaps;
   if (!before_kernels.zipmaps().empty()) {
     zipmaps = absl::StrCat(" (ZipMap outputs ", absl::StrJoin(before_kernels.zipmaps(), ", "),
                            ": their input scores, as the runner holds no sequence of maps)");
   }
-  return absl::StrCat("executed in the model runner at opset ", DefaultOpsetOf(before), " and ", DefaultOpsetOf(after),
-                      " on ", trials, trials == 1 ? " seeded input set" : " seeded input sets",
-                      ": every output identical", zipmaps);
+  const int64_t sets = tally.input_sets();
+  return tally.Result(
+      absl::StrCat("executed in the model runner at opset ", DefaultOpsetOf(before), " and ", DefaultOpsetOf(after),
+                   " on ", sets, sets == 1 ? " seeded input set" : " seeded input sets",
+                   budget_cut ? " (the proof budget holds no more)" : "", ": every output identical", zipmaps),
+      true, "");
 }
 
 }  // namespace onnx_legalize

@@ -9,7 +9,8 @@
 // hold, and the move leaves ai.onnx.ml nodes as they are); the report names those outputs.
 //
 // Where the proof cannot run, it says why (the first op the runner has no kernel for, inputs it cannot draw,
-// constants it is not given or past its budget), and the report carries that text. The move stays covered by onnx's
+// constants it is not given, past its budget: Options::proof_budget), and the report carries that text and
+// what ran (input sets, nodes, work, seconds). The move stays covered by onnx's
 // checker and strict shape inference, and the differential tests against ONNX Runtime.
 #ifndef ONNX_LEGALIZE_SRC_VERIFY_OPSET_MOVE_PROOF_H_
 #define ONNX_LEGALIZE_SRC_VERIFY_OPSET_MOVE_PROOF_H_
@@ -34,13 +35,25 @@ inline constexpr int kOpsetMoveTrials = 3;
 std::optional<std::string> WhyOpsetMoveCannotBeExecuted(const onnx::ModelProto& model,
                                                         const SetAsideInitializers& set_aside = nullptr);
 
+// What the proof says: the report's text and its counts.
+struct OpsetMoveProofResult {
+  std::string text;      // Report::opset_move
+  OpsetMoveProof proof;  // Report::opset_move_proof
+};
+
+// The result of a proof that did not run at all: "not executed: " and `why`, nothing counted.
+OpsetMoveProofResult OpsetMoveNotExecuted(const std::string& why);
+
 // Runs `before` and `after` (the same model at the old and the new opset) on kOpsetMoveTrials seeded input
 // sets (options.verify_seed), or one when the model's fed inputs are large (an image network: see
-// opset_move_proof.cc), reading external-data initializers from `set_aside`. Returns the report's text: what
-// was executed and found identical, or "not executed: " and why. When an output differs, or `after` fails
-// where `before` ran, a verification failure (IsVerificationFailure) naming the output and the trial.
-absl::StatusOr<std::string> ProveOpsetMove(const onnx::ModelProto& before, const onnx::ModelProto& after,
-                                           const Options& options, const SetAsideInitializers& set_aside = nullptr);
+// opset_move_proof.cc), reading external-data initializers from `set_aside`, within options.proof_budget: a
+// budget the first input set passes leaves the move not executed; one that holds the first set but not all
+// runs those that fit. Returns the report's text and counts: what was executed and found identical, or "not
+// executed: " and why. When an output differs, or `after` fails where `before` ran, a verification failure
+// (IsVerificationFailure) naming the output and the trial.
+absl::StatusOr<OpsetMoveProofResult> ProveOpsetMove(const onnx::ModelProto& before, const onnx::ModelProto& after,
+                                                    const Options& options,
+                                                    const SetAsideInitializers& set_aside = nullptr);
 
 }  // namespace onnx_legalize
 

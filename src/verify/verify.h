@@ -28,6 +28,8 @@ inline constexpr int64_t kMaxTrialElements = int64_t{1} << 16;
 
 // What a change's verification text (and the report's opset_move) says with Options::verify false.
 inline constexpr char kVerificationSkipped[] = "skipped (verification off)";
+// Why the opset move's proof did not execute with Options::verify false (Report::opset_move_proof.why_not).
+inline constexpr char kVerificationOff[] = "verification off";
 
 // Verifies one change of a plan, filling its `verification` text. The DynamicSlice pass runs one job of
 // this per change, on whichever thread the driver gives it (pass/passes.cc).

@@ -1,4 +1,6 @@
 // ReportToJson: exact text, key order and string escaping.
+#include <cmath>
+#include <limits>
 #include <string>
 
 #include "gmock/gmock.h"
@@ -37,6 +39,14 @@ TEST(ReportToJsonTest, WritesAnUnchangedReport) {
   "ir_version_after": 8,
   "onnx_check": "",
   "opset_move": "",
+  "opset_move_proof": {
+    "executed": false,
+    "input_sets": 0,
+    "nodes_executed": 0,
+    "work": 0,
+    "seconds": 0.000,
+    "why_not": ""
+  },
   "legacy_repairs": [],
   "targets_passed_over": [],
   "nodes": []
@@ -53,6 +63,11 @@ TEST(ReportToJsonTest, WritesNodesInOrderWithStableKeys) {
   report.ir_version_after = 5;
   report.onnx_check = "accepted";
   report.opset_move = "executed: identical";
+  report.opset_move_proof.executed = true;
+  report.opset_move_proof.input_sets = 3;
+  report.opset_move_proof.nodes_executed = 42;
+  report.opset_move_proof.work = 123456789012;
+  report.opset_move_proof.seconds = 1.23456;
   report.targets_passed_over = {{10, "checker says \"no\""}, {11, "converter"}};
   NodeReport folded;
   folded.graph_path = "main";
@@ -80,6 +95,14 @@ TEST(ReportToJsonTest, WritesNodesInOrderWithStableKeys) {
   "ir_version_after": 5,
   "onnx_check": "accepted",
   "opset_move": "executed: identical",
+  "opset_move_proof": {
+    "executed": true,
+    "input_sets": 3,
+    "nodes_executed": 42,
+    "work": 123456789012,
+    "seconds": 1.235,
+    "why_not": ""
+  },
   "legacy_repairs": [],
   "targets_passed_over": [
     {
@@ -117,6 +140,15 @@ TEST(ReportToJsonTest, WritesNodesInOrderWithStableKeys) {
   ]
 }
 )json");
+}
+
+// JSON has no NaN or infinity: a clock that gives nonsense reads as 0 seconds, and the document stays valid.
+TEST(ReportToJsonTest, WritesSecondsThatAreNotAFiniteTimeAsZero) {
+  for (const double seconds : {-1.0, std::nan(""), std::numeric_limits<double>::infinity()}) {
+    Report report;
+    report.opset_move_proof.seconds = seconds;
+    EXPECT_THAT(ReportToJson(report), HasSubstr("\"seconds\": 0.000,")) << seconds;
+  }
 }
 
 TEST(ReportToJsonTest, EscapesQuotesAndBackslashes) { EXPECT_EQ(NodeNameAsJson(R"(a"b\c/d)"), R"("a\"b\\c/d")"); }

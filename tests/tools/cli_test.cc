@@ -125,6 +125,8 @@ TEST_F(CliTest, BadFlagValuesAreUsageErrors) {
   ExpectFailureWritingNothing({in, out, "--target-opset"}, 2, "--target-opset needs a value");
   ExpectFailureWritingNothing({"--max-fold-bytes=-1", in, out}, 2,
                               "--max-fold-bytes: max_fold_bytes is -1; it must be >= 0");
+  ExpectFailureWritingNothing({"--proof-budget=-1", in, out}, 2, "--proof-budget: proof_budget is -1; it must be >= 0");
+  ExpectFailureWritingNothing({"--proof-budget=lots", in, out}, 2, "bad value 'lots' for --proof-budget");
   ExpectFailureWritingNothing({"--keep-opset=maybe", in, out}, 2, "bad value 'maybe'");
   ExpectFailureWritingNothing({"--no-verify=1", in, out}, 2, "takes no value");
   ExpectFailureWritingNothing({"--keep-opset", "--target-opset=11", in, out}, 2,
@@ -216,6 +218,28 @@ TEST_F(CliTest, ReportToAFileReplacesTheSummary) {
   EXPECT_THAT(ReadBytes(dir_ / "report.json"), StartsWith("{\n  \"changed\": false,"));
   fs::remove(dir_ / "out.onnx");
   fs::remove(dir_ / "report.json");
+}
+
+// The opset move's proof: what ran, in the report and the summary, within --proof-budget.
+TEST_F(CliTest, ProofBudgetReachesTheProofAndTheReportSaysWhatRan) {
+  const CliRun run = Run({PathOf("dirty.onnx"), PathOf("out.onnx"), "--report=-"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out,
+              AllOf(HasSubstr("\"opset_move_proof\": {\n    \"executed\": true,"), HasSubstr("\"input_sets\": 3,"),
+                    HasSubstr("\"seconds\": "), HasSubstr("\"why_not\": \"\"\n  }")));
+  fs::remove(dir_ / "out.onnx");
+
+  const CliRun tiny = Run({PathOf("dirty.onnx"), PathOf("out.onnx"), "--proof-budget=1", "--report=-"});
+  EXPECT_EQ(tiny.exit_code, 0) << tiny.err;
+  EXPECT_THAT(tiny.out, AllOf(HasSubstr("\"executed\": false,"), HasSubstr("\"input_sets\": 0,"),
+                              HasSubstr("\"why_not\": \"past the proof budget (1 element operations)"),
+                              HasSubstr("raise it with --proof-budget")));
+  fs::remove(dir_ / "out.onnx");
+
+  const CliRun summary = Run({PathOf("dirty.onnx"), PathOf("out.onnx")});
+  EXPECT_EQ(summary.exit_code, 0) << summary.err;
+  EXPECT_THAT(summary.out, AllOf(HasSubstr("opset move: executed"), HasSubstr("opset move proof: 3 input sets, ")));
+  fs::remove(dir_ / "out.onnx");
 }
 
 // --- --check ----------------------------------------------------------------------------------------------

@@ -35,6 +35,66 @@ TEST(OpsetMoveProofTest, ExecutesTheModelBeforeAndAfterTheMoveAndReportsIt) {
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(report->opset_move,
             "executed in the model runner at opset 6 and 13 on 3 seeded input sets: every output identical");
+  // What ran, counted: PRelu before the move and the nodes the move made of it after, on each of the 3 sets.
+  const OpsetMoveProof& proof = report->opset_move_proof;
+  EXPECT_TRUE(proof.executed);
+  EXPECT_EQ(proof.input_sets, 3);
+  EXPECT_EQ(proof.nodes_executed % 3, 0);
+  EXPECT_GE(proof.nodes_executed, 6);
+  // At least x (120), slope (3) and y (120) read and written, by both forms, on each set.
+  EXPECT_GE(proof.work, 3 * 2 * 243);
+  EXPECT_GE(proof.seconds, 0);
+  EXPECT_EQ(proof.why_not, "");
+}
+
+// Options::proof_budget, in element operations, bounds the work the proof does.
+TEST(OpsetMoveProofTest, ABudgetTooSmallForOneInputSetLeavesTheMoveNotExecutedAndSaysWhy) {
+  onnx::ModelProto model = ParseModel(kPRelu6);
+  Options options;
+  options.target_opset = 13;
+  options.proof_budget = 100;  // PRelu alone reads and writes 243 elements
+  absl::StatusOr<Report> report = Legalize(model, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->opset_after, 13) << "the move is made; only its proof is left out";
+  const std::string why =
+      "past the proof budget (100 element operations) in the first input set, before the move (243 done); raise "
+      "it with --proof-budget (Options::proof_budget)";
+  EXPECT_EQ(report->opset_move, "not executed: " + why);
+  const OpsetMoveProof& proof = report->opset_move_proof;
+  EXPECT_FALSE(proof.executed);
+  EXPECT_EQ(proof.why_not, why);
+  EXPECT_EQ(proof.input_sets, 0);
+  EXPECT_EQ(proof.nodes_executed, 1) << "the run stops at the node that passes the budget";
+  EXPECT_EQ(proof.work, 243);
+
+  // 0 executes nothing at all.
+  model = ParseModel(kPRelu6);
+  options.proof_budget = 0;
+  report = Legalize(model, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(report->opset_move, StartsWith("not executed: past the proof budget (0 element operations)"));
+}
+
+TEST(OpsetMoveProofTest, ABudgetThatHoldsOneInputSetButNotThreeRunsOne) {
+  onnx::ModelProto model = ParseModel(kPRelu6);
+  absl::StatusOr<Report> full = LegalizeAt(model, 13);
+  ASSERT_TRUE(full.ok()) << full.status();
+  ASSERT_EQ(full->opset_move_proof.input_sets, 3);
+  const int64_t one_set = full->opset_move_proof.work / 3;  // the sets' dims are static: each does as much
+
+  model = ParseModel(kPRelu6);
+  Options options;
+  options.target_opset = 13;
+  options.proof_budget = one_set;
+  absl::StatusOr<Report> report = Legalize(model, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->opset_move,
+            "executed in the model runner at opset 6 and 13 on 1 seeded input set (the proof budget holds no more): "
+            "every output identical");
+  EXPECT_TRUE(report->opset_move_proof.executed);
+  EXPECT_EQ(report->opset_move_proof.input_sets, 1);
+  EXPECT_EQ(report->opset_move_proof.work, one_set) << "no second set is started that the budget would cut off";
+  EXPECT_EQ(report->opset_move_proof.nodes_executed, full->opset_move_proof.nodes_executed / 3);
 }
 
 TEST(OpsetMoveProofTest, CatchesAMoveThatChangesWhatTheModelComputes) {
@@ -42,7 +102,7 @@ TEST(OpsetMoveProofTest, CatchesAMoveThatChangesWhatTheModelComputes) {
   const onnx::ModelProto before = ParseModel(kPRelu6);
   onnx::ModelProto taken_at_its_word = before;
   taken_at_its_word.mutable_opset_import(0)->set_version(13);
-  absl::StatusOr<std::string> proof = ProveOpsetMove(before, taken_at_its_word, Options());
+  absl::StatusOr<OpsetMoveProofResult> proof = ProveOpsetMove(before, taken_at_its_word, Options());
   EXPECT_TRUE(IsVerificationFailure(proof.status())) << proof.status();
   EXPECT_THAT(std::string(proof.status().message()),
               HasSubstr("the opset move from 6 to 13: trial 0: the model runs before the move and fails after it: "
@@ -92,6 +152,9 @@ g (float[1,1,4,4] x, float[4] d, int64[1] s, int64[1] e) => (float[1,1,4,4] y, f
   absl::StatusOr<Report> report = LegalizeAt(conv, 13);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(report->opset_move, "not executed: the model runner has no kernel for op Erf (graph main)");
+  EXPECT_FALSE(report->opset_move_proof.executed);
+  EXPECT_EQ(report->opset_move_proof.why_not, "the model runner has no kernel for op Erf (graph main)");
+  EXPECT_EQ(report->opset_move_proof.nodes_executed, 0);
 
   onnx::ModelProto unshaped = ParseModel(kPRelu6);
   unshaped.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->clear_shape();
@@ -112,6 +175,8 @@ g (float[4] x) => (float[2] y) {
   ASSERT_TRUE(folded.ok()) << folded.status();
   EXPECT_EQ(folded->opset_after, 9) << "everything folds: the opset stays";
   EXPECT_EQ(folded->opset_move, "");
+  EXPECT_FALSE(folded->opset_move_proof.executed);
+  EXPECT_EQ(folded->opset_move_proof.why_not, "");
 
   onnx::ModelProto model = ParseModel(kPRelu6);
   Options options;
@@ -120,6 +185,9 @@ g (float[4] x) => (float[2] y) {
   absl::StatusOr<Report> unverified = Legalize(model, options);
   ASSERT_TRUE(unverified.ok()) << unverified.status();
   EXPECT_EQ(unverified->opset_move, "skipped (verification off)");
+  EXPECT_FALSE(unverified->opset_move_proof.executed);
+  EXPECT_EQ(unverified->opset_move_proof.why_not, "verification off");
+  EXPECT_EQ(unverified->opset_move_proof.nodes_executed, 0);
 }
 
 TEST(OpsetMoveProofTest, RunsTheRemovedOpsByTheirReferenceKernelsOnBothSides) {

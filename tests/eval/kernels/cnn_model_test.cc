@@ -149,6 +149,12 @@ TEST(CnnModelTest, TheOpsetMoveOfAnImageClassifierIsExecutedAndIdentical) {
     LegalizedCopy(ImageClassifier(), options, &report);
     EXPECT_THAT(report.opset_move, StartsWith(absl::StrCat("executed in the model runner at opset 7 and ", target)))
         << report.opset_move;
+    // Within the default budget, on the one input set an image network gets.
+    EXPECT_TRUE(report.opset_move_proof.executed);
+    EXPECT_EQ(report.opset_move_proof.input_sets, 1);
+    EXPECT_GE(report.opset_move_proof.nodes_executed, 2 * 14);
+    EXPECT_GT(report.opset_move_proof.work, 2 * int64_t{100'000'000}) << "about 0.1 G multiply-adds per run";
+    EXPECT_LT(report.opset_move_proof.work, Options{}.proof_budget);
   }
 }
 
