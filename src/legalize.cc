@@ -442,6 +442,8 @@ class Proofs {
 
 // The passes, planned, and the target opset they go to.
 struct PlannedPasses {
+  // The scopes of the planning walk, which the plans' constants point into: declared first, destroyed last.
+  std::vector<std::unique_ptr<GraphScope>> scopes;
   std::vector<std::unique_ptr<Pass>> passes;
   int64_t target = 0;
 };
@@ -451,11 +453,7 @@ absl::StatusOr<PlannedPasses> PlanPasses(const onnx::ModelProto& model, int64_t 
   RETURN_IF_ERROR(CheckTargetIsNotBelow(current, options));
   PlannedPasses planned;
   planned.passes = MakePasses(settings);
-  FoldedBeforeByName folded;  // what the passes planned so far fold
-  for (const auto& pass : planned.passes) {
-    RETURN_IF_ERROR(pass->Plan(model, options, folded));
-    pass->AddFoldedValues(folded);
-  }
+  RETURN_IF_ERROR(PlanInOneWalk(planned.passes, model, options, planned.scopes));
   ASSIGN_OR_RETURN(planned.target, ChooseTargetOpset(planned.passes, current, options));
   for (const auto& pass : planned.passes) pass->SetTarget(planned.target);
   return planned;

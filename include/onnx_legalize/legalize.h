@@ -47,7 +47,8 @@ struct Options {
 
   // Largest total of all folded outputs, in bytes. Each fold may pass max_fold_bytes on its own, yet many
   // folds of one constant would multiply the memory by the node count: past this total, the remaining
-  // constant DynamicSlices are rewritten instead. Checked before allocation.
+  // constant DynamicSlices and removed ops (all of them together) are rewritten instead. Checked before
+  // allocation.
   int64_t max_total_fold_bytes = int64_t{2} << 30;
 
   // The default-domain opset to rewrite to. Unset: the lowest opset >= max(10, current) that expresses

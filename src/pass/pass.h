@@ -19,9 +19,11 @@
 #include "eval/deferred_tensor.h"
 #include "eval/tensor.h"
 #include "graph/graph_locator.h"
+#include "graph/graph_scope.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
 #include "rules/dynamic_slice.h"
+#include "rules/fold_budget.h"
 #include "upgrade/opset_upgrade.h"
 
 namespace onnx_legalize {
@@ -38,14 +40,13 @@ class Pass {
  public:
   virtual ~Pass() = default;
 
-  // Finds the pass's nodes in `model` (main graph and subgraphs at any depth) and decides Fold | Rewrite
-  // for each, or refuses the model naming the node and why. Reads the model only. `folded_before`: what the
-  // passes planned before this one fold, which this one may fold through.
-  virtual absl::Status Plan(const onnx::ModelProto& model, const Options& options,
-                            const FoldedBeforeByName& folded_before) = 0;
-
-  // Adds the values this plan folds to `folded`, for the passes planned after it.
-  virtual void AddFoldedValues(FoldedBeforeByName& folded) const { (void)folded; }
+  // Planning, in one walk of the model shared by every pass (PlanInOneWalk): StartPlan once, with checks of the
+  // whole model (a refusal names what cannot be legalized), then PlanNode for every node of every graph, which
+  // decides Fold | Rewrite for the pass's own nodes, or refuses one naming it and why. Planning reads the model
+  // only. A fold is recorded in the node's scope (GraphScope::AddConstant), so that the nodes after it, of any
+  // pass, fold through it. Folds take from `budget` (Options::max_total_fold_bytes), which the passes share.
+  virtual absl::Status StartPlan(const onnx::ModelProto& model, const Options& options, FoldBudget& budget) = 0;
+  virtual absl::Status PlanNode(const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) = 0;
 
   // True when the plan changes something.
   virtual bool HasChanges() const = 0;
@@ -106,9 +107,14 @@ struct PassSettings {
   bool stream_large_folds = false;
 };
 
-// Every pass, in the order the driver plans, verifies and reports them: the removed-op rules, then
-// DynamicSlice. (The driver applies them in the opposite order: see legalize.cc.)
+// Every pass, in the order the driver verifies and reports them: the removed-op rules, then DynamicSlice. (The
+// driver applies them in the opposite order: see legalize.cc.)
 std::vector<std::unique_ptr<Pass>> MakePasses(const PassSettings& settings = {});
+
+// Plans every pass in one walk of `model` (rules/typed_walk.h). The walk's scopes go to `scopes`, which the
+// plans' constants point into: keep it as long as the passes.
+absl::Status PlanInOneWalk(const std::vector<std::unique_ptr<Pass>>& passes, const onnx::ModelProto& model,
+                           const Options& options, std::vector<std::unique_ptr<GraphScope>>& scopes);
 
 // The ops the passes rewrite after the opset move, which the move must pass through untouched.
 const PassThroughOps& OpsThePassesRewrite();

@@ -2,6 +2,7 @@
 // (rules/dynamic_slice.h), each behind the driver's one interface.
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "pass/pass.h"
 #include "pass/removed_ops_pass.h"
 #include "rules/dynamic_slice.h"
+#include "rules/typed_walk.h"
 #include "status_macros.h"
 #include "verify/streamed_fold.h"
 #include "verify/verify.h"
@@ -21,19 +23,14 @@ namespace {
 // seeded trials of one node, and Apply moves the folded values into the model.
 class RemovedOpsPass : public Pass {
  public:
-  absl::Status Plan(const onnx::ModelProto& model, const Options& options, const FoldedBeforeByName&) override {
-    ASSIGN_OR_RETURN(plan_, PlanRemovedOps(model, options));
+  absl::Status StartPlan(const onnx::ModelProto& model, const Options& options, FoldBudget& budget) override {
+    ASSIGN_OR_RETURN(RemovedOpPlanner planner, RemovedOpPlanner::Start(model, options, budget, plan_));
+    planner_.emplace(std::move(planner));
     return absl::OkStatus();
   }
 
-  void AddFoldedValues(FoldedBeforeByName& folded) const override {
-    for (const RemovedOpChange& change : plan_.changes) {
-      if (change.action != Action::kFolded) continue;
-      for (size_t i = 0; i < change.folded.size(); ++i) {
-        // Read while the later passes plan, before Apply moves it into the model; a plan that uses it copies it.
-        folded[change.node.output(static_cast<int>(i))] = {change.graph, &change.folded[i]};
-      }
-    }
+  absl::Status PlanNode(const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) override {
+    return planner_->Visit(node, scope, locator);
   }
 
   bool HasChanges() const override { return !plan_.changes.empty(); }
@@ -97,6 +94,7 @@ class RemovedOpsPass : public Pass {
 
  private:
   RemovedOpPlan plan_;
+  std::optional<RemovedOpPlanner> planner_;  // while planning
 };
 
 // DynamicSlice: folds verified by recomputing them with the Slice kernel, rewrites by seeded trials, each
@@ -106,11 +104,14 @@ class DynamicSlicePass : public Pass {
  public:
   explicit DynamicSlicePass(const PassSettings& settings) : settings_(settings) {}
 
-  absl::Status Plan(const onnx::ModelProto& model, const Options& options,
-                    const FoldedBeforeByName& folded_before) override {
-    ASSIGN_OR_RETURN(plan_, PlanDynamicSlices(model, options, settings_.stream_large_folds, folded_before));
+  absl::Status StartPlan(const onnx::ModelProto& model, const Options& options, FoldBudget& budget) override {
+    planner_ = std::make_unique<DynamicSlicePlanner>(model, options, settings_.stream_large_folds, budget, plan_);
     verify_ = options.verify;
     return absl::OkStatus();
+  }
+
+  absl::Status PlanNode(const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) override {
+    return planner_->Visit(node, scope, locator);
   }
 
   bool HasChanges() const override { return !plan_.changes.empty(); }
@@ -223,6 +224,7 @@ class DynamicSlicePass : public Pass {
   const PassSettings settings_;
   bool verify_ = true;  // Options::verify, for the streamed folds' proofs
   onnx_legalize::Plan plan_;
+  std::unique_ptr<DynamicSlicePlanner> planner_;  // while planning
 };
 
 }  // namespace
@@ -232,6 +234,17 @@ std::vector<std::unique_ptr<Pass>> MakePasses(const PassSettings& settings) {
   passes.push_back(std::make_unique<RemovedOpsPass>());
   passes.push_back(std::make_unique<DynamicSlicePass>(settings));
   return passes;
+}
+
+absl::Status PlanInOneWalk(const std::vector<std::unique_ptr<Pass>>& passes, const onnx::ModelProto& model,
+                           const Options& options, std::vector<std::unique_ptr<GraphScope>>& scopes) {
+  FoldBudget budget(options.max_total_fold_bytes);  // the planners' only use of it is during the walk
+  for (const auto& pass : passes) RETURN_IF_ERROR(pass->StartPlan(model, options, budget));
+  return WalkTypedModel(model, options.external_data, scopes,
+                        [&](const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) {
+                          for (const auto& pass : passes) RETURN_IF_ERROR(pass->PlanNode(node, scope, locator));
+                          return absl::OkStatus();
+                        });
 }
 
 const PassThroughOps& OpsThePassesRewrite() {

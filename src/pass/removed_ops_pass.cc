@@ -1,128 +1,20 @@
-// PlanRemovedOps and ApplyRemovedOps: find every removed op, decide Fold | Rewrite with its rule, and write
-// the decision into the model once it is at its target opset.
+// RemovedOpPlanner: decides Fold | Rewrite for each removed op with its rule, and refuses what no one can
+// legalize.
 #include "pass/removed_ops_pass.h"
 
 #include <algorithm>
-#include <map>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "google/protobuf/arena.h"
 #include "graph/graph_scope.h"
 #include "graph/labels.h"
-#include "graph/model_skeleton.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
-#include "graph/scoped_walk.h"
 #include "rules/registry.h"
-#include "rules/typed_stand_ins.h"
 #include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {
-
-bool HoldsRemovedOp(const onnx::GraphProto& graph, int64_t opset) {
-  for (const auto& node : graph.node()) {
-    if (FindRemovedOpRule(node, opset) != nullptr) return true;
-    bool inner = false;
-    ForEachSubgraph(node, [&](const std::string&, const onnx::GraphProto& subgraph) {
-      inner = inner || HoldsRemovedOp(subgraph, opset);
-    });
-    if (inner) return true;
-  }
-  return false;
-}
-
-class Planner {
- public:
-  Planner(const Options& options, int64_t opset, RemovedOpPlan& plan) : options_(options), opset_(opset), plan_(plan) {}
-
-  // Plans `node` when a rule knows it.
-  absl::Status Visit(const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) {
-    const RemovedOpRule* rule = FindRemovedOpRule(node, opset_);
-    return rule == nullptr ? absl::OkStatus() : PlanNode(node, *rule, scope, locator);
-  }
-
- private:
-  absl::Status PlanNode(const onnx::NodeProto& node, const RemovedOpRule& rule, GraphScope& scope,
-                        const GraphLocator& locator) {
-    RemovedOpChange change;
-    change.graph = locator;
-    change.graph_path = scope.path();
-    change.node = node;
-    change.rule = &rule;
-    change.opset = opset_;
-    for (const std::string& name : node.input()) {
-      RuleInput input;
-      input.name = name;
-      if (!name.empty()) {
-        input.type = TypeOf(name, scope);
-        ASSIGN_OR_RETURN(const Tensor* constant, scope.FindConstant(name));
-        if (constant != nullptr) {
-          // Owned by the change: the model's tensors move while it is transformed.
-          change.owned.push_back(std::make_unique<Tensor>(constant->Clone()));
-          input.constant = change.owned.back().get();
-          input.type = ValueType{constant->type(), constant->dims()};
-        }
-      }
-      change.inputs.push_back(std::move(input));
-    }
-    const RuleNode rule_node = change.AsRuleNode();
-    ASSIGN_OR_RETURN(change.min_opset, rule.MinOpset(rule_node));
-
-    if (rule.CanFold(rule_node)) {
-      const int64_t bytes = rule.FoldedBytesBound(rule_node);
-      if (bytes > options_.max_fold_bytes || folded_bytes_ + bytes > options_.max_total_fold_bytes) {
-        change.detail = absl::StrCat("its inputs are constant, but a fold of ", bytes, " bytes passes the fold limits");
-      } else {
-        // Null for an input that is not constant: a fill that folds reads only its static shape.
-        std::vector<const Tensor*> inputs;
-        for (const RuleInput& input : change.inputs) {
-          inputs.push_back(input.constant);
-        }
-        ASSIGN_OR_RETURN(change.folded, rule.Reference(rule_node, inputs));
-        int64_t folded = 0;
-        for (const Tensor& value : change.folded) folded += static_cast<int64_t>(value.bytes().size());
-        if (folded > options_.max_fold_bytes || folded_bytes_ + folded > options_.max_total_fold_bytes) {
-          return absl::ResourceExhaustedError(
-              absl::StrCat(rule_node.label, ": its value has ", folded, " bytes, past the fold limits (max_fold_bytes ",
-                           options_.max_fold_bytes, ", max_total_fold_bytes ", options_.max_total_fold_bytes, ")"));
-        }
-        folded_bytes_ += folded;
-        change.action = Action::kFolded;
-        change.became = "initializer";
-        change.detail = "its value is known while planning";
-        for (size_t i = 0; i < change.folded.size(); ++i) {
-          auto value = std::make_shared<Tensor>(change.folded[i].Clone());
-          planned_types_[node.output(static_cast<int>(i))] = ValueType{value->type(), value->dims()};
-          scope.AddConstant(node.output(static_cast<int>(i)), std::move(value));
-        }
-        plan_.changes.push_back(std::move(change));
-        return absl::OkStatus();
-      }
-    }
-    if (change.detail.empty()) change.detail = "its input is computed at run time";
-    change.action = Action::kRewritten;
-    // Later removed ops that read this one's output learn its type here: onnx's inference has no schema
-    // for it.
-    if (node.output_size() == 1) planned_types_[node.output(0)] = rule.OutputType(rule_node);
-    plan_.changes.push_back(std::move(change));
-    return absl::OkStatus();
-  }
-
-  ValueType TypeOf(const std::string& name, const GraphScope& scope) const {
-    auto planned = planned_types_.find(name);
-    return planned != planned_types_.end() ? planned->second : scope.FindType(name);
-  }
-
-  const Options& options_;
-  const int64_t opset_;
-  RemovedOpPlan& plan_;
-  int64_t folded_bytes_ = 0;
-  std::unordered_map<std::string, ValueType> planned_types_;
-};
 
 // Nodes no one can legalize, as CheckModel finds them: named together in one refusal.
 absl::Status RefuseWhatCannotBeLegalized(const onnx::ModelProto& model) {
@@ -153,20 +45,87 @@ RuleNode RemovedOpChange::AsRuleNode() const {
   return rule_node;
 }
 
-absl::StatusOr<RemovedOpPlan> PlanRemovedOps(const onnx::ModelProto& model, const Options& options) {
+absl::StatusOr<RemovedOpPlanner> RemovedOpPlanner::Start(const onnx::ModelProto& model, const Options& options,
+                                                         FoldBudget& budget, RemovedOpPlan& plan) {
   RETURN_IF_ERROR(RefuseWhatCannotBeLegalized(model));
-  RemovedOpPlan plan;
   ASSIGN_OR_RETURN(const int64_t opset, DefaultOpset(model));
-  if (!HoldsRemovedOp(model.graph(), opset)) return plan;
-  google::protobuf::Arena arena;
-  const onnx::ModelProto* inferred = InferTypesOnSkeleton(model, arena, RemovedOpsTypedForInference(opset));
-  Planner planner(options, opset, plan);
-  std::vector<std::unique_ptr<GraphScope>> scopes;
-  RETURN_IF_ERROR(WalkScopedGraphs(model, inferred, options.external_data, scopes,
-                                   [&](const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) {
-                                     return planner.Visit(node, scope, locator);
-                                   }));
-  return plan;
+  return RemovedOpPlanner(options, opset, budget, plan);
+}
+
+absl::Status RemovedOpPlanner::Visit(const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) {
+  const RemovedOpRule* rule = FindRemovedOpRule(node, opset_);
+  return rule == nullptr ? absl::OkStatus() : PlanNode(node, *rule, scope, locator);
+}
+
+absl::Status RemovedOpPlanner::PlanNode(const onnx::NodeProto& node, const RemovedOpRule& rule, GraphScope& scope,
+                                        const GraphLocator& locator) {
+  RemovedOpChange change;
+  change.graph = locator;
+  change.graph_path = scope.path();
+  change.node = node;
+  change.rule = &rule;
+  change.opset = opset_;
+  for (const std::string& name : node.input()) {
+    RuleInput input;
+    input.name = name;
+    if (!name.empty()) {
+      input.type = TypeOf(name, scope);
+      ASSIGN_OR_RETURN(const Tensor* constant, scope.FindConstant(name));
+      if (constant != nullptr) {
+        // Owned by the change: the model's tensors move while it is transformed.
+        change.owned.push_back(std::make_unique<Tensor>(constant->Clone()));
+        input.constant = change.owned.back().get();
+        input.type = ValueType{constant->type(), constant->dims()};
+      }
+    }
+    change.inputs.push_back(std::move(input));
+  }
+  const RuleNode rule_node = change.AsRuleNode();
+  ASSIGN_OR_RETURN(change.min_opset, rule.MinOpset(rule_node));
+
+  if (rule.CanFold(rule_node)) {
+    const int64_t bytes = rule.FoldedBytesBound(rule_node);
+    if (bytes > options_.max_fold_bytes || !budget_->Fits(bytes)) {
+      change.detail = absl::StrCat("its inputs are constant, but a fold of ", bytes, " bytes passes the fold limits");
+    } else {
+      // Null for an input that is not constant: a fill that folds reads only its static shape.
+      std::vector<const Tensor*> inputs;
+      for (const RuleInput& input : change.inputs) {
+        inputs.push_back(input.constant);
+      }
+      ASSIGN_OR_RETURN(change.folded, rule.Reference(rule_node, inputs));
+      int64_t folded = 0;
+      for (const Tensor& value : change.folded) folded += static_cast<int64_t>(value.bytes().size());
+      if (folded > options_.max_fold_bytes || !budget_->Fits(folded)) {
+        return absl::ResourceExhaustedError(
+            absl::StrCat(rule_node.label, ": its value has ", folded, " bytes, past the fold limits (max_fold_bytes ",
+                         options_.max_fold_bytes, ", max_total_fold_bytes ", options_.max_total_fold_bytes, ")"));
+      }
+      budget_->Spend(folded);
+      change.action = Action::kFolded;
+      change.became = "initializer";
+      change.detail = "its value is known while planning";
+      for (size_t i = 0; i < change.folded.size(); ++i) {
+        auto value = std::make_shared<Tensor>(change.folded[i].Clone());
+        planned_types_[node.output(static_cast<int>(i))] = ValueType{value->type(), value->dims()};
+        scope.AddConstant(node.output(static_cast<int>(i)), std::move(value));
+      }
+      plan_->changes.push_back(std::move(change));
+      return absl::OkStatus();
+    }
+  }
+  if (change.detail.empty()) change.detail = "its input is computed at run time";
+  change.action = Action::kRewritten;
+  // Later removed ops that read this one's output learn its type here: onnx's inference has no schema
+  // for it.
+  if (node.output_size() == 1) planned_types_[node.output(0)] = rule.OutputType(rule_node);
+  plan_->changes.push_back(std::move(change));
+  return absl::OkStatus();
+}
+
+ValueType RemovedOpPlanner::TypeOf(const std::string& name, const GraphScope& scope) const {
+  auto planned = planned_types_.find(name);
+  return planned != planned_types_.end() ? planned->second : scope.FindType(name);
 }
 
 const PassThroughOps& RemovedOpsPassThrough() {

@@ -16,7 +16,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -25,6 +24,7 @@
 #include "graph/graph_scope.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
+#include "rules/fold_budget.h"
 
 namespace onnx_legalize {
 
@@ -74,21 +74,34 @@ struct PlannedChange {
 
 struct Plan {
   std::vector<PlannedChange> changes;
-  // The scopes the constants above point into; kept alive with the plan, and never queried once planning
-  // is done: the inferred types they consulted (a whole copy of the model's graph, with shape inference's
-  // value_info) are released as soon as the plan is made, and their name tables view strings of graphs
-  // that Legalize then changes.
+  // The scopes the constants above point into (PlanDynamicSlices'; in the driver's one walk of every planner,
+  // the driver keeps them); kept alive with the plan, and never queried once planning is done: the inferred
+  // types they consulted (a whole copy of the model's graph, with shape inference's value_info) are released
+  // as soon as the plan is made, and their name tables view strings of graphs that Legalize then changes.
   std::vector<std::unique_ptr<GraphScope>> scopes;
 };
 
-// A value another pass folds (a removed op's), which a DynamicSlice that reads it folds too: the graph it is
-// defined in, and the value, owned by that pass's plan; a DynamicSlice plan that reads it keeps a copy (the other
-// pass moves its value into the model while this plan's folds are still verified and written).
-struct FoldedBefore {
-  GraphLocator graph;
-  const Tensor* value = nullptr;
+// Plans the DynamicSlices of one model, node by node, in the walk every planner shares (rules/typed_walk.h).
+// A DynamicSlice whose inputs are constants of its scope folds, whichever planner folded them (a
+// GivenTensorFill's value, sliced: the model needs no opset for a Slice); its own fold becomes a constant of
+// the scope, for the nodes after it. Errors are PlanDynamicSlices'.
+class DynamicSlicePlanner {
+ public:
+  // Folds take from `budget`, shared with the model's other planners; `plan`'s changes are appended to. Both
+  // must outlive the planner, and the walk's scopes, which the plan's constants point into, the plan.
+  DynamicSlicePlanner(const onnx::ModelProto& model, const Options& options, bool stream_large_folds,
+                      FoldBudget& budget, Plan& plan);
+  ~DynamicSlicePlanner();
+  DynamicSlicePlanner(const DynamicSlicePlanner&) = delete;
+  DynamicSlicePlanner& operator=(const DynamicSlicePlanner&) = delete;
+
+  // Plans `node` when it is a DynamicSlice.
+  absl::Status Visit(const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator);
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
 };
-using FoldedBeforeByName = std::unordered_map<std::string, FoldedBefore>;
 
 // Finds every DynamicSlice and decides what to do with it. Errors (InvalidArgument) name the node, its
 // graph path and the offending value: wrong input or output counts, attributes, index inputs of a type
@@ -99,11 +112,12 @@ using FoldedBeforeByName = std::unordered_map<std::string, FoldedBefore>;
 // read, those TensorProtos must keep their raw_data where it is (Legalize moves them only by Swap between
 // heap messages, which does).
 // With `stream_large_folds` (LegalizeFile), a main-graph fold of more than kSkeletonKeepBytes of raw bytes
-// that no DynamicSlice reads is left uncomputed (PlannedChange::streamed): the decisions and the output are
-// the same, only the value is computed as it is written.
-// The values of `folded_before` are constants to it, where the DynamicSlice's graph sees them.
+// that no planner folds through (a DynamicSlice or a removed op reading it) is left uncomputed
+// (PlannedChange::streamed): the decisions and the output are the same, only the value is computed as it is
+// written.
+// This plans the DynamicSlices alone, in a walk of their own; the driver plans every family in one walk.
 absl::StatusOr<Plan> PlanDynamicSlices(const onnx::ModelProto& model, const Options& options,
-                                       bool stream_large_folds = false, const FoldedBeforeByName& folded_before = {});
+                                       bool stream_large_folds = false);
 
 // How ApplyPlan writes a folded value into the main graph.
 enum class FoldedValues {

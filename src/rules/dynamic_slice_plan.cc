@@ -7,7 +7,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "eval/slice_kernels.h"
-#include "google/protobuf/arena.h"
 #include "graph/labels.h"
 #include "graph/model_skeleton.h"
 #include "graph/names.h"
@@ -15,7 +14,8 @@
 #include "graph/opsets.h"
 #include "graph/scoped_walk.h"
 #include "rules/dynamic_slice.h"
-#include "rules/typed_stand_ins.h"
+#include "rules/registry.h"
+#include "rules/typed_walk.h"
 #include "status_macros.h"
 
 namespace onnx_legalize {
@@ -33,53 +33,27 @@ int64_t CountDynamicSlices(const onnx::GraphProto& graph) {
   return count;
 }
 
-class Planner {
+}  // namespace
+
+class DynamicSlicePlanner::Impl {
  public:
-  Planner(const onnx::ModelProto& model, const Options& options, bool stream_large_folds,
-          const FoldedBeforeByName& folded_before, Plan& plan)
-      : model_(model),
-        options_(options),
-        stream_large_folds_(stream_large_folds),
-        folded_before_(folded_before),
-        plan_(plan) {
+  Impl(const onnx::ModelProto& model, const Options& options, bool stream_large_folds, FoldBudget& budget, Plan& plan)
+      : model_(model), options_(options), stream_large_folds_(stream_large_folds), plan_(plan), budget_(budget) {
     // One change per DynamicSlice: reserved, so that the changes are not moved again and again.
     plan_.changes.reserve(static_cast<size_t>(CountDynamicSlices(model.graph())));
-    if (stream_large_folds_) CollectDynamicSliceInputs(model.graph(), dynamic_slice_inputs_);
+    if (stream_large_folds_) {
+      const absl::StatusOr<int64_t> opset = DefaultOpset(model);
+      CollectInputsFoldedThrough(model.graph(), opset.ok() ? *opset : 0, folded_through_);
+    }
   }
 
   // Plans `node` when it is a DynamicSlice. The walk's scopes are the plan's (its constants point into them).
   absl::Status Visit(const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) {
     if (node.op_type() != kDynamicSliceOp || !IsDefaultDomain(node.domain())) return absl::OkStatus();
-    SeeFoldsBefore(node, scope, locator);
     return PlanNode(node, scope, locator);
   }
 
  private:
-  // Makes the values other passes fold that `node` reads constants of its scope, where they are defined in its
-  // graph or an enclosing one (a GivenTensorFill's value, sliced: the DynamicSlice folds too, and the model
-  // needs no opset for a Slice).
-  void SeeFoldsBefore(const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) const {
-    for (const std::string& input : node.input()) {
-      auto folded = folded_before_.find(input);
-      if (folded == folded_before_.end() || !Encloses(folded->second.graph, locator)) continue;
-      const absl::StatusOr<const Tensor*> known = scope.FindConstant(input);
-      if (known.ok() && *known == nullptr) {
-        scope.AddConstant(input, std::make_shared<Tensor>(folded->second.value->Clone()));
-      }
-    }
-  }
-
-  // Whether graph `outer` is graph `inner` or encloses it.
-  static bool Encloses(const GraphLocator& outer, const GraphLocator& inner) {
-    if (outer.steps.size() > inner.steps.size()) return false;
-    for (size_t i = 0; i < outer.steps.size(); ++i) {
-      const GraphLocator::Step& a = outer.steps[i];
-      const GraphLocator::Step& b = inner.steps[i];
-      if (a.node_output != b.node_output || a.attribute != b.attribute || a.graph_index != b.graph_index) return false;
-    }
-    return true;
-  }
-
   // The operator's signature: data, starts, ends and an optional axes; one output; no attributes.
   static absl::Status CheckSignature(const onnx::NodeProto& node, const std::string& label) {
     auto invalid = [&](auto&&... parts) { return absl::InvalidArgumentError(absl::StrCat(label, ": ", parts...)); };
@@ -267,12 +241,12 @@ class Planner {
       return false;
     }
     const int64_t bytes = count * element_bytes;  // no overflow: count <= max_fold_bytes / element_bytes
-    if (bytes > options_.max_total_fold_bytes - folded_bytes_) {
+    if (!budget_.Fits(bytes)) {
       change.detail = absl::StrCat("its constant result (", bytes, " bytes) would take the folded total past ",
                                    "max_total_fold_bytes (", options_.max_total_fold_bytes, ")");
       return false;
     }
-    folded_bytes_ += bytes;
+    budget_.Spend(bytes);
     if (change.data_constant == nullptr) {
       ASSIGN_OR_RETURN(change.data_constant, lookup(change.data));
       if (change.data_constant == nullptr) return invalid("data '", change.data, "' could not be read");
@@ -379,21 +353,25 @@ class Planner {
   }
 
   // Whether a fold of `bytes` is left to be computed as the output is written: large, in the main graph,
-  // not strings, and read by no DynamicSlice (whose planning would need its value).
+  // not strings, and read by no node that folds through it (whose planning needs its value).
   bool Streams(const PlannedChange& change, int64_t bytes) const {
     return stream_large_folds_ && change.graph.steps.empty() &&
            change.data_type.elem_type != onnx::TensorProto::STRING && bytes > kSkeletonKeepBytes &&
-           dynamic_slice_inputs_.count(change.output) == 0;
+           folded_through_.count(change.output) == 0;
   }
 
-  // The inputs of every DynamicSlice of `graph` and its subgraphs (by name: a superset where scopes shadow).
-  static void CollectDynamicSliceInputs(const onnx::GraphProto& graph, std::unordered_set<std::string>& inputs) {
+  // The inputs of every node of `graph` and its subgraphs that a planner folds through when they are constant:
+  // DynamicSlices and the removed ops of a model importing default opset `opset` (by name: a superset where
+  // scopes shadow).
+  static void CollectInputsFoldedThrough(const onnx::GraphProto& graph, int64_t opset,
+                                         std::unordered_set<std::string>& inputs) {
     for (const auto& node : graph.node()) {
-      if (node.op_type() == kDynamicSliceOp && IsDefaultDomain(node.domain())) {
+      const bool dynamic_slice = node.op_type() == kDynamicSliceOp && IsDefaultDomain(node.domain());
+      if (dynamic_slice || FindRemovedOpRule(node, opset) != nullptr) {
         inputs.insert(node.input().begin(), node.input().end());
       }
       ForEachSubgraph(node, [&](const std::string&, const onnx::GraphProto& subgraph) {
-        CollectDynamicSliceInputs(subgraph, inputs);
+        CollectInputsFoldedThrough(subgraph, opset, inputs);
       });
     }
   }
@@ -410,16 +388,23 @@ class Planner {
   static constexpr const char* kInputNames[] = {"data", "starts", "ends", "axes"};
 
   const onnx::ModelProto& model_;
-  const Options& options_;
+  const Options options_;  // a copy: the planner may outlive the caller's options
   const bool stream_large_folds_;
-  const FoldedBeforeByName& folded_before_;
-  std::unordered_set<std::string> dynamic_slice_inputs_;  // filled when folds may stream
+  std::unordered_set<std::string> folded_through_;  // filled when folds may stream
   Plan& plan_;
-  int64_t folded_bytes_ = 0;  // what the folds planned so far will allocate, against max_total_fold_bytes
+  FoldBudget& budget_;  // what the model's folds planned so far will allocate, against max_total_fold_bytes
   std::optional<FreshNames> used_names_;
 };
 
-}  // namespace
+DynamicSlicePlanner::DynamicSlicePlanner(const onnx::ModelProto& model, const Options& options, bool stream_large_folds,
+                                         FoldBudget& budget, Plan& plan)
+    : impl_(std::make_unique<Impl>(model, options, stream_large_folds, budget, plan)) {}
+
+DynamicSlicePlanner::~DynamicSlicePlanner() = default;
+
+absl::Status DynamicSlicePlanner::Visit(const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) {
+  return impl_->Visit(node, scope, locator);
+}
 
 int64_t SliceVersionAtOpset(int64_t opset) {
   if (opset >= 13) return 13;
@@ -428,21 +413,14 @@ int64_t SliceVersionAtOpset(int64_t opset) {
   return 1;
 }
 
-absl::StatusOr<Plan> PlanDynamicSlices(const onnx::ModelProto& model, const Options& options, bool stream_large_folds,
-                                       const FoldedBeforeByName& folded_before) {
+absl::StatusOr<Plan> PlanDynamicSlices(const onnx::ModelProto& model, const Options& options, bool stream_large_folds) {
   Plan plan;
-  // Only planning reads the inferred types; released on return, before the rest of Legalize copies the
-  // model again.
-  // The removed ops are typed for inference as their rules say, so that a DynamicSlice past one knows its data.
-  google::protobuf::Arena arena;
-  const absl::StatusOr<int64_t> opset = DefaultOpset(model);
-  const onnx::ModelProto* inferred =
-      InferTypesOnSkeleton(model, arena, opset.ok() ? RemovedOpsTypedForInference(*opset) : InferenceStandIns{});
-  Planner planner(model, options, stream_large_folds, folded_before, plan);
-  RETURN_IF_ERROR(WalkScopedGraphs(model, inferred, options.external_data, plan.scopes,
-                                   [&](const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) {
-                                     return planner.Visit(node, scope, locator);
-                                   }));
+  FoldBudget budget(options.max_total_fold_bytes);
+  DynamicSlicePlanner planner(model, options, stream_large_folds, budget, plan);
+  RETURN_IF_ERROR(WalkTypedModel(model, options.external_data, plan.scopes,
+                                 [&](const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) {
+                                   return planner.Visit(node, scope, locator);
+                                 }));
   return plan;
 }
 

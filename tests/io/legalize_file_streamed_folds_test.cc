@@ -118,6 +118,32 @@ TEST(LegalizeAndUseTest, LeavesTheLargeFoldsNoDynamicSliceReadsToTheWriter) {
   EXPECT_THAT(stub_names, UnorderedElementsAre("rows", "window"));
 }
 
+// A large fold that a removed op reads is needed while planning, as one a DynamicSlice reads: it is not
+// streamed, the Scale of it folds too, and the file is what Legalize and SaveModel write.
+TEST_F(LegalizeFileStreamedFoldsTest, ALargeFoldARemovedOpReadsFoldsThroughAndIsNotStreamed) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+scaled (float[256, 256] w, int64[1] s0, int64[1] e200) => (float[200, 256] doubled) {
+  rows = DynamicSlice (w, s0, e200)
+  doubled = Scale <scale = 2.0> (rows)
+}
+)");
+  for (const char* name : {"w", "s0", "e200"}) {
+    const Tensor value = std::string(name) == "w"    ? Iota({256, 256})
+                         : std::string(name) == "s0" ? Tensor::FromInt64s({0})
+                                                     : Tensor::FromInt64s({200});
+    *model.mutable_graph()->add_initializer() = TensorToProto(value.Clone(), name);
+    MakeInitializerConstant(model, name);
+  }
+  const std::string input = (dir_ / "scaled.onnx").string(), output = (dir_ / "scaled_out.onnx").string();
+  ASSERT_TRUE(SaveModel(model, input).ok());
+  absl::StatusOr<Report> report = LegalizeFile(input, output, Options{});
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(NodeFor(*report, "doubled").action, Action::kFolded);
+  EXPECT_EQ(NodeFor(*report, "rows").action, Action::kFolded);
+  EXPECT_TRUE(ReadBytes(output) == Serialize(LegalizedCopy(model))) << "the file Legalize and SaveModel write";
+}
+
 TEST_F(LegalizeFileStreamedFoldsTest, WritesTheSameFilesWhenTheWeightsGoToADataFile) {
   SaveOptions save;
   save.external_data_name = "weights.bin";

@@ -23,6 +23,7 @@ using ::onnx_legalize::testing::CountOps;
 using ::onnx_legalize::testing::DefaultOpset;
 using ::onnx_legalize::testing::ExpectRejected;
 using ::onnx_legalize::testing::LegalizedCopy;
+using ::onnx_legalize::testing::NodeFor;
 using ::onnx_legalize::testing::ParseModel;
 using ::onnx_legalize::testing::Serialize;
 using ::testing::HasSubstr;
@@ -409,6 +410,93 @@ fill (float[2,2] z) => (float[2,2] y) {
   EXPECT_EQ(w.dims(), (std::vector<int64_t>{2, 2}));
   EXPECT_EQ(Floats(w), (std::vector<float>{2, 3, 5, 6}));
   EXPECT_EQ(CountOps(legalized, "Constant"), 0);
+  ExpectLegal(legalized);
+}
+
+// Folds feed folds whichever family each belongs to: a removed op of a DynamicSlice's fold folds too, so a
+// chain GivenTensorFill -> DynamicSlice -> Scale -> DynamicSlice -> Affine becomes one initializer, at the
+// model's own opset, with nothing the chain read left behind.
+TEST(RemovedOpsTest, AChainOfFoldsOfBothFamiliesFoldsWhole) {
+  const onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+chain (float[1,2] z) => (float[1,2] y) {
+  c = GivenTensorFill <values = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], shape = [2, 3]> ()
+  s = Constant <value = int64[1] {1}> ()
+  e = Constant <value = int64[1] {3}> ()
+  a = Constant <value = int64[1] {1}> ()
+  w = DynamicSlice(c, s, e, a)
+  w2 = Scale <scale = 2.0> (w)
+  r0 = Constant <value = int64[1] {0}> ()
+  r1 = Constant <value = int64[1] {1}> ()
+  row = DynamicSlice(w2, r0, r1)
+  v = Affine <alpha = 0.5, beta = 1.0> (row)
+  flat = Flatten <axis = 0> (v)
+  y = Add(flat, z)
+}
+)");
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(DefaultOpset(legalized), 9) << "no Slice-10 is written";
+  ASSERT_EQ(report.nodes.size(), 5u);
+  for (const NodeReport& node : report.nodes) EXPECT_EQ(node.action, Action::kFolded) << node.output;
+  ASSERT_EQ(legalized.graph().initializer_size(), 1);
+  EXPECT_EQ(legalized.graph().initializer(0).name(), "v");
+  // [[2, 3], [5, 6]] scaled by 2, its first row, times 0.5 plus 1.
+  EXPECT_EQ(Floats(TensorFromProto(legalized.graph().initializer(0)).value()), (std::vector<float>{3, 4}));
+  EXPECT_EQ(CountOps(legalized, "Constant"), 0);
+  ExpectLegal(legalized);
+}
+
+// A DynamicSlice's fold in the main graph is a constant inside the subgraphs too: the ImageScaler of a branch
+// that reads it folds.
+TEST(RemovedOpsTest, ARemovedOpInABranchFoldsThroughTheMainGraphsDynamicSliceFold) {
+  const onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+branch (bool cond) => (float[1,2,1,1] out) {
+  w = Constant <value = float[1,4,1,1] {1.0, 2.0, 3.0, 4.0}> ()
+  s = Constant <value = int64[1] {1}> ()
+  e = Constant <value = int64[1] {3}> ()
+  a = Constant <value = int64[1] {1}> ()
+  sliced = DynamicSlice(w, s, e, a)
+  out = If (cond) <
+    then_branch = g1 () => (float[1,2,1,1] t) { t = ImageScaler <scale = 2.0, bias = [1.0, -1.0]> (sliced) },
+    else_branch = g2 () => (float[1,2,1,1] f) { f = Identity(sliced) }
+  >
+}
+)");
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(DefaultOpset(legalized), 9);
+  for (const NodeReport& node : report.nodes) EXPECT_EQ(node.action, Action::kFolded) << node.output;
+  EXPECT_EQ(CountOps(legalized, "ImageScaler"), 0);
+  EXPECT_EQ(CountOps(legalized, "Mul"), 0);
+  ExpectLegal(legalized);
+}
+
+// max_total_fold_bytes bounds the folds of both families together: a DynamicSlice fold of 32 bytes leaves 16
+// of a 48-byte total, and the 32-byte Scale after it is rewritten.
+TEST(RemovedOpsTest, TheTotalFoldLimitIsSharedWithDynamicSlice) {
+  const onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+two (float[2,4] z) => (float[2,4] y) {
+  w = Constant <value = float[4,4] {1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0,
+                                    16.0}> ()
+  s = Constant <value = int64[1] {1}> ()
+  e = Constant <value = int64[1] {3}> ()
+  rows = DynamicSlice(w, s, e)
+  c = Constant <value = float[2,4] {1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0}> ()
+  scaled = Scale <scale = 2.0> (c)
+  sum = Add(rows, scaled)
+  y = Add(sum, z)
+}
+)");
+  Options options;
+  options.max_total_fold_bytes = 48;
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, options, &report);
+  EXPECT_EQ(NodeFor(report, "rows").action, Action::kFolded);
+  EXPECT_EQ(NodeFor(report, "scaled").action, Action::kRewritten);
+  EXPECT_THAT(NodeFor(report, "scaled").detail, HasSubstr("passes the fold limits"));
   ExpectLegal(legalized);
 }
 
