@@ -1,6 +1,6 @@
 // External data references (TensorProto.data_location EXTERNAL) as plain values: every tensor of a model,
-// what its external_data entries say, and how to rewrite them. Nothing here touches a file; model_io
-// resolves, reads and writes the files.
+// what its external_data entries say, and how to rewrite them. Nothing here touches a file:
+// external_folder.h resolves them, model_load.cc reads and model_save.cc writes the files.
 //
 // onnx.proto: a tensor stored externally has data_location EXTERNAL and external_data entries
 //   location  (required) a path relative to the model file's folder

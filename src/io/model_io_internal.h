@@ -1,6 +1,6 @@
-// model_io's internals for tests and LegalizeFile: the model size past which SaveModel moves weights to a
-// data file is protobuf's 2 GiB limit, which no test can fill in memory (tests pass a smaller limit); and a
-// save whose last step waits for a go-ahead.
+// The internals of loading and saving (model_load.cc, model_save.cc) for tests and LegalizeFile: protobuf's
+// 2 GiB limit, past which LoadModel refuses a file and SaveModel moves weights to a data file, which no test
+// can fill in memory (tests pass a smaller limit); and a save whose last step waits for a go-ahead.
 #ifndef ONNX_LEGALIZE_SRC_IO_MODEL_IO_INTERNAL_H_
 #define ONNX_LEGALIZE_SRC_IO_MODEL_IO_INTERNAL_H_
 

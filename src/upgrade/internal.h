@@ -4,7 +4,8 @@
 //   skeleton_types.cc  what the skeleton says of value types, for the converter and the fixes
 //   chunks.cc          the converter run on the main graph in chunks (onnx's IR is O(n^2))
 //   splice.cc          the converted nodes put back into the caller's graphs
-//   adapter_fixes.cc   what onnx 1.12's adapters get wrong, put right
+//   fixes/             what onnx 1.12's adapters get wrong, put right: one file per adapter, listed in
+//                      fixes/registry.cc
 // Names and paths in messages: graph/labels.h. The check of the input: graph/graph_validation.h.
 #ifndef ONNX_LEGALIZE_SRC_UPGRADE_INTERNAL_H_
 #define ONNX_LEGALIZE_SRC_UPGRADE_INTERNAL_H_
@@ -82,7 +83,7 @@ struct Move {
 };
 
 // What the skeleton's declarations (after shape inference) say of its values, by skeleton name: what the
-// adapters saw, which the fixes of upgrade/adapter_fixes.cc need.
+// adapters saw, which the fixes of upgrade/fixes/ need.
 struct KnownTypes {
   // Element types; a name typed differently in two scopes is left out.
   std::unordered_map<std::string, int32_t> elem_types;
@@ -191,27 +192,30 @@ absl::StatusOr<google::protobuf::RepeatedPtrField<NodeProto>> SpliceMainGraph(co
                                                                               const Skeleton& skeleton,
                                                                               RenamedOutputs& renamed);
 
-// --- upgrade/adapter_fixes.cc ----------------------------------------------------------------------------------------
+// --- upgrade/fixes/: the adapter fixes others call (fixes/registry.cc lists them all) -------------------------------
 
-// The op type the skeleton shows for a converted node.
+// The op type the skeleton shows for a converted node: a Hardmax crossing 13 as a Softmax
+// (fixes/softmax_12_13.cc).
 std::string OpTypeShownToConverter(const NodeProto& node, const Move& move);
 
-// Adds to `shown`, the skeleton of `node`, the Pad-2 `value` default the Pad 10->11 adapter reads.
+// Adds to `shown`, the skeleton of `node`, the Pad-2 `value` default the Pad 10->11 adapter reads
+// (fixes/clip_pad_10_11.cc).
 void SpellOutPadValue(const NodeProto& node, const Move& move, NodeProto* shown);
 
-// Gives a Resize that Upsample or Resize-10 became (`node`, spliced from `orig`) Resize-10's coordinates.
+// Gives a Resize that Upsample or Resize-10 became (`node`, spliced from `orig`) Resize-10's coordinates
+// (fixes/resize_10_11.cc).
 void KeepResize10Coordinates(const NodeProto& orig, const Move& move, NodeProto* node);
 
 // FailedPrecondition naming the node and the dims when a legacy broadcast (opset 6 and below, broadcast=1,
 // axis=a) of known ranks is one onnx 1.12's 6->7 adapter cannot convert: it gives B rank(A) - rank(B)
 // trailing ones whatever `a` is, and then stops at its own broadcast check. Run before the converter, so that
-// the refusal says which node and why rather than the converter's assertion.
+// the refusal says which node and why rather than the converter's assertion (fixes/legacy_broadcast_6_7.cc).
 absl::Status CheckLegacyBroadcastsConvert(const Skeleton& skeleton, const Move& move);
 
 // Puts right what the adapters made of the spliced nodes of one graph (shown as graph `where`): per node,
 // `emitted_record` is the record it stands for (-1 for a converter-made node) and `converted` the skeleton's
 // converted node it was spliced from (null for a converter-made initializer), whose input names are the keys
-// of the skeleton's KnownTypes. Adds the nodes a fix needs.
+// of the skeleton's KnownTypes. Adds the nodes a fix needs (fixes/registry.cc).
 absl::Status FixAdapterResults(const std::string& where, const std::vector<int64_t>& emitted_record,
                                const std::vector<const NodeProto*>& converted, SpliceContext& ctx,
                                google::protobuf::RepeatedPtrField<NodeProto>* out_nodes);

@@ -23,7 +23,7 @@
 //   - its IR is O(n^2) in a graph's node count: the main graph is converted in chunks
 //     (upgrade/chunks.cc);
 //   - adapter bugs change meaning (Pad, Clip, Resize, Softmax, Hardmax, legacy broadcasting, PRelu, Scan):
-//     they are put right around the converter (upgrade/adapter_fixes.cc).
+//     they are put right around the converter (upgrade/fixes/, one file per adapter).
 #include "upgrade/opset_upgrade.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // What the skeleton (after onnx's shape inference) says of the types of its values: repeated into subgraphs
-// for the converter, whose IR types no captured value, and gathered for the fixes of
-// upgrade/adapter_fixes.cc, which need the element types and sizes the adapters saw.
+// for the converter, whose IR types no captured value, and gathered for the adapter fixes (upgrade/fixes/),
+// which need the element types and sizes the adapters saw.
 #include <cstdint>
 #include <string>
 #include <unordered_map>

@@ -12,7 +12,7 @@
 // stand-ins become the original nodes again; converter-made nodes are new, converter-made values get names
 // that occur nowhere in the model, converter-made initializers become Constant nodes. Graph inputs, outputs,
 // initializers, value_info, doc strings and everything at model level are the caller's. What the adapters
-// got wrong is put right on the way (upgrade/adapter_fixes.cc).
+// got wrong is put right on the way (upgrade/fixes/).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
