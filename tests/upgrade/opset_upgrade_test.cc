@@ -32,6 +32,9 @@ using onnx::GraphProto;
 using onnx::ModelProto;
 using onnx::NodeProto;
 using onnx::TensorProto;
+using ::onnx_legalize::testing::DefaultOpset;
+using ::onnx_legalize::testing::NameNodesAsNodeOutput;
+using ::onnx_legalize::testing::ParseModel;
 using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
@@ -49,20 +52,11 @@ void ForEachGraph(GraphProto* graph, const std::function<void(GraphProto*)>& fn)
   }
 }
 
-// Names every unnamed node "node_<first output>", in every graph, so that tests can find nodes.
-void NameNodes(ModelProto* model) {
-  ForEachGraph(model->mutable_graph(), [](GraphProto* g) {
-    for (auto& node : *g->mutable_node()) {
-      if (node.name().empty() && node.output_size() > 0) node.set_name("node_" + node.output(0));
-    }
-  });
-}
-
-ModelProto ParseModel(const char* text) {
-  ModelProto model;
-  const auto status = onnx::OnnxParser::Parse(model, text);
-  EXPECT_TRUE(status.IsOK()) << status.ErrorMessage();
-  NameNodes(&model);
+// The model `text` describes, every unnamed node named "node_<first output>" in every graph, so that tests can
+// find nodes.
+ModelProto ParseModelNamingNodes(const char* text) {
+  ModelProto model = ParseModel(text);
+  NameNodesAsNodeOutput(model);
   return model;
 }
 
@@ -186,13 +180,6 @@ void ExpectWellFormed(const ModelProto& model) {
   check(model.graph(), scopes);
 }
 
-int64_t DefaultOpset(const ModelProto& model) {
-  for (const auto& op : model.opset_import()) {
-    if (op.domain().empty() || op.domain() == "ai.onnx") return op.version();
-  }
-  return -1;
-}
-
 // ---- the legacy model -----------------------------------------------------------------------------------
 
 // An opset-9 model with one node of every kind whose meaning moves between 9 and 17, and a DynamicSlice.
@@ -222,7 +209,7 @@ class LegacyModelTest : public ::testing::TestWithParam<int64_t> {};
 
 TEST_P(LegacyModelTest, ConvertsEveryNodeAndKeepsDynamicSlice) {
   const int64_t target = GetParam();
-  const ModelProto original = ParseModel(kLegacyModel);
+  const ModelProto original = ParseModelNamingNodes(kLegacyModel);
   ModelProto model = original;
   ASSERT_TRUE(UpgradeDefaultOpset(model, target).ok());
   const GraphProto& g = model.graph();
@@ -374,7 +361,7 @@ looped (int64 trip, bool cond, float[4,6] x0, int64[1] s, int64[1] e) => (float[
 )ONNX";
 
 TEST(OpsetUpgradeTest, ConvertsLoopBodyAroundDynamicSlice) {
-  ModelProto original = ParseModel(kLoopModel);
+  ModelProto original = ParseModelNamingNodes(kLoopModel);
   // The outer Squeeze is shape-incorrect for x0 but fine for the converter; make it an Identity.
   original.mutable_graph()->mutable_node(1)->set_op_type("Identity");
   original.mutable_graph()->mutable_node(1)->clear_attribute();
@@ -430,7 +417,7 @@ branched (bool b, float[2,5] x, int64[1] s, int64[1] e) => (float[2,5] y)
 )ONNX";
 
 TEST(OpsetUpgradeTest, ConvertsIfBranchesAroundDynamicSlice) {
-  ModelProto original = ParseModel(kIfModel);
+  ModelProto original = ParseModelNamingNodes(kIfModel);
   // TopK has two outputs; the parser gave it one. Add the indices.
   NodeProto* topk = original.mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_g()->mutable_node(0);
   topk->add_output("t_idx");
@@ -493,7 +480,7 @@ twice (a) => (b) {
 )ONNX";
 
 ModelProto RichModel() {
-  ModelProto model = ParseModel(kRichModel);
+  ModelProto model = ParseModelNamingNodes(kRichModel);
   GraphProto* g = model.mutable_graph();
   g->set_doc_string("the main graph");
   for (auto& node : *g->mutable_node()) node.set_doc_string("doc of " + node.name());
@@ -555,7 +542,7 @@ TEST(OpsetUpgradeTest, PreservesEverythingButTheConvertedNodes) {
 }
 
 TEST(OpsetUpgradeTest, ConvertedNodesKeepNameDocStringAndDomainSpelling) {
-  ModelProto model = ParseModel(R"ONNX(
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 4, opset_import: ["ai.onnx" : 9]>
 g (float[3,1] x) => (float[3] y) {
   y = ai.onnx.Squeeze<axes=[1]>(x)
@@ -573,7 +560,7 @@ g (float[3,1] x) => (float[3] y) {
 }
 
 TEST(OpsetUpgradeTest, MovesBothSpellingsOfTheDefaultDomainWhenAModelImportsBoth) {
-  ModelProto model = ParseModel(R"ONNX(
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9, "ai.onnx" : 9]>
 g (float[3,1] x) => (float[3] y) {
   y = Squeeze<axes=[1]>(x)
@@ -586,7 +573,7 @@ g (float[3,1] x) => (float[3] y) {
 }
 
 TEST(OpsetUpgradeTest, RejectsAModelThatImportsTheDefaultDomainAtTwoVersions) {
-  ModelProto model = ParseModel(R"ONNX(
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9, "ai.onnx" : 11]>
 g (float[3,1] x) => (float[3] y) {
   y = Squeeze<axes=[1]>(x)
@@ -600,7 +587,7 @@ g (float[3,1] x) => (float[3] y) {
 }
 
 TEST(OpsetUpgradeTest, LeavesNodesOfOtherDomainsAloneEvenWithDefaultOpNames) {
-  const ModelProto original = ParseModel(R"ONNX(
+  const ModelProto original = ParseModelNamingNodes(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9, "com.acme" : 1]>
 g (float[4] x) => (float[2] y, float[2] z) {
   y = com.acme.Slice<starts=[0], ends=[2]>(x)
@@ -615,7 +602,7 @@ g (float[4] x) => (float[2] y, float[2] z) {
 
 // Old PyTorch exports name values "0", "1", ...: exactly the names onnx's IR gives the values it makes.
 TEST(OpsetUpgradeTest, MadeNamesCollideWithNothingInAnyGraph) {
-  ModelProto model = ParseModel(R"ONNX(
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>
 g (float[1,4] v0, bool v1) => (float[4] v2, float[1,1,4] v8) {
   v3 = Unsqueeze<axes=[0]>(v0)
@@ -660,15 +647,15 @@ g (float[1,4] v0, bool v1) => (float[4] v2, float[1,1,4] v8) {
 // ---- contract -------------------------------------------------------------------------------------------
 
 TEST(OpsetUpgradeTest, IsDeterministic) {
-  ModelProto a = ParseModel(kLegacyModel);
-  ModelProto b = ParseModel(kLegacyModel);
+  ModelProto a = ParseModelNamingNodes(kLegacyModel);
+  ModelProto b = ParseModelNamingNodes(kLegacyModel);
   ASSERT_TRUE(UpgradeDefaultOpset(a, 17).ok());
   ASSERT_TRUE(UpgradeDefaultOpset(b, 17).ok());
   EXPECT_EQ(a.SerializeAsString(), b.SerializeAsString());
 }
 
 TEST(OpsetUpgradeTest, IsIdempotent) {
-  ModelProto model = ParseModel(kLegacyModel);
+  ModelProto model = ParseModelNamingNodes(kLegacyModel);
   ASSERT_TRUE(UpgradeDefaultOpset(model, 13).ok());
   const std::string once = model.SerializeAsString();
   ASSERT_TRUE(UpgradeDefaultOpset(model, 13).ok());
@@ -676,17 +663,17 @@ TEST(OpsetUpgradeTest, IsIdempotent) {
 }
 
 TEST(OpsetUpgradeTest, RaisesIrVersionToFitTheTargetButNeverLowersIt) {
-  ModelProto low = ParseModel(kLegacyModel);
+  ModelProto low = ParseModelNamingNodes(kLegacyModel);
   low.set_ir_version(3);
   ASSERT_TRUE(UpgradeDefaultOpset(low, 11).ok());
   EXPECT_EQ(low.ir_version(), 6);
 
-  ModelProto high = ParseModel(kLegacyModel);
+  ModelProto high = ParseModelNamingNodes(kLegacyModel);
   high.set_ir_version(8);
   ASSERT_TRUE(UpgradeDefaultOpset(high, 10).ok());
   EXPECT_EQ(high.ir_version(), 8);
 
-  ModelProto same = ParseModel(kLegacyModel);
+  ModelProto same = ParseModelNamingNodes(kLegacyModel);
   same.set_ir_version(3);
   ASSERT_TRUE(UpgradeDefaultOpset(same, 9).ok());
   EXPECT_EQ(same.ir_version(), 4);
@@ -714,7 +701,7 @@ void ExpectRejectedUnchanged(ModelProto model, int64_t target, absl::StatusCode 
 
 TEST(OpsetUpgradeTest, RejectsUndefinedGraphOutputAndLeavesModelUnchanged) {
   // onnx's converter dies with SIGSEGV on this model.
-  ExpectRejectedUnchanged(ParseModel(R"ONNX(
+  ExpectRejectedUnchanged(ParseModelNamingNodes(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>
 g (float[2] x) => (float[2] y, float[2] ghost) { y = Relu(x) }
 )ONNX"),
@@ -722,7 +709,7 @@ g (float[2] x) => (float[2] y, float[2] ghost) { y = Relu(x) }
 }
 
 TEST(OpsetUpgradeTest, RejectsUndefinedNodeInputInASubgraph) {
-  ExpectRejectedUnchanged(ParseModel(R"ONNX(
+  ExpectRejectedUnchanged(ParseModelNamingNodes(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>
 g (bool b, float[2] x) => (float[2] y) {
   y = If (b) <
@@ -735,7 +722,7 @@ g (bool b, float[2] x) => (float[2] y) {
 }
 
 TEST(OpsetUpgradeTest, RejectsTargetBelowCurrentOpset) {
-  ExpectRejectedUnchanged(ParseModel(R"ONNX(
+  ExpectRejectedUnchanged(ParseModelNamingNodes(R"ONNX(
 <ir_version: 6, opset_import: ["" : 11]>
 g (float[2] x) => (float[2] y) { y = Relu(x) }
 )ONNX"),
@@ -743,11 +730,11 @@ g (float[2] x) => (float[2] y) { y = Relu(x) }
 }
 
 TEST(OpsetUpgradeTest, RejectsTargetBeyondOnnx112) {
-  ExpectRejectedUnchanged(ParseModel(kLegacyModel), 18, absl::StatusCode::kInvalidArgument, "18");
+  ExpectRejectedUnchanged(ParseModelNamingNodes(kLegacyModel), 18, absl::StatusCode::kInvalidArgument, "18");
 }
 
 TEST(OpsetUpgradeTest, RejectsModelWithoutDefaultOpsetImport) {
-  ExpectRejectedUnchanged(ParseModel(R"ONNX(
+  ExpectRejectedUnchanged(ParseModelNamingNodes(R"ONNX(
 <ir_version: 4, opset_import: ["com.acme" : 1]>
 g (float[2] x) => (float[2] y) { y = com.acme.Op(x) }
 )ONNX"),
@@ -756,7 +743,7 @@ g (float[2] x) => (float[2] y) { y = com.acme.Op(x) }
 
 TEST(OpsetUpgradeTest, FailsUnchangedWhenAnAdapterNeedsAnUnknownShape) {
   // Softmax 12->13 must know the input's rank; nothing here tells it.
-  ExpectRejectedUnchanged(ParseModel(R"ONNX(
+  ExpectRejectedUnchanged(ParseModelNamingNodes(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>
 g (float x) => (float y) { y = Softmax(x) }
 )ONNX"),
@@ -766,7 +753,7 @@ g (float x) => (float y) { y = Softmax(x) }
 // The upgrade may be called without the planner, which refuses such nodes: a DynamicSlice without inputs or
 // with two outputs reaches the converter as the inert stand-in and comes back as it was.
 TEST(OpsetUpgradeTest, CarriesAMalformedDynamicSliceThroughUnchanged) {
-  ModelProto model = ParseModel(R"ONNX(
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>
 g (float[4,5] x, int64[1] s) => (float[?,?] a, float[?,?] b, float[?,?] c, float[4,5] y) {
   a, b = DynamicSlice(x, s, s)
@@ -782,7 +769,7 @@ g (float[4,5] x, int64[1] s) => (float[?,?] a, float[?,?] b, float[?,?] c, float
 }
 
 TEST(OpsetUpgradeTest, FailsUnchangedOnOpsOnnx112DoesNotKnow) {
-  ExpectRejectedUnchanged(ParseModel(R"ONNX(
+  ExpectRejectedUnchanged(ParseModelNamingNodes(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>
 g (float[1,3,2,2] x) => (float[1,3,2,2] y) { y = NoSuchOp<scale=2.0>(x) }
 )ONNX"),
@@ -809,7 +796,7 @@ TEST(OpsetUpgradeTest, PassesTheOpsItIsToldOfThroughUntouched) {
     return node.op_type() == "ImageScaler" || node.op_type() == "ConstantFill";
   };
   for (const char* text : kRemovedOpModels) {
-    ModelProto model = ParseModel(text);
+    ModelProto model = ParseModelNamingNodes(text);
     const ModelProto original = model;
     ASSERT_TRUE(UpgradeDefaultOpset(model, 10, pass_through).ok());
     ASSERT_EQ(model.graph().node_size(), 1);
@@ -820,7 +807,7 @@ TEST(OpsetUpgradeTest, PassesTheOpsItIsToldOfThroughUntouched) {
 }
 
 TEST(OpsetUpgradeTest, RefusesARemovedOpNoOneToldItOf) {
-  ModelProto model = ParseModel(kRemovedOpModels[0]);
+  ModelProto model = ParseModelNamingNodes(kRemovedOpModels[0]);
   const ModelProto original = model;
   const absl::Status status = UpgradeDefaultOpset(model, 10);
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
@@ -829,7 +816,7 @@ TEST(OpsetUpgradeTest, RefusesARemovedOpNoOneToldItOf) {
 }
 
 TEST(OpsetUpgradeTest, SameTargetChangesOnlyTheIrVersion) {
-  ModelProto model = ParseModel(kLegacyModel);
+  ModelProto model = ParseModelNamingNodes(kLegacyModel);
   const ModelProto original = model;
   ASSERT_TRUE(UpgradeDefaultOpset(model, 9).ok());
   ModelProto expected = original;
@@ -841,7 +828,7 @@ TEST(OpsetUpgradeTest, SameTargetChangesOnlyTheIrVersion) {
 
 TEST(OpsetUpgradeTest, PadWithoutValueAttributePadsWithZero) {
   // Pad-2's `value` defaults to 0; onnx 1.12's adapter throws without it.
-  ModelProto model = ParseModel(R"ONNX(
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>
 g (float[2,2] x) => (float[4,2] y) { y = Pad<pads=[1,0,1,0]>(x) }
 )ONNX");
@@ -854,7 +841,7 @@ g (float[2,2] x) => (float[4,2] y) { y = Pad<pads=[1,0,1,0]>(x) }
 }
 
 TEST(OpsetUpgradeTest, ClipBoundsTakeTheDataType) {
-  ModelProto model = ParseModel(R"ONNX(
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>
 g (double[3] x, float16[3] h) => (double[3] y, float16[3] z) {
   y = Clip<min=-1.5, max=2.0>(x)
@@ -882,7 +869,7 @@ g (double[3] x, float16[3] h) => (double[3] y, float16[3] z) {
 }
 
 TEST(OpsetUpgradeTest, SoftmaxOverSymbolicDimsReshapesToTheRuntimeShape) {
-  ModelProto model = ParseModel(R"ONNX(
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>
 g (float[N,C,4] x) => (float[N,C,4] y) { y = LogSoftmax<axis=1>(x) }
 )ONNX");
@@ -929,7 +916,7 @@ TEST(OpsetUpgradeTest, SoftmaxOverUnknownDimsReshapesToTheRuntimeShapeAllowingZe
   for (const char* text : {kSoftmaxOverUnknownDims, kSoftmaxAfterUndeclaredDynamicSlice}) {
     for (int64_t target : {14, 17}) {
       SCOPED_TRACE(text);
-      ModelProto model = ParseModel(text);
+      ModelProto model = ParseModelNamingNodes(text);
       const int declared = model.graph().value_info_size();
       ASSERT_TRUE(UpgradeDefaultOpset(model, target).ok()) << target;
       EXPECT_EQ(model.graph().value_info_size(), declared) << "the stand-in's inferred type stays in the skeleton";
@@ -963,7 +950,7 @@ TEST(OpsetUpgradeTest, SoftmaxOverUnknownDimsAtOpset13PassesAnEmptyInputThrough)
   // Reshape-13 has no allowzero: for an empty d ([1,2,0,5]) the 0 at index 2 would be copied from the 2-D
   // Softmax output, which has no dim 2 (ONNX Runtime fails). The Reshape runs only when d has elements;
   // an empty d is its own Softmax.
-  ModelProto model = ParseModel(kSoftmaxOverUnknownDims);
+  ModelProto model = ParseModelNamingNodes(kSoftmaxOverUnknownDims);
   ASSERT_TRUE(UpgradeDefaultOpset(model, 13).ok());
   const GraphProto& g = model.graph();
   EXPECT_THAT(OpTypes(g), ElementsAre("DynamicSlice", "Flatten", "Shape", "Softmax", "Size", "Cast", "If"));
@@ -1015,7 +1002,7 @@ TEST(OpsetUpgradeTest, SoftmaxOverUnknownDimsAtOpset13PassesAnEmptyInputThrough)
 
 TEST(OpsetUpgradeTest, SoftmaxAtOpset13NeedsNoGuardWhereReshapeCopiesAZeroRightly) {
   // Flatten at axis 1 gives [n, c*4]: a 0 in n or c is copied from there rightly, and 4 is no 0.
-  ModelProto model = ParseModel(R"ONNX(
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>
 g (float[?,?,4] x) => (float[?,?,4] y) { y = Softmax<axis=1>(x) }
 )ONNX");
@@ -1031,7 +1018,7 @@ g (float[?,?,4] x) => (float[?,?,4] y) { y = Softmax<axis=1>(x) }
 TEST(OpsetUpgradeTest, SoftmaxTrustsNoShapeOfANameTwoBranchesDefine) {
   // Both branches define t, [2,3] in one and [?,3] in the other: what one branch declares of its t says
   // nothing of the other's.
-  ModelProto model = ParseModel(R"ONNX(
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>
 g (bool b, float[2,3] x, float[4,3] w, int64[1] s, int64[1] e) => (float[?,3] y) {
   y = If (b) <
@@ -1056,7 +1043,7 @@ g (bool b, float[2,3] x, float[4,3] w, int64[1] s, int64[1] e) => (float[?,3] y)
 
 TEST(OpsetUpgradeTest, HardmaxKeepsItsTwoDimensionalMeaningAtOpset13) {
   // onnx 1.12 registers Hardmax 12->13 as compatible although its axis semantics changed like Softmax's.
-  ModelProto model = ParseModel(R"ONNX(
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>
 g (float[2,3,4] x) => (float[2,3,4] y) { y = Hardmax<axis=1>(x) }
 )ONNX");
@@ -1070,7 +1057,7 @@ g (float[2,3,4] x) => (float[2,3,4] y) { y = Hardmax<axis=1>(x) }
 
 TEST(OpsetUpgradeTest, LegacyBroadcastAlignsTheSecondInputAtItsAxis) {
   // B of shape [3] broadcast at axis 1 of a rank-4 A must become [3,1,1]; onnx 1.12 makes it [3,1,1,1].
-  ModelProto model = ParseModel(R"ONNX(
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 3, opset_import: ["" : 6]>
 g (float[1,3,4,4] x, float[3] b) => (float[1,3,4,4] y) { y = Add<broadcast=1, axis=1>(x, b) }
 )ONNX");
@@ -1094,7 +1081,7 @@ g (float[1,3,4,4] x, float[3] b) => (float[1,3,4,4] y) { y = Add<broadcast=1, ax
 // of Gemm assert that every dim of their operands is a number (assertNotParams) though they read only ranks. The
 // move goes through, and the graph's own declarations keep their symbolic dims.
 TEST(OpsetUpgradeTest, MovesLegacyBroadcastsAndGemmOfASymbolicBatch) {
-  const ModelProto model = ParseModel(R"ONNX(
+  const ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 3, opset_import: ["" : 6]>
 g (float[N,3,4,4] x, float[3] b, float[5,48] w, float[5] c) => (float[N,3,4,4] y, float[N,5] z) {
   y = Add<broadcast=1, axis=1>(x, b)
@@ -1121,7 +1108,7 @@ g (float[N,3,4,4] x, float[3] b, float[5,48] w, float[5] c) => (float[N,3,4,4] y
 // A symbolic batch seen as 1 by the 6->7 adapters must not reach the Reshape that Softmax's 12->13 adapter bakes
 // its input's dims into: the Reshape takes the shape at run time.
 TEST(OpsetUpgradeTest, ASymbolicBatchIsNotBakedIntoSoftmax13sReshape) {
-  ModelProto model = ParseModel(R"ONNX(
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 3, opset_import: ["" : 6]>
 g (float[N,3,4] x, float[4] b) => (float[N,3,4] y) {
   a = Add<broadcast=1, axis=2>(x, b)
@@ -1141,7 +1128,7 @@ g (float[N,3,4] x, float[4] b) => (float[N,3,4] y) {
 // PRelu-6 applies a slope [C] per channel (axis 1 of X); PRelu-7 broadcasts it from the last axis, so the
 // slope must become [C, 1, ..., 1]. onnx 1.12 registers PRelu 6->7 as compatible and does nothing.
 TEST(OpsetUpgradeTest, PReluSlopePerChannelBecomesChannelShaped) {
-  ModelProto model = ParseModel(R"ONNX(
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 3, opset_import: ["" : 6]>
 g (float[2,3,4,5] x, float[3] slope) => (float[2,3,4,5] y) { y = PRelu(x, slope) }
 )ONNX");
@@ -1181,7 +1168,7 @@ g (float[2,3] x, float[3] slope) => (float[2,3] y) { y = PRelu(x, slope) }
 <ir_version: 3, opset_import: ["" : 6]>
 g (float[2,3,4] x, float[3,1] slope) => (float[2,3,4] y) { y = PRelu(x, slope) }
 )ONNX"}) {
-    ModelProto model = ParseModel(text);
+    ModelProto model = ParseModelNamingNodes(text);
     ASSERT_TRUE(UpgradeDefaultOpset(model, 9).ok()) << text;
     EXPECT_THAT(OpTypes(model.graph()), ElementsAre("PRelu")) << text;
     EXPECT_THAT(FindNode(model.graph(), "node_y")->input(), ElementsAre("x", "slope")) << text;
@@ -1196,7 +1183,7 @@ ModelProto WithInputOfUnknownRank(ModelProto model, int index) {
 
 TEST(OpsetUpgradeTest, PReluSlopeOfUnknownMeaningIsRefusedNamingTheNodeAndDims) {
   // X's rank unknown: [3] could be meant for axis 1 of a 4-D X (then [3,1,1]) or for a 1-D one.
-  ExpectRejectedUnchanged(WithInputOfUnknownRank(ParseModel(R"ONNX(
+  ExpectRejectedUnchanged(WithInputOfUnknownRank(ParseModelNamingNodes(R"ONNX(
 <ir_version: 3, opset_import: ["" : 6]>
 g (float[1] x, float[3] slope) => (float y) { y = PRelu(x, slope) }
 )ONNX"),
@@ -1204,7 +1191,7 @@ g (float[1] x, float[3] slope) => (float y) { y = PRelu(x, slope) }
                           13, absl::StatusCode::kFailedPrecondition,
                           "PRelu 'node_y' (graph main): PRelu-6 applies its slope per channel (axis 1 of X), "
                           "PRelu-7 from the last axis; with X of dims unknown and a slope of dims [3]");
-  ExpectRejectedUnchanged(WithInputOfUnknownRank(ParseModel(R"ONNX(
+  ExpectRejectedUnchanged(WithInputOfUnknownRank(ParseModelNamingNodes(R"ONNX(
 <ir_version: 3, opset_import: ["" : 6]>
 g (float[2,3,4] x, float[1] slope) => (float[2,3,4] y) { y = PRelu(x, slope) }
 )ONNX"),
@@ -1213,7 +1200,7 @@ g (float[2,3,4] x, float[1] slope) => (float[2,3,4] y) { y = PRelu(x, slope) }
 }
 
 TEST(OpsetUpgradeTest, ScatterBecomesScatterElementsUnderItsOwnName) {
-  ModelProto model = ParseModel(R"ONNX(
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>
 g (float[3,3] data, int64[1,2] idx, float[1,2] upd) => (float[3,3] y) {
   s = Scatter<axis=1>(data, idx, upd)
@@ -1235,7 +1222,7 @@ g (float[3,3] data, int64[1,2] idx, float[1,2] upd) => (float[3,3] y) {
 
 TEST(OpsetUpgradeTest, TypesDeclaredForDynamicSliceOutputsReachTheAdapters) {
   // The DynamicSlice is hidden from the converter, but its declared output type still gives Softmax its rank.
-  ModelProto model = ParseModel(R"ONNX(
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>
 g (float[4,6] x, int64[1] s, int64[1] e) => (float[2,6] y) <float[2,6] d> {
   d = DynamicSlice(x, s, e)
@@ -1248,7 +1235,7 @@ g (float[4,6] x, int64[1] s, int64[1] e) => (float[2,6] y) <float[2,6] d> {
 }
 
 TEST(OpsetUpgradeTest, SubgraphInitializersLargeAndSmallSurvive) {
-  ModelProto model = ParseModel(R"ONNX(
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>
 g (bool c, float[1,4] x) => (float[4] y) {
   y = If (c) <
@@ -1277,7 +1264,7 @@ g (bool c, float[1,4] x) => (float[4] y) {
 
 TEST(OpsetUpgradeTest, ConvertsWhenDeclaredTypesContradictShapeInference) {
   // Shape inference throws on the wrong output type; conversion goes on without it where no adapter needs it.
-  ModelProto model = ParseModel(R"ONNX(
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>
 g (float[1,3] x) => (int64[3] y) { y = Squeeze<axes=[0]>(x) }
 )ONNX");
@@ -1286,7 +1273,7 @@ g (float[1,3] x) => (int64[3] y) { y = Squeeze<axes=[0]>(x) }
 }
 
 TEST(OpsetUpgradeTest, Resize10GetsResize10CoordinatesAtOpset11) {
-  ModelProto model = ParseModel(R"ONNX(
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 5, opset_import: ["" : 10]>
 g (float[1,1,2,2] x, float[4] s) => (float y) { y = Resize<mode="linear">(x, s) }
 )ONNX");
@@ -1300,7 +1287,7 @@ g (float[1,1,2,2] x, float[4] s) => (float y) { y = Resize<mode="linear">(x, s) 
 }
 
 TEST(OpsetUpgradeTest, LargeConstantNodesPassThroughUnchanged) {
-  ModelProto model = ParseModel(R"ONNX(
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>
 g (float[1,2048] x) => (float[2048] y) {
   c = Constant<value=float[1,2048] {0.0}>()
@@ -1374,22 +1361,22 @@ crossing (float[N,3,4,4] x, double[3] dx, int64[1] s, int64[1] e, bool b, float[
 class ChunkedConversionTest : public ::testing::TestWithParam<int64_t> {};
 
 TEST_P(ChunkedConversionTest, EqualsWholeGraphConversionAcrossChunkBoundaries) {
-  ExpectChunksConvertLikeTheWhole(ParseModel(kCrossingModel), GetParam());
+  ExpectChunksConvertLikeTheWhole(ParseModelNamingNodes(kCrossingModel), GetParam());
 }
 
 TEST_P(ChunkedConversionTest, EqualsWholeGraphConversionOfTheLegacyModels) {
-  ExpectChunksConvertLikeTheWhole(ParseModel(kLegacyModel), GetParam());
-  ExpectChunksConvertLikeTheWhole(ParseModel(kLoopModel), GetParam());
-  ExpectChunksConvertLikeTheWhole(ParseModel(kIfModel), GetParam());
+  ExpectChunksConvertLikeTheWhole(ParseModelNamingNodes(kLegacyModel), GetParam());
+  ExpectChunksConvertLikeTheWhole(ParseModelNamingNodes(kLoopModel), GetParam());
+  ExpectChunksConvertLikeTheWhole(ParseModelNamingNodes(kIfModel), GetParam());
   ExpectChunksConvertLikeTheWhole(RichModel(), GetParam());
 }
 
 TEST_P(ChunkedConversionTest, EqualsWholeGraphConversionOverUnknownDims) {
-  ExpectChunksConvertLikeTheWhole(ParseModel(kSoftmaxOverUnknownDims), GetParam());
+  ExpectChunksConvertLikeTheWhole(ParseModelNamingNodes(kSoftmaxOverUnknownDims), GetParam());
 }
 
 TEST_P(ChunkedConversionTest, EqualsWholeGraphConversionWhenABranchCapturesARestructuredValue) {
-  ModelProto model = ParseModel(R"ONNX(
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>
 g (float[2,3,4] x, bool b, int64[1] s, int64[1] e) => (float[2,3,4] y, float[2,3,4] z) {
   soft = Softmax<axis=1>(x)
@@ -1408,7 +1395,7 @@ g (float[2,3,4] x, bool b, int64[1] s, int64[1] e) => (float[2,3,4] y, float[2,3
 
 TEST_P(ChunkedConversionTest, EqualsWholeGraphConversionWhenAnAdapterFails) {
   // Softmax 12->13 needs its input's rank, which nothing gives here: the same error either way.
-  ModelProto model = ParseModel(R"ONNX(
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>
 g (float[2,3] x, int64[1] s, int64[1] e) => (float[2,3] y, float z) {
   a = Relu(x)
@@ -1426,7 +1413,7 @@ INSTANTIATE_TEST_SUITE_P(Targets, ChunkedConversionTest, ::testing::Values(10, 1
 TEST(ChunkedConversionTest, EqualsWholeGraphConversionWhenNoNodeMeetsAnAdapter) {
   // From 9 to 10 none of these changes: the model keeps its nodes and moves its opset only. Then one that
   // does (Upsample) among them, and one whose op onnx 1.12 does not know.
-  ModelProto model = ParseModel(R"ONNX(
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9, "custom" : 1]>
 g (float[2,3] x, float[3,4] w, int64[1] s, int64[1] e) => (float[2,4] y, float z) {
   a = Relu(x)
@@ -1461,7 +1448,7 @@ g (float[2,3] x, float[3,4] w, int64[1] s, int64[1] e) => (float[2,4] y, float z
   scales->add_float_data(2.0f);
   ExpectChunksConvertLikeTheWhole(model, 10);
 
-  ModelProto unknown = ParseModel(R"ONNX(
+  ModelProto unknown = ParseModelNamingNodes(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>
 g (float[2,3] x) => (float[2,3] y) {
   a = Relu(x)
@@ -1476,7 +1463,7 @@ g (float[2,3] x) => (float[2,3] y) {
 TEST(ChunkedConversionTest, EqualsWholeGraphConversionFromOpsets6And8) {
   // Legacy broadcasting and Gemm (6 -> 7), Upsample (6 -> 7, 8 -> 9) and Scan-8, whose adapter changes the
   // sizes of the values the Scan reads, which other chunks read too.
-  ModelProto opset6 = ParseModel(R"ONNX(
+  ModelProto opset6 = ParseModelNamingNodes(R"ONNX(
 <ir_version: 3, opset_import: ["" : 6]>
 g (float[1,3,4,4] x, float[3] bias, float[2,3] a, float[3,4] w, float[4] c) => (float[1,3,4,4] y, float[2,4] z, float[1,3,4,4] v) {
   r = Relu(x)
@@ -1488,7 +1475,7 @@ g (float[1,3,4,4] x, float[3] bias, float[2,3] a, float[3,4] w, float[4] c) => (
 )ONNX");
   for (int64_t target : {7, 9, 11, 13}) ExpectChunksConvertLikeTheWhole(opset6, target);
 
-  ModelProto opset8 = ParseModel(R"ONNX(
+  ModelProto opset8 = ParseModelNamingNodes(R"ONNX(
 <ir_version: 3, opset_import: ["" : 8]>
 g (float[2,5,3] x, float[4] scales) => (float[2,5,3] soft, float[2,5,3] r2, float[?,?,?] up) {
   r = Relu(x)
@@ -1504,7 +1491,7 @@ g (float[2,5,3] x, float[4] scales) => (float[2,5,3] soft, float[2,5,3] r2, floa
 // then checks the shapes: at an axis other than 0 and rank(A) - rank(B) that check stops it. The refusal
 // names the node and the dims instead of repeating the converter's assertion.
 TEST(OpsetUpgradeTest, RefusesALegacyBroadcastTheConverterCannotMoveNamingItsDims) {
-  const ModelProto model = ParseModel(R"ONNX(
+  const ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 3, opset_import: ["" : 6]>
 g (float[2,3,4,5] a, float[3,4] b) => (float[2,3,4,5] y) {
   y = Add<broadcast=1, axis=1>(a, b)
@@ -1535,7 +1522,7 @@ g (float[)ONNX",
   }>(init, x)
 }
 )ONNX");
-  ModelProto model = ParseModel(text.c_str());
+  ModelProto model = ParseModelNamingNodes(text.c_str());
   auto* scan_inputs = model.mutable_graph()->mutable_node(0)->mutable_input();
   *scan_inputs->Add() = sequence_lens;
   for (int k = scan_inputs->size() - 1; k > 0; --k) scan_inputs->SwapElements(k, k - 1);
@@ -1617,7 +1604,7 @@ g (float[2,3,4] x0, int64[1] s, int64[1] e) => (float[2,3,4] x300) {
     }
   }
   text += "}\n";
-  const ModelProto model = ParseModel(text.c_str());
+  const ModelProto model = ParseModelNamingNodes(text.c_str());
   for (int64_t target : {11, 13}) ExpectChunksConvertLikeTheWhole(model, target);
 }
 
