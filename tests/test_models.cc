@@ -3,6 +3,7 @@
 #include <regex>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "eval/model_runner.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "graph/graph_scope.h"
@@ -34,7 +35,7 @@ namespace {
 // Names every unnamed node of `graph` and of the graphs below it prefix + first output + suffix.
 void NameNodesIn(onnx::GraphProto& graph, const std::string& prefix, const std::string& suffix) {
   for (onnx::NodeProto& node : *graph.mutable_node()) {
-    if (node.name().empty() && node.output_size() > 0) node.set_name(prefix + node.output(0) + suffix);
+    if (node.name().empty() && node.output_size() > 0) node.set_name(absl::StrCat(prefix, node.output(0), suffix));
     for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
       if (attribute.has_g()) NameNodesIn(*attribute.mutable_g(), prefix, suffix);
     }

@@ -25,7 +25,6 @@ using ::onnx_legalize::testing::Floats;
 using ::onnx_legalize::testing::Int32s;
 using ::onnx_legalize::testing::Int64s;
 using ::onnx_legalize::testing::ParseModel;
-using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Optional;
 

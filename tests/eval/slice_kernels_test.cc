@@ -156,6 +156,7 @@ std::vector<int64_t> NaiveSources(const std::vector<int64_t>& data_dims,
 Tensor Gathered(const Tensor& data, const std::vector<int64_t>& out_dims, const std::vector<int64_t>& sources) {
   if (data.is_string()) {
     std::vector<std::string> strings;
+    strings.reserve(sources.size());
     for (int64_t source : sources) strings.push_back(data.strings()[source]);
     return Must(Tensor::FromStrings(out_dims, std::move(strings)));
   }
@@ -258,6 +259,7 @@ Tensor NaiveSlice(const Tensor& data, const SliceArgs& args) {
     axis_indices[axis] = NaiveIndicesAlong(data.dims()[axis], args.starts[i], args.ends[i], step);
   }
   std::vector<int64_t> out_dims;
+  out_dims.reserve(axis_indices.size());
   for (const auto& indices : axis_indices) out_dims.push_back(static_cast<int64_t>(indices.size()));
   return Gathered(data, out_dims, NaiveSources(data.dims(), axis_indices));
 }
@@ -690,7 +692,7 @@ TEST(SliceTest, RejectsStepsThatAreNot1D) {
 }
 
 TEST(SliceOutputDimsTest, CountsHugeShapesWithoutOverflowOrAllocation) {
-  const auto dims = [](std::vector<int64_t> data_dims, const SliceArgs& args) {
+  const auto dims = [](const std::vector<int64_t>& data_dims, const SliceArgs& args) {
     const Tensor starts = Tensor::FromInt64s(args.starts);
     const Tensor ends = Tensor::FromInt64s(args.ends);
     const Tensor steps = Tensor::FromInt64s(args.steps.value_or(std::vector<int64_t>{}));

@@ -50,7 +50,7 @@ void ExpectInvalidArgument(const absl::Status& status, const std::vector<std::st
   for (const std::string& part : parts) EXPECT_THAT(std::string(status.message()), HasSubstr(part));
 }
 
-TensorProto MakeProto(DataType type, std::vector<int64_t> dims, const std::string& name = "w") {
+TensorProto MakeProto(DataType type, const std::vector<int64_t>& dims, const std::string& name = "w") {
   TensorProto proto;
   proto.set_name(name);
   proto.set_data_type(type);

@@ -350,7 +350,7 @@ legacy (int64[1] s, int64[1] e) => (float[2, 3] cropped, float[M] sliced) {
 )";
 
 void AddExternal(onnx::ModelProto& model, const std::string& name, int64_t count, const std::string& location,
-                 int64_t offset, std::vector<int64_t> dims) {
+                 int64_t offset, const std::vector<int64_t>& dims) {
   onnx::TensorProto* t = model.mutable_graph()->add_initializer();
   t->set_name(name);
   t->set_data_type(onnx::TensorProto::FLOAT);

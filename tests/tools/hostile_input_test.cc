@@ -290,7 +290,7 @@ g (float[4,5] x, int64[1] s = {0}, int64[1] e = {1}) => (float[?,?] y, float[4,5
 }
 
 // A float initializer `name` of `dims` whose raw data is `raw_bytes` zero bytes, whatever the dims need.
-onnx::TensorProto RawFloats(const std::string& name, std::vector<int64_t> dims, size_t raw_bytes) {
+onnx::TensorProto RawFloats(const std::string& name, const std::vector<int64_t>& dims, size_t raw_bytes) {
   onnx::TensorProto tensor;
   tensor.set_name(name);
   tensor.set_data_type(onnx::TensorProto::FLOAT);
