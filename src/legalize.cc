@@ -34,8 +34,8 @@
 #include "pass/pass.h"
 #include "status_macros.h"
 #include "upgrade/opset_upgrade.h"
+#include "verify/dynamic_slice_verify.h"
 #include "verify/opset_move_proof.h"
-#include "verify/verify.h"
 
 namespace onnx_legalize {
 namespace {
@@ -454,7 +454,6 @@ absl::StatusOr<PlannedPasses> PlanPasses(const onnx::ModelProto& model, int64_t 
   planned.passes = MakePasses(settings);
   RETURN_IF_ERROR(PlanInOneWalk(planned.passes, model, options, planned.scopes));
   ASSIGN_OR_RETURN(planned.target, ChooseTargetOpset(planned.passes, current, options));
-  for (const auto& pass : planned.passes) pass->SetTarget(planned.target);
   return planned;
 }
 
@@ -463,15 +462,10 @@ bool ChangesNothing(const PlannedPasses& planned, int64_t current) {
                                                    [](const auto& pass) { return pass->HasChanges(); });
 }
 
-// The proofs that run before the model is transformed, or, without verification, the texts that say so.
-absl::Status VerifyBeforeTransform(PlannedPasses& planned, const Options& options) {
-  for (const auto& pass : planned.passes) {
-    if (!options.verify) {
-      pass->SkipVerification();
-      continue;
-    }
-    RETURN_IF_ERROR(pass->VerifyBeforeTransform(planned.target, options));
-  }
+// What depends on the target, and the proofs that run before the model is transformed (or, without
+// verification, the texts that say so).
+absl::Status PrepareAndVerify(PlannedPasses& planned, const Options& options) {
+  for (const auto& pass : planned.passes) RETURN_IF_ERROR(pass->PrepareAndVerify(planned.target, options));
   return absl::OkStatus();
 }
 
@@ -628,7 +622,7 @@ internal::Attempt LegalizeImpl(onnx::ModelProto& model, const Options& options, 
   // Nothing to legalize, but onnx's checker rejects the model, and exit 0 must mean that it accepts the result:
   // what the IR version an opset import needs fixes is fixed at this target, what a later opset fixes at the
   // lowest target that does (TryLaterTargets goes on from a failure here), and the rest is refused.
-  RETURN_IF_ERROR(VerifyBeforeTransform(planned, options));
+  RETURN_IF_ERROR(PrepareAndVerify(planned, options));
   absl::Status input_verdict;
   OpsetMoveProofResult opset_move;
   const TargetOutcome transformed =

@@ -180,7 +180,7 @@ g (float[4] x, int64[1] s, int64[1] e) => (float[?] y, float[1,4] z) {
               HasSubstr("Unsqueeze node #1 (graph main): has no attribute 'axes', which Unsqueeze-1 requires"));
 }
 
-// ApplyPlan finds a subgraph again by its owner node's first output, the attribute's name and the graph's
+// ApplyDynamicSlices finds a subgraph again by its owner node's first output, the attribute's name and the graph's
 // index. legalize_fuzzer, sixth run: an If with two attributes named 'else_branch' sent it to the wrong
 // graph, where the DynamicSlice's node was not found, and it indexed the node list at -1 (UBSan). Two
 // more ways to the same place, found by reading the code: a subgraph owner without an output, and an

@@ -165,7 +165,7 @@ hiding (bool cond, int64[1] from) => (float[?,?] y) {
   >
 }
 )");
-  const absl::StatusOr<Plan> plan = PlanDynamicSlices(model, Options{});
+  const absl::StatusOr<DynamicSlicePlan> plan = PlanDynamicSlices(model, Options{});
   ASSERT_TRUE(plan.ok()) << plan.status();
   ASSERT_EQ(plan->changes.size(), 2u);
   EXPECT_EQ(plan->changes[0].graph_path, "main/then_body/inner_then");

@@ -8,7 +8,7 @@
 #include "legalize_internal.h"
 #include "test_files.h"
 #include "test_models.h"
-#include "verify/verify.h"
+#include "verify/dynamic_slice_verify.h"
 
 namespace onnx_legalize {
 namespace {

@@ -122,7 +122,7 @@ def legalize(model, *, target_opset=None, keep_opset=False, verify=True,
              max_fold_bytes=DEFAULT_MAX_FOLD_BYTES, max_total_fold_bytes=DEFAULT_MAX_TOTAL_FOLD_BYTES,
              proof_budget=DEFAULT_PROOF_BUDGET,
              verify_trials=DEFAULT_VERIFY_TRIALS, verify_seed=DEFAULT_VERIFY_SEED, use_threads=True):
-    """Legalizes a model in memory: every DynamicSlice folded into a constant or rewritten to Slice.
+    """Legalizes a model in memory: every removed op folded into a constant or rewritten into standard ops.
 
     ``model`` is an ``onnx.ModelProto`` or its serialized bytes; it is never changed. Returns
     ``(legalized, report)``: a new ``onnx.ModelProto`` and the report as a dict, the same document
@@ -133,7 +133,7 @@ def legalize(model, *, target_opset=None, keep_opset=False, verify=True,
     (wall time, the one value that differs from run to run) and ``why_not``.
 
     Options, as the CLI's flags: ``target_opset`` (1..17, not below the model's; default: the lowest that works),
-    ``keep_opset`` (keep the model's opset: only constant-index DynamicSlices, as Slice-1),
+    ``keep_opset`` (keep the model's opset: only removed ops whose replacement exists there),
     ``verify`` (execute both forms of every change and compare them bit for bit),
     ``max_fold_bytes`` / ``max_total_fold_bytes`` (larger constant results are rewritten instead),
     ``proof_budget`` (the opset move's proof stops past this many element operations, and the report says
@@ -141,7 +141,7 @@ def legalize(model, *, target_opset=None, keep_opset=False, verify=True,
     library may run its proofs on up to three helper threads (False: all on the calling thread; the result
     is the same).
 
-    Weights stored as external data are not read (their DynamicSlices are rewritten, not folded): load
+    Weights stored as external data are not read (the removed ops that read them are rewritten, not folded): load
     the model with its external data, or use :func:`legalize_file`. A model past protobuf's 2 GiB limit
     needs :func:`legalize_file` too.
 
@@ -163,7 +163,7 @@ def legalize(model, *, target_opset=None, keep_opset=False, verify=True,
 
 def legalize_file(src, dst, *, target_opset=None, keep_opset=False, verify=True,
                   max_fold_bytes=DEFAULT_MAX_FOLD_BYTES, max_total_fold_bytes=DEFAULT_MAX_TOTAL_FOLD_BYTES,
-             proof_budget=DEFAULT_PROOF_BUDGET,
+                  proof_budget=DEFAULT_PROOF_BUDGET,
                   verify_trials=DEFAULT_VERIFY_TRIALS, verify_seed=DEFAULT_VERIFY_SEED, use_threads=True,
                   external_data=None, external_data_threshold=DEFAULT_EXTERNAL_DATA_THRESHOLD, in_place=False):
     """Legalizes the model file ``src`` into ``dst``, as ``onnx-legalize SRC DST`` does; returns the report.
@@ -230,7 +230,7 @@ def _legalize_tree_file(entry, dest, options, threshold):
 
 def legalize_tree(src, dst=None, *, jobs=None, executor=None, target_opset=None, keep_opset=False, verify=True,
                   max_fold_bytes=DEFAULT_MAX_FOLD_BYTES, max_total_fold_bytes=DEFAULT_MAX_TOTAL_FOLD_BYTES,
-             proof_budget=DEFAULT_PROOF_BUDGET,
+                  proof_budget=DEFAULT_PROOF_BUDGET,
                   verify_trials=DEFAULT_VERIFY_TRIALS, verify_seed=DEFAULT_VERIFY_SEED, use_threads=None,
                   external_data_threshold=DEFAULT_EXTERNAL_DATA_THRESHOLD):
     """Legalizes every model below ``src`` into ``dst``, as ``onnx-legalize SRC... -o DST`` does.

@@ -239,7 +239,7 @@ class Validator {
   }
 
   // A node's inputs defined before it (by `names`; which also catches cycles, since ONNX requires nodes in
-  // topological order), its attributes named once and typed (ApplyPlan finds a subgraph again by its owner's
+  // topological order), its attributes named once and typed (ApplyDynamicSlices finds a subgraph again by its owner's
   // first output, the attribute's name and the graph's index: graph/graph_locator.h, so each of the three
   // must name one thing), its tensors' sizes consistent.
   absl::Status CheckInputsAndAttributes(const onnx::NodeProto& node, int i, const std::string& path,

@@ -60,22 +60,18 @@ class Pass {
   // highest the library knows when the target is left to it.
   virtual absl::Status CheckBound(int64_t bound, int64_t current, const Options& options) const = 0;
 
-  // Fixes what depends on the target opset, once it is chosen and before anything is verified.
-  virtual void SetTarget(int64_t target) { (void)target; }
-
-  // Verification, in two parts. First, before the model is transformed, the proofs of values Apply moves
-  // into the model: they must be done before it. Then, while the model is transformed, independent jobs that
-  // the driver may run on any thread in any order (each fills its own change's text): `ConcurrentJobs()` of
-  // them, `VerifyJob(i)` each.
-  virtual absl::Status VerifyBeforeTransform(int64_t target, const Options& options) = 0;
+  // Once the target opset is chosen: fixes what depends on it, then verification, in two parts. First, before
+  // the model is transformed, the proofs of values Apply moves into the model: they must be done before it
+  // (with Options::verify false, instead, every change says it was not verified). Then, while the model is
+  // transformed, independent jobs that the driver may run on any thread in any order (each fills its own
+  // change's text): `ConcurrentJobs()` of them, `VerifyJob(i)` each.
+  virtual absl::Status PrepareAndVerify(int64_t target, const Options& options) = 0;
   virtual size_t ConcurrentJobs() const { return 0; }
   virtual absl::Status VerifyJob(size_t job, const Options& options) {
     (void)job;
     (void)options;
     return absl::OkStatus();
   }
-  // With Options::verify false, instead: every change says it was not verified.
-  virtual void SkipVerification() = 0;
 
   // Writes the plan into `model`, whose default opset is already `target` and whose opset move renamed
   // `renamed`. Values the concurrent jobs still read are left as stubs until FillDeferred. Fails only for a

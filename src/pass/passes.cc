@@ -13,8 +13,9 @@
 #include "rules/dynamic_slice.h"
 #include "rules/typed_walk.h"
 #include "status_macros.h"
+#include "verify/dynamic_slice_verify.h"
+#include "verify/removed_ops_verify.h"
 #include "verify/streamed_fold.h"
-#include "verify/verify.h"
 
 namespace onnx_legalize {
 namespace {
@@ -53,12 +54,10 @@ class RemovedOpsPass : public Pass {
         neediest->AsRuleNode().label, ": its replacement needs opset ", needed));
   }
 
-  absl::Status VerifyBeforeTransform(int64_t target, const Options& options) override {
-    return VerifyRemovedOps(plan_, target, options);
-  }
-
-  void SkipVerification() override {
+  absl::Status PrepareAndVerify(int64_t target, const Options& options) override {
+    if (options.verify) return VerifyRemovedOps(plan_, target, options);
     for (RemovedOpChange& change : plan_.changes) change.verification = kVerificationSkipped;
+    return absl::OkStatus();
   }
 
   absl::Status Apply(onnx::ModelProto& model, int64_t target, const RenamedOutputs& renamed) override {
@@ -117,12 +116,12 @@ class DynamicSlicePass : public Pass {
   bool HasChanges() const override { return !plan_.changes.empty(); }
 
   int64_t NeededOpset(int64_t current) const override {
-    const PlannedChange* neediest = Neediest();
+    const DynamicSliceChange* neediest = Neediest();
     return neediest == nullptr ? 0 : std::max({current, kFirstSliceWithIndexInputs, neediest->min_opset});
   }
 
   absl::Status CheckBound(int64_t bound, int64_t current, const Options& options) const override {
-    const PlannedChange* neediest = Neediest();
+    const DynamicSliceChange* neediest = Neediest();
     if (neediest == nullptr) return absl::OkStatus();
     const int64_t needed = std::max(kFirstSliceWithIndexInputs, neediest->min_opset);
     if (options.keep_opset) {
@@ -139,34 +138,27 @@ class DynamicSlicePass : public Pass {
                      "' (graph ", neediest->graph_path, "): it needs opset ", needed, " (", neediest->detail, ")"));
   }
 
-  void SetTarget(int64_t target) override {
-    for (PlannedChange& change : plan_.changes) {
+  // The Slice version the target runs is fixed; the proofs are all concurrent jobs.
+  absl::Status PrepareAndVerify(int64_t target, const Options& options) override {
+    for (DynamicSliceChange& change : plan_.changes) {
       if (change.action == Action::kRewritten) change.slice_version = SliceVersionAtOpset(target);
+      if (!options.verify) change.verification = kVerificationSkipped;
     }
-  }
-
-  absl::Status VerifyBeforeTransform(int64_t target, const Options& options) override {
-    (void)target;
-    (void)options;
     return absl::OkStatus();
   }
   size_t ConcurrentJobs() const override { return plan_.changes.size(); }
   absl::Status VerifyJob(size_t job, const Options& options) override {
-    return VerifyChange(plan_.changes[job], options);
-  }
-
-  void SkipVerification() override {
-    for (PlannedChange& change : plan_.changes) change.verification = kVerificationSkipped;
+    return VerifyDynamicSliceChange(plan_.changes[job], options);
   }
 
   absl::Status Apply(onnx::ModelProto& model, int64_t target, const RenamedOutputs& renamed) override {
-    (void)target;  // the Slice version was fixed by SetTarget
+    (void)target;  // the Slice version was fixed by PrepareAndVerify
     // Large folded values are filled in after verification, which reads them meanwhile.
-    return ApplyPlan(plan_, model, FoldedValues::kDefer, renamed);
+    return ApplyDynamicSlices(plan_, model, FoldedValues::kDefer, renamed);
   }
 
   bool DefersValues() const override {
-    return std::any_of(plan_.changes.begin(), plan_.changes.end(), [](const PlannedChange& change) {
+    return std::any_of(plan_.changes.begin(), plan_.changes.end(), [](const DynamicSliceChange& change) {
       return change.action == Action::kFolded && !change.streamed;
     });
   }
@@ -174,7 +166,7 @@ class DynamicSlicePass : public Pass {
 
   std::vector<FoldedValueType> FoldedValueTypes() const override {
     std::vector<FoldedValueType> types;
-    for (const PlannedChange& change : plan_.changes) {
+    for (const DynamicSliceChange& change : plan_.changes) {
       if (change.action != Action::kFolded) continue;
       if (change.streamed) {
         types.push_back({change.graph, change.output, change.data_type.elem_type, change.streamed_dims});
@@ -187,7 +179,7 @@ class DynamicSlicePass : public Pass {
 
   DeferredTensors StreamedValues() const override {
     DeferredTensors values;
-    for (const PlannedChange& change : plan_.changes) {
+    for (const DynamicSliceChange& change : plan_.changes) {
       if (change.streamed) {
         values.emplace(change.output, std::make_shared<StreamedFold>(change, change.streamed_dims, verify_));
       }
@@ -196,7 +188,7 @@ class DynamicSlicePass : public Pass {
   }
 
   void AppendReport(std::vector<NodeReport>& nodes) override {
-    for (PlannedChange& change : plan_.changes) {
+    for (DynamicSliceChange& change : plan_.changes) {
       NodeReport node;
       node.graph_path = std::move(change.graph_path);
       node.node_name = std::move(change.node_name);
@@ -212,9 +204,9 @@ class DynamicSlicePass : public Pass {
 
  private:
   // The rewrite that needs the highest opset (the first of them), or null when nothing is rewritten.
-  const PlannedChange* Neediest() const {
-    const PlannedChange* neediest = nullptr;
-    for (const PlannedChange& change : plan_.changes) {
+  const DynamicSliceChange* Neediest() const {
+    const DynamicSliceChange* neediest = nullptr;
+    for (const DynamicSliceChange& change : plan_.changes) {
       if (change.action != Action::kRewritten) continue;
       if (neediest == nullptr || change.min_opset > neediest->min_opset) neediest = &change;
     }
@@ -223,7 +215,7 @@ class DynamicSlicePass : public Pass {
 
   const PassSettings settings_;
   bool verify_ = true;  // Options::verify, for the streamed folds' proofs
-  onnx_legalize::Plan plan_;
+  DynamicSlicePlan plan_;
   std::unique_ptr<DynamicSlicePlanner> planner_;  // while planning
 };
 

@@ -7,7 +7,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/graph_scope.h"
-#include "graph/labels.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
 #include "rules/registry.h"
@@ -35,15 +34,6 @@ absl::Status RefuseWhatCannotBeLegalized(const onnx::ModelProto& model) {
 }
 
 }  // namespace
-
-RuleNode RemovedOpChange::AsRuleNode() const {
-  RuleNode rule_node;
-  rule_node.node = &node;
-  rule_node.label = InGraph(NodeLabel(node), graph_path);
-  rule_node.opset = opset;
-  rule_node.inputs = inputs;
-  return rule_node;
-}
 
 absl::StatusOr<RemovedOpPlanner> RemovedOpPlanner::Start(const onnx::ModelProto& model, const Options& options,
                                                          FoldBudget& budget, RemovedOpPlan& plan) {

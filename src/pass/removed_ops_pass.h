@@ -24,33 +24,11 @@
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
 #include "rules/fold_budget.h"
+#include "rules/removed_op_plan.h"
 #include "rules/removed_op_rule.h"
 #include "upgrade/opset_upgrade.h"
 
 namespace onnx_legalize {
-
-struct RemovedOpChange {
-  GraphLocator graph;
-  std::string graph_path;
-  onnx::NodeProto node;  // the removed node as the model held it (the model changes before ApplyRemovedOps)
-  const RemovedOpRule* rule = nullptr;
-  int64_t opset = 0;              // the default opset the model imports
-  std::vector<RuleInput> inputs;  // constants point into `owned`
-  std::vector<std::unique_ptr<Tensor>> owned;
-  Action action = Action::kRewritten;
-  int64_t min_opset = 0;       // kRewritten: the lowest opset its replacement is written at
-  std::vector<Tensor> folded;  // kFolded: the node's value, one per output
-  std::string detail;          // why this action
-  std::string became;          // what it became: "initializer", "Mul + Add", ...
-  std::string verification;
-
-  // The node as its rule sees it (pointing into this change).
-  RuleNode AsRuleNode() const;
-};
-
-struct RemovedOpPlan {
-  std::vector<RemovedOpChange> changes;
-};
 
 // Plans the removed ops of one model (main graph and subgraphs at any depth), node by node, in the walk every
 // planner shares (rules/typed_walk.h): Fold | Rewrite for each, or a refusal naming it. A node whose inputs are
@@ -93,11 +71,6 @@ int64_t MinOpsetForRemovedOps(const RemovedOpPlan& plan);
 // The removed ops the opset upgrade must pass through untouched (the rules' ops, at the opsets they apply
 // to), for this pass to rewrite afterwards.
 const PassThroughOps& RemovedOpsPassThrough();
-
-// Proves each change at `target` (the default opset the model will have): the replacement, run by the
-// evaluator, against the rule's reference kernel, on seeded trials (rewrites) or on the constants (folds).
-// Internal error starting "verification failed" on a mismatch, naming the node and the trial.
-absl::Status VerifyRemovedOps(RemovedOpPlan& plan, int64_t target, const Options& options);
 
 // Writes the plan into `model`, whose default opset is already `target`, after a move that renamed `renamed`.
 // Never fails for a plan made from this model (before its upgrade) and verified at `target`; a graph the plan

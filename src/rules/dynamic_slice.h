@@ -34,7 +34,7 @@ struct IndexInput {
   const Tensor* constant = nullptr;  // its value when constant (owned by the plan's scopes)
 };
 
-struct PlannedChange {
+struct DynamicSliceChange {
   GraphLocator graph;
   std::string graph_path;
   std::string node_name;
@@ -72,8 +72,8 @@ struct PlannedChange {
   std::string verification;  // filled by verification
 };
 
-struct Plan {
-  std::vector<PlannedChange> changes;
+struct DynamicSlicePlan {
+  std::vector<DynamicSliceChange> changes;
   // The scopes the constants above point into (PlanDynamicSlices'; in the driver's one walk of every planner,
   // the driver keeps them); kept alive with the plan, and never queried once planning is done: the inferred
   // types they consulted (a whole copy of the model's graph, with shape inference's value_info) are released
@@ -90,7 +90,7 @@ class DynamicSlicePlanner {
   // Folds take from `budget`, shared with the model's other planners; `plan`'s changes are appended to. Both
   // must outlive the planner, and the walk's scopes, which the plan's constants point into, the plan.
   DynamicSlicePlanner(const onnx::ModelProto& model, const Options& options, bool stream_large_folds,
-                      FoldBudget& budget, Plan& plan);
+                      FoldBudget& budget, DynamicSlicePlan& plan);
   ~DynamicSlicePlanner();
   DynamicSlicePlanner(const DynamicSlicePlanner&) = delete;
   DynamicSlicePlanner& operator=(const DynamicSlicePlanner&) = delete;
@@ -113,13 +113,13 @@ class DynamicSlicePlanner {
 // heap messages, which does).
 // With `stream_large_folds` (LegalizeFile), a main-graph fold of more than kSkeletonKeepBytes of raw bytes
 // that no planner folds through (a DynamicSlice or a removed op reading it) is left uncomputed
-// (PlannedChange::streamed): the decisions and the output are the same, only the value is computed as it is
+// (DynamicSliceChange::streamed): the decisions and the output are the same, only the value is computed as it is
 // written.
 // This plans the DynamicSlices alone, in a walk of their own; the driver plans every family in one walk.
-absl::StatusOr<Plan> PlanDynamicSlices(const onnx::ModelProto& model, const Options& options,
-                                       bool stream_large_folds = false);
+absl::StatusOr<DynamicSlicePlan> PlanDynamicSlices(const onnx::ModelProto& model, const Options& options,
+                                                   bool stream_large_folds = false);
 
-// How ApplyPlan writes a folded value into the main graph.
+// How ApplyDynamicSlices writes a folded value into the main graph.
 enum class FoldedValues {
   kWrite,  // the value itself (a copy; the plan keeps its own)
   // For a value BuildModelSkeleton would leave out (more bytes than kSkeletonKeepBytes, not strings): a stub
@@ -132,13 +132,13 @@ enum class FoldedValues {
 // Applies `plan` to `model`, whose default opset is already `opset` (at least 10, or the original opset
 // when every change is a fold or keep_opset), after a move that renamed `renamed`. Fails (Internal, the model
 // unchanged) only for a plan that does not fit the model: a graph or node it names is not there.
-absl::Status ApplyPlan(Plan& plan, onnx::ModelProto& model, FoldedValues folded = FoldedValues::kWrite,
-                       const RenamedOutputs& renamed = {});
+absl::Status ApplyDynamicSlices(DynamicSlicePlan& plan, onnx::ModelProto& model,
+                                FoldedValues folded = FoldedValues::kWrite, const RenamedOutputs& renamed = {});
 
-// Fills the stubs ApplyPlan(kDefer) left in `model`'s main graph with the folded values, moved out of the
+// Fills the stubs ApplyDynamicSlices(kDefer) left in `model`'s main graph with the folded values, moved out of the
 // plan where no other change reads them (a fold that feeds another DynamicSlice is copied). Call it once
 // nothing reads the plan's folded values any more (after verification).
-void FillDeferredFolds(Plan& plan, onnx::ModelProto& model);
+void FillDeferredFolds(DynamicSlicePlan& plan, onnx::ModelProto& model);
 
 // The Slice version a model at default opset `opset` runs: 1 below 10, 10, 11 (11-12) or 13 (13+).
 int64_t SliceVersionAtOpset(int64_t opset);

@@ -1,4 +1,4 @@
-// ApplyPlan: writes a verified plan into the model. Everything that could go wrong with the model was decided
+// ApplyDynamicSlices: writes a verified plan into the model. Everything that could go wrong with the model was decided
 // while planning; what fails here is a plan that does not fit the model (a broken invariant: Internal).
 //
 // Linear in the model's size: graphs are resolved and nodes found through indexes built once, and each
@@ -46,7 +46,7 @@ struct NodeEdits {
   }
 };
 
-void RewriteToSlice(const PlannedChange& change, onnx::NodeProto& node) {
+void RewriteToSlice(const DynamicSliceChange& change, onnx::NodeProto& node) {
   node.set_op_type(kSliceOp);
   // A DynamicSlice may be written in domain "ai.onnx"; onnx's checker accepts that spelling only where
   // the model imports it by that name too, so the new node uses the canonical "".
@@ -78,15 +78,15 @@ void RewriteToSlice(const PlannedChange& change, onnx::NodeProto& node) {
   }
 }
 
-// Whether ApplyPlan(kDefer) leaves a stub for a folded value: what BuildModelSkeleton would leave out.
-bool DefersFold(const PlannedChange& change, bool is_main) {
+// Whether ApplyDynamicSlices(kDefer) leaves a stub for a folded value: what BuildModelSkeleton would leave out.
+bool DefersFold(const DynamicSliceChange& change, bool is_main) {
   return is_main && !change.folded->is_string() &&
          static_cast<int64_t>(change.folded->bytes().size()) > kSkeletonKeepBytes;
 }
 
 // Every change written: folds replaced by their values, rewrites by Slice nodes (with their normalized axes);
 // returns the constants the changes stop reading.
-absl::StatusOr<MaybeUnused> WriteChanges(Plan& plan, onnx::ModelProto& model, FoldedValues folded,
+absl::StatusOr<MaybeUnused> WriteChanges(DynamicSlicePlan& plan, onnx::ModelProto& model, FoldedValues folded,
                                          const RenamedOutputs& renamed) {
   ConstantWriter writer(model.ir_version());
   MaybeUnused maybe_unused;
@@ -96,7 +96,7 @@ absl::StatusOr<MaybeUnused> WriteChanges(Plan& plan, onnx::ModelProto& model, Fo
     GraphIndex graphs(model, renamed);
     std::vector<std::pair<onnx::GraphProto*, int>> places;
     places.reserve(plan.changes.size());
-    for (const PlannedChange& change : plan.changes) {
+    for (const DynamicSliceChange& change : plan.changes) {
       ASSIGN_OR_RETURN(onnx::GraphProto * graph, graphs.Resolve(change.graph));
       const int index = graphs.NodeIndex(*graph, change.output);
       if (index < 0) {
@@ -108,7 +108,7 @@ absl::StatusOr<MaybeUnused> WriteChanges(Plan& plan, onnx::ModelProto& model, Fo
     std::unordered_map<const onnx::GraphProto*, NodeEdits> edits;
     std::vector<std::pair<size_t, NodeEdits*>> by_depth;
     for (size_t c = 0; c < plan.changes.size(); ++c) {
-      PlannedChange& change = plan.changes[c];
+      DynamicSliceChange& change = plan.changes[c];
       onnx::GraphProto& graph = *places[c].first;
       const int index = places[c].second;
       const bool is_main = change.graph.steps.empty();
@@ -159,17 +159,18 @@ absl::StatusOr<MaybeUnused> WriteChanges(Plan& plan, onnx::ModelProto& model, Fo
 
 }  // namespace
 
-absl::Status ApplyPlan(Plan& plan, onnx::ModelProto& model, FoldedValues folded, const RenamedOutputs& renamed) {
+absl::Status ApplyDynamicSlices(DynamicSlicePlan& plan, onnx::ModelProto& model, FoldedValues folded,
+                                const RenamedOutputs& renamed) {
   ASSIGN_OR_RETURN(const MaybeUnused maybe_unused, WriteChanges(plan, model, folded, renamed));
   // Rewrites to Slice-10+ with their own inputs leave nothing to look up.
   if (!maybe_unused.empty()) RETURN_IF_ERROR(RemoveUnreadConstants(maybe_unused, model, renamed));
   return absl::OkStatus();
 }
 
-void FillDeferredFolds(Plan& plan, onnx::ModelProto& model) {
+void FillDeferredFolds(DynamicSlicePlan& plan, onnx::ModelProto& model) {
   // A folded value another change reads (a DynamicSlice of a fold) is the plan's still: copy it then.
   std::unordered_set<const Tensor*> read;
-  for (const PlannedChange& change : plan.changes) {
+  for (const DynamicSliceChange& change : plan.changes) {
     for (const Tensor* input :
          {change.data_constant, change.starts.constant, change.ends.constant, change.axes.constant}) {
       if (input != nullptr) read.insert(input);
@@ -181,7 +182,7 @@ void FillDeferredFolds(Plan& plan, onnx::ModelProto& model) {
       stubs.emplace(initializer.name(), &initializer);
     }
   }
-  for (PlannedChange& change : plan.changes) {
+  for (DynamicSliceChange& change : plan.changes) {
     if (change.action != Action::kFolded || !change.graph.steps.empty() || change.folded == nullptr) continue;
     auto stub = stubs.find(change.output);
     if (stub == stubs.end()) continue;

@@ -37,7 +37,8 @@ int64_t CountDynamicSlices(const onnx::GraphProto& graph) {
 
 class DynamicSlicePlanner::Impl {
  public:
-  Impl(const onnx::ModelProto& model, const Options& options, bool stream_large_folds, FoldBudget& budget, Plan& plan)
+  Impl(const onnx::ModelProto& model, const Options& options, bool stream_large_folds, FoldBudget& budget,
+       DynamicSlicePlan& plan)
       : model_(model), options_(options), stream_large_folds_(stream_large_folds), plan_(plan), budget_(budget) {
     // One change per DynamicSlice: reserved, so that the changes are not moved again and again.
     plan_.changes.reserve(static_cast<size_t>(CountDynamicSlices(model.graph())));
@@ -76,7 +77,7 @@ class DynamicSlicePlanner::Impl {
 
   // What is known of the data: not a scalar, and of an element type onnx defines (elem_type 40 is a broken
   // model, not data to slice).
-  static absl::Status CheckDataType(const PlannedChange& change, const std::string& label) {
+  static absl::Status CheckDataType(const DynamicSliceChange& change, const std::string& label) {
     const std::optional<std::vector<int64_t>>& data_dims = change.data_type.dims;
     if (data_dims.has_value() && data_dims->empty()) {
       return absl::InvalidArgumentError(
@@ -95,7 +96,7 @@ class DynamicSlicePlanner::Impl {
     auto invalid = [&](auto&&... parts) { return absl::InvalidArgumentError(absl::StrCat(label, ": ", parts...)); };
     RETURN_IF_ERROR(CheckSignature(node, label));
 
-    PlannedChange change;
+    DynamicSliceChange change;
     change.graph = locator;
     change.graph_path = scope.path();
     change.node_name = node.name();
@@ -152,7 +153,7 @@ class DynamicSlicePlanner::Impl {
 
   // "data 'x' and ends 'n' are computed at run time": why a DynamicSlice is rewritten, not folded. An
   // input stored as external data that no reader can read is named apart, since it is no run-time value.
-  static std::string RunTimeInputs(const PlannedChange& change, bool data_is_constant, const GraphScope& scope) {
+  static std::string RunTimeInputs(const DynamicSliceChange& change, bool data_is_constant, const GraphScope& scope) {
     std::vector<std::string> dynamic;
     std::vector<std::string> unread;
     auto add = [&](const char* kind, const std::string& name) {
@@ -182,7 +183,7 @@ class DynamicSlicePlanner::Impl {
 
   // Index inputs are 1-D int32 or int64 tensors of one type and one length (DynamicSlice-1's Tind).
   template <typename Invalid>
-  absl::Status CheckIndexInputs(PlannedChange& change, const GraphScope& scope, Invalid& invalid) {
+  absl::Status CheckIndexInputs(DynamicSliceChange& change, const GraphScope& scope, Invalid& invalid) {
     const IndexInput* indices[] = {&change.starts, &change.ends, &change.axes};
     std::optional<int64_t> length;
     std::string length_from;
@@ -223,7 +224,7 @@ class DynamicSlicePlanner::Impl {
   // Folds when the result is small enough; false means "rewrite instead". Data stored as external data
   // is only read (with `lookup`) once the result is known to be small enough.
   template <typename Invalid, typename Lookup>
-  absl::StatusOr<bool> TryFold(PlannedChange& change, Invalid& invalid, Lookup& lookup) {
+  absl::StatusOr<bool> TryFold(DynamicSliceChange& change, Invalid& invalid, Lookup& lookup) {
     const Tensor* axes = change.axes.constant;
     // data_type holds the constant's own type and dims (from its TensorProto when not decoded yet).
     const DataType data_type = change.data_type.elem_type;
@@ -267,7 +268,7 @@ class DynamicSlicePlanner::Impl {
     return true;
   }
 
-  absl::Status PlanRewrite(PlannedChange& change, const std::string& label) {
+  absl::Status PlanRewrite(DynamicSliceChange& change, const std::string& label) {
     change.action = Action::kRewritten;
     const std::optional<std::vector<int64_t>>& dims = change.data_type.dims;
     const std::optional<int64_t> rank = dims.has_value() ? std::optional<int64_t>(dims->size()) : std::nullopt;
@@ -354,7 +355,7 @@ class DynamicSlicePlanner::Impl {
 
   // Whether a fold of `bytes` is left to be computed as the output is written: large, in the main graph,
   // not strings, and read by no node that folds through it (whose planning needs its value).
-  bool Streams(const PlannedChange& change, int64_t bytes) const {
+  bool Streams(const DynamicSliceChange& change, int64_t bytes) const {
     return stream_large_folds_ && change.graph.steps.empty() &&
            change.data_type.elem_type != onnx::TensorProto::STRING && bytes > kSkeletonKeepBytes &&
            folded_through_.count(change.output) == 0;
@@ -391,13 +392,13 @@ class DynamicSlicePlanner::Impl {
   const Options options_;  // a copy: the planner may outlive the caller's options
   const bool stream_large_folds_;
   std::unordered_set<std::string> folded_through_;  // filled when folds may stream
-  Plan& plan_;
+  DynamicSlicePlan& plan_;
   FoldBudget& budget_;  // what the model's folds planned so far will allocate, against max_total_fold_bytes
   std::optional<FreshNames> used_names_;
 };
 
 DynamicSlicePlanner::DynamicSlicePlanner(const onnx::ModelProto& model, const Options& options, bool stream_large_folds,
-                                         FoldBudget& budget, Plan& plan)
+                                         FoldBudget& budget, DynamicSlicePlan& plan)
     : impl_(std::make_unique<Impl>(model, options, stream_large_folds, budget, plan)) {}
 
 DynamicSlicePlanner::~DynamicSlicePlanner() = default;
@@ -413,8 +414,9 @@ int64_t SliceVersionAtOpset(int64_t opset) {
   return 1;
 }
 
-absl::StatusOr<Plan> PlanDynamicSlices(const onnx::ModelProto& model, const Options& options, bool stream_large_folds) {
-  Plan plan;
+absl::StatusOr<DynamicSlicePlan> PlanDynamicSlices(const onnx::ModelProto& model, const Options& options,
+                                                   bool stream_large_folds) {
+  DynamicSlicePlan plan;
   FoldBudget budget(options.max_total_fold_bytes);
   DynamicSlicePlanner planner(model, options, stream_large_folds, budget, plan);
   RETURN_IF_ERROR(WalkTypedModel(model, options.external_data, plan.scopes,

@@ -25,9 +25,9 @@
 #include "graph/opsets.h"
 #include "rules/removed_op_rule.h"
 #include "status_macros.h"
+#include "verify/dynamic_slice_verify.h"
 #include "verify/proof_inputs.h"
 #include "verify/removed_op_kernels.h"
-#include "verify/verify.h"
 
 namespace onnx_legalize {
 namespace {

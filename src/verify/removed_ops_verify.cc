@@ -11,9 +11,10 @@
 #include "absl/strings/str_join.h"
 #include "eval/evaluator.h"
 #include "eval/float16.h"
-#include "pass/removed_ops_pass.h"
+#include "rules/removed_op_plan.h"
 #include "status_macros.h"
-#include "verify/verify.h"
+#include "verify/dynamic_slice_verify.h"
+#include "verify/removed_ops_verify.h"
 
 namespace onnx_legalize {
 namespace {

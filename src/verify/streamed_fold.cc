@@ -17,7 +17,7 @@ std::string Bracketed(const std::vector<int64_t>& values) { return absl::StrCat(
 
 }  // namespace
 
-StreamedFold::StreamedFold(const PlannedChange& change, std::vector<int64_t> dims, bool verify)
+StreamedFold::StreamedFold(const DynamicSliceChange& change, std::vector<int64_t> dims, bool verify)
     : data_(*change.data_constant),
       starts_(*change.starts.constant),
       ends_(*change.ends.constant),

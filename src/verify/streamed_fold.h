@@ -26,7 +26,7 @@ class StreamedFold : public DeferredTensor {
  public:
   // The fold `change` plans (its constants must outlive this), whose result has `dims`; `verify` recomputes
   // every part with the Slice kernel.
-  StreamedFold(const PlannedChange& change, std::vector<int64_t> dims, bool verify);
+  StreamedFold(const DynamicSliceChange& change, std::vector<int64_t> dims, bool verify);
 
   DataType type() const override { return data_.type(); }
   const std::vector<int64_t>& dims() const override { return dims_; }

@@ -19,7 +19,7 @@
 #include "onnx_legalize/legalize.h"
 #include "test_files.h"
 #include "test_models.h"
-#include "verify/verify.h"
+#include "verify/dynamic_slice_verify.h"
 
 namespace onnx_legalize {
 namespace {

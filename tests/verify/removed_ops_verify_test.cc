@@ -5,9 +5,10 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "onnx_legalize/legalize.h"
-#include "pass/removed_ops_pass.h"
 #include "rules/registry.h"
+#include "rules/removed_op_plan.h"
 #include "rules/rule_support.h"
+#include "verify/removed_ops_verify.h"
 
 namespace onnx_legalize {
 namespace {

@@ -24,7 +24,7 @@ struct Fold {
   Tensor data = Iota({3000, 1024});
   Tensor starts = Tensor::FromInt64s({1});
   Tensor ends = Tensor::FromInt64s({-1});
-  PlannedChange change;
+  DynamicSliceChange change;
 
   Fold() {
     change.graph_path = "main";

@@ -11,8 +11,8 @@
 // the inputs of the failing trial.
 // It carries a payload under kVerificationFailurePayloadUrl (error_kind.h; the node's label), which
 // IsVerificationFailure tests: a caller that adds context to the message keeps the payloads.
-#ifndef ONNX_LEGALIZE_SRC_VERIFY_VERIFY_H_
-#define ONNX_LEGALIZE_SRC_VERIFY_VERIFY_H_
+#ifndef ONNX_LEGALIZE_SRC_VERIFY_DYNAMIC_SLICE_VERIFY_H_
+#define ONNX_LEGALIZE_SRC_VERIFY_DYNAMIC_SLICE_VERIFY_H_
 
 #include "absl/status/status.h"
 #include "error_kind.h"
@@ -33,8 +33,8 @@ inline constexpr char kVerificationOff[] = "verification off";
 
 // Verifies one change of a plan, filling its `verification` text. The DynamicSlice pass runs one job of
 // this per change, on whichever thread the driver gives it (pass/passes.cc).
-absl::Status VerifyChange(PlannedChange& change, const Options& options);
+absl::Status VerifyDynamicSliceChange(DynamicSliceChange& change, const Options& options);
 
 }  // namespace onnx_legalize
 
-#endif  // ONNX_LEGALIZE_SRC_VERIFY_VERIFY_H_
+#endif  // ONNX_LEGALIZE_SRC_VERIFY_DYNAMIC_SLICE_VERIFY_H_

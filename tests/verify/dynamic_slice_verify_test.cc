@@ -1,5 +1,5 @@
 // Verification executes both forms of every change; a replacement that computes something else is caught.
-#include "verify/verify.h"
+#include "verify/dynamic_slice_verify.h"
 
 #include <algorithm>
 #include <deque>
@@ -24,7 +24,7 @@ using ::onnx_legalize::testing::ParseModel;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-absl::StatusOr<Plan> PlanFor(const char* text, const Options& options = {}) {
+absl::StatusOr<DynamicSlicePlan> PlanFor(const char* text, const Options& options = {}) {
   // A plan points into its model: keep every model alive for the whole test program.
   static std::deque<onnx::ModelProto> models;
   models.push_back(ParseModel(text));
@@ -52,22 +52,22 @@ fold (float[1] unused) => (float[1,3] y) {
 )";
 
 TEST(VerifyTest, AcceptsACorrectRewrite) {
-  absl::StatusOr<Plan> plan = PlanFor(kRewrite);
+  absl::StatusOr<DynamicSlicePlan> plan = PlanFor(kRewrite);
   ASSERT_TRUE(plan.ok()) << plan.status();
   ASSERT_EQ(plan->changes.size(), 1u);
   plan->changes[0].slice_version = 10;
-  ASSERT_TRUE(VerifyChange(plan->changes[0], Options{}).ok());
+  ASSERT_TRUE(VerifyDynamicSliceChange(plan->changes[0], Options{}).ok());
   EXPECT_THAT(plan->changes[0].verification, HasSubstr("8 identical results"));
 }
 
 TEST(VerifyTest, CatchesWronglyNormalizedAxes) {
-  absl::StatusOr<Plan> plan = PlanFor(kRewrite);
+  absl::StatusOr<DynamicSlicePlan> plan = PlanFor(kRewrite);
   ASSERT_TRUE(plan.ok()) << plan.status();
-  PlannedChange& change = plan->changes[0];
+  DynamicSliceChange& change = plan->changes[0];
   change.slice_version = 10;
   ASSERT_NE(change.new_axes, nullptr) << "axis -1 of a rank-2 tensor is normalized";
   change.new_axes = std::make_shared<const Tensor>(Tensor::FromInt64s({0, 0}));  // should be {0, 1}
-  absl::Status status = VerifyChange(change, Options{});
+  absl::Status status = VerifyDynamicSliceChange(change, Options{});
   EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
   EXPECT_THAT(std::string(status.message()), StartsWith("verification failed: DynamicSlice producing 'y'"));
   EXPECT_THAT(std::string(status.message()), HasSubstr("seed"));
@@ -77,13 +77,13 @@ TEST(VerifyTest, CatchesWronglyNormalizedAxes) {
 // Callers (the CLI's exit code 4, the Python module's VerificationError) tell a verification failure
 // by its payload, not by its message: another Internal error that happens to read alike is not one.
 TEST(VerifyTest, MarksOnlyVerificationFailuresAsSuch) {
-  absl::StatusOr<Plan> plan = PlanFor(kFold);
+  absl::StatusOr<DynamicSlicePlan> plan = PlanFor(kFold);
   ASSERT_TRUE(plan.ok()) << plan.status();
-  PlannedChange& change = plan->changes[0];
+  DynamicSliceChange& change = plan->changes[0];
   Tensor wrong = change.folded->Clone();
   wrong.mutable_bytes()[0] ^= 1;
   change.folded = std::make_shared<Tensor>(std::move(wrong));
-  const absl::Status failure = VerifyChange(change, Options{});
+  const absl::Status failure = VerifyDynamicSliceChange(change, Options{});
   EXPECT_TRUE(IsVerificationFailure(failure));
   // A copy with context added, as LegalizeFile makes, keeps the mark only with the payloads.
   absl::Status renamed(failure.code(), absl::StrCat(failure.message(), " (model 'm.onnx')"));
@@ -101,47 +101,47 @@ TEST(VerifyTest, MarksOnlyVerificationFailuresAsSuch) {
 TEST(VerifyTest, CatchesWrongSlice1Attributes) {
   Options keep;
   keep.keep_opset = true;
-  absl::StatusOr<Plan> plan = PlanFor(kRewrite, keep);
+  absl::StatusOr<DynamicSlicePlan> plan = PlanFor(kRewrite, keep);
   ASSERT_TRUE(plan.ok()) << plan.status();
-  PlannedChange& change = plan->changes[0];
+  DynamicSliceChange& change = plan->changes[0];
   change.slice_version = 1;
   change.attribute_ends = {3, 6};  // should be {3, 5}
-  absl::Status status = VerifyChange(change, keep);
+  absl::Status status = VerifyDynamicSliceChange(change, keep);
   EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
   EXPECT_THAT(std::string(status.message()), HasSubstr("DynamicSlice gives float[2,3], Slice gives float[2,4]"));
 }
 
 TEST(VerifyTest, AcceptsACorrectFold) {
-  absl::StatusOr<Plan> plan = PlanFor(kFold);
+  absl::StatusOr<DynamicSlicePlan> plan = PlanFor(kFold);
   ASSERT_TRUE(plan.ok()) << plan.status();
   ASSERT_EQ(plan->changes[0].action, Action::kFolded);
-  ASSERT_TRUE(VerifyChange(plan->changes[0], Options{}).ok());
+  ASSERT_TRUE(VerifyDynamicSliceChange(plan->changes[0], Options{}).ok());
   EXPECT_THAT(plan->changes[0].verification, HasSubstr("identical"));
 }
 
 TEST(VerifyTest, CatchesAFoldWhoseValueIsWrong) {
-  absl::StatusOr<Plan> plan = PlanFor(kFold);
+  absl::StatusOr<DynamicSlicePlan> plan = PlanFor(kFold);
   ASSERT_TRUE(plan.ok()) << plan.status();
-  PlannedChange& change = plan->changes[0];
+  DynamicSliceChange& change = plan->changes[0];
   Tensor wrong = change.folded->Clone();
   wrong.mutable_bytes()[0] ^= 1;  // one bit of the first float
   change.folded = std::make_shared<Tensor>(std::move(wrong));
-  absl::Status status = VerifyChange(change, Options{});
+  absl::Status status = VerifyDynamicSliceChange(change, Options{});
   EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
   EXPECT_THAT(std::string(status.message()), StartsWith("verification failed"));
 }
 
 TEST(VerifyTest, TrialsAreTheSameForTheSameSeed) {
-  absl::StatusOr<Plan> first = PlanFor(kRewrite);
-  absl::StatusOr<Plan> second = PlanFor(kRewrite);
+  absl::StatusOr<DynamicSlicePlan> first = PlanFor(kRewrite);
+  absl::StatusOr<DynamicSlicePlan> second = PlanFor(kRewrite);
   ASSERT_TRUE(first.ok() && second.ok());
   first->changes[0].slice_version = second->changes[0].slice_version = 10;
   // A wrong replacement fails on the same trial both times, and names it identically.
-  for (Plan* plan : {&*first, &*second}) {
+  for (DynamicSlicePlan* plan : {&*first, &*second}) {
     plan->changes[0].new_axes = std::make_shared<const Tensor>(Tensor::FromInt64s({1, 0}));
   }
-  absl::Status a = VerifyChange(first->changes[0], Options{});
-  absl::Status b = VerifyChange(second->changes[0], Options{});
+  absl::Status a = VerifyDynamicSliceChange(first->changes[0], Options{});
+  absl::Status b = VerifyDynamicSliceChange(second->changes[0], Options{});
   ASSERT_FALSE(a.ok());
   EXPECT_EQ(a.message(), b.message());
 }

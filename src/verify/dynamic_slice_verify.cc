@@ -1,4 +1,4 @@
-#include "verify/verify.h"
+#include "verify/dynamic_slice_verify.h"
 
 #include <algorithm>
 #include <cstring>
@@ -22,7 +22,7 @@ namespace {
 // Highest rank a trial gives data of unknown rank: enough for any real model's indices.
 constexpr int64_t kMaxTrialRank = 64;
 
-std::string Label(const PlannedChange& change) {
+std::string Label(const DynamicSliceChange& change) {
   return InGraph(NodeLabel(kDynamicSliceOp, change.node_name, change.output), change.graph_path);
 }
 
@@ -39,7 +39,7 @@ std::string Describe(const Tensor& tensor) {
 // the inputs were, and is called only when the forms disagree: a trial's description costs more than the
 // trial itself.
 template <typename DescribeInputs>
-absl::Status Compare(const PlannedChange& change, const absl::StatusOr<Tensor>& original,
+absl::Status Compare(const DynamicSliceChange& change, const absl::StatusOr<Tensor>& original,
                      const absl::StatusOr<Tensor>& replacement, const DescribeInputs& describe_inputs) {
   if (original.ok() && replacement.ok() && original->BitwiseEquals(*replacement)) return absl::OkStatus();
   if (!original.ok() && !replacement.ok()) return absl::OkStatus();
@@ -64,7 +64,7 @@ std::string FoldVerified(DataType type, const std::vector<int64_t>& dims) {
                       "], identical");
 }
 
-absl::Status VerifyFold(PlannedChange& change) {
+absl::Status VerifyFold(DynamicSliceChange& change) {
   absl::StatusOr<Tensor> recomputed =
       Slice(*change.data_constant, *change.starts.constant, *change.ends.constant, change.axes.constant, nullptr);
   // Compared in place: the folded value may be large, and a copy of it would cost what the fold did.
@@ -84,7 +84,7 @@ absl::Status VerifyFold(PlannedChange& change) {
 // The inputs of one rewrite trial.
 class TrialGenerator {
  public:
-  TrialGenerator(const PlannedChange& change, uint64_t seed)
+  TrialGenerator(const DynamicSliceChange& change, uint64_t seed)
       : change_(change), rng_(seed ^ std::hash<std::string>()(change.graph_path + "/" + change.output)) {}
 
   struct Trial {
@@ -231,11 +231,11 @@ class TrialGenerator {
     return data;
   }
 
-  const PlannedChange& change_;
+  const DynamicSliceChange& change_;
   Mt19937_64 rng_;
 };
 
-absl::Status VerifyRewrite(PlannedChange& change, const Options& options) {
+absl::Status VerifyRewrite(DynamicSliceChange& change, const Options& options) {
   TrialGenerator generator(change, options.verify_seed);
   int agreed_values = 0;
   for (int number = 0; number < options.verify_trials; ++number) {
@@ -276,7 +276,7 @@ absl::Status VerifyRewrite(PlannedChange& change, const Options& options) {
 
 }  // namespace
 
-absl::Status VerifyChange(PlannedChange& change, const Options& options) {
+absl::Status VerifyDynamicSliceChange(DynamicSliceChange& change, const Options& options) {
   if (change.streamed) {
     // Proved part by part as it is written (verify/streamed_fold.h); a failure fails the write, so a report
     // that says this exists only once every part was identical.
