@@ -306,8 +306,8 @@ TEST(TensorFromProtoTest, RejectsExternalData) {
 
 // TensorFromExternalData: the bytes come from a reader, which is asked only for a tensor that can be
 // decoded.
-TensorProto ExternalProto(DataType type, std::vector<int64_t> dims) {
-  TensorProto proto = MakeProto(type, std::move(dims));
+TensorProto ExternalProto(DataType type, const std::vector<int64_t>& dims) {
+  TensorProto proto = MakeProto(type, dims);
   proto.set_data_location(TensorProto::EXTERNAL);
   auto* entry = proto.add_external_data();
   entry->set_key("location");
