@@ -17,9 +17,6 @@ namespace onnx_legalize::testing {
 namespace {
 
 using ::google::protobuf::util::MessageDifferencer;
-using onnx::ModelProto;
-using onnx::NodeProto;
-using onnx::TensorProto;
 
 // Converting the main graph in chunks of any size gives, byte for byte, what converting it whole gives:
 // the same model, or the same error.

@@ -20,10 +20,6 @@ namespace onnx_legalize::testing {
 namespace {
 
 using ::google::protobuf::util::MessageDifferencer;
-using onnx::GraphProto;
-using onnx::ModelProto;
-using onnx::NodeProto;
-using onnx::TensorProto;
 using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;

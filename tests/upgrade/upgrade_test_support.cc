@@ -16,11 +16,6 @@
 
 namespace onnx_legalize::testing {
 
-using onnx::AttributeProto;
-using onnx::GraphProto;
-using onnx::ModelProto;
-using onnx::NodeProto;
-using onnx::TensorProto;
 using ::testing::HasSubstr;
 
 void ForEachGraph(GraphProto* graph, const std::function<void(GraphProto*)>& fn) {

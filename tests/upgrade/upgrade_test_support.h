@@ -15,6 +15,13 @@
 
 namespace onnx_legalize::testing {
 
+// The protos every upgrade test reads, by their short names.
+using onnx::AttributeProto;
+using onnx::GraphProto;
+using onnx::ModelProto;
+using onnx::NodeProto;
+using onnx::TensorProto;
+
 // Calls `fn` on `graph` and on every graph below it (If/Loop/Scan bodies), outermost first.
 void ForEachGraph(onnx::GraphProto* graph, const std::function<void(onnx::GraphProto*)>& fn);
 

@@ -12,10 +12,6 @@
 namespace onnx_legalize::testing {
 namespace {
 
-using onnx::GraphProto;
-using onnx::ModelProto;
-using onnx::NodeProto;
-using onnx::TensorProto;
 using ::testing::ElementsAre;
 
 TEST(OpsetUpgradeTest, PadWithoutValueAttributePadsWithZero) {

@@ -16,8 +16,6 @@
 namespace onnx_legalize::testing {
 namespace {
 
-using onnx::ModelProto;
-using onnx::NodeProto;
 using ::testing::ElementsAre;
 
 TEST(OpsetUpgradeTest, LegacyBroadcastAlignsTheSecondInputAtItsAxis) {

@@ -14,8 +14,6 @@
 namespace onnx_legalize::testing {
 namespace {
 
-using onnx::ModelProto;
-using onnx::NodeProto;
 using ::testing::ElementsAre;
 
 // PRelu-6 applies a slope [C] per channel (axis 1 of X); PRelu-7 broadcasts it from the last axis, so the

@@ -12,8 +12,6 @@
 namespace onnx_legalize::testing {
 namespace {
 
-using onnx::ModelProto;
-using onnx::NodeProto;
 using ::testing::ElementsAre;
 
 TEST(OpsetUpgradeTest, Resize10GetsResize10CoordinatesAtOpset11) {

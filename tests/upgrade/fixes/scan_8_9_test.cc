@@ -17,9 +17,6 @@
 namespace onnx_legalize::testing {
 namespace {
 
-using onnx::GraphProto;
-using onnx::ModelProto;
-using onnx::NodeProto;
 using ::testing::ElementsAre;
 using ::testing::Pair;
 

@@ -14,11 +14,6 @@
 namespace onnx_legalize::testing {
 namespace {
 
-using onnx::AttributeProto;
-using onnx::GraphProto;
-using onnx::ModelProto;
-using onnx::NodeProto;
-using onnx::TensorProto;
 using ::testing::ElementsAre;
 
 TEST(OpsetUpgradeTest, SoftmaxOverSymbolicDimsReshapesToTheRuntimeShape) {
