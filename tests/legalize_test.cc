@@ -20,7 +20,7 @@ using ::onnx_legalize::testing::ExpectSameOutputs;
 using ::onnx_legalize::testing::Iota;
 using ::onnx_legalize::testing::LegalizedCopy;
 using ::onnx_legalize::testing::MakeInitializerConstant;
-using ::onnx_legalize::testing::NameNodes;
+using ::onnx_legalize::testing::NameNodesAsOutputNode;
 using ::onnx_legalize::testing::ParseModel;
 using ::onnx_legalize::testing::Serialize;
 using ::testing::HasSubstr;
@@ -142,7 +142,7 @@ torch_jit_export (float[3,10] x, int64[1] starts = {2}, int64[1] axes = {1}) => 
 
 TEST(LegalizeTest, RewritesPyTorchShapeGatherUnsqueezePattern) {
   onnx::ModelProto model = ParseModel(kPyTorchDynamicEnds);
-  NameNodes(model);
+  NameNodesAsOutputNode(model);
   Report report;
   onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
   EXPECT_EQ(CountOps(legalized, "DynamicSlice"), 0);
@@ -529,7 +529,7 @@ TEST(LegalizeTest, IsDeterministic) {
 
 TEST(LegalizeTest, PreservesWhatItDoesNotConcern) {
   onnx::ModelProto model = ParseModel(kPyTorchDynamicEnds);
-  NameNodes(model);
+  NameNodesAsOutputNode(model);
   model.set_doc_string("a legacy model");
   model.set_producer_name("pytorch");
   model.set_producer_version("1.0");
@@ -757,7 +757,7 @@ large (float[2,3] x, int64[1] xs, int64[1] xe) => (float[96,256] first, float[80
   // w (128 KiB) is read by the first fold only; big (192 KiB) by a node that stays.
   *model.mutable_graph()->add_initializer() = IotaInitializer("w", {128, 256});
   *model.mutable_graph()->add_initializer() = IotaInitializer("big", {192, 256});
-  NameNodes(model);
+  NameNodesAsOutputNode(model);
 
   Report report;
   onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);

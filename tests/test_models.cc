@@ -1,9 +1,9 @@
 #include "test_models.h"
 
-#include <cstring>
 #include <regex>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "eval/model_runner.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "graph/graph_scope.h"
@@ -31,11 +31,21 @@ void MakeInitializerConstant(onnx::ModelProto& model, const std::string& name) {
   ADD_FAILURE() << "no graph input named " << name;
 }
 
-void NameNodes(onnx::ModelProto& model) {
-  for (auto& node : *model.mutable_graph()->mutable_node()) {
-    if (node.name().empty() && node.output_size() > 0) node.set_name(node.output(0) + "_node");
+namespace {
+// Names every unnamed node of `graph` and of the graphs below it prefix + first output + suffix.
+void NameNodesIn(onnx::GraphProto& graph, const std::string& prefix, const std::string& suffix) {
+  for (onnx::NodeProto& node : *graph.mutable_node()) {
+    if (node.name().empty() && node.output_size() > 0) node.set_name(absl::StrCat(prefix, node.output(0), suffix));
+    for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
+      if (attribute.has_g()) NameNodesIn(*attribute.mutable_g(), prefix, suffix);
+    }
   }
 }
+}  // namespace
+
+void NameNodesAsOutputNode(onnx::ModelProto& model) { NameNodesIn(*model.mutable_graph(), "", "_node"); }
+
+void NameNodesAsNodeOutput(onnx::ModelProto& model) { NameNodesIn(*model.mutable_graph(), "node_", ""); }
 
 bool SameModel(const onnx::ModelProto& a, const onnx::ModelProto& b) {
   return google::protobuf::util::MessageDifferencer::Equals(a, b);
@@ -114,15 +124,6 @@ std::string WithoutProofSeconds(const std::string& json) {
   // its quotes escaped, so it never matches.
   static const std::regex kSeconds(R"re(("seconds": ?)[0-9.]+)re");
   return std::regex_replace(json, kSeconds, "$010");
-}
-
-Tensor Iota(std::vector<int64_t> dims) {
-  Tensor tensor = *Tensor::Zeros(onnx::TensorProto::FLOAT, std::move(dims));
-  for (int64_t i = 0; i < tensor.element_count(); ++i) {
-    float value = static_cast<float>(i + 1);
-    std::memcpy(tensor.mutable_bytes().data() + i * sizeof(float), &value, sizeof(float));
-  }
-  return tensor;
 }
 
 void ExpectRejected(const onnx::ModelProto& model, absl::StatusCode code, const std::string& message,

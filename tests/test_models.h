@@ -1,4 +1,5 @@
-// Helpers for tests that build models from ONNX text and compare the outputs of two models.
+// Helpers for tests that build models from ONNX text and compare the outputs of two models. Includes
+// test_tensors.h, the tensor builders.
 #ifndef ONNX_LEGALIZE_TESTS_TEST_MODELS_H_
 #define ONNX_LEGALIZE_TESTS_TEST_MODELS_H_
 
@@ -8,6 +9,7 @@
 #include "eval/tensor.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
+#include "test_tensors.h"
 
 namespace onnx_legalize::testing {
 
@@ -18,8 +20,13 @@ onnx::ModelProto ParseModel(const char* text);
 // Makes initializer `name` a constant in IR >= 4 by removing it from the graph's inputs.
 void MakeInitializerConstant(onnx::ModelProto& model, const std::string& name);
 
-// Names every unnamed node of the main graph after its first output ("<output>_node"), as exporters do.
-void NameNodes(onnx::ModelProto& model);
+// Names every unnamed node of every graph (main graph and If/Loop/Scan bodies) after its first output,
+// "<output>_node", as exporters do: output y's node becomes "y_node".
+void NameNodesAsOutputNode(onnx::ModelProto& model);
+
+// The same with the opposite spelling, "node_<output>": output y's node becomes "node_y". The upgrade tests
+// name the nodes they look for this way.
+void NameNodesAsNodeOutput(onnx::ModelProto& model);
 
 // Deterministic serialization, for byte-for-byte comparisons of whole models.
 std::string Serialize(const onnx::ModelProto& model);
@@ -52,9 +59,6 @@ const NodeReport& NodeFor(const Report& report, const std::string& output);
 // "seconds", a wall time and the one value that varies from run to run, written as 0: for tests that compare
 // the reports of two runs.
 std::string WithoutProofSeconds(const std::string& json);
-
-// A float tensor with values 1, 2, 3, ... of the given dims.
-Tensor Iota(std::vector<int64_t> dims);
 
 }  // namespace onnx_legalize::testing
 

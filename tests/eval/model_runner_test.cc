@@ -20,34 +20,15 @@ namespace onnx_legalize {
 namespace {
 
 using ::onnx::TensorProto;
+using ::onnx_legalize::testing::Bools;
+using ::onnx_legalize::testing::Floats;
+using ::onnx_legalize::testing::Int32s;
+using ::onnx_legalize::testing::Int64s;
 using ::onnx_legalize::testing::ParseModel;
-using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Optional;
 
 using Feeds = std::map<std::string, Tensor>;
-
-template <typename T>
-Tensor Make(DataType type, std::vector<int64_t> dims, const std::vector<T>& values) {
-  std::string bytes(values.size() * sizeof(T), '\0');
-  if (!bytes.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-  absl::StatusOr<Tensor> tensor = Tensor::FromBytes(type, std::move(dims), std::move(bytes));
-  EXPECT_TRUE(tensor.ok()) << tensor.status();
-  return *std::move(tensor);
-}
-
-Tensor Floats(std::vector<int64_t> dims, const std::vector<float>& values) {
-  return Make(TensorProto::FLOAT, std::move(dims), values);
-}
-Tensor Int64s(std::vector<int64_t> dims, const std::vector<int64_t>& values) {
-  return Make(TensorProto::INT64, std::move(dims), values);
-}
-Tensor Int32s(std::vector<int64_t> dims, const std::vector<int32_t>& values) {
-  return Make(TensorProto::INT32, std::move(dims), values);
-}
-Tensor Bools(std::vector<int64_t> dims, const std::vector<uint8_t>& values) {
-  return Make(TensorProto::BOOL, std::move(dims), values);
-}
 
 Feeds Feed(const std::string& name, Tensor tensor) {
   Feeds feeds;

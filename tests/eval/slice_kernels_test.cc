@@ -33,6 +33,7 @@ namespace {
 
 using ::onnx::TensorProto;
 using ::testing::AllOf;
+using testing::Floats;
 using ::testing::HasSubstr;
 using testing::Iota;
 
@@ -155,6 +156,7 @@ std::vector<int64_t> NaiveSources(const std::vector<int64_t>& data_dims,
 Tensor Gathered(const Tensor& data, const std::vector<int64_t>& out_dims, const std::vector<int64_t>& sources) {
   if (data.is_string()) {
     std::vector<std::string> strings;
+    strings.reserve(sources.size());
     for (int64_t source : sources) strings.push_back(data.strings()[source]);
     return Must(Tensor::FromStrings(out_dims, std::move(strings)));
   }
@@ -257,6 +259,7 @@ Tensor NaiveSlice(const Tensor& data, const SliceArgs& args) {
     axis_indices[axis] = NaiveIndicesAlong(data.dims()[axis], args.starts[i], args.ends[i], step);
   }
   std::vector<int64_t> out_dims;
+  out_dims.reserve(axis_indices.size());
   for (const auto& indices : axis_indices) out_dims.push_back(static_cast<int64_t>(indices.size()));
   return Gathered(data, out_dims, NaiveSources(data.dims(), axis_indices));
 }
@@ -344,15 +347,13 @@ TEST(DynamicSliceReferenceDimsTest, AreTheDimsOfWhatTheKernelGives) {
 }
 
 TEST_P(BothKernelsTest, DocumentationExample1) {
-  const Tensor data = Literal<float>(TensorProto::FLOAT, {2, 4}, kDocData);
-  EXPECT_TRUE(SameTensor(RunOn(data, {{1, 0}, {2, 3}, std::vector<int64_t>{0, 1}, {}}),
-                         Literal<float>(TensorProto::FLOAT, {1, 3}, {5, 6, 7})));
+  const Tensor data = Floats({2, 4}, kDocData);
+  EXPECT_TRUE(SameTensor(RunOn(data, {{1, 0}, {2, 3}, std::vector<int64_t>{0, 1}, {}}), Floats({1, 3}, {5, 6, 7})));
 }
 
 TEST_P(BothKernelsTest, DocumentationExample2) {
-  const Tensor data = Literal<float>(TensorProto::FLOAT, {2, 4}, kDocData);
-  EXPECT_TRUE(SameTensor(RunOn(data, {{0, 1}, {-1, 1000}, std::nullopt, {}}),
-                         Literal<float>(TensorProto::FLOAT, {1, 3}, {2, 3, 4})));
+  const Tensor data = Floats({2, 4}, kDocData);
+  EXPECT_TRUE(SameTensor(RunOn(data, {{0, 1}, {-1, 1000}, std::nullopt, {}}), Floats({1, 3}, {2, 3, 4})));
 }
 
 TEST_P(BothKernelsTest, ClampsExtremeIndicesOfBothIndexTypes) {
@@ -480,7 +481,7 @@ TEST_P(BothKernelsTest, RejectsAxesThatAreNot1D) {
 
 TEST_P(BothKernelsTest, RejectsFloatIndices) {
   const Tensor data = MakeData(TensorProto::FLOAT, {2, 2});
-  const Tensor float_starts = Literal<float>(TensorProto::FLOAT, {1}, {0});
+  const Tensor float_starts = Floats({1}, {0});
   const Tensor ends = Tensor::FromInt64s({1});
   const auto result = RunTensors(data, float_starts, ends, nullptr);
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
@@ -583,10 +584,6 @@ INSTANTIATE_TEST_SUITE_P(AllTypes, DynamicSliceVectorTest,
 
 absl::StatusOr<Tensor> SliceInt64(const Tensor& data, const SliceArgs& args) {
   return RunKernel(Kernel::kSlice, data, TensorProto::INT64, args);
-}
-
-Tensor Floats(std::vector<int64_t> dims, const std::vector<float>& values) {
-  return Literal<float>(TensorProto::FLOAT, std::move(dims), values);
 }
 
 TEST(SliceTest, ReversesWithStepMinusOneFromTheEndToInt64Min) {
@@ -695,7 +692,7 @@ TEST(SliceTest, RejectsStepsThatAreNot1D) {
 }
 
 TEST(SliceOutputDimsTest, CountsHugeShapesWithoutOverflowOrAllocation) {
-  const auto dims = [](std::vector<int64_t> data_dims, const SliceArgs& args) {
+  const auto dims = [](const std::vector<int64_t>& data_dims, const SliceArgs& args) {
     const Tensor starts = Tensor::FromInt64s(args.starts);
     const Tensor ends = Tensor::FromInt64s(args.ends);
     const Tensor steps = Tensor::FromInt64s(args.steps.value_or(std::vector<int64_t>{}));

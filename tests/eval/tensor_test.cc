@@ -50,7 +50,7 @@ void ExpectInvalidArgument(const absl::Status& status, const std::vector<std::st
   for (const std::string& part : parts) EXPECT_THAT(std::string(status.message()), HasSubstr(part));
 }
 
-TensorProto MakeProto(DataType type, std::vector<int64_t> dims, const std::string& name = "w") {
+TensorProto MakeProto(DataType type, const std::vector<int64_t>& dims, const std::string& name = "w") {
   TensorProto proto;
   proto.set_name(name);
   proto.set_data_type(type);
@@ -306,8 +306,8 @@ TEST(TensorFromProtoTest, RejectsExternalData) {
 
 // TensorFromExternalData: the bytes come from a reader, which is asked only for a tensor that can be
 // decoded.
-TensorProto ExternalProto(DataType type, std::vector<int64_t> dims) {
-  TensorProto proto = MakeProto(type, std::move(dims));
+TensorProto ExternalProto(DataType type, const std::vector<int64_t>& dims) {
+  TensorProto proto = MakeProto(type, dims);
   proto.set_data_location(TensorProto::EXTERNAL);
   auto* entry = proto.add_external_data();
   entry->set_key("location");
@@ -590,20 +590,21 @@ TEST(TensorTest, ToInt64sRejectsTwoDimensionalTensors) {
 // ---------------------------------------------------------------------------------------------------------
 // BitwiseEquals: bits, not values.
 
-Tensor FloatTensor(uint32_t bits) {
+// A one-element float tensor holding the bit pattern `bits` (NaN payloads, signed zeros).
+Tensor FloatFromBits(uint32_t bits) {
   return ValueOf(Tensor::FromBytes(TensorProto::FLOAT, {1}, LittleEndian<uint32_t>({bits})));
 }
 
 TEST(BitwiseEqualsTest, SameNaNPayloadIsEqual) {
-  EXPECT_TRUE(FloatTensor(0x7FC00001).BitwiseEquals(FloatTensor(0x7FC00001)));
+  EXPECT_TRUE(FloatFromBits(0x7FC00001).BitwiseEquals(FloatFromBits(0x7FC00001)));
 }
 
 TEST(BitwiseEqualsTest, DistinguishesNaNPayloads) {
-  EXPECT_FALSE(FloatTensor(0x7FC00000).BitwiseEquals(FloatTensor(0x7FC00001)));
+  EXPECT_FALSE(FloatFromBits(0x7FC00000).BitwiseEquals(FloatFromBits(0x7FC00001)));
 }
 
 TEST(BitwiseEqualsTest, DistinguishesNegativeZero) {
-  EXPECT_FALSE(FloatTensor(0x80000000).BitwiseEquals(FloatTensor(0x00000000)));  // -0.0f vs 0.0f
+  EXPECT_FALSE(FloatFromBits(0x80000000).BitwiseEquals(FloatFromBits(0x00000000)));  // -0.0f vs 0.0f
   const Tensor minus = ValueOf(Tensor::FromBytes(TensorProto::DOUBLE, {1}, LittleEndian<double>({-0.0})));
   const Tensor plus = ValueOf(Tensor::FromBytes(TensorProto::DOUBLE, {1}, LittleEndian<double>({0.0})));
   EXPECT_FALSE(minus.BitwiseEquals(plus));
@@ -611,7 +612,7 @@ TEST(BitwiseEqualsTest, DistinguishesNegativeZero) {
 
 TEST(BitwiseEqualsTest, DistinguishesTypeWithSameBytes) {
   EXPECT_FALSE(
-      FloatTensor(1).BitwiseEquals(ValueOf(Tensor::FromBytes(TensorProto::INT32, {1}, LittleEndian<int32_t>({1})))));
+      FloatFromBits(1).BitwiseEquals(ValueOf(Tensor::FromBytes(TensorProto::INT32, {1}, LittleEndian<int32_t>({1})))));
 }
 
 TEST(BitwiseEqualsTest, DistinguishesDimsWithSameBytes) {

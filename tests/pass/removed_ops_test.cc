@@ -22,6 +22,8 @@ namespace {
 using ::onnx_legalize::testing::CountOps;
 using ::onnx_legalize::testing::DefaultOpset;
 using ::onnx_legalize::testing::ExpectRejected;
+using ::onnx_legalize::testing::Floats;
+using ::onnx_legalize::testing::FloatValues;
 using ::onnx_legalize::testing::LegalizedCopy;
 using ::onnx_legalize::testing::NodeFor;
 using ::onnx_legalize::testing::ParseModel;
@@ -39,18 +41,6 @@ void ExpectLegal(const onnx::ModelProto& model) {
     onnx::ShapeInferenceOptions strict(/*check_type_val=*/true, /*strict_mode_val=*/1);
     onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), strict);
   });
-}
-
-std::vector<float> Floats(const Tensor& tensor) {
-  std::vector<float> values(static_cast<size_t>(tensor.element_count()));
-  if (!values.empty()) std::memcpy(values.data(), tensor.bytes().data(), values.size() * sizeof(float));
-  return values;
-}
-
-Tensor FloatTensor(std::vector<int64_t> dims, const std::vector<float>& values) {
-  std::string bytes(values.size() * sizeof(float), '\0');
-  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-  return Tensor::FromBytes(onnx::TensorProto::FLOAT, std::move(dims), std::move(bytes)).value();
 }
 
 // Runs the main graph of a legalized model (standard ops only) in the evaluator.
@@ -118,11 +108,11 @@ TEST(RemovedOpsTest, ImageScalerBecomesMulAndAddAtItsOwnOpset) {
 
   const std::vector<float> image = {1, -0.0f, INFINITY, 3, 4, 5, 6, NAN, -8, 9, 1e30f, 11};
   std::map<std::string, Tensor> values;
-  values.emplace("image", FloatTensor({1, 3, 2, 2}, image));
+  values.emplace("image", Floats({1, 3, 2, 2}, image));
   const std::vector<float> bias = {1.0f, -2.0f, 0.25f};
   std::vector<float> expected;
   for (size_t i = 0; i < image.size(); ++i) expected.push_back(image[i] * 0.5f + bias[i / 4]);
-  EXPECT_EQ(Bits(Floats(RunLegalized(legalized, std::move(values)).at("scaled"))), Bits(expected));
+  EXPECT_EQ(Bits(FloatValues(RunLegalized(legalized, std::move(values)).at("scaled"))), Bits(expected));
 }
 
 TEST(RemovedOpsTest, TheLastReplacementNodeKeepsTheNodesNameAndDocString) {
@@ -172,8 +162,8 @@ fold (float[2] x) => (float[2] y) {
   EXPECT_EQ(report.nodes[0].action, Action::kFolded);
   ExpectLegal(legalized);
   std::map<std::string, Tensor> values;
-  values.emplace("x", FloatTensor({2}, {0, 0}));
-  EXPECT_EQ(Floats(RunLegalized(legalized, std::move(values)).at("y")), (std::vector<float>{2.5f, -5.5f}));
+  values.emplace("x", Floats({2}, {0, 0}));
+  EXPECT_EQ(FloatValues(RunLegalized(legalized, std::move(values)).at("y")), (std::vector<float>{2.5f, -5.5f}));
 }
 
 // A fold leaves what it read unread: a weight only the folded Crop read goes (the initializer, and at IR 3 its
@@ -238,8 +228,8 @@ crop (float[1,1,4,5] x) => (float[1,1,1,3] y) {
   const std::vector<float> expected = {11, 12, 13};
   for (const onnx::ModelProto* legalized : {&at9, &at13}) {
     std::map<std::string, Tensor> values;
-    values.emplace("x", FloatTensor({1, 1, 4, 5}, x));
-    EXPECT_EQ(Floats(RunLegalized(*legalized, std::move(values)).at("y")), expected);
+    values.emplace("x", Floats({1, 1, 4, 5}, x));
+    EXPECT_EQ(FloatValues(RunLegalized(*legalized, std::move(values)).at("y")), expected);
   }
 }
 
@@ -256,9 +246,9 @@ relu (float[6] x) => (float[6] y) {
   EXPECT_EQ(CountOps(legalized, "Where"), 1);
   ExpectLegal(legalized);
   std::map<std::string, Tensor> values;
-  values.emplace("x", FloatTensor({6}, {NAN, INFINITY, -INFINITY, -0.0f, -1.0f, -2.0f}));
+  values.emplace("x", Floats({6}, {NAN, INFINITY, -INFINITY, -0.0f, -1.0f, -2.0f}));
   // NaN gives 0, +inf stays, -0.0 (> -1) stays -0.0, at or below alpha 0.
-  EXPECT_EQ(Bits(Floats(RunLegalized(legalized, std::move(values)).at("y"))),
+  EXPECT_EQ(Bits(FloatValues(RunLegalized(legalized, std::move(values)).at("y"))),
             Bits({0.0f, INFINITY, 0.0f, -0.0f, 0.0f, 0.0f}));
 }
 
@@ -305,9 +295,9 @@ mvn (float[1,2,1,2] x) => (float[1,2,1,2] y) {
   EXPECT_EQ(CountOps(at7, "Transpose"), 2) << "per channel: summed in the order ONNX Runtime sums";
   ExpectLegal(at7);
   std::map<std::string, Tensor> values;
-  values.emplace("x", FloatTensor({1, 2, 1, 2}, {1, 3, -2, 2}));
+  values.emplace("x", Floats({1, 2, 1, 2}, {1, 3, -2, 2}));
   // Per channel (over N, H, W; N is 1 here): mean 2 and 0, deviation 1 and 2.
-  const std::vector<float> y = Floats(RunLegalized(at7, std::move(values)).at("y"));
+  const std::vector<float> y = FloatValues(RunLegalized(at7, std::move(values)).at("y"));
   ASSERT_EQ(y.size(), 4u);
   EXPECT_FLOAT_EQ(y[0], -1.0f);
   EXPECT_FLOAT_EQ(y[1], 1.0f);
@@ -359,8 +349,8 @@ fill (float[N,3] x) => (float[N,3] y) {
   EXPECT_EQ(CountOps(legalized, "Shape"), 1);
   ExpectLegal(legalized);
   std::map<std::string, Tensor> values;
-  values.emplace("x", FloatTensor({2, 3}, {0, 0, 0, 0, 0, 0}));
-  EXPECT_EQ(Floats(RunLegalized(legalized, std::move(values)).at("y")), std::vector<float>(6, 1.5f));
+  values.emplace("x", Floats({2, 3}, {0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(FloatValues(RunLegalized(legalized, std::move(values)).at("y")), std::vector<float>(6, 1.5f));
 }
 
 TEST(RemovedOpsTest, GivenTensorFillFoldsAndRefusesValuesThatDoNotFillItsShape) {
@@ -408,7 +398,7 @@ fill (float[2,2] z) => (float[2,2] y) {
   EXPECT_EQ(legalized.graph().initializer(0).name(), "w");
   const Tensor w = TensorFromProto(legalized.graph().initializer(0)).value();
   EXPECT_EQ(w.dims(), (std::vector<int64_t>{2, 2}));
-  EXPECT_EQ(Floats(w), (std::vector<float>{2, 3, 5, 6}));
+  EXPECT_EQ(FloatValues(w), (std::vector<float>{2, 3, 5, 6}));
   EXPECT_EQ(CountOps(legalized, "Constant"), 0);
   ExpectLegal(legalized);
 }
@@ -442,7 +432,7 @@ chain (float[1,2] z) => (float[1,2] y) {
   ASSERT_EQ(legalized.graph().initializer_size(), 1);
   EXPECT_EQ(legalized.graph().initializer(0).name(), "v");
   // [[2, 3], [5, 6]] scaled by 2, its first row, times 0.5 plus 1.
-  EXPECT_EQ(Floats(TensorFromProto(legalized.graph().initializer(0)).value()), (std::vector<float>{3, 4}));
+  EXPECT_EQ(FloatValues(TensorFromProto(legalized.graph().initializer(0)).value()), (std::vector<float>{3, 4}));
   EXPECT_EQ(CountOps(legalized, "Constant"), 0);
   ExpectLegal(legalized);
 }
@@ -624,10 +614,10 @@ TEST(RemovedOpsTest, UpsampleAtOpsetTenBecomesResizeTen) {
   EXPECT_THAT(report.nodes[0].verification, HasSubstr("bit for bit"));
 
   std::map<std::string, Tensor> values;
-  values.emplace("x", FloatTensor({1, 1, 2, 2}, {1, 2, 3, 4}));
+  values.emplace("x", Floats({1, 1, 2, 2}, {1, 2, 3, 4}));
   const std::map<std::string, Tensor> results = RunLegalized(legalized, std::move(values));
-  EXPECT_EQ(Floats(results.at("y")), (std::vector<float>{1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2,  //
-                                                         3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4}));
+  EXPECT_EQ(FloatValues(results.at("y")), (std::vector<float>{1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2,  //
+                                                              3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4}));
 }
 
 TEST(RemovedOpsTest, UpsampleMovedPastElevenSaysWhatResizeTenMeant) {

@@ -20,6 +20,7 @@ void PrintTo(const CheckFinding& f, std::ostream* os) {
 
 namespace {
 
+using ::onnx_legalize::testing::NameNodesAsOutputNode;
 using ::onnx_legalize::testing::ParseModel;
 using ::testing::AllOf;
 using ::testing::ElementsAre;
@@ -31,16 +32,6 @@ std::vector<CheckFinding> Check(const onnx::ModelProto& model) {
   absl::StatusOr<std::vector<CheckFinding>> findings = CheckModel(model);
   EXPECT_TRUE(findings.ok()) << findings.status();
   return findings.ok() ? *findings : std::vector<CheckFinding>{};
-}
-
-// Names every node after its first output, in every graph, as exporters do.
-void NameNodes(onnx::GraphProto& graph) {
-  for (onnx::NodeProto& node : *graph.mutable_node()) {
-    if (node.name().empty() && node.output_size() > 0) node.set_name(node.output(0) + "_node");
-    for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
-      if (attribute.has_g()) NameNodes(*attribute.mutable_g());
-    }
-  }
 }
 
 auto IsFinding(const std::string& graph_path, const std::string& node_name, const std::string& op_type,
@@ -60,7 +51,7 @@ g (float[20, 10, 5] x, int64[1] starts, int64[1] ends) => (float[M, 10, 5] y) {
 
 TEST(CheckModelTest, FindsDynamicSliceInTheMainGraph) {
   onnx::ModelProto model = ParseModel(kDynamicSliceAtOpset9);
-  NameNodes(*model.mutable_graph());
+  NameNodesAsOutputNode(model);
   EXPECT_THAT(Check(model), ElementsAre(IsFinding("main", "y_node", "DynamicSlice", "ai.onnx", 9, "removed")));
 }
 
@@ -74,7 +65,7 @@ g (int64 trip, bool cond, float[8] x, int64[1] starts, int64[1] ends) => (float[
   }>
 }
 )ONNX");
-  NameNodes(*model.mutable_graph());
+  NameNodesAsOutputNode(model);
   EXPECT_THAT(Check(model),
               ElementsAre(IsFinding("main/loop_body", "s_node", "DynamicSlice", "ai.onnx", 9, "removed")));
 }
@@ -93,7 +84,7 @@ g (bool c, int64 trip, float[8] x, int64[1] starts, int64[1] ends) => (float[2] 
   }>
 }
 )ONNX");
-  NameNodes(*model.mutable_graph());
+  NameNodesAsOutputNode(model);
   model.mutable_graph()->mutable_node(0)->mutable_attribute(1)->mutable_g()->clear_name();  // else_branch
   EXPECT_THAT(Check(model),
               ElementsAre(IsFinding("main/then_graph/inner_body", "s_node", "DynamicSlice", "ai.onnx", 9, ""),
@@ -140,7 +131,7 @@ g (float[2] x) => (float[2] y, float[2] z, float[2] w) {
   w = Transpose <perm = 0.5> (x)
 }
 )ONNX");
-  NameNodes(*model.mutable_graph());
+  NameNodesAsOutputNode(model);
   const std::vector<CheckFinding> findings = Check(model);
   EXPECT_THAT(findings,
               ElementsAre(IsFinding("main", "y_node", "Relu", "ai.onnx", 13, "does not match the schema of Relu-13"),

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "onnx/defs/parser.h"
 #include "onnx/onnx_pb.h"
 #include "test_files.h"
+#include "test_models.h"
 
 namespace onnx_legalize::testing {
 
@@ -30,9 +30,7 @@ dirty (float[20, 10, 5] x, int64[1] starts, int64[1] ends) => (float[M, 10, 5] y
 
 // Parses `text` and writes it to `path` (its folders made), naming its first node `node_name` when given.
 inline void WriteModel(const std::filesystem::path& path, const char* text, const std::string& node_name = "") {
-  onnx::ModelProto model;
-  const onnx::Status status = onnx::OnnxParser::Parse(model, text);
-  ASSERT_TRUE(status.IsOK()) << status.ErrorMessage();
+  onnx::ModelProto model = ParseModel(text);
   if (!node_name.empty()) model.mutable_graph()->mutable_node(0)->set_name(node_name);
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
   WriteBytes(path, model.SerializeAsString());

@@ -11,9 +11,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "onnx/defs/parser.h"
 #include "onnx/onnx_pb.h"
 #include "test_files.h"
+#include "test_models.h"
 #include "tools/cli_models.h"
 
 #ifndef ONNX_LEGALIZE_CLI
@@ -28,6 +28,7 @@ using ::onnx_legalize::testing::FileNames;
 using ::onnx_legalize::testing::kCleanModel;
 using ::onnx_legalize::testing::kDynamicSliceModel;
 using ::onnx_legalize::testing::MakeTestDir;
+using ::onnx_legalize::testing::ParseModel;
 using ::onnx_legalize::testing::ReadBytes;
 using ::onnx_legalize::testing::RunCli;
 using ::onnx_legalize::testing::WriteBytes;
@@ -349,7 +350,7 @@ legacy (int64[1] s, int64[1] e) => (float[2, 3] cropped, float[M] sliced) {
 )";
 
 void AddExternal(onnx::ModelProto& model, const std::string& name, int64_t count, const std::string& location,
-                 int64_t offset, std::vector<int64_t> dims) {
+                 int64_t offset, const std::vector<int64_t>& dims) {
   onnx::TensorProto* t = model.mutable_graph()->add_initializer();
   t->set_name(name);
   t->set_data_type(onnx::TensorProto::FLOAT);
@@ -374,9 +375,7 @@ void AddIndex(onnx::ModelProto& model, const std::string& name, int64_t value) {
 
 void WriteExternalLegacyModel(const fs::path& folder, int64_t big_count, const std::string& location = "weights.bin") {
   fs::create_directories(folder);
-  onnx::ModelProto model;
-  const onnx::Status status = onnx::OnnxParser::Parse(model, kExternalLegacyModel);
-  ASSERT_TRUE(status.IsOK()) << status.ErrorMessage();
+  onnx::ModelProto model = ParseModel(kExternalLegacyModel);
   AddExternal(model, "w", 12, location, 0, {4, 3});
   AddExternal(model, "big", big_count, location, 64, {big_count});
   AddIndex(model, "ws", 1);

@@ -289,7 +289,8 @@ g (float[4,5] x, int64[1] s = {0}, int64[1] e = {1}) => (float[?,?] y, float[4,5
   return model;
 }
 
-onnx::TensorProto FloatTensor(const std::string& name, std::vector<int64_t> dims, size_t raw_bytes) {
+// A float initializer `name` of `dims` whose raw data is `raw_bytes` zero bytes, whatever the dims need.
+onnx::TensorProto RawFloats(const std::string& name, const std::vector<int64_t>& dims, size_t raw_bytes) {
   onnx::TensorProto tensor;
   tensor.set_name(name);
   tensor.set_data_type(onnx::TensorProto::FLOAT);
@@ -299,11 +300,11 @@ onnx::TensorProto FloatTensor(const std::string& name, std::vector<int64_t> dims
 }
 
 TEST_F(HostileInputTest, RawDataNotMatchingDimsExits3) {
-  const onnx::TensorProto good_w = FloatTensor("w", {4, 5}, 80);
-  const onnx::TensorProto good_b = FloatTensor("b", {5}, 20);
-  ExpectRejected(WriteModel("short_w.onnx", WithInitializers(FloatTensor("w", {4, 5}, 79), good_b)),
+  const onnx::TensorProto good_w = RawFloats("w", {4, 5}, 80);
+  const onnx::TensorProto good_b = RawFloats("b", {5}, 20);
+  ExpectRejected(WriteModel("short_w.onnx", WithInitializers(RawFloats("w", {4, 5}, 79), good_b)),
                  {"initializer 'w' (graph main)", "raw_data has 79 bytes, but float [4, 5] needs 80"});
-  ExpectRejected(WriteModel("long_b.onnx", WithInitializers(good_w, FloatTensor("b", {5}, 24))),
+  ExpectRejected(WriteModel("long_b.onnx", WithInitializers(good_w, RawFloats("b", {5}, 24))),
                  {"initializer 'b' (graph main)", "raw_data has 24 bytes, but float [5] needs 20"});
   // A typed field of the wrong length.
   onnx::TensorProto typed = good_b;
@@ -314,23 +315,23 @@ TEST_F(HostileInputTest, RawDataNotMatchingDimsExits3) {
 }
 
 TEST_F(HostileInputTest, NegativeDimsExit3) {
-  const onnx::TensorProto good_b = FloatTensor("b", {5}, 20);
-  ExpectRejected(WriteModel("negative_w.onnx", WithInitializers(FloatTensor("w", {-4, -5}, 80), good_b)),
+  const onnx::TensorProto good_b = RawFloats("b", {5}, 20);
+  ExpectRejected(WriteModel("negative_w.onnx", WithInitializers(RawFloats("w", {-4, -5}, 80), good_b)),
                  {"initializer 'w' (graph main)", "dim 0 of [-4, -5] is negative"});
   ExpectRejected(
-      WriteModel("negative_b.onnx", WithInitializers(FloatTensor("w", {4, 5}, 80), FloatTensor("b", {5, -1}, 0))),
+      WriteModel("negative_b.onnx", WithInitializers(RawFloats("w", {4, 5}, 80), RawFloats("b", {5, -1}, 0))),
       {"initializer 'b' (graph main)", "dim 1 of [5, -1] is negative"});
 }
 
 TEST_F(HostileInputTest, DimsWhoseProductOverflowsExit3) {
   const int64_t big = int64_t{1} << 40;
   ExpectRejected(
-      WriteModel("overflow_w.onnx", WithInitializers(FloatTensor("w", {big, big}, 0), FloatTensor("b", {5}, 20))),
+      WriteModel("overflow_w.onnx", WithInitializers(RawFloats("w", {big, big}, 0), RawFloats("b", {5}, 20))),
       {"initializer 'w' (graph main)", "the element count of dims [1099511627776, 1099511627776] overflows"});
   // The count fits int64, its bytes do not.
   const int64_t count_fits = int64_t{1} << 62;
   ExpectRejected(
-      WriteModel("bytes_b.onnx", WithInitializers(FloatTensor("w", {4, 5}, 80), FloatTensor("b", {count_fits}, 0))),
+      WriteModel("bytes_b.onnx", WithInitializers(RawFloats("w", {4, 5}, 80), RawFloats("b", {count_fits}, 0))),
       {"initializer 'b' (graph main)", "byte size overflows int64"});
 }
 
@@ -508,7 +509,7 @@ onnx::ModelProto FoldOfNearlyAll(const std::vector<int64_t>& dims, size_t raw_by
 <ir_version: 3, opset_import: ["" : 9]>
 g (int64[1] s = {1}, int64[1] e = {9223372036854775807}) => (float[?,?] y) { y = DynamicSlice(w, s, e) }
 )"));
-  *model.mutable_graph()->add_initializer() = FloatTensor("w", dims, raw_bytes);
+  *model.mutable_graph()->add_initializer() = RawFloats("w", dims, raw_bytes);
   return model;
 }
 
@@ -561,7 +562,7 @@ TEST_F(HostileInputTest, ManyFoldsOfOneConstantStayWithinTheSizeLimitTogether) {
 <ir_version: 3, opset_import: ["" : 9]>
 g (int64[1] s = {0}, int64[1] e = {1024}) => (float[?,?] y) { y = Identity(w) }
 )");
-  *model.mutable_graph()->add_initializer() = FloatTensor("w", {1024, 1024}, 4 << 20);
+  *model.mutable_graph()->add_initializer() = RawFloats("w", {1024, 1024}, 4 << 20);
   for (int i = 0; i < 64; ++i) {
     onnx::NodeProto* node = model.mutable_graph()->add_node();
     node->set_op_type("DynamicSlice");

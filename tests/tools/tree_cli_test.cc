@@ -13,7 +13,6 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "onnx/defs/parser.h"
 #include "onnx/onnx_pb.h"
 #include "test_files.h"
 #include "test_models.h"
@@ -31,6 +30,7 @@ using ::onnx_legalize::testing::FileNames;
 using ::onnx_legalize::testing::kCleanModel;
 using ::onnx_legalize::testing::kDynamicSliceModel;
 using ::onnx_legalize::testing::MakeTestDir;
+using ::onnx_legalize::testing::ParseModel;
 using ::onnx_legalize::testing::ReadBytes;
 using ::onnx_legalize::testing::RunCli;
 using ::onnx_legalize::testing::WithoutProofSeconds;
@@ -282,14 +282,12 @@ TEST_F(TreeCliTest, ALinkToAModelOfTheTreeIsAModelOfItsOwn) {
 
 TEST_F(TreeCliTest, ExternalDataFilesAreCarriedAlong) {
   const fs::path tree = root_ / "tree";
-  onnx::ModelProto model;
-  ASSERT_TRUE(onnx::OnnxParser::Parse(model, R"ONNX(
+  onnx::ModelProto model = ParseModel(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>
 legacy (int64[1] s, int64[1] e) => (float[M] y) {
   y = DynamicSlice (w, s, e)
 }
-)ONNX")
-                  .IsOK());
+)ONNX");
   onnx::TensorProto* w = model.mutable_graph()->add_initializer();
   w->set_name("w");
   w->set_data_type(onnx::TensorProto::FLOAT);

@@ -14,6 +14,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
+// test_models.h's ParseModel lives in the test support, which links the whole library; this binary must not.
 onnx::ModelProto Parse(const char* text) {
   onnx::ModelProto model;
   const onnx::Status status = onnx::OnnxParser::Parse(model, text);

@@ -1,6 +1,6 @@
-// What the kernel tests share: tensors from values, one-input feeds, and assertions on a run's outputs and
-// errors. The tests run one- or few-node models written in ONNX text through RunModel, the runner's public
-// entry point, so that they check what a proof executes.
+// What the kernel tests share: tensors from values (test_tensors.h, and float16 here), one-input feeds, and assertions
+// on a run's outputs and errors. The tests run one- or few-node models written in ONNX text through RunModel, the
+// runner's public entry point, so that they check what a proof executes.
 #ifndef ONNX_LEGALIZE_TESTS_EVAL_KERNELS_KERNEL_TEST_SUPPORT_H_
 #define ONNX_LEGALIZE_TESTS_EVAL_KERNELS_KERNEL_TEST_SUPPORT_H_
 
@@ -17,36 +17,13 @@
 #include "eval/model_runner.h"
 #include "eval/tensor.h"
 #include "gtest/gtest.h"
+#include "test_tensors.h"
 
 namespace onnx_legalize::testing {
 
 using Feeds = std::map<std::string, Tensor>;
 using Results = absl::StatusOr<std::map<std::string, Tensor>>;
 
-template <typename T>
-Tensor Make(DataType type, std::vector<int64_t> dims, const std::vector<T>& values) {
-  std::string bytes(values.size() * sizeof(T), '\0');
-  if (!bytes.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-  absl::StatusOr<Tensor> tensor = Tensor::FromBytes(type, std::move(dims), std::move(bytes));
-  EXPECT_TRUE(tensor.ok()) << tensor.status();
-  return *std::move(tensor);
-}
-
-inline Tensor Floats(std::vector<int64_t> dims, const std::vector<float>& values) {
-  return Make(onnx::TensorProto::FLOAT, std::move(dims), values);
-}
-inline Tensor Doubles(std::vector<int64_t> dims, const std::vector<double>& values) {
-  return Make(onnx::TensorProto::DOUBLE, std::move(dims), values);
-}
-inline Tensor Int64s(std::vector<int64_t> dims, const std::vector<int64_t>& values) {
-  return Make(onnx::TensorProto::INT64, std::move(dims), values);
-}
-inline Tensor Int32s(std::vector<int64_t> dims, const std::vector<int32_t>& values) {
-  return Make(onnx::TensorProto::INT32, std::move(dims), values);
-}
-inline Tensor Bools(std::vector<int64_t> dims, const std::vector<uint8_t>& values) {
-  return Make(onnx::TensorProto::BOOL, std::move(dims), values);
-}
 // Float16 from the float nearest each value (exact for the small values the tests use).
 Tensor Halves(std::vector<int64_t> dims, const std::vector<float>& values);
 

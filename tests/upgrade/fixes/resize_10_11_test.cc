@@ -1,0 +1,32 @@
+// Resize 10->11 (src/upgrade/fixes/resize_10_11.cc): the repaired adapter, through UpgradeDefaultOpset.
+#include "upgrade/opset_upgrade.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "onnx/onnx_pb.h"
+#include "test_models.h"
+#include "upgrade/upgrade_test_support.h"
+
+namespace onnx_legalize::testing {
+namespace {
+
+using ::testing::ElementsAre;
+
+TEST(OpsetUpgradeTest, Resize10GetsResize10CoordinatesAtOpset11) {
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
+<ir_version: 5, opset_import: ["" : 10]>
+g (float[1,1,2,2] x, float[4] s) => (float y) { y = Resize<mode="linear">(x, s) }
+)ONNX");
+  ASSERT_TRUE(UpgradeDefaultOpset(model, 11).ok());
+  const NodeProto* resize = FindNode(model.graph(), "node_y");
+  ASSERT_EQ(resize->input_size(), 3);
+  EXPECT_EQ(resize->input(2), "s");
+  EXPECT_THAT(ConstFloats(model.graph(), resize->input(1)), ElementsAre(0, 0, 0, 0, 1, 1, 1, 1));
+  EXPECT_EQ(FindAttr(*resize, "coordinate_transformation_mode")->s(), "asymmetric");
+  EXPECT_EQ(FindAttr(*resize, "nearest_mode"), nullptr);  // linear mode rounds nothing
+}
+
+}  // namespace
+}  // namespace onnx_legalize::testing
