@@ -441,8 +441,10 @@ class Proofs {
 
 // The passes, planned, and the target opset they go to.
 struct PlannedPasses {
-  // The scopes of the planning walk, which the plans' constants point into: declared first, destroyed last.
+  // The scopes of the planning walk, which the plans' constants point into, and the fold budget the passes'
+  // planners keep: declared first, destroyed last.
   std::vector<std::unique_ptr<GraphScope>> scopes;
+  FoldBudget fold_budget;
   std::vector<std::unique_ptr<Pass>> passes;
   int64_t target = 0;
 };
@@ -452,7 +454,8 @@ absl::StatusOr<PlannedPasses> PlanPasses(const onnx::ModelProto& model, int64_t 
   RETURN_IF_ERROR(CheckTargetIsNotBelow(current, options));
   PlannedPasses planned;
   planned.passes = MakePasses(settings);
-  RETURN_IF_ERROR(PlanInOneWalk(planned.passes, model, options, planned.scopes));
+  planned.fold_budget = FoldBudget(options.max_total_fold_bytes);
+  RETURN_IF_ERROR(PlanInOneWalk(planned.passes, model, options, planned.scopes, planned.fold_budget));
   ASSIGN_OR_RETURN(planned.target, ChooseTargetOpset(planned.passes, current, options));
   return planned;
 }

@@ -108,9 +108,11 @@ struct PassSettings {
 std::vector<std::unique_ptr<Pass>> MakePasses(const PassSettings& settings = {});
 
 // Plans every pass in one walk of `model` (rules/typed_walk.h). The walk's scopes go to `scopes`, which the
-// plans' constants point into: keep it as long as the passes.
+// plans' constants point into, and the passes' planners keep `budget` (Options::max_total_fold_bytes): keep
+// both as long as the passes.
 absl::Status PlanInOneWalk(const std::vector<std::unique_ptr<Pass>>& passes, const onnx::ModelProto& model,
-                           const Options& options, std::vector<std::unique_ptr<GraphScope>>& scopes);
+                           const Options& options, std::vector<std::unique_ptr<GraphScope>>& scopes,
+                           FoldBudget& budget);
 
 // The ops the passes rewrite after the opset move, which the move must pass through untouched.
 const PassThroughOps& OpsThePassesRewrite();

@@ -229,8 +229,8 @@ std::vector<std::unique_ptr<Pass>> MakePasses(const PassSettings& settings) {
 }
 
 absl::Status PlanInOneWalk(const std::vector<std::unique_ptr<Pass>>& passes, const onnx::ModelProto& model,
-                           const Options& options, std::vector<std::unique_ptr<GraphScope>>& scopes) {
-  FoldBudget budget(options.max_total_fold_bytes);  // the planners' only use of it is during the walk
+                           const Options& options, std::vector<std::unique_ptr<GraphScope>>& scopes,
+                           FoldBudget& budget) {
   for (const auto& pass : passes) RETURN_IF_ERROR(pass->StartPlan(model, options, budget));
   return WalkTypedModel(model, options.external_data, scopes,
                         [&](const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) {

@@ -9,6 +9,7 @@ namespace onnx_legalize {
 
 class FoldBudget {
  public:
+  FoldBudget() = default;  // no budget: nothing fits
   explicit FoldBudget(int64_t limit) : limit_(limit) {}
 
   // Whether a fold of `bytes` more stays within the limit (never overflows: used_ <= limit_).
@@ -17,7 +18,7 @@ class FoldBudget {
   void Spend(int64_t bytes) { used_ += bytes; }
 
  private:
-  int64_t limit_;
+  int64_t limit_ = 0;
   int64_t used_ = 0;
 };
 
