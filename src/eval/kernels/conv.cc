@@ -1,5 +1,5 @@
 // Conv (Conv-1 and Conv-11 mean the same: N-D, groups, dilations, auto_pad; conv_geometry.h has the window
-// rule), by im2col and a matrix product through Eigen (matrix.h):
+// rule), by im2col and a matrix product through Eigen (matrix_product.h):
 //
 //   for each image n and group g:
 //     col[c * K + k, p] = X[n, g*Cg + c, p * stride - pad_begin + k * dilation]   (0 in the padding)
@@ -16,7 +16,7 @@
 #include "eval/kernels/conv_geometry.h"
 #include "eval/kernels/conv_kernels.h"
 #include "eval/kernels/kernel_support.h"
-#include "eval/kernels/matrix.h"
+#include "eval/kernels/matrix_product.h"
 #include "eval/kernels/numeric.h"
 #include "eval/kernels/registry.h"
 #include "status_macros.h"
@@ -67,6 +67,55 @@ void Im2Col(const T* x, int64_t channels, const WindowGeometry& g, int64_t first
   }
 }
 
+// Im2Col for the 2-D case, which nearly every model's Conv is: the same values in the same places, taken a
+// run of an output row at a time (the run inside the input copied, the padding on either side zeroed)
+// instead of an element at a time with its coordinates recomputed, which cost the proof of a CNN more than
+// its matrix products.
+template <typename T>
+void Im2Col2d(const T* x, int64_t channels, const WindowGeometry& g, int64_t first, int64_t count, T* col) {
+  const int64_t in_h = g.in[0], in_w = g.in[1], out_w = g.out[1];
+  const int64_t stride_w = g.strides[1];
+  T* row = col;
+  for (int64_t c = 0; c < channels; ++c) {
+    const T* plane = x + c * in_h * in_w;
+    for (int64_t kh = 0; kh < g.kernel[0]; ++kh) {
+      for (int64_t kw = 0; kw < g.kernel[1]; ++kw) {
+        // Output column ow reads input column ow * stride_w + shift, inside the input for ow in [lo, hi).
+        const int64_t shift = kw * g.dilations[1] - g.pad_begin[1];
+        const int64_t lo = shift >= 0 ? 0 : (-shift + stride_w - 1) / stride_w;
+        const int64_t hi = in_w - 1 - shift < 0 ? 0 : (in_w - 1 - shift) / stride_w + 1;
+        for (int64_t p = first; p < first + count;) {
+          const int64_t oh = p / out_w, ow_begin = p % out_w;
+          const int64_t ow_end = std::min(out_w, ow_begin + (first + count - p));
+          const int64_t ih = oh * g.strides[0] - g.pad_begin[0] + kh * g.dilations[0];
+          T* run = row + (p - first);  // run[ow - ow_begin] is the element of output column ow
+          if (ih < 0 || ih >= in_h) {
+            std::fill(run, run + (ow_end - ow_begin), T{0});
+          } else {
+            const T* in_row = plane + ih * in_w;
+            const int64_t inside_begin = std::clamp(lo, ow_begin, ow_end);
+            const int64_t inside_end = std::clamp(hi, inside_begin, ow_end);
+            std::fill(run, run + (inside_begin - ow_begin), T{0});
+            for (int64_t ow = inside_begin; ow < inside_end; ++ow) run[ow - ow_begin] = in_row[ow * stride_w + shift];
+            std::fill(run + (inside_end - ow_begin), run + (ow_end - ow_begin), T{0});
+          }
+          p += ow_end - ow_begin;
+        }
+        row += count;
+      }
+    }
+  }
+}
+
+// A 1x1 window at stride 1 without padding reads each input element once, where it is: its im2col matrix is
+// the input itself, rows `in_size` apart.
+bool ReadsInputAsItIs(const WindowGeometry& g) {
+  for (size_t d = 0; d < g.rank(); ++d) {
+    if (g.kernel[d] != 1 || g.strides[d] != 1 || g.pad_begin[d] != 0 || g.out[d] != g.in[d]) return false;
+  }
+  return true;
+}
+
 template <typename T>
 absl::StatusOr<Tensor> ApplyConv(const Tensor& x, const Tensor& w, const Tensor* b, const WindowGeometry& g,
                                  int64_t group) {
@@ -82,16 +131,23 @@ absl::StatusOr<Tensor> ApplyConv(const Tensor& x, const Tensor& w, const Tensor*
   const int64_t chunk = std::max<int64_t>(1, std::min(positions, kColumnElements / std::max<int64_t>(rows, 1)));
   const std::vector<T> xv = ReadAs<T>(x), wv = ReadAs<T>(w);
   std::vector<T> y(static_cast<size_t>(count));
-  std::vector<T> col(static_cast<size_t>(rows * chunk));
+  const bool direct = ReadsInputAsItIs(g);
+  std::vector<T> col(direct ? 0 : static_cast<size_t>(rows * chunk));
   for (int64_t n = 0; n < n_images; ++n) {
     for (int64_t gi = 0; gi < group; ++gi) {
       const T* x_group = xv.data() + (n * channels + gi * cg) * in_size;
-      const auto w_group = ConstMatrix(wv.data() + gi * mg * rows, mg, rows, rows);
+      const MatrixOperand<T> w_group{wv.data() + gi * mg * rows, mg, rows, rows};
       for (int64_t first = 0; first < positions; first += chunk) {
         const int64_t take = std::min(chunk, positions - first);
-        Im2Col(x_group, cg, g, first, take, col.data());
-        auto y_block = MutableMatrix(y.data() + (n * maps + gi * mg) * positions + first, mg, take, positions);
-        y_block.noalias() = w_group * ConstMatrix(col.data(), rows, take, take);
+        MatrixOperand<T> columns{col.data(), rows, take, take};
+        if (direct) {
+          columns = {x_group + first, rows, take, in_size};
+        } else if (g.rank() == 2) {
+          Im2Col2d(x_group, cg, g, first, take, col.data());
+        } else {
+          Im2Col(x_group, cg, g, first, take, col.data());
+        }
+        MultiplyMatrices<T>(w_group, columns, y.data() + (n * maps + gi * mg) * positions + first, positions);
       }
     }
   }

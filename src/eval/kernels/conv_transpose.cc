@@ -21,7 +21,7 @@
 #include "eval/kernels/conv_geometry.h"
 #include "eval/kernels/conv_kernels.h"
 #include "eval/kernels/kernel_support.h"
-#include "eval/kernels/matrix.h"
+#include "eval/kernels/matrix_product.h"
 #include "eval/kernels/numeric.h"
 #include "status_macros.h"
 
@@ -167,9 +167,9 @@ absl::StatusOr<Tensor> ApplyConvTranspose(const Tensor& x, const Tensor& w, cons
   std::vector<T> col(static_cast<size_t>(mg * kernel_size * in_size));
   for (int64_t n = 0; n < n_images; ++n) {
     for (int64_t gi = 0; gi < group; ++gi) {
-      const auto w_group = ConstMatrix(wv.data() + gi * cg * mg * kernel_size, cg, mg * kernel_size, mg * kernel_size);
-      const auto x_group = ConstMatrix(xv.data() + (n * channels + gi * cg) * in_size, cg, in_size, in_size);
-      MutableMatrix(col.data(), mg * kernel_size, in_size, in_size).noalias() = w_group.transpose() * x_group;
+      const int64_t w_cols = mg * kernel_size;
+      MultiplyMatrices<T>({wv.data() + gi * cg * w_cols, cg, w_cols, w_cols, /*transposed=*/true},
+                          {xv.data() + (n * channels + gi * cg) * in_size, cg, in_size, in_size}, col.data(), in_size);
       Col2Im(col.data(), mg, g, y.data() + (n * maps + gi * mg) * out_size);
     }
   }

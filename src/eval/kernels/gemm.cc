@@ -1,4 +1,4 @@
-// Gemm and MatMul, their products through Eigen (matrix.h).
+// Gemm and MatMul, their products through Eigen (matrix_product.h).
 //
 // Gemm: Y = alpha * A' * B' + beta * C, computed per element as (alpha * p) + (beta * c) with p the product's
 // element; alpha = 1 and beta = 1 make those multiplications exact. C is required before Gemm-11; Gemm-1/6
@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "eval/kernels/broadcast.h"
 #include "eval/kernels/kernel_support.h"
-#include "eval/kernels/matrix.h"
+#include "eval/kernels/matrix_product.h"
 #include "eval/kernels/numeric.h"
 #include "eval/kernels/registry.h"
 #include "status_macros.h"
@@ -85,18 +85,8 @@ absl::StatusOr<Tensor> ApplyGemm(const KernelContext& ctx, const Tensor& a, cons
   RETURN_IF_ERROR(CheckedOutputCount(y_dims, "Gemm's output").status());
   const std::vector<T> av = ReadAs<T>(a), bv = ReadAs<T>(b);
   std::vector<T> y(static_cast<size_t>(shape.m * shape.n));
-  const auto a_map = ConstMatrix(av.data(), a.dims()[0], a.dims()[1], a.dims()[1]);
-  const auto b_map = ConstMatrix(bv.data(), b.dims()[0], b.dims()[1], b.dims()[1]);
-  auto y_map = MutableMatrix(y.data(), shape.m, shape.n, shape.n);
-  if (shape.trans_a && shape.trans_b) {
-    y_map.noalias() = a_map.transpose() * b_map.transpose();
-  } else if (shape.trans_a) {
-    y_map.noalias() = a_map.transpose() * b_map;
-  } else if (shape.trans_b) {
-    y_map.noalias() = a_map * b_map.transpose();
-  } else {
-    y_map.noalias() = a_map * b_map;
-  }
+  MultiplyMatrices<T>({av.data(), a.dims()[0], a.dims()[1], a.dims()[1], shape.trans_a},
+                      {bv.data(), b.dims()[0], b.dims()[1], b.dims()[1], shape.trans_b}, y.data(), shape.n);
   for (T& value : y) value = WrappingMul(alpha, value);
   if (c != nullptr && beta != T{0}) {
     ASSIGN_OR_RETURN(const std::vector<int64_t> c_dims, GemmCDims(ctx, *c, shape));
@@ -146,8 +136,8 @@ absl::StatusOr<Tensor> ApplyMatMul(const Tensor& a, const Tensor& b) {
   const std::array<std::vector<int64_t>, 2> strides = {BroadcastStrides(a_batch, batch),
                                                        BroadcastStrides(b_batch, batch)};
   ForEachBroadcast(batch, strides, [&](int64_t i, const std::array<int64_t, 2>& at) {
-    auto y = MutableMatrix(out.data() + i * m * n, m, n, n);
-    y.noalias() = ConstMatrix(av.data() + at[0] * m * k, m, k, k) * ConstMatrix(bv.data() + at[1] * k * n, k, n, n);
+    MultiplyMatrices<T>({av.data() + at[0] * m * k, m, k, k}, {bv.data() + at[1] * k * n, k, n, n},
+                        out.data() + i * m * n, n);
   });
   return WriteAs<T>(a.type(), out_dims, out);
 }

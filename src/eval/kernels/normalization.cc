@@ -75,11 +75,15 @@ absl::StatusOr<Tensor> ApplyBatchNorm(const Tensor& x, const std::vector<const T
   std::vector<T> root = p[3];
   for (T& value : root) value = std::sqrt(value + static_cast<T>(epsilon));
   std::vector<T> values = ReadAs<T>(x);
+  if (values.empty()) return WriteAs<T>(x.type(), x.dims(), values);  // a dim of 0, perhaps C itself
   const int64_t params_size = static_cast<int64_t>(scale.size());
   const int64_t inner = per_item / params_size;  // elements per parameter within one item of the batch
-  for (size_t i = 0; i < values.size(); ++i) {
-    const auto k = static_cast<size_t>((static_cast<int64_t>(i) % per_item) / inner);
-    values[i] = (values[i] - mean[k]) / root[k] * scale[k] + bias[k];
+  // Item by item, parameter by parameter: each run of `inner` elements shares its parameter.
+  T* value = values.data();
+  for (int64_t item = 0; item < static_cast<int64_t>(values.size()) / per_item; ++item) {
+    for (size_t k = 0; k < scale.size(); ++k) {
+      for (int64_t i = 0; i < inner; ++i, ++value) *value = (*value - mean[k]) / root[k] * scale[k] + bias[k];
+    }
   }
   return WriteAs<T>(x.type(), x.dims(), values);
 }

@@ -17,8 +17,8 @@
 // at X's.
 //
 // Numerics. float16 is computed in float, the state kept in float between steps and rounded once, at the
-// output. Products go through Eigen (matrix.h); the activations are the C library's std::tanh and std::exp. ONNX
-// Runtime differs in three ways, so the two agree only within a bound (tests/differential/run_runner_kernels.py):
+// output. Products go through Eigen (matrix_product.h); the activations are the C library's std::tanh and std::exp.
+// ONNX Runtime differs in three ways, so the two agree only within a bound (tests/differential/run_runner_kernels.py):
 // its LSTM and GRU compute Sigmoid and Tanh with MLAS's vectorized approximations (MlasComputeLogistic,
 // MlasComputeTanh: a rational polynomial, a few ULP from the rounded value), its products with MLAS's SGEMM
 // (another summation order), and it adds the biases to X*W^T before the recurrent product is accumulated into
@@ -35,11 +35,12 @@
 #include <utility>
 #include <vector>
 
+#include "Eigen/Core"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "eval/kernels/kernel_support.h"
-#include "eval/kernels/matrix.h"
+#include "eval/kernels/matrix_product.h"
 #include "eval/kernels/numeric.h"
 #include "eval/kernels/registry.h"
 #include "status_macros.h"
@@ -49,6 +50,10 @@ namespace {
 
 using ::absl::StrCat;
 using ::onnx::TensorProto;
+
+// The states and gates, [batch, hidden] and the like, kept as Eigen's row-major matrices.
+template <typename T>
+using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 constexpr int64_t kGruLinearBeforeResetOpset = 3;  // GRU-3 adds linear_before_reset
 constexpr int64_t kNoOutputSequenceOpset = 7;      // the 7s drop output_sequence: Y is optional by itself
@@ -330,8 +335,9 @@ struct Run {
     const T* rb = wb + rows;
     const T* p = peephole.data() + d * 3 * h;
     // X*W^T for every step at once: [seq * batch, rows].
-    RowMatrix<T> xw =
-        ConstMatrix(x.data(), g.seq * batch, g.input, g.input) * ConstMatrix(w_d, rows, g.input, g.input).transpose();
+    RowMatrix<T> xw(g.seq * batch, rows);
+    MultiplyMatrices<T>({x.data(), g.seq * batch, g.input, g.input}, {w_d, rows, g.input, g.input, /*transposed=*/true},
+                        xw.data(), rows);
     // The state, [batch, hidden] each, from the initial values.
     RowMatrix<T> state_h(batch, h), state_c(batch, h), gated(batch, h);
     for (int64_t b = 0; b < batch; ++b) {
@@ -342,7 +348,7 @@ struct Run {
     }
     RowMatrix<T> hr(batch, rows), gate_z(batch, h), gate_r(batch, h), reset_h(batch, h);
     for (int64_t step = 0; step < g.seq; ++step) {
-      hr.noalias() = state_h * ConstMatrix(r_d, rows, h, h).transpose();
+      MultiplyMatrices<T>({state_h.data(), batch, h, h}, {r_d, rows, h, h, /*transposed=*/true}, hr.data(), rows);
       if (cell == Cell::kGru && !attributes.linear_before_reset) {
         // (rt (.) Ht-1)*Rh^T needs rt first: the gates z and r of every batch entry, then the product.
         for (int64_t b = 0; b < batch; ++b) {
@@ -355,7 +361,8 @@ struct Run {
             gated(b, j) = gate_r(b, j) * state_h(b, j);
           }
         }
-        reset_h.noalias() = gated * ConstMatrix(r_d + 2 * h * h, h, h, h).transpose();
+        MultiplyMatrices<T>({gated.data(), batch, h, h}, {r_d + 2 * h * h, h, h, h, /*transposed=*/true},
+                            reset_h.data(), h);
       }
       for (int64_t b = 0; b < batch; ++b) {
         if (step >= lengths[b]) continue;  // the sequence has ended: its state stays, its Y stays zero

@@ -1,6 +1,9 @@
 // Conv and ConvTranspose (src/eval/kernels/conv.cc, conv_transpose.cc, conv_geometry.cc).
+#include <ostream>
+#include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "eval/kernels/kernel_test_support.h"
 #include "eval/model_runner.h"
 #include "gtest/gtest.h"
@@ -133,6 +136,83 @@ TEST(ConvKernelTest, GivesTheSameBitsOnEveryRun) {
   ASSERT_TRUE(first.ok()) << first.status();
   EXPECT_TRUE(OutputIs(RunModel(model, Feed("x", Floats({2, 8, 17, 19}, x), "w", Floats({16, 8, 3, 3}, w))), "y",
                        first->at("y")));
+}
+
+// A 2-D Conv takes a path of its own (Im2Col2d), and a 1x1 one at stride 1 without padding reads its input in
+// place. Each gives the bits the N-D path gives the same convolution written in 3-D with a leading dim of 1:
+// the same values in the same im2col matrix, multiplied by the same product.
+struct Window2d {
+  const char* name;
+  int64_t kernel_h, kernel_w, stride_h, stride_w, dilation_h, dilation_w;
+  int64_t pad_top, pad_left, pad_bottom, pad_right;
+};
+void PrintTo(const Window2d& window, std::ostream* os) { *os << window.name; }
+
+class Conv2dPathTest : public ::testing::TestWithParam<Window2d> {};
+
+std::vector<float> Ramp(size_t count, size_t multiplier) {
+  std::vector<float> values(count);
+  for (size_t i = 0; i < count; ++i) values[i] = static_cast<float>((i * multiplier) % 1000) / 997.0f - 0.5f;
+  return values;
+}
+
+TEST_P(Conv2dPathTest, GivesTheBitsOfTheNdPath) {
+  const Window2d& w = GetParam();
+  const int64_t channels = 3, maps = 4, height = 9, width = 11;
+  const std::string attributes2d =
+      absl::StrCat("strides = [", w.stride_h, ", ", w.stride_w, "], dilations = [", w.dilation_h, ", ", w.dilation_w,
+                   "], pads = [", w.pad_top, ", ", w.pad_left, ", ", w.pad_bottom, ", ", w.pad_right, "]");
+  const std::string attributes3d = absl::StrCat("strides = [1, ", w.stride_h, ", ", w.stride_w, "], dilations = [1, ",
+                                                w.dilation_h, ", ", w.dilation_w, "], pads = [0, ", w.pad_top, ", ",
+                                                w.pad_left, ", 0, ", w.pad_bottom, ", ", w.pad_right, "]");
+  const auto model = [](const std::string& x_dims, const std::string& w_dims, const std::string& attributes) {
+    const std::string text =
+        absl::StrCat("<ir_version: 7, opset_import: [\"\" : 11]>\n g (float[", x_dims, "] x, float[", w_dims,
+                     "] w) => (float y) { y = Conv <", attributes, "> (x, w) }");
+    return ParseModel(text.c_str());
+  };
+  const auto x = Ramp(channels * height * width, 7919);
+  const auto weights = Ramp(maps * channels * w.kernel_h * w.kernel_w, 104729);
+  const Results plane = RunModel(model("1,3,9,11", absl::StrCat("4,3,", w.kernel_h, ",", w.kernel_w), attributes2d),
+                                 Feed("x", Floats({1, channels, height, width}, x), "w",
+                                      Floats({maps, channels, w.kernel_h, w.kernel_w}, weights)));
+  const Results volume =
+      RunModel(model("1,3,1,9,11", absl::StrCat("4,3,1,", w.kernel_h, ",", w.kernel_w), attributes3d),
+               Feed("x", Floats({1, channels, 1, height, width}, x), "w",
+                    Floats({maps, channels, 1, w.kernel_h, w.kernel_w}, weights)));
+  ASSERT_TRUE(plane.ok()) << plane.status();
+  ASSERT_TRUE(volume.ok()) << volume.status();
+  EXPECT_EQ(plane->at("y").bytes(), volume->at("y").bytes());
+  EXPECT_GT(plane->at("y").element_count(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Windows, Conv2dPathTest,
+                         ::testing::Values(Window2d{"Plain3x3", 3, 3, 1, 1, 1, 1, 0, 0, 0, 0},
+                                           Window2d{"Padded3x3", 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+                                           Window2d{"UnevenPads", 3, 2, 1, 1, 1, 1, 2, 0, 1, 3},
+                                           Window2d{"Strided", 3, 3, 2, 3, 1, 1, 1, 1, 1, 1},
+                                           Window2d{"Dilated", 3, 3, 1, 1, 2, 3, 2, 2, 2, 2},
+                                           Window2d{"PadsWiderThanTheKernel", 2, 2, 2, 2, 1, 1, 4, 5, 4, 5},
+                                           Window2d{"OneByOne", 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+                                           Window2d{"OneByOnePadded", 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+                                           Window2d{"OneByOneStrided", 1, 1, 2, 2, 1, 1, 0, 0, 0, 0},
+                                           Window2d{"WholeInput", 9, 11, 1, 1, 1, 1, 0, 0, 0, 0}),
+                         [](const ::testing::TestParamInfo<Window2d>& info) { return std::string(info.param.name); });
+
+// A 1x1 Conv at stride 1 without padding is W [M, C] times X [C, H*W]: the same product as MatMul's.
+TEST(ConvKernelTest, OneByOneReadsItsInputInPlaceAndGivesMatMulsBits) {
+  const auto conv = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 11]>
+    g (float[1,8,5,7] x, float[6,8,1,1] w) => (float y) { y = Conv(x, w) })");
+  const auto matmul = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 11]>
+    g (float[8,35] x, float[6,8] w) => (float y) { y = MatMul(w, x) })");
+  const auto x = Ramp(8 * 5 * 7, 7919), w = Ramp(6 * 8, 104729);
+  const Results by_conv = RunModel(conv, Feed("x", Floats({1, 8, 5, 7}, x), "w", Floats({6, 8, 1, 1}, w)));
+  const Results by_matmul = RunModel(matmul, Feed("x", Floats({8, 35}, x), "w", Floats({6, 8}, w)));
+  ASSERT_TRUE(by_conv.ok()) << by_conv.status();
+  ASSERT_TRUE(by_matmul.ok()) << by_matmul.status();
+  EXPECT_EQ(by_conv->at("y").bytes(), by_matmul->at("y").bytes());
 }
 
 TEST(ConvTransposeKernelTest, SpreadsEachInputOverTheStridedOutput) {

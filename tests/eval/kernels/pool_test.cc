@@ -1,6 +1,9 @@
 // MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool (src/eval/kernels/pool.cc).
+#include <cmath>
+#include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "eval/kernels/kernel_test_support.h"
 #include "eval/model_runner.h"
 #include "gtest/gtest.h"
@@ -55,6 +58,38 @@ TEST(PoolKernelTest, MaxPoolIndicesFollowStorageOrder) {
   EXPECT_TRUE(OutputIs(RunModel(with("1"), x), "i", Int64s({1, 1, 1, 1}, {2})));
   EXPECT_TRUE(OutputIs(RunModel(with("1"), x), "y", Floats({1, 1, 1, 1}, {4})));
 }
+
+// A 2-D MaxPool without Indices takes a path of its own (MaxPoolPlane2d). It gives the values the general
+// path gives when Indices are asked for, on data with signed zeros, NaNs and ties, whose result depends on
+// the order in which each window is read.
+class MaxPool2dPathTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(MaxPool2dPathTest, GivesTheValuesOfTheGeneralPath) {
+  const std::string attributes = GetParam();
+  const auto model = [&](const std::string& outputs) {
+    const std::string text =
+        absl::StrCat("<ir_version: 7, opset_import: [\"\" : 12]>\n g (float[2,3,7,8] x) => (", outputs, ") { ",
+                     outputs == "float y" ? "y" : "y, i", " = MaxPool <", attributes, "> (x) }");
+    return ParseModel(text.c_str());
+  };
+  std::vector<float> x(2 * 3 * 7 * 8);
+  const float kSpecial[] = {0.0f, -0.0f, std::nanf(""), 1.0f, -1.0f, -0.0f, 0.0f, 2.0f, -5.0f, 1.0f, -0.0f};
+  for (size_t i = 0; i < x.size(); ++i) x[i] = kSpecial[(i * 7) % (sizeof(kSpecial) / sizeof(float))];
+  const Results fast = RunModel(model("float y"), Feed("x", Floats({2, 3, 7, 8}, x)));
+  const Results general = RunModel(model("float y, int64 i"), Feed("x", Floats({2, 3, 7, 8}, x)));
+  ASSERT_TRUE(fast.ok()) << fast.status();
+  ASSERT_TRUE(general.ok()) << general.status();
+  EXPECT_EQ(fast->at("y").bytes(), general->at("y").bytes());
+  EXPECT_EQ(fast->at("y").dims(), general->at("y").dims());
+}
+
+INSTANTIATE_TEST_SUITE_P(Windows, MaxPool2dPathTest,
+                         ::testing::Values("kernel_shape = [2, 2], strides = [2, 2]",
+                                           "kernel_shape = [3, 3], pads = [1, 1, 1, 1]",
+                                           "kernel_shape = [3, 2], strides = [2, 3], pads = [2, 0, 1, 1]",
+                                           "kernel_shape = [2, 3], dilations = [2, 2], pads = [1, 2, 1, 2]",
+                                           "kernel_shape = [3, 3], strides = [2, 2], ceil_mode = 1",
+                                           "kernel_shape = [7, 8]"));
 
 TEST(PoolKernelTest, AveragePoolCountsThePaddingOnlyWhenAsked) {
   constexpr char kModel[] = R"(
