@@ -62,10 +62,18 @@ class TrialRandom {
   // where an op's result changes).
   absl::StatusOr<Tensor> SpecialFloats(DataType type, const std::vector<int64_t>& dims,
                                        const std::vector<double>& pivots = {});
+  // A tensor of `type` (float16, float or double) and `dims` of ordinary numbers only: finite, normal, of
+  // either sign, magnitudes between 1/32 and 2 with random mantissas, as a network's (normalized) input holds.
+  // Through a deep network they stay numbers, where special values would turn every output to NaN.
+  absl::StatusOr<Tensor> OrdinaryFloats(DataType type, const std::vector<int64_t>& dims);
   // Uniform in [low, high].
   int64_t Uniform(int64_t low, int64_t high);
 
  private:
+  // (0.5 + a random 20-bit mantissa) * 2^e with e in [min_exponent, max_exponent], of either sign.
+  double OrdinaryValue(int min_exponent, int max_exponent);
+  absl::StatusOr<Tensor> Pack(DataType type, const std::vector<int64_t>& dims, const std::vector<double>& values);
+
   Mt19937_64 rng_;
 };
 

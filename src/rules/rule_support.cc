@@ -88,12 +88,31 @@ absl::StatusOr<Tensor> TrialRandom::SpecialFloats(DataType type, const std::vect
       }
       value = pivot;
     } else {
-      // Ordinary magnitudes over many binades, both signs.
-      const double mantissa = static_cast<double>(Uniform(0, 1 << 20)) / (1 << 20);
-      value = (Uniform(0, 1) ? -1.0 : 1.0) * (0.5 + mantissa) * std::ldexp(1.0, static_cast<int>(Uniform(-12, 12)));
+      value = OrdinaryValue(-12, 12);  // ordinary magnitudes over many binades
     }
   }
-  if (is_half) {
+  return Pack(type, dims, values);
+}
+
+absl::StatusOr<Tensor> TrialRandom::OrdinaryFloats(DataType type, const std::vector<int64_t>& dims) {
+  if (type != onnx::TensorProto::FLOAT && type != onnx::TensorProto::DOUBLE && type != onnx::TensorProto::FLOAT16) {
+    return absl::InvalidArgumentError(absl::StrCat("trial data of type ", DataTypeName(type)));
+  }
+  ASSIGN_OR_RETURN(const int64_t count, CheckedElementCount(dims, "trial data"));
+  std::vector<double> values(static_cast<size_t>(count));
+  for (double& value : values) value = OrdinaryValue(-5, 0);
+  return Pack(type, dims, values);
+}
+
+double TrialRandom::OrdinaryValue(int min_exponent, int max_exponent) {
+  const double mantissa = static_cast<double>(Uniform(0, 1 << 20)) / (1 << 20);
+  return (Uniform(0, 1) ? -1.0 : 1.0) * (0.5 + mantissa) *
+         std::ldexp(1.0, static_cast<int>(Uniform(min_exponent, max_exponent)));
+}
+
+absl::StatusOr<Tensor> TrialRandom::Pack(DataType type, const std::vector<int64_t>& dims,
+                                         const std::vector<double>& values) {
+  if (type == onnx::TensorProto::FLOAT16) {
     std::string bytes(values.size() * 2, '\0');
     for (size_t i = 0; i < values.size(); ++i) {
       const uint16_t half = FloatToFloat16(static_cast<float>(values[i]));
@@ -101,7 +120,8 @@ absl::StatusOr<Tensor> TrialRandom::SpecialFloats(DataType type, const std::vect
     }
     return Tensor::FromBytes(type, dims, std::move(bytes));
   }
-  return is_float ? PackValues<float>(type, dims, values) : PackValues<double>(type, dims, values);
+  return type == onnx::TensorProto::FLOAT ? PackValues<float>(type, dims, values)
+                                          : PackValues<double>(type, dims, values);
 }
 
 bool RemovedOpRule::CanFold(const RuleNode& node) const {

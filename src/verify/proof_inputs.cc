@@ -236,7 +236,8 @@ std::vector<int64_t> DrawnDims(const onnx::ValueInfoProto& input, bool open_as_o
   return dims;
 }
 
-absl::StatusOr<std::map<std::string, Tensor>> DrawInputs(const onnx::GraphProto& graph, TrialRandom& random) {
+absl::StatusOr<std::map<std::string, Tensor>> DrawInputs(const onnx::GraphProto& graph, DrawnFloats floats,
+                                                         TrialRandom& random) {
   std::map<std::string, Tensor> inputs;
   const bool open_as_one = HasImageSizedInput(graph);
   for (const onnx::ValueInfoProto* input : FedInputs(graph)) {
@@ -245,7 +246,7 @@ absl::StatusOr<std::map<std::string, Tensor>> DrawInputs(const onnx::GraphProto&
     ASSIGN_OR_RETURN(const int64_t count, CheckedElementCount(dims, input->name()));
     absl::StatusOr<Tensor> value;
     if (type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::DOUBLE || type == onnx::TensorProto::FLOAT16) {
-      value = random.SpecialFloats(type, dims);
+      value = floats == DrawnFloats::kOrdinary ? random.OrdinaryFloats(type, dims) : random.SpecialFloats(type, dims);
     } else if (type == onnx::TensorProto::INT32) {
       value = DrawInteger<int32_t>(graph, *input, type, dims, count, open_as_one, random);
     } else if (type == onnx::TensorProto::INT64) {

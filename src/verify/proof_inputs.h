@@ -1,9 +1,9 @@
 // The inputs the opset move's proof (verify/opset_move_proof.h) feeds a model: drawn from a seed, of the
-// declared types and dims, with values the model accepts. Floats mix ordinary values with the special ones;
-// an integer input is drawn by what the model reads it as: an index (Gather's indices, a sequence position)
-// within what it indexes, a size (Expand's shape, Tile's repeats, split lengths) as ones, which every such
-// use accepts, axes (Slice's, DynamicSlice's) distinct within the data's rank; any other integer small, of
-// either sign. Strings come from a small vocabulary of words.
+// declared types and dims, with values the model accepts. Floats are ordinary numbers, or ordinary numbers
+// mixed with the special ones (DrawnFloats); an integer input is drawn by what the model reads it as: an index
+// (Gather's indices, a sequence position) within what it indexes, a size (Expand's shape, Tile's repeats,
+// split lengths) as ones, which every such use accepts, axes (Slice's, DynamicSlice's) distinct within the
+// data's rank; any other integer small, of either sign. Strings come from a small vocabulary of words.
 #ifndef ONNX_LEGALIZE_SRC_VERIFY_PROOF_INPUTS_H_
 #define ONNX_LEGALIZE_SRC_VERIFY_PROOF_INPUTS_H_
 
@@ -40,8 +40,13 @@ bool HasImageSizedInput(const onnx::GraphProto& graph);
 // named dim (all dims of one name alike) and 2 for an unnamed one.
 std::vector<int64_t> DrawnDims(const onnx::ValueInfoProto& input, bool open_as_one);
 
+// What a drawn set's float inputs hold: ordinary numbers only (TrialRandom::OrdinaryFloats), or ordinary
+// numbers mixed with the special values (SpecialFloats: zeros, infinities, NaN, subnormals, huge values).
+enum class DrawnFloats { kOrdinary, kSpecial };
+
 // One input set for `graph`'s fed inputs (see the header comment).
-absl::StatusOr<std::map<std::string, Tensor>> DrawInputs(const onnx::GraphProto& graph, TrialRandom& random);
+absl::StatusOr<std::map<std::string, Tensor>> DrawInputs(const onnx::GraphProto& graph, DrawnFloats floats,
+                                                         TrialRandom& random);
 
 }  // namespace onnx_legalize
 

@@ -2,9 +2,12 @@
 #include "verify/opset_move_proof.h"
 
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "onnx_legalize/legalize.h"
@@ -227,6 +230,34 @@ g (float[N,3,720,720] x) => (float[N,3,720,720] y) { y = Relu(x) }
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(report->opset_move,
             "executed in the model runner at opset 7 and 13 on 1 seeded input set: every output identical");
+}
+
+// An image network with two 3x3 convolutions, then a global average: each output reads every input. The
+// second Conv's weights are given; the rest are fixed.
+onnx::ModelProto TwoConvolutions(int64_t opset, const std::vector<float>& second_weights) {
+  std::vector<std::string> first_weights;
+  for (int i = 0; i < 8 * 3 * 9; ++i) first_weights.push_back(absl::StrCat((i * 37 % 19 - 9) / 40.0));
+  const std::string text = absl::StrCat(
+      "<ir_version: 4, opset_import: [\"\" : ", opset, "]>\n", "g (float[1,3,160,160] x) => (float[1,8,1,1] y) {\n",
+      "  w1 = Constant<value = float[8,3,3,3] {", absl::StrJoin(first_weights, ", "), "}>()\n",
+      "  w2 = Constant<value = float[8,8,3,3] {", absl::StrJoin(second_weights, ", "), "}>()\n",
+      "  a = Conv<pads = [1, 1, 1, 1]>(x, w1)\n  r = Relu(a)\n  b = Conv<pads = [1, 1, 1, 1]>(r, w2)\n",
+      "  y = GlobalAveragePool(b)\n}\n");
+  return ParseModel(text.c_str());
+}
+
+// The first input set holds ordinary numbers (finite, normal, moderate), so that they flow through a deep
+// network and its outputs are numbers to compare: were NaN and infinities among them, every output of an
+// image network would be NaN before and after the move, whatever the move did.
+TEST(OpsetMoveProofTest, CatchesAChangeDeepInAnImageNetwork) {
+  std::vector<float> weights(8 * 8 * 9);
+  for (size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<float>(static_cast<int>(i * 53 % 23) - 11) / 50;
+  const onnx::ModelProto before = TwoConvolutions(9, weights);
+  EXPECT_EQ(ProveOpsetMove(before, TwoConvolutions(13, weights), Options()).status(), absl::OkStatus());
+  weights[100] += 0.25f;  // one weight of 576, as a wrong adapter might leave it
+  const absl::StatusOr<OpsetMoveProofResult> proof = ProveOpsetMove(before, TwoConvolutions(13, weights), Options());
+  EXPECT_TRUE(IsVerificationFailure(proof.status())) << proof.status();
+  EXPECT_THAT(std::string(proof.status().message()), HasSubstr("trial 0: output 'y': element "));
 }
 
 // Integer inputs are drawn as the model reads them: indices within the dim they index (an Embedding's
