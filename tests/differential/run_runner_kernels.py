@@ -238,6 +238,20 @@ add("cast_to_double", [13], "Cast", [("x", special((4, 5)))], attrs={"to": Tenso
     out_types=[TensorProto.DOUBLE])
 add("cast_int_to_float", [13], "Cast", [("x", ints((4, 5), -1 << 40, 1 << 40))], attrs={"to": TensorProto.FLOAT},
     out_types=[TensorProto.FLOAT])
+# Negative axes and indices before opset 11, which the op texts leave undefined there: the runner counts them from
+# the back, as ONNX Runtime does (src/eval/kernels/kernel_support.h). Not Flatten's: ONNX Runtime refuses it, as
+# onnx's shape inference of Flatten-1 and -9 does.
+add("concat_negative_axis", [7, 9], "Concat", [("a", special((2, 3))), ("b", special((2, 5), 1))], attrs={"axis": -1})
+add("gather_negative", [7, 9], "Gather", [("x", X4), ("i", np.array([[-1, 0], [-3, 2]], np.int64))], attrs={"axis": -3})
+add("split_negative_axis", [7], "Split", [("x", X4)], attrs={"axis": -1, "split": [2, 3]}, n_outputs=2)
+add("unsqueeze_negative_axis", [7], "Unsqueeze", [("x", special((3, 4)))], attrs={"axes": [-1]})
+add("squeeze_negative_axis", [7], "Squeeze", [("x", special((3, 1, 4)))], attrs={"axes": [-2]})
+add("slice_negative_axis", [7], "Slice", [("x", X4)], attrs={"starts": [1], "ends": [4], "axes": [-1]})
+add("slice10_negative_axis", [10], "Slice", [("x", X4), ("s", np.array([1], np.int64)), ("e", np.array([3], np.int64)),
+                                            ("a", np.array([-2], np.int64))])
+add("reducemax_negative_axis", [7], "ReduceMax", [("x", normal((2, 3, 4, 5), 5))], attrs={"axes": [-1]})
+add("argmax_negative_axis", [7], "ArgMax", [("x", ints((3, 4, 5), 0, 3).astype(np.float32))], attrs={"axis": -1},
+    out_types=[TensorProto.INT64])
 add("dropout", [7, 10, 13], "Dropout", [("x", X4)])
 add("identity", [7, 16], "Identity", [("x", X4)])
 
@@ -274,6 +288,10 @@ SOFTMAX = "ORT's softmax exponentiates with MLAS's vectorized exp and sums in an
 add("softmax", [7, 11, 13], "Softmax", [("x", normal((2, 3, 4), scale=2))], max_ulp=8, why=SOFTMAX)
 add("softmax_axis1", [7, 13], "Softmax", [("x", normal((2, 3, 4), scale=2))], attrs={"axis": 1}, max_ulp=8, why=SOFTMAX)
 add("logsoftmax", [7, 13], "LogSoftmax", [("x", normal((2, 3, 4), scale=2))], max_ulp=8, why=SOFTMAX)
+add("softmax_negative_axis", [7, 9], "Softmax", [("x", normal((2, 3, 4), scale=2))], attrs={"axis": -1}, max_ulp=8,
+    why=SOFTMAX)
+add("logsoftmax_negative_axis", [7], "LogSoftmax", [("x", normal((2, 3, 4), scale=2))], attrs={"axis": -2},
+    max_ulp=8, why=SOFTMAX)
 
 # ------------------------------------------------------------------ matrix products
 GEMM = "ORT's MLAS GEMM blocks and vectorizes the dot products differently from Eigen's"

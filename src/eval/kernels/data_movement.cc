@@ -59,7 +59,7 @@ absl::StatusOr<Outputs> RunConcat(const KernelContext& ctx) {
   }
   const Tensor& first = *parts.front();
   if (first.rank() == 0) return absl::InvalidArgumentError("cannot concatenate scalars");
-  ASSIGN_OR_RETURN(const int64_t axis, NormalizeAxis(*axis_attr, first.rank(), ctx.opset, "axis"));
+  ASSIGN_OR_RETURN(const int64_t axis, NormalizeAxis(*axis_attr, first.rank(), "axis"));
   std::vector<int64_t> out_dims = first.dims();
   out_dims[axis] = 0;
   for (const Tensor* part : parts) {
@@ -113,7 +113,7 @@ absl::StatusOr<Outputs> RunSplit(const KernelContext& ctx) {
   RETURN_IF_ERROR(RejectStrings(*x, "Split"));
   ASSIGN_OR_RETURN(const int64_t axis_attr, IntAttributeOr(ctx.node, "axis", 0));
   if (x->rank() == 0) return absl::InvalidArgumentError("cannot split a scalar");
-  ASSIGN_OR_RETURN(const int64_t axis, NormalizeAxis(axis_attr, x->rank(), ctx.opset, "axis"));
+  ASSIGN_OR_RETURN(const int64_t axis, NormalizeAxis(axis_attr, x->rank(), "axis"));
   ASSIGN_OR_RETURN(const std::vector<int64_t> sizes, SplitSizes(ctx, x->dims()[axis]));
   const int64_t outer = DimsProduct(x->dims(), 0, static_cast<size_t>(axis));
   const int64_t inner = DimsProduct(x->dims(), static_cast<size_t>(axis) + 1, x->dims().size());
@@ -136,7 +136,7 @@ absl::StatusOr<Outputs> RunSplit(const KernelContext& ctx) {
   return outputs;
 }
 
-absl::StatusOr<std::vector<int64_t>> GatherIndices(const KernelContext& ctx, const Tensor& indices, int64_t size) {
+absl::StatusOr<std::vector<int64_t>> GatherIndices(const Tensor& indices, int64_t size) {
   std::vector<int64_t> values;
   if (indices.type() == TensorProto::INT64) {
     values = ElementsOf<int64_t>(indices);
@@ -150,10 +150,6 @@ absl::StatusOr<std::vector<int64_t>> GatherIndices(const KernelContext& ctx, con
     if (index < -size || index >= size) {
       return absl::InvalidArgumentError(StrCat("index ", index, " is outside [", -size, ", ", size - 1, "]"));
     }
-    if (index < 0 && ctx.opset < kNegativeIndicesOpset) {
-      return absl::InvalidArgumentError(StrCat("index ", index, " is negative, which Gather at opset ", ctx.opset,
-                                               " leaves undefined (allowed from 11)"));
-    }
     if (index < 0) index += size;
   }
   return values;
@@ -166,9 +162,9 @@ absl::StatusOr<Outputs> RunGather(const KernelContext& ctx) {
   ASSIGN_OR_RETURN(const Tensor* indices, RequiredInput(ctx, 1, "indices"));
   if (data->rank() < 1) return absl::InvalidArgumentError("data is a scalar; Gather needs rank >= 1");
   ASSIGN_OR_RETURN(const int64_t axis_attr, IntAttributeOr(ctx.node, "axis", 0));
-  ASSIGN_OR_RETURN(const int64_t axis, NormalizeAxis(axis_attr, data->rank(), ctx.opset, "axis"));
+  ASSIGN_OR_RETURN(const int64_t axis, NormalizeAxis(axis_attr, data->rank(), "axis"));
   const int64_t size = data->dims()[axis];
-  absl::StatusOr<std::vector<int64_t>> index_values = GatherIndices(ctx, *indices, size);
+  absl::StatusOr<std::vector<int64_t>> index_values = GatherIndices(*indices, size);
   if (!index_values.ok()) return Prefixed(index_values.status(), StrCat("data ", Describe(*data)));
   std::vector<int64_t> out_dims(data->dims().begin(), data->dims().begin() + axis);
   out_dims.insert(out_dims.end(), indices->dims().begin(), indices->dims().end());

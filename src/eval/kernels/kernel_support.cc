@@ -153,18 +153,11 @@ absl::Status RejectAttribute(const KernelContext& ctx, absl::string_view name, a
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<int64_t>> NormalizeAxes(std::vector<int64_t> axes, int64_t rank, int64_t opset,
-                                                   absl::string_view what) {
+absl::StatusOr<std::vector<int64_t>> NormalizeAxes(std::vector<int64_t> axes, int64_t rank, absl::string_view what) {
   std::vector<bool> seen(rank, false);
   for (int64_t& axis : axes) {
     if (axis < -rank || axis >= rank) {
       return absl::InvalidArgumentError(StrCat(what, " ", axis, " is outside [", -rank, ", ", rank - 1, "]"));
-    }
-    if (axis < 0 && opset < kNegativeIndicesOpset) {
-      // Not a bad value but a reading the op's version does not give: FailedPrecondition, which the opset move's
-      // proof reports as the model's, not its drawn inputs'.
-      return absl::FailedPreconditionError(
-          StrCat(what, " ", axis, " is negative, which opset ", opset, " leaves undefined (allowed from 11)"));
     }
     if (axis < 0) axis += rank;
     if (seen[axis]) return absl::InvalidArgumentError(StrCat(what, " ", axis, " appears twice"));
@@ -173,8 +166,8 @@ absl::StatusOr<std::vector<int64_t>> NormalizeAxes(std::vector<int64_t> axes, in
   return axes;
 }
 
-absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank, int64_t opset, absl::string_view what) {
-  ASSIGN_OR_RETURN(const std::vector<int64_t> axes, NormalizeAxes({axis}, rank, opset, what));
+absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank, absl::string_view what) {
+  ASSIGN_OR_RETURN(const std::vector<int64_t> axes, NormalizeAxes({axis}, rank, what));
   return axes[0];
 }
 

@@ -20,8 +20,6 @@ namespace onnx_legalize {
 // may ask for any size. 2^26 elements is 256 MiB of float, more than any activation of a real CNN at 224x224
 // (VGG-16's largest is 2^21.6) or of the style-transfer networks at 720x720 (2^24).
 inline constexpr int64_t kMaxValueElements = int64_t{1} << 26;
-// Negative axes (Unsqueeze, Squeeze, Concat, Slice, Gather, Split, ...) are defined from opset 11.
-inline constexpr int64_t kNegativeIndicesOpset = 11;
 
 // ResourceExhausted when `count` elements exceed kMaxValueElements; `what` names the value.
 absl::Status CheckValueSize(int64_t count, absl::string_view what);
@@ -61,12 +59,12 @@ absl::StatusOr<std::string> StringAttributeOr(const onnx::NodeProto& node, absl:
 // the sentence: "takes it as input 1").
 absl::Status RejectAttribute(const KernelContext& ctx, absl::string_view name, absl::string_view why);
 
-// `axes` made non-negative against `rank`, each in [-rank, rank-1] and none twice. Negative axes are
-// defined only from opset 11; before, the op's text leaves them undefined, so a model relying on them is
-// rejected rather than given one runtime's reading.
-absl::StatusOr<std::vector<int64_t>> NormalizeAxes(std::vector<int64_t> axes, int64_t rank, int64_t opset,
-                                                   absl::string_view what);
-absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank, int64_t opset, absl::string_view what);
+// `axes` made non-negative against `rank`, each in [-rank, rank-1] and none twice. A negative axis counts from
+// the back at every opset: the op texts define it only from opset 11 and leave it undefined before, but the
+// runtimes of that era (Caffe2, ONNX Runtime, TensorRT) read it so, and the exporters that wrote it (PyTorch's
+// dim=-1) meant it so; ONNX Runtime's reading is what the runner's differential test checks it against.
+absl::StatusOr<std::vector<int64_t>> NormalizeAxes(std::vector<int64_t> axes, int64_t rank, absl::string_view what);
+absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank, absl::string_view what);
 
 // Concatenates same-typed tensors along `axis`, given the output dims (checked by the caller).
 absl::StatusOr<Tensor> ConcatenateAlong(const std::vector<const Tensor*>& parts, int64_t axis,

@@ -245,7 +245,7 @@ absl::StatusOr<Outputs> RunMeanVarianceNormalization(const KernelContext& ctx) {
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "X"));
   ASSIGN_OR_RETURN(const std::optional<std::vector<int64_t>> axes_attr, IntsAttribute(ctx.node, "axes"));
   const std::vector<int64_t> axes = axes_attr.value_or(std::vector<int64_t>{0, 2, 3});
-  ASSIGN_OR_RETURN(const std::vector<int64_t> normalized, NormalizeAxes(axes, x->rank(), ctx.opset, "axis"));
+  ASSIGN_OR_RETURN(const std::vector<int64_t> normalized, NormalizeAxes(axes, x->rank(), "axis"));
   std::vector<bool> reduced(x->rank(), false);
   for (const int64_t axis : normalized) reduced[axis] = true;
   return Single(VisitFloating(x->type(), "MeanVarianceNormalization",

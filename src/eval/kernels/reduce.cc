@@ -62,7 +62,7 @@ absl::StatusOr<ReducedShape> ShapeOfReduction(const KernelContext& ctx, const Te
   const bool all = !axes || axes->empty();
   shape.reduced.assign(x.rank(), all && !noop_with_empty_axes);
   if (!all) {
-    ASSIGN_OR_RETURN(const std::vector<int64_t> normalized, NormalizeAxes(*axes, x.rank(), ctx.opset, "axis"));
+    ASSIGN_OR_RETURN(const std::vector<int64_t> normalized, NormalizeAxes(*axes, x.rank(), "axis"));
     for (const int64_t axis : normalized) shape.reduced[axis] = true;
   }
   for (int64_t d = 0; d < x.rank(); ++d) {
@@ -208,7 +208,7 @@ absl::StatusOr<Outputs> RunArg(const KernelContext& ctx, bool is_max) {
     RETURN_IF_ERROR(RejectAttribute(ctx, "select_last_index", "does not have (added at opset 12)"));
   }
   if (x->rank() == 0) return absl::InvalidArgumentError("data is a scalar");
-  ASSIGN_OR_RETURN(const int64_t axis, NormalizeAxis(axis_attr, x->rank(), ctx.opset, "axis"));
+  ASSIGN_OR_RETURN(const int64_t axis, NormalizeAxis(axis_attr, x->rank(), "axis"));
   return Single(VisitNumeric(x->type(), ctx.node.op_type(), [&](auto tag) {
     return ApplyArg<decltype(tag)>(*x, axis, keepdims != 0, last != 0, is_max);
   }));

@@ -146,7 +146,7 @@ absl::StatusOr<SequenceOpValue> RunSequenceLength(const std::vector<SequenceOpVa
 
 // ConcatFromSequence: Concat of the tensors along `axis`, or with new_axis 1 their stack along a new axis
 // `axis` (which may then be the rank itself, [-rank - 1, rank]).
-absl::StatusOr<SequenceOpValue> RunConcatFromSequence(const onnx::NodeProto& node, int64_t opset,
+absl::StatusOr<SequenceOpValue> RunConcatFromSequence(const onnx::NodeProto& node,
                                                       const std::vector<SequenceOpValue>& inputs) {
   ASSIGN_OR_RETURN(const TensorSequence* sequence, SequenceInput(inputs, 0));
   ASSIGN_OR_RETURN(const std::optional<int64_t> axis_attr, IntAttribute(node, "axis"));
@@ -157,7 +157,7 @@ absl::StatusOr<SequenceOpValue> RunConcatFromSequence(const onnx::NodeProto& nod
   const Tensor& first = *sequence->tensors[0];
   const int64_t rank = first.rank() + new_axis;
   if (rank == 0) return absl::InvalidArgumentError("cannot concatenate scalars");
-  ASSIGN_OR_RETURN(const int64_t axis, NormalizeAxis(*axis_attr, rank, opset, "axis"));
+  ASSIGN_OR_RETURN(const int64_t axis, NormalizeAxis(*axis_attr, rank, "axis"));
   std::vector<const Tensor*> parts;
   std::vector<int64_t> out_dims = first.dims();
   if (new_axis == 1) out_dims.insert(out_dims.begin() + axis, 1);
@@ -182,14 +182,14 @@ absl::StatusOr<SequenceOpValue> RunConcatFromSequence(const onnx::NodeProto& nod
 // SplitToSequence: `input` cut along `axis` into parts of the lengths `split` lists (1-D, adding up to the
 // dim), of `split` elements each with a shorter last one (a scalar), or without `split` into parts of one,
 // whose axis keepdims 0 removes.
-absl::StatusOr<SequenceOpValue> RunSplitToSequence(const onnx::NodeProto& node, int64_t opset,
+absl::StatusOr<SequenceOpValue> RunSplitToSequence(const onnx::NodeProto& node,
                                                    const std::vector<SequenceOpValue>& inputs) {
   ASSIGN_OR_RETURN(const Tensor* x, TensorInput(inputs, 0));
   if (x == nullptr) return absl::InvalidArgumentError("input 0 (input) is missing");
   if (x->is_string()) return absl::UnimplementedError(StrCat("SplitToSequence of ", Describe(*x), " (strings)"));
   if (x->rank() == 0) return absl::InvalidArgumentError("cannot split a scalar");
   ASSIGN_OR_RETURN(const int64_t axis_attr, IntAttributeOr(node, "axis", 0));
-  ASSIGN_OR_RETURN(const int64_t axis, NormalizeAxis(axis_attr, x->rank(), opset, "axis"));
+  ASSIGN_OR_RETURN(const int64_t axis, NormalizeAxis(axis_attr, x->rank(), "axis"));
   ASSIGN_OR_RETURN(const int64_t keepdims, IntAttributeOr(node, "keepdims", 1));
   const int64_t dim = x->dims()[axis];
   std::vector<int64_t> lengths;
@@ -264,8 +264,8 @@ absl::StatusOr<SequenceOpValue> RunSequenceOp(const onnx::NodeProto& node, int64
   if (op == "SequenceAt") return RunSequenceAt(inputs);
   if (op == "SequenceErase") return RunSequenceErase(inputs);
   if (op == "SequenceLength") return RunSequenceLength(inputs);
-  if (op == "ConcatFromSequence") return RunConcatFromSequence(node, opset, inputs);
-  if (op == "SplitToSequence") return RunSplitToSequence(node, opset, inputs);
+  if (op == "ConcatFromSequence") return RunConcatFromSequence(node, inputs);
+  if (op == "SplitToSequence") return RunSplitToSequence(node, inputs);
   return absl::InvalidArgumentError(StrCat(op, " is not a sequence op"));
 }
 

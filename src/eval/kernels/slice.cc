@@ -3,7 +3,6 @@
 #include <optional>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "eval/kernels/kernel_support.h"
 #include "eval/kernels/registry.h"
 #include "eval/slice_kernels.h"
@@ -12,21 +11,6 @@
 
 namespace onnx_legalize {
 namespace {
-
-using ::absl::StrCat;
-
-// Rejects negative values in an axes tensor before opset 11 (Slice-1 and Slice-10 leave them undefined).
-absl::Status CheckSliceAxes(const KernelContext& ctx, const Tensor* axes) {
-  if (axes == nullptr || ctx.opset >= kNegativeIndicesOpset) return absl::OkStatus();
-  ASSIGN_OR_RETURN(const std::vector<int64_t> values, axes->ToInt64s("axes"));
-  for (const int64_t axis : values) {
-    if (axis < 0) {
-      return absl::InvalidArgumentError(StrCat("axis ", axis, " is negative, which Slice at opset ", ctx.opset,
-                                               " leaves undefined (allowed from 11)"));
-    }
-  }
-  return absl::OkStatus();
-}
 
 absl::StatusOr<Outputs> RunSlice(const KernelContext& ctx) {
   if (ctx.opset < 10) {
@@ -40,7 +24,6 @@ absl::StatusOr<Outputs> RunSlice(const KernelContext& ctx) {
     std::optional<Tensor> axes_tensor;
     if (axes) axes_tensor = Tensor::FromInt64s(*axes);
     const Tensor* axes_ptr = axes_tensor ? &*axes_tensor : nullptr;
-    RETURN_IF_ERROR(CheckSliceAxes(ctx, axes_ptr));
     return Single(Slice(*data, Tensor::FromInt64s(*starts), Tensor::FromInt64s(*ends), axes_ptr, nullptr));
   }
   RETURN_IF_ERROR(RejectAttribute(ctx, "starts", "takes as input 1 instead"));
@@ -50,7 +33,6 @@ absl::StatusOr<Outputs> RunSlice(const KernelContext& ctx) {
   ASSIGN_OR_RETURN(const Tensor* data, RequiredInput(ctx, 0, "data"));
   ASSIGN_OR_RETURN(const Tensor* starts, RequiredInput(ctx, 1, "starts"));
   ASSIGN_OR_RETURN(const Tensor* ends, RequiredInput(ctx, 2, "ends"));
-  RETURN_IF_ERROR(CheckSliceAxes(ctx, ctx.Input(3)));
   return Single(Slice(*data, *starts, *ends, ctx.Input(3), ctx.Input(4)));
 }
 

@@ -43,11 +43,8 @@ absl::StatusOr<Outputs> RunSoftmax(const KernelContext& ctx, bool log) {
   const bool single_axis = ctx.opset >= kSingleAxisOpset;
   ASSIGN_OR_RETURN(int64_t axis, IntAttributeOr(ctx.node, "axis", single_axis ? -1 : 1));
   const int64_t rank = x->rank();
-  // Softmax-1 allows axis in [0, rank] (axis = rank coerces to [N, 1]); negative from Softmax-11.
-  if (axis < 0 && ctx.opset < kNegativeIndicesOpset) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("axis ", axis, " is negative, which opset ", ctx.opset, " leaves undefined (allowed from 11)"));
-  }
+  // Softmax-1 allows axis in [0, rank] (axis = rank coerces to [N, 1]); a negative one counts from the back
+  // (defined from Softmax-11; kernel_support.h says why earlier versions read it so too).
   if (axis < -rank || axis > rank || (single_axis && axis == rank) || (rank == 0 && single_axis)) {
     return absl::InvalidArgumentError(absl::StrCat("axis ", axis, " is out of range for ", Describe(*x)));
   }
