@@ -64,11 +64,6 @@ class Float16InFloatRule final : public RemovedOpRule {
   bool KeepsRank() const override { return rule_->KeepsRank(); }
   bool CanFold(const RuleNode& node) const override { return rule_->CanFold(node); }
   int64_t FoldedBytesBound(const RuleNode& node) const override { return rule_->FoldedBytesBound(node); }
-  int64_t MaxUlp() const override { return rule_->MaxUlp(); }
-  int64_t TrialRank() const override { return rule_->TrialRank(); }
-  void AdjustTrialDims(const RuleNode& node, std::vector<int64_t>& dims) const override {
-    rule_->AdjustTrialDims(node, dims);
-  }
   std::vector<double> TrialPivots(const RuleNode& node) const override { return rule_->TrialPivots(node); }
 
   absl::StatusOr<int64_t> MinOpset(const RuleNode& node) const override {

@@ -85,10 +85,14 @@ class ImageScalerRule final : public RemovedOpRule {
     return result;
   }
 
-  void AdjustTrialDims(const RuleNode& node, std::vector<int64_t>& dims) const override {
+  // NCHW data of the node's channels.
+  absl::StatusOr<std::vector<Tensor>> TrialInputs(const RuleNode& node, TrialRandom& random) const override {
     const std::vector<float> bias = FloatsAttribute(node, "bias", true).value_or(std::vector<float>{});
-    dims.resize(4, 2);
-    dims[1] = static_cast<int64_t>(bias.size());
+    const int64_t channels = static_cast<int64_t>(bias.size());
+    return DrawTrialInputs(node, random, TrialPivots(node), [channels](std::vector<int64_t>& dims) {
+      dims.resize(4, 2);
+      dims[1] = channels;
+    });
   }
 };
 

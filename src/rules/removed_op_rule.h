@@ -112,7 +112,7 @@ class RemovedOpRule {
   virtual int64_t FoldedBytesBound(const RuleNode& node) const;
 
   // The replacement at default opset `opset` (>= MinOpset). What it became, in a few words, goes to
-  // `became` ("Mul + Add").
+  // `became` ("Mul + Add"). Verification requires it to compute the reference's values bit for bit.
   virtual absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t opset, NameSource& names,
                                               std::string& became) const = 0;
 
@@ -120,24 +120,13 @@ class RemovedOpRule {
   virtual absl::StatusOr<std::vector<Tensor>> Reference(const RuleNode& node,
                                                         const std::vector<const Tensor*>& inputs) const = 0;
 
-  // How far the replacement's results may be from the reference's, in units in the last place of the
-  // element type; 0 means bit for bit. Non-zero only where the replacement cannot do the same operations
-  // in the same order, with the reason at the rule.
-  virtual int64_t MaxUlp() const { return 0; }
-
   // The inputs of verification trial `number`: the node's constant inputs as they are, the others drawn.
-  // The default draws input 0 as SpecialFloats of its known type and dims (unknown dims small, unknown
-  // rank TrialRank()).
+  // The default: DrawTrialInputs (rule_support.h) near TrialPivots; a rule whose data must have some shape
+  // (ImageScaler's channels, Crop's borders) or other values draws its own.
   virtual absl::StatusOr<std::vector<Tensor>> TrialInputs(const RuleNode& node, TrialRandom& random) const;
 
-  // The rank given to trial data whose rank is not known.
-  virtual int64_t TrialRank() const { return 4; }
-  // Adjusts the dims of trial data to what the node needs (ImageScaler's channels, Crop's borders).
-  virtual void AdjustTrialDims(const RuleNode& node, std::vector<int64_t>& dims) const {
-    (void)node;
-    (void)dims;
-  }
-  // Values near which the op's result changes, for trial data (ThresholdedRelu's alpha).
+  // Values near which the op's result changes, for trial data (ThresholdedRelu's alpha): the default trial
+  // draws floats near them, and so does the float16 one (rules/float16_in_float.h).
   virtual std::vector<double> TrialPivots(const RuleNode& node) const {
     (void)node;
     return {};
