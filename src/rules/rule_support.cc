@@ -106,12 +106,12 @@ absl::StatusOr<Tensor> TrialRandom::SpecialFloats(DataType type, const std::vect
   return is_float ? PackValues<float>(type, dims, values) : PackValues<double>(type, dims, values);
 }
 
-bool RemovedOpRule::CanFold(const RuleNode& node) const {
+bool RemovedOpRule::CanFold(const ParsedNode& node) const {
   return std::all_of(node.inputs.begin(), node.inputs.end(),
                      [](const RuleInput& input) { return input.name.empty() || input.constant != nullptr; });
 }
 
-int64_t RemovedOpRule::FoldedBytesBound(const RuleNode& node) const {
+int64_t RemovedOpRule::FoldedBytesBound(const ParsedNode& node) const {
   int64_t bytes = 0;
   for (const RuleInput& input : node.inputs) {
     if (input.constant != nullptr)
@@ -120,7 +120,7 @@ int64_t RemovedOpRule::FoldedBytesBound(const RuleNode& node) const {
   return bytes;
 }
 
-absl::StatusOr<std::vector<Tensor>> RemovedOpRule::TrialInputs(const RuleNode& node, TrialRandom& random) const {
+absl::StatusOr<std::vector<Tensor>> RemovedOpRule::TrialInputs(const ParsedNode& node, TrialRandom& random) const {
   return rules::DrawTrialInputs(node, random, TrialPivots(node));
 }
 

@@ -113,7 +113,7 @@ std::string Mismatch(const Tensor& expected, const Tensor& actual) {
 }
 
 // The replacement at `opset`, run on `inputs` (by the node's input order; empty tensors for omitted ones).
-absl::StatusOr<std::vector<Tensor>> RunReplacement(const RemovedOpChange& change, const RuleNode& node, int64_t opset,
+absl::StatusOr<std::vector<Tensor>> RunReplacement(const RemovedOpChange& change, const ParsedNode& node, int64_t opset,
                                                    std::vector<const Tensor*> inputs) {
   TrialNames names;
   std::string became;
@@ -150,7 +150,7 @@ absl::Status Failed(const RuleNode& node, absl::string_view what) {
   return VerificationFailure(node.label, absl::StrCat(node.label, ": ", what));
 }
 
-absl::Status VerifyFold(RemovedOpChange& change, const RuleNode& node, int64_t opset) {
+absl::Status VerifyFold(RemovedOpChange& change, const ParsedNode& node, int64_t opset) {
   std::vector<const Tensor*> inputs;
   for (const RuleInput& input : change.inputs) inputs.push_back(input.constant);
   // A fill folded from an input's static shape reads no values: zeros of that shape stand in for it.
@@ -175,7 +175,7 @@ absl::Status VerifyFold(RemovedOpChange& change, const RuleNode& node, int64_t o
   return absl::OkStatus();
 }
 
-absl::Status VerifyRewrite(RemovedOpChange& change, const RuleNode& node, int64_t opset, const Options& options) {
+absl::Status VerifyRewrite(RemovedOpChange& change, const ParsedNode& node, int64_t opset, const Options& options) {
   const std::string where =
       absl::StrCat(change.graph_path, "/", change.node.output_size() > 0 ? change.node.output(0) : "");
   TrialRandom random(options.verify_seed ^ std::hash<std::string>()(where));
@@ -220,14 +220,14 @@ absl::Status VerifyRewrite(RemovedOpChange& change, const RuleNode& node, int64_
 
 absl::Status VerifyRemovedOps(RemovedOpPlan& plan, int64_t target, const Options& options) {
   for (RemovedOpChange& change : plan.changes) {
-    const RuleNode node = change.AsRuleNode();
+    const ParsedNode node = change.AsParsedNode();
     if (!options.verify) {
       change.verification = kVerificationSkipped;
       continue;
     }
     if (change.action == Action::kFolded) {
       // A fold is checked against the replacement the rule would write, at the lowest opset that has it.
-      RETURN_IF_ERROR(VerifyFold(change, node, std::max(target, change.rule->MinOpset(node).value_or(target))));
+      RETURN_IF_ERROR(VerifyFold(change, node, std::max(target, change.min_opset)));
     } else {
       RETURN_IF_ERROR(VerifyRewrite(change, node, target, options));
     }
