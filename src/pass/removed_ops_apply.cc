@@ -57,7 +57,7 @@ absl::Status ApplyRemovedOps(RemovedOpPlan& plan, onnx::ModelProto& model, int64
       }
     } else {
       std::string became;
-      ASSIGN_OR_RETURN(Replacement replacement, change.rule->Replace(change.AsRuleNode(), target, names, became));
+      ASSIGN_OR_RETURN(Replacement replacement, change.rule->Replace(change.AsParsedNode(), target, names, became));
       change.became = became;
       constants = std::move(replacement.constants);
       edit.nodes = std::move(replacement.nodes);

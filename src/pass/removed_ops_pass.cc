@@ -71,10 +71,13 @@ absl::Status RemovedOpPlanner::PlanNode(const onnx::NodeProto& node, const Remov
     change.inputs.push_back(std::move(input));
   }
   const RuleNode rule_node = change.AsRuleNode();
-  ASSIGN_OR_RETURN(change.min_opset, rule.MinOpset(rule_node));
+  ASSIGN_OR_RETURN(change.attributes, rule.Parse(rule_node));
+  // A view of the change: used only before the change moves into the plan.
+  const ParsedNode parsed = change.AsParsedNode();
+  ASSIGN_OR_RETURN(change.min_opset, rule.MinOpset(parsed));
 
-  if (rule.CanFold(rule_node)) {
-    const int64_t bytes = rule.FoldedBytesBound(rule_node);
+  if (rule.CanFold(parsed)) {
+    const int64_t bytes = rule.FoldedBytesBound(parsed);
     if (bytes > options_.max_fold_bytes || !budget_->Fits(bytes)) {
       change.detail = absl::StrCat("its inputs are constant, but a fold of ", bytes, " bytes passes the fold limits");
     } else {
@@ -83,7 +86,7 @@ absl::Status RemovedOpPlanner::PlanNode(const onnx::NodeProto& node, const Remov
       for (const RuleInput& input : change.inputs) {
         inputs.push_back(input.constant);
       }
-      ASSIGN_OR_RETURN(change.folded, rule.Reference(rule_node, inputs));
+      ASSIGN_OR_RETURN(change.folded, rule.Reference(parsed, inputs));
       int64_t folded = 0;
       for (const Tensor& value : change.folded) folded += static_cast<int64_t>(value.bytes().size());
       if (folded > options_.max_fold_bytes || !budget_->Fits(folded)) {

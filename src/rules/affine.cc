@@ -11,23 +11,32 @@
 namespace onnx_legalize::rules {
 namespace {
 
+struct AffineAttributes {
+  float alpha = 1.0f;
+  float beta = 0.0f;
+};
+
 class AffineRule final : public RemovedOpRule {
  public:
   const char* op_type() const override { return "Affine"; }
 
-  absl::StatusOr<int64_t> MinOpset(const RuleNode& node) const override {
+  absl::StatusOr<std::any> Parse(const RuleNode& node) const override {
     RETURN_IF_ERROR(CheckSignature(node, 1, 1, 1, {"alpha", "beta"}));
-    RETURN_IF_ERROR(FloatAttribute(node, "alpha", 1.0f).status());
-    RETURN_IF_ERROR(FloatAttribute(node, "beta", 0.0f).status());
+    AffineAttributes attributes;
+    ASSIGN_OR_RETURN(attributes.alpha, FloatAttribute(node, "alpha", 1.0f));
+    ASSIGN_OR_RETURN(attributes.beta, FloatAttribute(node, "beta", 0.0f));
+    return attributes;
+  }
+
+  absl::StatusOr<int64_t> MinOpset(const ParsedNode& node) const override {
     RETURN_IF_ERROR(FloatInputType(node, 0).status());
     return 7;
   }
 
-  absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t, NameSource& names,
+  absl::StatusOr<Replacement> Replace(const ParsedNode& node, int64_t, NameSource& names,
                                       std::string& became) const override {
     ASSIGN_OR_RETURN(const DataType type, FloatInputType(node, 0));
-    ASSIGN_OR_RETURN(const float alpha, FloatAttribute(node, "alpha", 1.0f));
-    ASSIGN_OR_RETURN(const float beta, FloatAttribute(node, "beta", 0.0f));
+    const auto& [alpha, beta] = node.attributes<AffineAttributes>();
     const std::string& output = node.node->output(0);
     Replacement replacement;
     const std::string alpha_name = names.Fresh(output + "_alpha");
@@ -41,10 +50,9 @@ class AffineRule final : public RemovedOpRule {
     return replacement;
   }
 
-  absl::StatusOr<std::vector<Tensor>> Reference(const RuleNode& node,
+  absl::StatusOr<std::vector<Tensor>> Reference(const ParsedNode& node,
                                                 const std::vector<const Tensor*>& inputs) const override {
-    ASSIGN_OR_RETURN(const float alpha, FloatAttribute(node, "alpha", 1.0f));
-    ASSIGN_OR_RETURN(const float beta, FloatAttribute(node, "beta", 0.0f));
+    const auto& [alpha, beta] = node.attributes<AffineAttributes>();
     const Tensor& x = *inputs[0];
     std::vector<Tensor> result;
     if (x.type() == onnx::TensorProto::FLOAT) {

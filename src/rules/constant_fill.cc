@@ -61,18 +61,19 @@ class ConstantFillRule final : public RemovedOpRule {
  public:
   const char* op_type() const override { return "ConstantFill"; }
 
-  absl::StatusOr<int64_t> MinOpset(const RuleNode& node) const override {
+  absl::StatusOr<std::any> Parse(const RuleNode& node) const override {
     RETURN_IF_ERROR(CheckSignature(node, 0, 1, 1, {"value", "dtype", "shape", "input_as_shape", "extra_shape"}));
-    RETURN_IF_ERROR(Spec(node).status());
-    return HasInput(node) ? 9 : 1;
+    ASSIGN_OR_RETURN(FillSpec spec, Spec(node));
+    return spec;
   }
 
-  bool CanFold(const RuleNode& node) const override {
+  absl::StatusOr<int64_t> MinOpset(const ParsedNode& node) const override { return HasInput(node) ? 9 : 1; }
+
+  bool CanFold(const ParsedNode& node) const override {
     if (!HasInput(node)) return true;
     const RuleInput& input = node.inputs[0];
     if (input.constant != nullptr) return true;
-    const absl::StatusOr<FillSpec> spec = Spec(node);
-    if (!spec.ok() || spec->input_as_shape || !input.type.dims.has_value()) return false;
+    if (node.attributes<FillSpec>().input_as_shape || !input.type.dims.has_value()) return false;
     for (int64_t dim : *input.type.dims) {
       if (dim < 0) return false;
     }
@@ -81,21 +82,20 @@ class ConstantFillRule final : public RemovedOpRule {
 
   // The output's element count from the attributes and what is known of the input, times the dtype's
   // size: computed without allocating, saturating at INT64_MAX.
-  int64_t FoldedBytesBound(const RuleNode& node) const override {
-    const absl::StatusOr<FillSpec> spec = Spec(node);
-    if (!spec.ok()) return 0;
-    std::vector<int64_t> dims = spec->shape;
+  int64_t FoldedBytesBound(const ParsedNode& node) const override {
+    const auto& spec = node.attributes<FillSpec>();
+    std::vector<int64_t> dims = spec.shape;
     if (HasInput(node)) {
       const RuleInput& input = node.inputs[0];
-      if (spec->input_as_shape && input.constant != nullptr) {
+      if (spec.input_as_shape && input.constant != nullptr) {
         dims = input.constant->ToInt64s("shape").value_or(std::vector<int64_t>{});
-      } else if (!spec->input_as_shape && input.type.dims.has_value()) {
+      } else if (!spec.input_as_shape && input.type.dims.has_value()) {
         dims = *input.type.dims;
       }
     }
-    dims.insert(dims.end(), spec->extra_shape.begin(), spec->extra_shape.end());
+    dims.insert(dims.end(), spec.extra_shape.begin(), spec.extra_shape.end());
     const int64_t limit = std::numeric_limits<int64_t>::max();
-    int64_t bytes = ElementSize(spec->dtype);
+    int64_t bytes = ElementSize(spec.dtype);
     for (int64_t dim : dims) {
       if (dim <= 0) return 0;
       bytes = bytes > limit / dim ? limit : bytes * dim;
@@ -103,6 +103,7 @@ class ConstantFillRule final : public RemovedOpRule {
     return bytes;
   }
 
+  // The dtype when the node's attributes can be read.
   ValueType OutputType(const RuleNode& node) const override {
     const absl::StatusOr<FillSpec> spec = Spec(node);
     return ValueType{spec.ok() ? spec->dtype : 0, std::nullopt};
@@ -110,9 +111,9 @@ class ConstantFillRule final : public RemovedOpRule {
 
   bool KeepsRank() const override { return false; }
 
-  absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t, NameSource& names,
+  absl::StatusOr<Replacement> Replace(const ParsedNode& node, int64_t, NameSource& names,
                                       std::string& became) const override {
-    ASSIGN_OR_RETURN(const FillSpec spec, Spec(node));
+    const auto& spec = node.attributes<FillSpec>();
     const std::string& output = node.node->output(0);
     Replacement replacement;
     if (!HasInput(node)) {
@@ -156,9 +157,9 @@ class ConstantFillRule final : public RemovedOpRule {
     return replacement;
   }
 
-  absl::StatusOr<std::vector<Tensor>> Reference(const RuleNode& node,
+  absl::StatusOr<std::vector<Tensor>> Reference(const ParsedNode& node,
                                                 const std::vector<const Tensor*>& inputs) const override {
-    ASSIGN_OR_RETURN(const FillSpec spec, Spec(node));
+    const auto& spec = node.attributes<FillSpec>();
     std::vector<int64_t> dims = spec.shape;
     const Tensor* input = inputs.empty() ? nullptr : inputs[0];
     if (HasInput(node)) {
@@ -192,7 +193,7 @@ class ConstantFillRule final : public RemovedOpRule {
     return result;
   }
 
-  absl::StatusOr<std::vector<Tensor>> TrialInputs(const RuleNode& node, TrialRandom& random) const override {
+  absl::StatusOr<std::vector<Tensor>> TrialInputs(const ParsedNode& node, TrialRandom& random) const override {
     std::vector<Tensor> inputs;
     if (!HasInput(node)) return inputs;
     const RuleInput& input = node.inputs[0];
@@ -200,7 +201,7 @@ class ConstantFillRule final : public RemovedOpRule {
       inputs.push_back(input.constant->Clone());
       return inputs;
     }
-    ASSIGN_OR_RETURN(const FillSpec spec, Spec(node));
+    const auto& spec = node.attributes<FillSpec>();
     const DataType type = input.type.elem_type != 0 ? input.type.elem_type : onnx::TensorProto::INT64;
     if (spec.input_as_shape) {
       // A shape of a few small dims, zero included.
@@ -227,6 +228,8 @@ class ConstantFillRule final : public RemovedOpRule {
  private:
   static bool HasInput(const RuleNode& node) { return node.node->input_size() > 0 && !node.node->input(0).empty(); }
 
+  // The attributes, checked against the old spec: what Parse returns, and what OutputType reads of a node not
+  // yet parsed.
   static absl::StatusOr<FillSpec> Spec(const RuleNode& node) {
     FillSpec spec;
     ASSIGN_OR_RETURN(const float value, FloatAttribute(node, "value", 0.0f));

@@ -29,9 +29,13 @@ class CropRule final : public RemovedOpRule {
  public:
   const char* op_type() const override { return "Crop"; }
 
-  absl::StatusOr<int64_t> MinOpset(const RuleNode& node) const override {
+  absl::StatusOr<std::any> Parse(const RuleNode& node) const override {
     RETURN_IF_ERROR(CheckSignature(node, 1, 1, 1, {"border", "scale"}));
-    RETURN_IF_ERROR(Window(node).status());
+    ASSIGN_OR_RETURN(CropWindow window, Window(node));
+    return window;
+  }
+
+  absl::StatusOr<int64_t> MinOpset(const ParsedNode& node) const override {
     const DataType type = node.inputs[0].type.elem_type;
     if (type != 0 && ElementSize(type) == 0) {
       return Invalid(node, "input '", node.inputs[0].name, "' is ", DataTypeName(type), ", which Crop never took");
@@ -53,9 +57,9 @@ class CropRule final : public RemovedOpRule {
     return type;
   }
 
-  absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t opset, NameSource& names,
+  absl::StatusOr<Replacement> Replace(const ParsedNode& node, int64_t opset, NameSource& names,
                                       std::string& became) const override {
-    ASSIGN_OR_RETURN(const CropWindow window, Window(node));
+    const auto& window = node.attributes<CropWindow>();
     const int64_t to_end = std::numeric_limits<int64_t>::max();
     const std::vector<int64_t> starts = {window.top, window.left};
     const std::vector<int64_t> ends = window.has_scale
@@ -85,9 +89,9 @@ class CropRule final : public RemovedOpRule {
     return replacement;
   }
 
-  absl::StatusOr<std::vector<Tensor>> Reference(const RuleNode& node,
+  absl::StatusOr<std::vector<Tensor>> Reference(const ParsedNode& node,
                                                 const std::vector<const Tensor*>& inputs) const override {
-    ASSIGN_OR_RETURN(const CropWindow w, Window(node));
+    const auto& w = node.attributes<CropWindow>();
     const Tensor& x = *inputs[0];
     if (x.rank() != 4) return Invalid(node, "input of rank ", x.rank(), "; Crop takes rank 4");
     const int64_t n = x.dims()[0], c = x.dims()[1], h = x.dims()[2], width = x.dims()[3];
@@ -122,13 +126,13 @@ class CropRule final : public RemovedOpRule {
     return result;
   }
 
-  absl::StatusOr<std::vector<Tensor>> TrialInputs(const RuleNode& node, TrialRandom& random) const override {
+  absl::StatusOr<std::vector<Tensor>> TrialInputs(const ParsedNode& node, TrialRandom& random) const override {
     std::vector<Tensor> inputs;
     if (node.inputs[0].constant != nullptr) {
       inputs.push_back(node.inputs[0].constant->Clone());
       return inputs;
     }
-    ASSIGN_OR_RETURN(const CropWindow w, Window(node));
+    const auto& w = node.attributes<CropWindow>();
     std::vector<int64_t> dims = TrialDims(node.inputs[0].type, 4, random);
     dims.resize(4, 1);
     // Images a little larger than the window, and now and then one too small (the old op's refusals).
@@ -155,6 +159,7 @@ class CropRule final : public RemovedOpRule {
   }
 
  private:
+  // The window the attributes give, checked against the old spec.
   static absl::StatusOr<CropWindow> Window(const RuleNode& node) {
     ASSIGN_OR_RETURN(const std::vector<int64_t> border, IntsAttribute(node, "border", /*required=*/true));
     if (border.size() != 4) {

@@ -25,10 +25,12 @@ bool IsFloat16(const RuleInput& input) {
 bool HasFloat16Input(const RuleNode& node) { return std::any_of(node.inputs.begin(), node.inputs.end(), IsFloat16); }
 
 // The node as its float rule sees it: float16 inputs typed float, constant ones widened; optionally another
-// NodeProto (the same node with its float16 values renamed to their float copies).
+// NodeProto (the same node with its float16 values renamed to their float copies). Parsed or not, as the node
+// it is made from: the float rule's attributes do not depend on the element types.
+template <typename Node>
 class FloatView {
  public:
-  explicit FloatView(const RuleNode& node, const onnx::NodeProto* renamed = nullptr) : node_(node) {
+  explicit FloatView(const Node& node, const onnx::NodeProto* renamed = nullptr) : node_(node) {
     if (renamed != nullptr) node_.node = renamed;
     for (RuleInput& input : node_.inputs) {
       if (!IsFloat16(input)) continue;
@@ -39,11 +41,11 @@ class FloatView {
       }
     }
   }
-  const RuleNode& node() const { return node_; }
+  const Node& node() const { return node_; }
 
  private:
   std::vector<std::unique_ptr<Tensor>> widened_;
-  RuleNode node_;
+  Node node_;
 };
 
 onnx::NodeProto CastNode(const std::string& input, const std::string& output, DataType to) {
@@ -62,16 +64,17 @@ class Float16InFloatRule final : public RemovedOpRule {
     return rule_->IsRemovedAt(node, opset);
   }
   bool KeepsRank() const override { return rule_->KeepsRank(); }
-  bool CanFold(const RuleNode& node) const override { return rule_->CanFold(node); }
-  int64_t FoldedBytesBound(const RuleNode& node) const override { return rule_->FoldedBytesBound(node); }
-  int64_t MaxUlp() const override { return rule_->MaxUlp(); }
-  int64_t TrialRank() const override { return rule_->TrialRank(); }
-  void AdjustTrialDims(const RuleNode& node, std::vector<int64_t>& dims) const override {
-    rule_->AdjustTrialDims(node, dims);
-  }
-  std::vector<double> TrialPivots(const RuleNode& node) const override { return rule_->TrialPivots(node); }
+  bool CanFold(const ParsedNode& node) const override { return rule_->CanFold(node); }
+  int64_t FoldedBytesBound(const ParsedNode& node) const override { return rule_->FoldedBytesBound(node); }
+  std::vector<double> TrialPivots(const ParsedNode& node) const override { return rule_->TrialPivots(node); }
 
-  absl::StatusOr<int64_t> MinOpset(const RuleNode& node) const override {
+  // The float rule's parse of the node in float: what it checks of its inputs' types holds of the widened ones.
+  absl::StatusOr<std::any> Parse(const RuleNode& node) const override {
+    if (!HasFloat16Input(node)) return rule_->Parse(node);
+    return rule_->Parse(FloatView(node).node());
+  }
+
+  absl::StatusOr<int64_t> MinOpset(const ParsedNode& node) const override {
     if (!HasFloat16Input(node)) return rule_->MinOpset(node);
     ASSIGN_OR_RETURN(const int64_t opset, rule_->MinOpset(FloatView(node).node()));
     return std::max(opset, kCastOpset);
@@ -84,7 +87,7 @@ class Float16InFloatRule final : public RemovedOpRule {
     return type;
   }
 
-  absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t opset, NameSource& names,
+  absl::StatusOr<Replacement> Replace(const ParsedNode& node, int64_t opset, NameSource& names,
                                       std::string& became) const override {
     if (!HasFloat16Input(node)) return rule_->Replace(node, opset, names, became);
     onnx::NodeProto in_float = *node.node;
@@ -115,11 +118,11 @@ class Float16InFloatRule final : public RemovedOpRule {
   }
 
   // Decided by the tensors themselves: the opset move's proof calls this with untyped inputs.
-  absl::StatusOr<std::vector<Tensor>> Reference(const RuleNode& node,
+  absl::StatusOr<std::vector<Tensor>> Reference(const ParsedNode& node,
                                                 const std::vector<const Tensor*>& inputs) const override {
     std::vector<Tensor> widened(inputs.size());
     std::vector<const Tensor*> in_float = inputs;
-    RuleNode float_node = node;
+    ParsedNode float_node = node;
     bool any = false;
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (inputs[i] == nullptr || inputs[i]->type() != kFloat16) continue;
@@ -141,7 +144,7 @@ class Float16InFloatRule final : public RemovedOpRule {
 
   // The float rule's trial (its dims), with each drawn float16 input drawn again as float16 values: its
   // specials are float16's (denormals from 2^-24, the largest finite 65504).
-  absl::StatusOr<std::vector<Tensor>> TrialInputs(const RuleNode& node, TrialRandom& random) const override {
+  absl::StatusOr<std::vector<Tensor>> TrialInputs(const ParsedNode& node, TrialRandom& random) const override {
     if (!HasFloat16Input(node)) return rule_->TrialInputs(node, random);
     ASSIGN_OR_RETURN(std::vector<Tensor> inputs, rule_->TrialInputs(FloatView(node).node(), random));
     for (size_t i = 0; i < inputs.size() && i < node.inputs.size(); ++i) {

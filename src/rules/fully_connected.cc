@@ -51,14 +51,19 @@ class FullyConnectedRule final : public RemovedOpRule {
  public:
   const char* op_type() const override { return "FC"; }
 
-  absl::StatusOr<int64_t> MinOpset(const RuleNode& node) const override {
+  absl::StatusOr<std::any> Parse(const RuleNode& node) const override {
     RETURN_IF_ERROR(CheckSignature(node, 3, 3, 1, {"axis", "axis_w"}));
-    ASSIGN_OR_RETURN(const FcAxes axes, Axes(node));
+    ASSIGN_OR_RETURN(FcAxes axes, Axes(node));
+    return axes;
+  }
+
+  absl::StatusOr<int64_t> MinOpset(const ParsedNode& node) const override {
+    const auto& axes = node.attributes<FcAxes>();
     for (int index = 0; index < 3; ++index) RETURN_IF_ERROR(FloatInputType(node, index).status());
     const auto& x_dims = node.inputs[0].type.dims;
     if (x_dims.has_value()) {
       ASSIGN_OR_RETURN(const int64_t axis, CanonicalAxis(node, "axis", axes.axis, x_dims->size()));
-      if (axis != 1) RETURN_IF_ERROR(OutputDims(node, axis, *x_dims).status());
+      if (axis != 1) RETURN_IF_ERROR(OutputDims(node, axes, axis, *x_dims).status());
     } else if (axes.axis != 1) {
       return absl::FailedPreconditionError(
           absl::StrCat(node.label, ": axis ", axes.axis, " with input '", node.inputs[0].name,
@@ -70,7 +75,7 @@ class FullyConnectedRule final : public RemovedOpRule {
     return 1;
   }
 
-  // X's dims before the axis, then N (when W's dims are known).
+  // X's dims before the axis, then N (when W's dims are known), when the axes can be read.
   ValueType OutputType(const RuleNode& node) const override {
     ValueType type;
     type.elem_type = node.inputs[0].type.elem_type;
@@ -86,9 +91,9 @@ class FullyConnectedRule final : public RemovedOpRule {
     return type;
   }
 
-  absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t opset, NameSource& names,
+  absl::StatusOr<Replacement> Replace(const ParsedNode& node, int64_t opset, NameSource& names,
                                       std::string& became) const override {
-    ASSIGN_OR_RETURN(const FcAxes axes, Axes(node));
+    const auto& axes = node.attributes<FcAxes>();
     const std::string& output = node.node->output(0);
     Replacement replacement;
     std::vector<std::string> parts;
@@ -121,7 +126,7 @@ class FullyConnectedRule final : public RemovedOpRule {
     parts.push_back("Gemm");
 
     if (reshaped) {
-      ASSIGN_OR_RETURN(const std::vector<int64_t> dims, OutputDims(node, axis, *x_dims));
+      ASSIGN_OR_RETURN(const std::vector<int64_t> dims, OutputDims(node, axes, axis, *x_dims));
       if (opset < kReshapeWithShapeInput) {
         onnx::NodeProto reshape = MakeNode("Reshape", {product}, {output});
         AddIntsAttribute(reshape, "shape", dims);
@@ -137,9 +142,9 @@ class FullyConnectedRule final : public RemovedOpRule {
     return replacement;
   }
 
-  absl::StatusOr<std::vector<Tensor>> Reference(const RuleNode& node,
+  absl::StatusOr<std::vector<Tensor>> Reference(const ParsedNode& node,
                                                 const std::vector<const Tensor*>& inputs) const override {
-    ASSIGN_OR_RETURN(const FcAxes axes, Axes(node));
+    const auto& axes = node.attributes<FcAxes>();
     const Tensor& x = *inputs[0];
     const Tensor& w = *inputs[1];
     const Tensor& b = *inputs[2];
@@ -166,8 +171,8 @@ class FullyConnectedRule final : public RemovedOpRule {
   }
 
   // X drawn (or W and b, where they are not constants) with K columns either way.
-  absl::StatusOr<std::vector<Tensor>> TrialInputs(const RuleNode& node, TrialRandom& random) const override {
-    ASSIGN_OR_RETURN(const FcAxes axes, Axes(node));
+  absl::StatusOr<std::vector<Tensor>> TrialInputs(const ParsedNode& node, TrialRandom& random) const override {
+    const auto& axes = node.attributes<FcAxes>();
     ASSIGN_OR_RETURN(const DataType type, FloatInputType(node, 0));
     std::vector<int64_t> w_dims = node.inputs[1].constant != nullptr ? node.inputs[1].constant->dims()
                                                                      : TrialDims(node.inputs[1].type, 2, random);
@@ -197,6 +202,7 @@ class FullyConnectedRule final : public RemovedOpRule {
   }
 
  private:
+  // What Parse returns, and what OutputType reads of a node not yet parsed.
   static absl::StatusOr<FcAxes> Axes(const RuleNode& node) {
     FcAxes axes;
     ASSIGN_OR_RETURN(axes.axis, IntAttribute(node, "axis", 1));
@@ -220,9 +226,8 @@ class FullyConnectedRule final : public RemovedOpRule {
   }
 
   // The output's dims, for the Reshape after Gemm: X's dims before `axis` (which must be known), then N.
-  static absl::StatusOr<std::vector<int64_t>> OutputDims(const RuleNode& node, int64_t axis,
+  static absl::StatusOr<std::vector<int64_t>> OutputDims(const RuleNode& node, const FcAxes& axes, int64_t axis,
                                                          const std::vector<int64_t>& x_dims) {
-    ASSIGN_OR_RETURN(const FcAxes axes, Axes(node));
     std::vector<int64_t> dims(x_dims.begin(), x_dims.begin() + axis);
     dims.push_back(N(node, axes.axis_w));
     for (int64_t dim : dims) {

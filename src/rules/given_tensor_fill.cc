@@ -12,17 +12,30 @@
 namespace onnx_legalize::rules {
 namespace {
 
+struct GivenTensorFillAttributes {
+  std::vector<float> values;
+  std::vector<int64_t> shape;  // the attribute, when there is no input
+  std::vector<int64_t> extra_shape;
+  bool input_as_shape = false;
+};
+
 class GivenTensorFillRule final : public RemovedOpRule {
  public:
   const char* op_type() const override { return "GivenTensorFill"; }
 
-  absl::StatusOr<int64_t> MinOpset(const RuleNode& node) const override {
+  absl::StatusOr<std::any> Parse(const RuleNode& node) const override {
     RETURN_IF_ERROR(CheckSignature(node, 0, 1, 1, {"values", "shape", "input_as_shape", "extra_shape"}));
-    RETURN_IF_ERROR(FloatsAttribute(node, "values", /*required=*/true, /*data=*/true).status());
+    GivenTensorFillAttributes attributes;
+    ASSIGN_OR_RETURN(attributes.values, FloatsAttribute(node, "values", /*required=*/true, /*data=*/true));
     ASSIGN_OR_RETURN(const int64_t input_as_shape, IntAttribute(node, "input_as_shape", 0));
     if (input_as_shape != 0 && input_as_shape != 1) return Invalid(node, "input_as_shape is ", input_as_shape);
-    RETURN_IF_ERROR(IntsAttribute(node, "shape", false).status());
-    RETURN_IF_ERROR(IntsAttribute(node, "extra_shape", false).status());
+    attributes.input_as_shape = input_as_shape == 1;
+    ASSIGN_OR_RETURN(attributes.shape, IntsAttribute(node, "shape", false));
+    ASSIGN_OR_RETURN(attributes.extra_shape, IntsAttribute(node, "extra_shape", false));
+    return attributes;
+  }
+
+  absl::StatusOr<int64_t> MinOpset(const ParsedNode& node) const override {
     if (!CanFold(node)) {
       return absl::FailedPreconditionError(absl::StrCat(
           node.label, ": its shape comes from input '", node.node->input(0),
@@ -31,11 +44,11 @@ class GivenTensorFillRule final : public RemovedOpRule {
     return 1;
   }
 
-  bool CanFold(const RuleNode& node) const override {
-    if (node.node->input_size() == 0 || node.node->input(0).empty()) return true;
+  bool CanFold(const ParsedNode& node) const override {
+    if (!HasInput(node)) return true;
     const RuleInput& input = node.inputs[0];
     if (input.constant != nullptr) return true;
-    if (IntAttribute(node, "input_as_shape", 0).value_or(1) != 0 || !input.type.dims.has_value()) return false;
+    if (node.attributes<GivenTensorFillAttributes>().input_as_shape || !input.type.dims.has_value()) return false;
     for (int64_t dim : *input.type.dims) {
       if (dim < 0) return false;
     }
@@ -43,16 +56,16 @@ class GivenTensorFillRule final : public RemovedOpRule {
   }
 
   // The values are in the node already: the fold holds as many floats.
-  int64_t FoldedBytesBound(const RuleNode& node) const override {
-    const onnx::AttributeProto* values = FindAttribute(*node.node, "values");
-    return values == nullptr ? 0 : int64_t{4} * values->floats_size();
+  int64_t FoldedBytesBound(const ParsedNode& node) const override {
+    return int64_t{4} * static_cast<int64_t>(node.attributes<GivenTensorFillAttributes>().values.size());
   }
 
   ValueType OutputType(const RuleNode&) const override { return ValueType{onnx::TensorProto::FLOAT, std::nullopt}; }
 
   bool KeepsRank() const override { return false; }
 
-  absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t, NameSource&, std::string& became) const override {
+  absl::StatusOr<Replacement> Replace(const ParsedNode& node, int64_t, NameSource&,
+                                      std::string& became) const override {
     // Only ever folded; its replacement is the constant itself, decoded from a TensorProto as the model
     // will hold it (verification compares it with the reference's own reading of the attributes).
     std::vector<const Tensor*> inputs;
@@ -69,33 +82,34 @@ class GivenTensorFillRule final : public RemovedOpRule {
     return replacement;
   }
 
-  absl::StatusOr<std::vector<Tensor>> Reference(const RuleNode& node,
+  absl::StatusOr<std::vector<Tensor>> Reference(const ParsedNode& node,
                                                 const std::vector<const Tensor*>& inputs) const override {
-    ASSIGN_OR_RETURN(const std::vector<float> values, FloatsAttribute(node, "values", true, /*data=*/true));
-    ASSIGN_OR_RETURN(std::vector<int64_t> dims, IntsAttribute(node, "shape", false));
-    ASSIGN_OR_RETURN(const std::vector<int64_t> extra, IntsAttribute(node, "extra_shape", false));
-    ASSIGN_OR_RETURN(const int64_t input_as_shape, IntAttribute(node, "input_as_shape", 0));
+    const auto& attributes = node.attributes<GivenTensorFillAttributes>();
+    std::vector<int64_t> dims = attributes.shape;
     const Tensor* input = inputs.empty() ? nullptr : inputs[0];
     if (input != nullptr) {
-      if (input_as_shape == 1) {
+      if (attributes.input_as_shape) {
         ASSIGN_OR_RETURN(dims, input->ToInt64s("shape"));
       } else {
         dims = input->dims();
       }
-    } else if (node.node->input_size() > 0 && !node.node->input(0).empty()) {
+    } else if (HasInput(node)) {
       // Not a constant, but its static shape is all that is read (CanFold).
       dims = node.inputs[0].type.dims.value_or(std::vector<int64_t>{});
     }
-    dims.insert(dims.end(), extra.begin(), extra.end());
+    dims.insert(dims.end(), attributes.extra_shape.begin(), attributes.extra_shape.end());
     ASSIGN_OR_RETURN(const int64_t count, CheckedElementCount(dims, "GivenTensorFill's output"));
-    if (count != static_cast<int64_t>(values.size())) {
-      return Invalid(node, "values holds ", values.size(), " numbers but the shape [", absl::StrJoin(dims, ", "),
-                     "] has ", count, " elements");
+    if (count != static_cast<int64_t>(attributes.values.size())) {
+      return Invalid(node, "values holds ", attributes.values.size(), " numbers but the shape [",
+                     absl::StrJoin(dims, ", "), "] has ", count, " elements");
     }
     std::vector<Tensor> result;
-    result.push_back(FromFloats(dims, values));
+    result.push_back(FromFloats(dims, attributes.values));
     return result;
   }
+
+ private:
+  static bool HasInput(const RuleNode& node) { return node.node->input_size() > 0 && !node.node->input(0).empty(); }
 };
 
 }  // namespace

@@ -12,15 +12,26 @@
 namespace onnx_legalize::rules {
 namespace {
 
+struct ImageScalerAttributes {
+  float scale = 1.0f;
+  std::vector<float> bias;  // one per channel
+};
+
 class ImageScalerRule final : public RemovedOpRule {
  public:
   const char* op_type() const override { return "ImageScaler"; }
 
-  absl::StatusOr<int64_t> MinOpset(const RuleNode& node) const override {
+  absl::StatusOr<std::any> Parse(const RuleNode& node) const override {
     RETURN_IF_ERROR(CheckSignature(node, 1, 1, 1, {"scale", "bias"}));
-    RETURN_IF_ERROR(FloatAttribute(node, "scale", 1.0f).status());
-    ASSIGN_OR_RETURN(const std::vector<float> bias, FloatsAttribute(node, "bias", /*required=*/true));
-    if (bias.empty()) return Invalid(node, "bias is empty; it holds one value per channel");
+    ImageScalerAttributes attributes;
+    ASSIGN_OR_RETURN(attributes.scale, FloatAttribute(node, "scale", 1.0f));
+    ASSIGN_OR_RETURN(attributes.bias, FloatsAttribute(node, "bias", /*required=*/true));
+    if (attributes.bias.empty()) return Invalid(node, "bias is empty; it holds one value per channel");
+    return attributes;
+  }
+
+  absl::StatusOr<int64_t> MinOpset(const ParsedNode& node) const override {
+    const std::vector<float>& bias = node.attributes<ImageScalerAttributes>().bias;
     RETURN_IF_ERROR(FloatInputType(node, 0).status());
     const auto& dims = node.inputs[0].type.dims;
     // ONNX Runtime's kernel, the old ops' reference runtime, takes only NCHW data.
@@ -35,12 +46,11 @@ class ImageScalerRule final : public RemovedOpRule {
     return 7;
   }
 
-  absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t opset, NameSource& names,
+  absl::StatusOr<Replacement> Replace(const ParsedNode& node, int64_t opset, NameSource& names,
                                       std::string& became) const override {
     (void)opset;
+    const auto& [scale, bias] = node.attributes<ImageScalerAttributes>();
     ASSIGN_OR_RETURN(const DataType type, FloatInputType(node, 0));
-    ASSIGN_OR_RETURN(const float scale, FloatAttribute(node, "scale", 1.0f));
-    ASSIGN_OR_RETURN(const std::vector<float> bias, FloatsAttribute(node, "bias", true));
     const std::string& output = node.node->output(0);
     Replacement replacement;
     const std::string scale_name = names.Fresh(output + "_scale");
@@ -55,11 +65,10 @@ class ImageScalerRule final : public RemovedOpRule {
     return replacement;
   }
 
-  absl::StatusOr<std::vector<Tensor>> Reference(const RuleNode& node,
+  absl::StatusOr<std::vector<Tensor>> Reference(const ParsedNode& node,
                                                 const std::vector<const Tensor*>& inputs) const override {
     const Tensor& x = *inputs[0];
-    ASSIGN_OR_RETURN(const float scale, FloatAttribute(node, "scale", 1.0f));
-    ASSIGN_OR_RETURN(const std::vector<float> bias, FloatsAttribute(node, "bias", true));
+    const auto& [scale, bias] = node.attributes<ImageScalerAttributes>();
     if (x.rank() != 4) return Invalid(node, "input of rank ", x.rank(), "; ImageScaler takes rank 4");
     if (x.dims()[1] != static_cast<int64_t>(bias.size())) {
       return Invalid(node, "input has ", x.dims()[1], " channels; bias has ", bias.size());
@@ -85,10 +94,13 @@ class ImageScalerRule final : public RemovedOpRule {
     return result;
   }
 
-  void AdjustTrialDims(const RuleNode& node, std::vector<int64_t>& dims) const override {
-    const std::vector<float> bias = FloatsAttribute(node, "bias", true).value_or(std::vector<float>{});
-    dims.resize(4, 2);
-    dims[1] = static_cast<int64_t>(bias.size());
+  // NCHW data of the node's channels.
+  absl::StatusOr<std::vector<Tensor>> TrialInputs(const ParsedNode& node, TrialRandom& random) const override {
+    const int64_t channels = static_cast<int64_t>(node.attributes<ImageScalerAttributes>().bias.size());
+    return DrawTrialInputs(node, random, TrialPivots(node), [channels](std::vector<int64_t>& dims) {
+      dims.resize(4, 2);
+      dims[1] = channels;
+    });
   }
 };
 

@@ -42,13 +42,17 @@ class LegacyPaddingRule final : public RemovedOpRule {
   const char* op_type() const override { return "LegacyPadding"; }
   const char* domain() const override { return "com.microsoft"; }
 
-  absl::StatusOr<int64_t> MinOpset(const RuleNode& node) const override {
+  // The attributes give the pads only with the input's height and width: those are checked here too.
+  absl::StatusOr<std::any> Parse(const RuleNode& node) const override {
     RETURN_IF_ERROR(CheckSignature(node, 1, 1, 1, {"kernel_shape", "strides", "pads", "value"}));
     RETURN_IF_ERROR(FloatInputType(node, 0).status());
-    RETURN_IF_ERROR(Amounts(node).status());
-    return 1;
+    ASSIGN_OR_RETURN(Padding padding, Amounts(node));
+    return padding;
   }
 
+  absl::StatusOr<int64_t> MinOpset(const ParsedNode&) const override { return 1; }
+
+  // The padded height and width when the pads can be told.
   ValueType OutputType(const RuleNode& node) const override {
     ValueType type = node.inputs[0].type;
     absl::StatusOr<Padding> padding = Amounts(node);
@@ -59,9 +63,9 @@ class LegacyPaddingRule final : public RemovedOpRule {
     return type;
   }
 
-  absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t opset, NameSource& names,
+  absl::StatusOr<Replacement> Replace(const ParsedNode& node, int64_t opset, NameSource& names,
                                       std::string& became) const override {
-    ASSIGN_OR_RETURN(const Padding padding, Amounts(node));
+    const auto& padding = node.attributes<Padding>();
     ASSIGN_OR_RETURN(const DataType type, FloatInputType(node, 0));
     const std::string& output = node.node->output(0);
     Replacement replacement;
@@ -82,9 +86,9 @@ class LegacyPaddingRule final : public RemovedOpRule {
     return replacement;
   }
 
-  absl::StatusOr<std::vector<Tensor>> Reference(const RuleNode& node,
+  absl::StatusOr<std::vector<Tensor>> Reference(const ParsedNode& node,
                                                 const std::vector<const Tensor*>& inputs) const override {
-    ASSIGN_OR_RETURN(const Padding padding, Amounts(node));
+    const auto& padding = node.attributes<Padding>();
     const Tensor& x = *inputs[0];
     if (x.rank() != 4) return Invalid(node, "input of rank ", x.rank(), "; LegacyPadding pads NCHW data of rank 4");
     const int64_t images = x.dims()[0] * x.dims()[1], h = x.dims()[2], w = x.dims()[3];
@@ -113,7 +117,8 @@ class LegacyPaddingRule final : public RemovedOpRule {
   }
 
  private:
-  // The pads, from the node's attributes and its input's height and width, which must be known.
+  // The pads, from the node's attributes and its input's height and width, which must be known: what Parse
+  // returns, and what OutputType reads of a node not yet parsed.
   static absl::StatusOr<Padding> Amounts(const RuleNode& node) {
     ASSIGN_OR_RETURN(const std::vector<int64_t> kernel, IntsAttribute(node, "kernel_shape", /*required=*/true));
     ASSIGN_OR_RETURN(std::vector<int64_t> strides, IntsAttribute(node, "strides", /*required=*/false));

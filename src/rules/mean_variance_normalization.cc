@@ -25,6 +25,12 @@
 namespace onnx_legalize::rules {
 namespace {
 
+// Each 0 or 1: the only values the old text gives a meaning.
+struct MvnAttributes {
+  bool across_channels = false;
+  bool normalize_variance = true;
+};
+
 class MeanVarianceNormalizationRule final : public RemovedOpRule {
  public:
   const char* op_type() const override { return "MeanVarianceNormalization"; }
@@ -34,9 +40,20 @@ class MeanVarianceNormalizationRule final : public RemovedOpRule {
            FindAttribute(node, "normalize_variance") != nullptr;
   }
 
-  absl::StatusOr<int64_t> MinOpset(const RuleNode& node) const override {
+  absl::StatusOr<std::any> Parse(const RuleNode& node) const override {
     RETURN_IF_ERROR(CheckSignature(node, 1, 1, 1, {"across_channels", "normalize_variance"}));
-    RETURN_IF_ERROR(Flags(node).status());
+    ASSIGN_OR_RETURN(const int64_t across_channels, IntAttribute(node, "across_channels", 0));
+    ASSIGN_OR_RETURN(const int64_t normalize_variance, IntAttribute(node, "normalize_variance", 1));
+    if (across_channels != 0 && across_channels != 1) {
+      return Invalid(node, "across_channels is ", across_channels, "; it is 0 or 1");
+    }
+    if (normalize_variance != 0 && normalize_variance != 1) {
+      return Invalid(node, "normalize_variance is ", normalize_variance, "; it is 0 or 1");
+    }
+    return MvnAttributes{across_channels == 1, normalize_variance == 1};
+  }
+
+  absl::StatusOr<int64_t> MinOpset(const ParsedNode& node) const override {
     RETURN_IF_ERROR(FloatInputType(node, 0).status());
     const auto& dims = node.inputs[0].type.dims;
     if (dims.has_value() && dims->size() != 4) {
@@ -46,10 +63,9 @@ class MeanVarianceNormalizationRule final : public RemovedOpRule {
     return 7;  // ReduceMean with keepdims and numpy broadcasting
   }
 
-  absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t, NameSource& names,
+  absl::StatusOr<Replacement> Replace(const ParsedNode& node, int64_t, NameSource& names,
                                       std::string& became) const override {
-    ASSIGN_OR_RETURN(const auto flags, Flags(node));
-    const auto [across_channels, normalize_variance] = flags;
+    const auto [across_channels, normalize_variance] = node.attributes<MvnAttributes>();
     const std::string& output = node.node->output(0);
     Replacement replacement;
     std::vector<std::string> ops;
@@ -97,17 +113,18 @@ class MeanVarianceNormalizationRule final : public RemovedOpRule {
     return replacement;
   }
 
-  absl::StatusOr<std::vector<Tensor>> Reference(const RuleNode& node,
+  absl::StatusOr<std::vector<Tensor>> Reference(const ParsedNode& node,
                                                 const std::vector<const Tensor*>& inputs) const override {
-    ASSIGN_OR_RETURN(const auto flags, Flags(node));
+    const auto [across_channels, normalize_variance] = node.attributes<MvnAttributes>();
     const Tensor& x = *inputs[0];
     if (x.rank() != 4) return Invalid(node, "input of rank ", x.rank(), "; MVN-1 takes rank 4");
     std::vector<Tensor> result;
     if (x.type() == onnx::TensorProto::FLOAT) {
-      result.push_back(FromFloats(x.dims(), Normalize<float>(FloatsOf(x), x.dims(), flags.first, flags.second)));
+      result.push_back(
+          FromFloats(x.dims(), Normalize<float>(FloatsOf(x), x.dims(), across_channels, normalize_variance)));
     } else {
       result.push_back(
-          FromDoubleValues(x.dims(), Normalize<double>(DoublesOf(x), x.dims(), flags.first, flags.second)));
+          FromDoubleValues(x.dims(), Normalize<double>(DoublesOf(x), x.dims(), across_channels, normalize_variance)));
     }
     return result;
   }
@@ -147,19 +164,6 @@ class MeanVarianceNormalizationRule final : public RemovedOpRule {
       }
     }
     return values;
-  }
-
-  // (across_channels, normalize_variance), each 0 or 1: the only values the old text gives a meaning.
-  static absl::StatusOr<std::pair<bool, bool>> Flags(const RuleNode& node) {
-    ASSIGN_OR_RETURN(const int64_t across_channels, IntAttribute(node, "across_channels", 0));
-    ASSIGN_OR_RETURN(const int64_t normalize_variance, IntAttribute(node, "normalize_variance", 1));
-    if (across_channels != 0 && across_channels != 1) {
-      return Invalid(node, "across_channels is ", across_channels, "; it is 0 or 1");
-    }
-    if (normalize_variance != 0 && normalize_variance != 1) {
-      return Invalid(node, "normalize_variance is ", normalize_variance, "; it is 0 or 1");
-    }
-    return std::make_pair(across_channels == 1, normalize_variance == 1);
   }
 };
 

@@ -13,4 +13,6 @@ RuleNode RemovedOpChange::AsRuleNode() const {
   return rule_node;
 }
 
+ParsedNode RemovedOpChange::AsParsedNode() const { return ParsedNode{AsRuleNode(), &attributes}; }
+
 }  // namespace onnx_legalize

@@ -5,6 +5,7 @@
 #ifndef ONNX_LEGALIZE_SRC_RULES_REMOVED_OP_PLAN_H_
 #define ONNX_LEGALIZE_SRC_RULES_REMOVED_OP_PLAN_H_
 
+#include <any>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -26,6 +27,7 @@ struct RemovedOpChange {
   int64_t opset = 0;              // the default opset the model imports
   std::vector<RuleInput> inputs;  // constants point into `owned`
   std::vector<std::unique_ptr<Tensor>> owned;
+  std::any attributes;  // what its rule parsed from the node (RemovedOpRule::Parse), for every method after
   Action action = Action::kRewritten;
   int64_t min_opset = 0;       // kRewritten: the lowest opset its replacement is written at
   std::vector<Tensor> folded;  // kFolded: the node's value, one per output
@@ -33,8 +35,9 @@ struct RemovedOpChange {
   std::string became;          // what it became: "initializer", "Mul + Add", ...
   std::string verification;
 
-  // The node as its rule sees it (pointing into this change).
+  // The node as its rule sees it (pointing into this change): before it is parsed, and after.
   RuleNode AsRuleNode() const;
+  ParsedNode AsParsedNode() const;
 };
 
 struct RemovedOpPlan {

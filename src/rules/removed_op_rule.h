@@ -2,14 +2,16 @@
 // recognized, checked against its old spec, replaced by standard ops, and computed for verification.
 //
 // Each rule is one file in rules/ and one line in the registry (registry.cc). The pass (pass/removed_ops_pass.h)
-// walks the model, asks the rule of each removed node for the lowest opset its replacement needs, folds the
-// node when its inputs are constants (with the rule's reference kernel), and otherwise writes the
-// replacement at the target opset. Verification runs the replacement with the library's evaluator
-// (eval/evaluator.h) against the rule's reference kernel, which is written from the old operator's text and
-// what ONNX Runtime computed, and shares no code with the evaluator.
+// walks the model and has the rule of each removed node parse it once (its attributes, checked against the
+// old spec, into the rule's own struct, which the plan keeps for every later step), asks it for the lowest
+// opset its replacement needs, folds the node when its inputs are constants (with the rule's reference
+// kernel), and otherwise writes the replacement at the target opset. Verification runs the replacement with
+// the library's evaluator (eval/evaluator.h) against the rule's reference kernel, which is written from the
+// old operator's text and what ONNX Runtime computed, and shares no code with the evaluator.
 #ifndef ONNX_LEGALIZE_SRC_RULES_REMOVED_OP_RULE_H_
 #define ONNX_LEGALIZE_SRC_RULES_REMOVED_OP_RULE_H_
 
+#include <any>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -77,6 +79,19 @@ class TrialRandom {
   Mt19937_64 rng_;
 };
 
+// A removed node with what its rule parsed from it (RemovedOpRule::Parse): the rule's own attributes struct,
+// read and checked once and handed to every method after. A view: the struct lives with whoever parsed the
+// node (the plan's change, the model runner's call), and must outlive it.
+struct ParsedNode : RuleNode {
+  const std::any* parsed = nullptr;
+
+  // The rule's attributes struct. Only the rule that parsed the node asks, for the type its Parse returned.
+  template <typename Attributes>
+  const Attributes& attributes() const {
+    return std::any_cast<const Attributes&>(*parsed);
+  }
+};
+
 class RemovedOpRule {
  public:
   virtual ~RemovedOpRule() = default;
@@ -95,58 +110,54 @@ class RemovedOpRule {
     return true;
   }
 
-  // Checks the node against the old spec (inputs, outputs, attributes, what is known of types) and returns
-  // the lowest default opset its replacement can be written at. InvalidArgument for what the old spec
-  // does not allow, FailedPrecondition for what cannot be expressed; messages start with the node's label.
-  virtual absl::StatusOr<int64_t> MinOpset(const RuleNode& node) const = 0;
-
-  // What is known of the node's (first) output type, for removed ops that read it: onnx's shape inference
-  // has no schema for the node. The default: its first input's type (the elementwise ops keep it).
-  virtual ValueType OutputType(const RuleNode& node) const {
-    return node.inputs.empty() ? ValueType{} : node.inputs[0].type;
-  }
-
   // True when the output has the first input's element type and rank (all but the fills): onnx's tools
   // then see the node as a stand-in that says so, and shape inference goes on past it.
   virtual bool KeepsRank() const { return true; }
 
+  // What is known of the node's (first) output type, for removed ops that read it: onnx's shape inference
+  // has no schema for the node. The default: its first input's type (the elementwise ops keep it). Asked of
+  // nodes not yet parsed (the whole model is typed before any node is planned), so it reads what it needs
+  // leniently: a node its rule will refuse still gets what can be told of it.
+  virtual ValueType OutputType(const RuleNode& node) const {
+    return node.inputs.empty() ? ValueType{} : node.inputs[0].type;
+  }
+
+  // Checks what the node says against the old spec (its signature, its attributes, and what they are
+  // checked against) and returns the rule's own struct of its attributes, which every method below reads
+  // through ParsedNode::attributes. InvalidArgument for what the old spec does not allow, FailedPrecondition
+  // for what cannot be expressed; messages start with the node's label.
+  virtual absl::StatusOr<std::any> Parse(const RuleNode& node) const = 0;
+
+  // Checks the node's inputs (what is known of their types) against the old spec, as Parse does its
+  // attributes, and returns the lowest default opset its replacement can be written at.
+  virtual absl::StatusOr<int64_t> MinOpset(const ParsedNode& node) const = 0;
+
   // True when the node's value is known while planning, so the pass folds it: by default when every input
   // it has is a constant (the fill ops also when only their input's static shape matters).
-  virtual bool CanFold(const RuleNode& node) const;
+  virtual bool CanFold(const ParsedNode& node) const;
 
   // At least the bytes a fold of the node would hold, known before it is computed, so that a fold past the
   // limits is never allocated. The default: its largest constant input (the elementwise ops and Crop make
   // no more than they read). Saturates at INT64_MAX.
-  virtual int64_t FoldedBytesBound(const RuleNode& node) const;
+  virtual int64_t FoldedBytesBound(const ParsedNode& node) const;
 
   // The replacement at default opset `opset` (>= MinOpset). What it became, in a few words, goes to
-  // `became` ("Mul + Add").
-  virtual absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t opset, NameSource& names,
+  // `became` ("Mul + Add"). Verification requires it to compute the reference's values bit for bit.
+  virtual absl::StatusOr<Replacement> Replace(const ParsedNode& node, int64_t opset, NameSource& names,
                                               std::string& became) const = 0;
 
   // The removed op's value for `inputs` (null for an omitted one), computed from its old spec alone.
-  virtual absl::StatusOr<std::vector<Tensor>> Reference(const RuleNode& node,
+  virtual absl::StatusOr<std::vector<Tensor>> Reference(const ParsedNode& node,
                                                         const std::vector<const Tensor*>& inputs) const = 0;
 
-  // How far the replacement's results may be from the reference's, in units in the last place of the
-  // element type; 0 means bit for bit. Non-zero only where the replacement cannot do the same operations
-  // in the same order, with the reason at the rule.
-  virtual int64_t MaxUlp() const { return 0; }
-
   // The inputs of verification trial `number`: the node's constant inputs as they are, the others drawn.
-  // The default draws input 0 as SpecialFloats of its known type and dims (unknown dims small, unknown
-  // rank TrialRank()).
-  virtual absl::StatusOr<std::vector<Tensor>> TrialInputs(const RuleNode& node, TrialRandom& random) const;
+  // The default: DrawTrialInputs (rule_support.h) near TrialPivots; a rule whose data must have some shape
+  // (ImageScaler's channels, Crop's borders) or other values draws its own.
+  virtual absl::StatusOr<std::vector<Tensor>> TrialInputs(const ParsedNode& node, TrialRandom& random) const;
 
-  // The rank given to trial data whose rank is not known.
-  virtual int64_t TrialRank() const { return 4; }
-  // Adjusts the dims of trial data to what the node needs (ImageScaler's channels, Crop's borders).
-  virtual void AdjustTrialDims(const RuleNode& node, std::vector<int64_t>& dims) const {
-    (void)node;
-    (void)dims;
-  }
-  // Values near which the op's result changes, for trial data (ThresholdedRelu's alpha).
-  virtual std::vector<double> TrialPivots(const RuleNode& node) const {
+  // Values near which the op's result changes, for trial data (ThresholdedRelu's alpha): the default trial
+  // draws floats near them, and so does the float16 one (rules/float16_in_float.h).
+  virtual std::vector<double> TrialPivots(const ParsedNode& node) const {
     (void)node;
     return {};
   }

@@ -18,6 +18,8 @@ namespace {
 // small dims cover every case their results depend on.
 constexpr int64_t kMaxTrialDim = 6;
 constexpr int64_t kMaxTrialElements = 4096;
+// The rank of drawn data whose rank is not known: the removed ops' NCHW.
+constexpr int64_t kTrialRank = 4;
 
 template <typename T>
 Tensor PackValues(DataType type, const std::vector<int64_t>& dims, const std::vector<double>& values) {
@@ -124,12 +126,12 @@ absl::StatusOr<Tensor> TrialRandom::Pack(DataType type, const std::vector<int64_
                                           : PackValues<double>(type, dims, values);
 }
 
-bool RemovedOpRule::CanFold(const RuleNode& node) const {
+bool RemovedOpRule::CanFold(const ParsedNode& node) const {
   return std::all_of(node.inputs.begin(), node.inputs.end(),
                      [](const RuleInput& input) { return input.name.empty() || input.constant != nullptr; });
 }
 
-int64_t RemovedOpRule::FoldedBytesBound(const RuleNode& node) const {
+int64_t RemovedOpRule::FoldedBytesBound(const ParsedNode& node) const {
   int64_t bytes = 0;
   for (const RuleInput& input : node.inputs) {
     if (input.constant != nullptr)
@@ -138,24 +140,8 @@ int64_t RemovedOpRule::FoldedBytesBound(const RuleNode& node) const {
   return bytes;
 }
 
-absl::StatusOr<std::vector<Tensor>> RemovedOpRule::TrialInputs(const RuleNode& node, TrialRandom& random) const {
-  std::vector<Tensor> inputs;
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
-    const RuleInput& input = node.inputs[i];
-    if (input.constant != nullptr) {
-      inputs.push_back(input.constant->Clone());
-      continue;
-    }
-    if (input.name.empty()) {
-      inputs.emplace_back();
-      continue;
-    }
-    std::vector<int64_t> dims = rules::TrialDims(input.type, TrialRank(), random);
-    AdjustTrialDims(node, dims);
-    ASSIGN_OR_RETURN(Tensor data, random.SpecialFloats(input.type.elem_type, dims, TrialPivots(node)));
-    inputs.push_back(std::move(data));
-  }
-  return inputs;
+absl::StatusOr<std::vector<Tensor>> RemovedOpRule::TrialInputs(const ParsedNode& node, TrialRandom& random) const {
+  return rules::DrawTrialInputs(node, random, TrialPivots(node));
 }
 
 namespace rules {
@@ -348,6 +334,27 @@ std::vector<int64_t> TrialDims(const ValueType& type, int64_t rank, TrialRandom&
     count *= *largest;
   }
   return dims;
+}
+
+absl::StatusOr<std::vector<Tensor>> DrawTrialInputs(const RuleNode& node, TrialRandom& random,
+                                                    const std::vector<double>& pivots,
+                                                    const std::function<void(std::vector<int64_t>&)>& adjust_dims) {
+  std::vector<Tensor> inputs;
+  for (const RuleInput& input : node.inputs) {
+    if (input.constant != nullptr) {
+      inputs.push_back(input.constant->Clone());
+      continue;
+    }
+    if (input.name.empty()) {
+      inputs.emplace_back();
+      continue;
+    }
+    std::vector<int64_t> dims = TrialDims(input.type, kTrialRank, random);
+    if (adjust_dims) adjust_dims(dims);
+    ASSIGN_OR_RETURN(Tensor data, random.SpecialFloats(input.type.elem_type, dims, pivots));
+    inputs.push_back(std::move(data));
+  }
+  return inputs;
 }
 
 }  // namespace rules

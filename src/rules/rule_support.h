@@ -4,6 +4,7 @@
 #define ONNX_LEGALIZE_SRC_RULES_RULE_SUPPORT_H_
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -63,6 +64,12 @@ Tensor FromDoubleValues(const std::vector<int64_t>& dims, const std::vector<doub
 // The dims trial data gets: the known dims with unknown ones (and dims past a size budget) made small;
 // `rank` dims of small sizes when the rank is unknown.
 std::vector<int64_t> TrialDims(const ValueType& type, int64_t rank, TrialRandom& random);
+
+// Verification's default trial data: each constant input as it is, each omitted one an empty tensor, each other
+// drawn as SpecialFloats of its type near `pivots`, of its TrialDims (rank 4 when unknown) after `adjust_dims`.
+absl::StatusOr<std::vector<Tensor>> DrawTrialInputs(
+    const RuleNode& node, TrialRandom& random, const std::vector<double>& pivots,
+    const std::function<void(std::vector<int64_t>&)>& adjust_dims = nullptr);
 
 }  // namespace onnx_legalize::rules
 

@@ -9,21 +9,30 @@
 namespace onnx_legalize::rules {
 namespace {
 
+struct ScaleAttributes {
+  float scale = 1.0f;
+};
+
 class ScaleRule final : public RemovedOpRule {
  public:
   const char* op_type() const override { return "Scale"; }
 
-  absl::StatusOr<int64_t> MinOpset(const RuleNode& node) const override {
+  absl::StatusOr<std::any> Parse(const RuleNode& node) const override {
     RETURN_IF_ERROR(CheckSignature(node, 1, 1, 1, {"scale"}));
-    RETURN_IF_ERROR(FloatAttribute(node, "scale", 1.0f).status());
+    ScaleAttributes attributes;
+    ASSIGN_OR_RETURN(attributes.scale, FloatAttribute(node, "scale", 1.0f));
+    return attributes;
+  }
+
+  absl::StatusOr<int64_t> MinOpset(const ParsedNode& node) const override {
     RETURN_IF_ERROR(FloatInputType(node, 0).status());
     return 7;
   }
 
-  absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t, NameSource& names,
+  absl::StatusOr<Replacement> Replace(const ParsedNode& node, int64_t, NameSource& names,
                                       std::string& became) const override {
     ASSIGN_OR_RETURN(const DataType type, FloatInputType(node, 0));
-    ASSIGN_OR_RETURN(const float scale, FloatAttribute(node, "scale", 1.0f));
+    const float scale = node.attributes<ScaleAttributes>().scale;
     const std::string& output = node.node->output(0);
     Replacement replacement;
     const std::string scale_name = names.Fresh(output + "_scale");
@@ -33,9 +42,9 @@ class ScaleRule final : public RemovedOpRule {
     return replacement;
   }
 
-  absl::StatusOr<std::vector<Tensor>> Reference(const RuleNode& node,
+  absl::StatusOr<std::vector<Tensor>> Reference(const ParsedNode& node,
                                                 const std::vector<const Tensor*>& inputs) const override {
-    ASSIGN_OR_RETURN(const float scale, FloatAttribute(node, "scale", 1.0f));
+    const float scale = node.attributes<ScaleAttributes>().scale;
     const Tensor& x = *inputs[0];
     std::vector<Tensor> result;
     if (x.type() == onnx::TensorProto::FLOAT) {

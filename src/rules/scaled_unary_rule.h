@@ -15,21 +15,30 @@
 
 namespace onnx_legalize::rules {
 
+struct ScaledUnaryAttributes {
+  float alpha = 0.0f;
+  float beta = 0.0f;
+};
+
 class ScaledUnaryRule : public RemovedOpRule {
  public:
-  absl::StatusOr<int64_t> MinOpset(const RuleNode& node) const override {
+  absl::StatusOr<std::any> Parse(const RuleNode& node) const override {
     RETURN_IF_ERROR(CheckSignature(node, 1, 1, 1, {"alpha", "beta"}));
-    RETURN_IF_ERROR(FloatAttribute(node, "alpha", std::nullopt).status());
-    RETURN_IF_ERROR(FloatAttribute(node, "beta", std::nullopt).status());
+    ScaledUnaryAttributes attributes;
+    ASSIGN_OR_RETURN(attributes.alpha, FloatAttribute(node, "alpha", std::nullopt));
+    ASSIGN_OR_RETURN(attributes.beta, FloatAttribute(node, "beta", std::nullopt));
+    return attributes;
+  }
+
+  absl::StatusOr<int64_t> MinOpset(const ParsedNode& node) const override {
     RETURN_IF_ERROR(FloatInputType(node, 0).status());
     return 7;
   }
 
-  absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t, NameSource& names,
+  absl::StatusOr<Replacement> Replace(const ParsedNode& node, int64_t, NameSource& names,
                                       std::string& became) const override {
     ASSIGN_OR_RETURN(const DataType type, FloatInputType(node, 0));
-    ASSIGN_OR_RETURN(const float alpha, FloatAttribute(node, "alpha", std::nullopt));
-    ASSIGN_OR_RETURN(const float beta, FloatAttribute(node, "beta", std::nullopt));
+    const auto& [alpha, beta] = node.attributes<ScaledUnaryAttributes>();
     const std::string& output = node.node->output(0);
     const std::string alpha_name = names.Fresh(output + "_alpha");
     const std::string beta_name = names.Fresh(output + "_beta");
@@ -45,10 +54,9 @@ class ScaledUnaryRule : public RemovedOpRule {
     return replacement;
   }
 
-  absl::StatusOr<std::vector<Tensor>> Reference(const RuleNode& node,
+  absl::StatusOr<std::vector<Tensor>> Reference(const ParsedNode& node,
                                                 const std::vector<const Tensor*>& inputs) const override {
-    ASSIGN_OR_RETURN(const float alpha, FloatAttribute(node, "alpha", std::nullopt));
-    ASSIGN_OR_RETURN(const float beta, FloatAttribute(node, "beta", std::nullopt));
+    const auto& [alpha, beta] = node.attributes<ScaledUnaryAttributes>();
     const Tensor& x = *inputs[0];
     std::vector<Tensor> result;
     if (x.type() == onnx::TensorProto::FLOAT) {

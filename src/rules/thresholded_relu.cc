@@ -17,23 +17,32 @@
 namespace onnx_legalize::rules {
 namespace {
 
+struct ThresholdedReluAttributes {
+  float alpha = 1.0f;
+};
+
 class ThresholdedReluRule final : public RemovedOpRule {
  public:
   const char* op_type() const override { return "ThresholdedRelu"; }
 
   bool IsRemovedAt(const onnx::NodeProto&, int64_t opset) const override { return opset < 10; }
 
-  absl::StatusOr<int64_t> MinOpset(const RuleNode& node) const override {
+  absl::StatusOr<std::any> Parse(const RuleNode& node) const override {
     RETURN_IF_ERROR(CheckSignature(node, 1, 1, 1, {"alpha"}));
-    RETURN_IF_ERROR(FloatAttribute(node, "alpha", 1.0f).status());
+    ThresholdedReluAttributes attributes;
+    ASSIGN_OR_RETURN(attributes.alpha, FloatAttribute(node, "alpha", 1.0f));
+    return attributes;
+  }
+
+  absl::StatusOr<int64_t> MinOpset(const ParsedNode& node) const override {
     RETURN_IF_ERROR(FloatInputType(node, 0).status());
     return 9;
   }
 
-  absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t opset, NameSource& names,
+  absl::StatusOr<Replacement> Replace(const ParsedNode& node, int64_t opset, NameSource& names,
                                       std::string& became) const override {
     ASSIGN_OR_RETURN(const DataType type, FloatInputType(node, 0));
-    ASSIGN_OR_RETURN(const float alpha, FloatAttribute(node, "alpha", 1.0f));
+    const float alpha = node.attributes<ThresholdedReluAttributes>().alpha;
     const std::string& output = node.node->output(0);
     Replacement replacement;
     if (opset >= 10) {
@@ -56,9 +65,9 @@ class ThresholdedReluRule final : public RemovedOpRule {
     return replacement;
   }
 
-  absl::StatusOr<std::vector<Tensor>> Reference(const RuleNode& node,
+  absl::StatusOr<std::vector<Tensor>> Reference(const ParsedNode& node,
                                                 const std::vector<const Tensor*>& inputs) const override {
-    ASSIGN_OR_RETURN(const float alpha, FloatAttribute(node, "alpha", 1.0f));
+    const float alpha = node.attributes<ThresholdedReluAttributes>().alpha;
     const Tensor& x = *inputs[0];
     std::vector<Tensor> result;
     if (x.type() == onnx::TensorProto::FLOAT) {
@@ -73,8 +82,8 @@ class ThresholdedReluRule final : public RemovedOpRule {
     return result;
   }
 
-  std::vector<double> TrialPivots(const RuleNode& node) const override {
-    return {FloatAttribute(node, "alpha", 1.0f).value_or(1.0f)};
+  std::vector<double> TrialPivots(const ParsedNode& node) const override {
+    return {node.attributes<ThresholdedReluAttributes>().alpha};
   }
 };
 

@@ -33,6 +33,8 @@ struct UpsampleSpec {
   std::vector<float> scales;  // empty when they are computed at run time
 };
 
+// The mode and scales, checked against the old spec and against the input they scale: what Parse returns, and what
+// OutputType reads of a node not yet parsed.
 absl::StatusOr<UpsampleSpec> SpecOf(const RuleNode& node) {
   UpsampleSpec spec;
   std::string mode = "nearest";
@@ -158,11 +160,15 @@ class UpsampleRule final : public RemovedOpRule {
 
   bool IsRemovedAt(const onnx::NodeProto&, int64_t opset) const override { return opset >= 10; }
 
-  absl::StatusOr<int64_t> MinOpset(const RuleNode& node) const override {
+  absl::StatusOr<std::any> Parse(const RuleNode& node) const override {
     RETURN_IF_ERROR(CheckSignature(node, 1, 2, 1, {"mode", "scales"}));
-    ASSIGN_OR_RETURN(const UpsampleSpec spec, SpecOf(node));
+    ASSIGN_OR_RETURN(UpsampleSpec spec, SpecOf(node));
+    return spec;
+  }
+
+  absl::StatusOr<int64_t> MinOpset(const ParsedNode& node) const override {
     const DataType type = node.inputs[0].type.elem_type;
-    if (spec.linear) {
+    if (node.attributes<UpsampleSpec>().linear) {
       RETURN_IF_ERROR(FloatInputType(node, 0).status());
     } else if (type != 0 && ElementSize(type) == 0) {
       return Invalid(node, "input '", node.inputs[0].name, "' is ", DataTypeName(type), ", which it cannot copy");
@@ -170,17 +176,16 @@ class UpsampleRule final : public RemovedOpRule {
     return node.opset;  // Resize exists at every opset where Upsample is removed
   }
 
-  bool CanFold(const RuleNode& node) const override {
-    const absl::StatusOr<UpsampleSpec> spec = SpecOf(node);
-    return spec.ok() && !spec->linear && !spec->scales.empty() && node.inputs[0].constant != nullptr;
+  bool CanFold(const ParsedNode& node) const override {
+    const auto& spec = node.attributes<UpsampleSpec>();
+    return !spec.linear && !spec.scales.empty() && node.inputs[0].constant != nullptr;
   }
 
   // The output grows by the product of the scales.
-  int64_t FoldedBytesBound(const RuleNode& node) const override {
-    const absl::StatusOr<UpsampleSpec> spec = SpecOf(node);
-    if (!spec.ok() || node.inputs[0].constant == nullptr) return 0;
+  int64_t FoldedBytesBound(const ParsedNode& node) const override {
+    if (node.inputs[0].constant == nullptr) return 0;
     double bytes = static_cast<double>(node.inputs[0].constant->bytes().size());
-    for (float scale : spec->scales) bytes *= scale;
+    for (float scale : node.attributes<UpsampleSpec>().scales) bytes *= scale;
     return bytes >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(bytes);
   }
 
@@ -196,9 +201,9 @@ class UpsampleRule final : public RemovedOpRule {
     return type;
   }
 
-  absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t opset, NameSource& names,
+  absl::StatusOr<Replacement> Replace(const ParsedNode& node, int64_t opset, NameSource& names,
                                       std::string& became) const override {
-    ASSIGN_OR_RETURN(const UpsampleSpec spec, SpecOf(node));
+    const auto& spec = node.attributes<UpsampleSpec>();
     const std::string& output = node.node->output(0);
     Replacement replacement;
     std::string scales = node.inputs.size() == 2 ? node.node->input(1) : std::string();
@@ -227,9 +232,9 @@ class UpsampleRule final : public RemovedOpRule {
     return replacement;
   }
 
-  absl::StatusOr<std::vector<Tensor>> Reference(const RuleNode& node,
+  absl::StatusOr<std::vector<Tensor>> Reference(const ParsedNode& node,
                                                 const std::vector<const Tensor*>& inputs) const override {
-    ASSIGN_OR_RETURN(const UpsampleSpec spec, SpecOf(node));
+    const auto& spec = node.attributes<UpsampleSpec>();
     const Tensor& x = *inputs[0];
     std::vector<float> scales = spec.scales;
     if (inputs.size() == 2 && inputs[1] != nullptr) scales = FloatsOf(*inputs[1]);
@@ -258,8 +263,8 @@ class UpsampleRule final : public RemovedOpRule {
   }
 
   // Small images grown by the node's own scales (or 2 where they are computed), and the scales themselves.
-  absl::StatusOr<std::vector<Tensor>> TrialInputs(const RuleNode& node, TrialRandom& random) const override {
-    ASSIGN_OR_RETURN(const UpsampleSpec spec, SpecOf(node));
+  absl::StatusOr<std::vector<Tensor>> TrialInputs(const ParsedNode& node, TrialRandom& random) const override {
+    const auto& spec = node.attributes<UpsampleSpec>();
     std::vector<Tensor> inputs;
     if (node.inputs[0].constant != nullptr) {
       inputs.push_back(node.inputs[0].constant->Clone());

@@ -1,10 +1,12 @@
 #include "verify/removed_op_kernels.h"
 
+#include <any>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "rules/registry.h"
 #include "rules/removed_op_rule.h"
+#include "status_macros.h"
 
 namespace onnx_legalize {
 
@@ -31,7 +33,8 @@ absl::StatusOr<std::vector<Tensor>> RemovedOpKernels::Run(const onnx::NodeProto&
   if (!inputs.empty() && inputs[0] == nullptr && node.op_type() != "ConstantFill") {
     return absl::InvalidArgumentError("its input 0 is missing");
   }
-  return rule->Reference(rule_node, inputs);
+  ASSIGN_OR_RETURN(const std::any attributes, rule->Parse(rule_node));
+  return rule->Reference(ParsedNode{rule_node, &attributes}, inputs);
 }
 
 }  // namespace onnx_legalize

@@ -59,11 +59,10 @@ int64_t Float16UlpDistance(uint16_t a, uint16_t b) {
   return da > db ? da - db : db - da;
 }
 
-// Whether `actual` matches `expected`: bit for bit, or for max_ulp > 0 within that many ULPs element by
-// element; a NaN matches any NaN either way, since IEEE 754 leaves the sign and payload of a NaN that
-// arithmetic produces to the implementation (compilers and runtimes order the same operations differently).
-// "" when it does, else what differs.
-std::string Mismatch(const Tensor& expected, const Tensor& actual, int64_t max_ulp) {
+// Whether `actual` matches `expected` bit for bit, but that a NaN matches any NaN, since IEEE 754 leaves the sign
+// and payload of a NaN that arithmetic produces to the implementation (compilers and runtimes order the same
+// operations differently). "" when it does, else what differs, and by how many ULPs.
+std::string Mismatch(const Tensor& expected, const Tensor& actual) {
   if (expected.BitwiseEquals(actual)) return "";
   if (expected.type() != actual.type() || expected.dims() != actual.dims()) {
     return absl::StrCat("the reference gives ", DataTypeName(expected.type()), "[", absl::StrJoin(expected.dims(), ","),
@@ -106,16 +105,15 @@ std::string Mismatch(const Tensor& expected, const Tensor& actual, int64_t max_u
                                                       actual.bytes().data() + i * ElementSize(expected.type()),
                                                       static_cast<size_t>(ElementSize(expected.type()))) == 0;
     if (bitwise) continue;
-    if (max_ulp > 0 && distance >= 0 && distance <= max_ulp) continue;
     return absl::StrCat("element ", i, ": the reference gives ", values, " from the replacement (",
                         distance < 0 ? std::string("not comparable") : absl::StrCat(distance, " ULPs apart"),
-                        max_ulp > 0 ? absl::StrCat(", bound ", max_ulp, ")") : std::string(", bit for bit required)"));
+                        ", bit for bit required)");
   }
   return "";
 }
 
 // The replacement at `opset`, run on `inputs` (by the node's input order; empty tensors for omitted ones).
-absl::StatusOr<std::vector<Tensor>> RunReplacement(const RemovedOpChange& change, const RuleNode& node, int64_t opset,
+absl::StatusOr<std::vector<Tensor>> RunReplacement(const RemovedOpChange& change, const ParsedNode& node, int64_t opset,
                                                    std::vector<const Tensor*> inputs) {
   TrialNames names;
   std::string became;
@@ -152,7 +150,7 @@ absl::Status Failed(const RuleNode& node, absl::string_view what) {
   return VerificationFailure(node.label, absl::StrCat(node.label, ": ", what));
 }
 
-absl::Status VerifyFold(RemovedOpChange& change, const RuleNode& node, int64_t opset) {
+absl::Status VerifyFold(RemovedOpChange& change, const ParsedNode& node, int64_t opset) {
   std::vector<const Tensor*> inputs;
   for (const RuleInput& input : change.inputs) inputs.push_back(input.constant);
   // A fill folded from an input's static shape reads no values: zeros of that shape stand in for it.
@@ -170,16 +168,14 @@ absl::Status VerifyFold(RemovedOpChange& change, const RuleNode& node, int64_t o
   if (!replacement.ok())
     return Failed(node, absl::StrCat("the replacement fails on the constants: ", replacement.status().message()));
   for (size_t i = 0; i < change.folded.size(); ++i) {
-    const std::string mismatch = Mismatch(change.folded[i], (*replacement)[i], change.rule->MaxUlp());
+    const std::string mismatch = Mismatch(change.folded[i], (*replacement)[i]);
     if (!mismatch.empty()) return Failed(node, absl::StrCat("the fold and the replacement differ: ", mismatch));
   }
-  change.verification = absl::StrCat(
-      "fold recomputed by the replacement (",
-      change.rule->MaxUlp() == 0 ? "bit for bit" : absl::StrCat("within ", change.rule->MaxUlp(), " ULPs"), ")");
+  change.verification = "fold recomputed by the replacement (bit for bit)";
   return absl::OkStatus();
 }
 
-absl::Status VerifyRewrite(RemovedOpChange& change, const RuleNode& node, int64_t opset, const Options& options) {
+absl::Status VerifyRewrite(RemovedOpChange& change, const ParsedNode& node, int64_t opset, const Options& options) {
   const std::string where =
       absl::StrCat(change.graph_path, "/", change.node.output_size() > 0 ? change.node.output(0) : "");
   TrialRandom random(options.verify_seed ^ std::hash<std::string>()(where));
@@ -203,7 +199,7 @@ absl::Status VerifyRewrite(RemovedOpChange& change, const RuleNode& node, int64_
                              ": the old op gives a value, the replacement fails: ", replacement.status().message()));
     }
     for (size_t i = 0; i < original->size(); ++i) {
-      const std::string mismatch = Mismatch((*original)[i], (*replacement)[i], change.rule->MaxUlp());
+      const std::string mismatch = Mismatch((*original)[i], (*replacement)[i]);
       if (!mismatch.empty()) {
         return Failed(node, absl::StrCat("trial ", trial, " on ", Describe(inputs), ": ", mismatch));
       }
@@ -215,8 +211,7 @@ absl::Status VerifyRewrite(RemovedOpChange& change, const RuleNode& node, int64_
                   absl::StrCat("the old op refused all ", options.verify_trials, " trials; nothing was compared"));
   }
   change.verification = absl::StrCat(
-      compared, " seeded trials, replacement against the old op's reference (",
-      change.rule->MaxUlp() == 0 ? "bit for bit" : absl::StrCat("within ", change.rule->MaxUlp(), " ULPs"), ")",
+      compared, " seeded trials, replacement against the old op's reference (bit for bit)",
       refused_by_original > 0 ? absl::StrCat("; ", refused_by_original, " inputs the old op refuses skipped") : "");
   return absl::OkStatus();
 }
@@ -225,14 +220,14 @@ absl::Status VerifyRewrite(RemovedOpChange& change, const RuleNode& node, int64_
 
 absl::Status VerifyRemovedOps(RemovedOpPlan& plan, int64_t target, const Options& options) {
   for (RemovedOpChange& change : plan.changes) {
-    const RuleNode node = change.AsRuleNode();
+    const ParsedNode node = change.AsParsedNode();
     if (!options.verify) {
       change.verification = kVerificationSkipped;
       continue;
     }
     if (change.action == Action::kFolded) {
       // A fold is checked against the replacement the rule would write, at the lowest opset that has it.
-      RETURN_IF_ERROR(VerifyFold(change, node, std::max(target, change.rule->MinOpset(node).value_or(target))));
+      RETURN_IF_ERROR(VerifyFold(change, node, std::max(target, change.min_opset)));
     } else {
       RETURN_IF_ERROR(VerifyRewrite(change, node, target, options));
     }

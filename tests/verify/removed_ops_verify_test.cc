@@ -19,8 +19,9 @@ using ::testing::HasSubstr;
 class AffineWithoutBeta final : public RemovedOpRule {
  public:
   const char* op_type() const override { return "Affine"; }
-  absl::StatusOr<int64_t> MinOpset(const RuleNode&) const override { return 7; }
-  absl::StatusOr<Replacement> Replace(const RuleNode& node, int64_t, NameSource& names,
+  absl::StatusOr<std::any> Parse(const RuleNode&) const override { return std::any(); }
+  absl::StatusOr<int64_t> MinOpset(const ParsedNode&) const override { return 7; }
+  absl::StatusOr<Replacement> Replace(const ParsedNode& node, int64_t, NameSource& names,
                                       std::string& became) const override {
     Replacement replacement;
     const std::string alpha = names.Fresh("alpha");
@@ -29,7 +30,7 @@ class AffineWithoutBeta final : public RemovedOpRule {
     became = "Mul";
     return replacement;
   }
-  absl::StatusOr<std::vector<Tensor>> Reference(const RuleNode& node,
+  absl::StatusOr<std::vector<Tensor>> Reference(const ParsedNode& node,
                                                 const std::vector<const Tensor*>& inputs) const override {
     std::vector<float> values = rules::FloatsOf(*inputs[0]);
     for (float& v : values) v = 2.0f * v + 0.5f;
@@ -76,7 +77,7 @@ TEST(RemovedOpsVerifyTest, CatchesAFoldThatDiffersFromItsReplacement) {
   RemovedOpChange change = AffineChange(rule, &x);
   change.action = Action::kFolded;
   const std::vector<const Tensor*> inputs = {&x};
-  change.folded = rule.Reference(change.AsRuleNode(), inputs).value();
+  change.folded = rule.Reference(change.AsParsedNode(), inputs).value();
   plan.changes.push_back(std::move(change));
   const absl::Status status = VerifyRemovedOps(plan, 7, Options{});
   EXPECT_TRUE(IsVerificationFailure(status)) << status;
@@ -89,7 +90,9 @@ TEST(RemovedOpsVerifyTest, PassesTheRealRuleAndSaysWhatItProved) {
   const RemovedOpRule* rule = FindRemovedOpRule(node, 7);
   ASSERT_NE(rule, nullptr);
   RemovedOpPlan plan;
-  plan.changes.push_back(AffineChange(*rule, nullptr));
+  RemovedOpChange change = AffineChange(*rule, nullptr);
+  change.attributes = rule->Parse(change.AsRuleNode()).value();
+  plan.changes.push_back(std::move(change));
   ASSERT_TRUE(VerifyRemovedOps(plan, 7, Options{}).ok());
   EXPECT_THAT(plan.changes[0].verification, HasSubstr("8 seeded trials"));
   EXPECT_THAT(plan.changes[0].verification, HasSubstr("bit for bit"));
