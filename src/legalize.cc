@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
 #include "era/legacy_repairs.h"
 #include "google/protobuf/arena.h"
 #include "graph/graph_locator.h"
@@ -32,7 +33,6 @@
 #include "onnx/shape_inference/implementation.h"
 #include "onnx_legalize/legalize.h"
 #include "pass/pass.h"
-#include "status_macros.h"
 #include "upgrade/opset_upgrade.h"
 #include "verify/dynamic_slice_verify.h"
 #include "verify/opset_move_proof.h"

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "error_kind.h"
+#include "core/error_kind.h"
 #include "onnx_legalize/legalize.h"
 
 namespace onnx_legalize {

@@ -17,12 +17,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
 #include "era/era_walk.h"
 #include "era/legacy_repairs.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
 #include "rules/rule_support.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {

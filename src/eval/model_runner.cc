@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "core/status_macros.h"
 #include "eval/kernels/kernel.h"
 #include "eval/kernels/kernel_support.h"
 #include "eval/kernels/registry.h"
@@ -26,7 +27,6 @@
 #include "graph/names.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {

@@ -16,7 +16,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "eval/tensor.h"
+#include "core/tensor.h"
 #include "graph/subgraphs.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"

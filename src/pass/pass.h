@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "core/tensor.h"
 #include "eval/deferred_tensor.h"
-#include "eval/tensor.h"
 #include "graph/graph_locator.h"
 #include "graph/graph_scope.h"
 #include "onnx/onnx_pb.h"

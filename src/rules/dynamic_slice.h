@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "eval/tensor.h"
+#include "core/tensor.h"
 #include "graph/graph_locator.h"
 #include "graph/graph_scope.h"
 #include "onnx/onnx_pb.h"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "eval/tensor.h"
+#include "core/tensor.h"
 #include "graph/graph_locator.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"

@@ -6,9 +6,9 @@
 #include <limits>
 
 #include "absl/strings/str_join.h"
-#include "eval/float16.h"
+#include "core/float16.h"
+#include "core/status_macros.h"
 #include "graph/op_names.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 

@@ -35,11 +35,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
 #include "graph/graph_validation.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
 #include "onnx/defs/schema.h"
-#include "status_macros.h"
 #include "upgrade/internal.h"
 
 namespace onnx_legalize {

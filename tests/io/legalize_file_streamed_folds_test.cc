@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "core/tensor.h"
 #include "eval/deferred_tensor.h"
-#include "eval/tensor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "legalize_internal.h"

@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "status_macros.h"
+#include "core/status_macros.h"
 
 namespace onnx_legalize {
 

@@ -11,8 +11,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/tensor.h"
 #include "eval/kernels/kernel.h"
-#include "eval/tensor.h"
 
 namespace onnx_legalize {
 

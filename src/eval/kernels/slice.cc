@@ -4,11 +4,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
 #include "eval/kernels/kernel_support.h"
 #include "eval/kernels/registry.h"
 #include "eval/slice_kernels.h"
 #include "graph/op_names.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "eval/tensor.h"
+#include "core/tensor.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/arena.h"
 #include "graph/graph_scope.h"
