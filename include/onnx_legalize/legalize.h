@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "onnx/onnx_pb.h"
+#include "onnx_legalize/external_data_reader.h"
 
 namespace onnx_legalize {
 
@@ -29,16 +30,6 @@ inline constexpr int64_t kMinTargetOpset = 1;
 inline constexpr int64_t kMaxTargetOpset = 17;
 // Slice-10 is the first Slice that takes its indices as inputs.
 inline constexpr int64_t kFirstSliceWithIndexInputs = 10;
-
-// Reads the bytes of tensors stored as external data (data_location EXTERNAL; the external_data keys
-// location, offset and length say where). OpenExternalData gives one for a model file; tests and callers
-// with their own storage implement it.
-class ExternalDataReader {
- public:
-  virtual ~ExternalDataReader() = default;
-  // `tensor`'s external bytes: exactly what its raw_data would hold. Errors name the tensor and the file.
-  virtual absl::StatusOr<std::string> Read(const onnx::TensorProto& tensor) const = 0;
-};
 
 struct Options {
   // Largest folded output, in bytes. A DynamicSlice whose constant result is bigger is rewritten instead,

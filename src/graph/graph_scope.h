@@ -19,7 +19,7 @@
 #include "core/tensor.h"
 #include "graph/subgraphs.h"
 #include "onnx/onnx_pb.h"
-#include "onnx_legalize/legalize.h"
+#include "onnx_legalize/external_data_reader.h"
 
 namespace onnx_legalize {
 
