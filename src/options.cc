@@ -5,7 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/error_kind.h"
-#include "onnx_legalize/legalize.h"
+#include "onnx_legalize/options.h"
+#include "onnx_legalize/save_options.h"
 
 namespace onnx_legalize {
 

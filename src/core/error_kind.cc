@@ -3,7 +3,7 @@
 
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
-#include "onnx_legalize/legalize.h"
+#include "onnx_legalize/error_kind.h"
 
 namespace onnx_legalize {
 

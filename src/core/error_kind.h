@@ -1,4 +1,4 @@
-// How a status says which ErrorKind it is (onnx_legalize/legalize.h): the payloads that mark the two kinds a
+// How a status says which ErrorKind it is (onnx_legalize/error_kind.h): the payloads that mark the two kinds a
 // status code cannot tell, set where the failure is made.
 #ifndef ONNX_LEGALIZE_SRC_CORE_ERROR_KIND_H_
 #define ONNX_LEGALIZE_SRC_CORE_ERROR_KIND_H_

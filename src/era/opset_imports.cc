@@ -21,7 +21,7 @@
 #include "graph/op_names.h"
 #include "graph/opsets.h"
 #include "onnx/defs/schema.h"
-#include "onnx_legalize/legalize.h"
+#include "onnx_legalize/target_opsets.h"
 #include "rules/registry.h"
 
 namespace onnx_legalize {

@@ -10,6 +10,7 @@
 #include "graph/graph_scope.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
+#include "onnx_legalize/findings.h"
 #include "rules/registry.h"
 
 namespace onnx_legalize {

@@ -42,7 +42,7 @@
 #include "graph/opsets.h"
 #include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
-#include "onnx_legalize/legalize.h"
+#include "onnx_legalize/findings.h"
 #include "rules/registry.h"
 
 namespace onnx_legalize {

@@ -23,7 +23,7 @@
 #include "core/status_macros.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
-#include "onnx_legalize/legalize.h"
+#include "onnx_legalize/findings.h"
 #include "report/text_escape.h"
 
 namespace onnx_legalize {

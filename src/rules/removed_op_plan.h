@@ -13,7 +13,7 @@
 #include "core/tensor.h"
 #include "graph/graph_locator.h"
 #include "onnx/onnx_pb.h"
-#include "onnx_legalize/legalize.h"
+#include "onnx_legalize/report.h"
 #include "rules/removed_op_rule.h"
 
 namespace onnx_legalize {

@@ -16,7 +16,7 @@
 
 #include "absl/status/status.h"
 #include "core/error_kind.h"
-#include "onnx_legalize/legalize.h"
+#include "onnx_legalize/options.h"
 #include "rules/dynamic_slice.h"
 
 namespace onnx_legalize {
