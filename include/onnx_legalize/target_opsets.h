@@ -1,4 +1,6 @@
-// The default-domain opsets a request may target (Options::target_opset), apart from the options themselves.
+// The default-domain opsets the library works within, defined here once: the bounds of a request's target
+// (Options::target_opset), of the opset move (src/upgrade/) and of the model runner (src/eval/) are the same
+// because all three are onnx 1.12's opsets.
 #ifndef ONNX_LEGALIZE_INCLUDE_ONNX_LEGALIZE_TARGET_OPSETS_H_
 #define ONNX_LEGALIZE_INCLUDE_ONNX_LEGALIZE_TARGET_OPSETS_H_
 
