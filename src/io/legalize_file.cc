@@ -15,8 +15,8 @@
 #include "absl/strings/string_view.h"
 #include "core/error_kind.h"
 #include "core/status_macros.h"
+#include "driver/legalize_internal.h"
 #include "io/model_io_internal.h"
-#include "legalize_internal.h"
 #include "onnx_legalize/legalize.h"
 
 namespace onnx_legalize {

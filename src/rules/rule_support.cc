@@ -140,13 +140,6 @@ absl::StatusOr<std::vector<Tensor>> RemovedOpRule::TrialInputs(const RuleNode& n
 
 namespace rules {
 
-const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const char* name) {
-  for (const auto& attribute : node.attribute()) {
-    if (attribute.name() == name) return &attribute;
-  }
-  return nullptr;
-}
-
 absl::Status CheckSignature(const RuleNode& node, int min_inputs, int max_inputs, int outputs,
                             std::initializer_list<const char*> known_attributes) {
   const onnx::NodeProto& proto = *node.node;

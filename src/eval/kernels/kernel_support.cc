@@ -69,13 +69,6 @@ absl::StatusOr<const Tensor*> RequiredInput(const KernelContext& ctx, size_t ind
   return tensor;
 }
 
-const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, absl::string_view name) {
-  for (const auto& attribute : node.attribute()) {
-    if (attribute.name() == name) return &attribute;
-  }
-  return nullptr;
-}
-
 namespace {
 
 // The attribute `name` when the node has it with type `type`; nullptr when it has none; InvalidArgument when

@@ -18,6 +18,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
+#include "driver/legalize_internal.h"
 #include "era/legacy_repairs.h"
 #include "google/protobuf/arena.h"
 #include "graph/graph_locator.h"
@@ -27,7 +28,6 @@
 #include "graph/op_names.h"
 #include "graph/opsets.h"
 #include "graph/subgraphs.h"
-#include "legalize_internal.h"
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
