@@ -28,8 +28,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/tensor.h"
 #include "eval/slice_kernels.h"
-#include "eval/tensor.h"
 #include "fuzz_support.h"
 #include "onnx/onnx_pb.h"
 

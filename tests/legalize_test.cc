@@ -3,9 +3,9 @@
 
 #include <optional>
 
+#include "driver/legalize_internal.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "legalize_internal.h"
 #include "test_files.h"
 #include "test_models.h"
 #include "verify/dynamic_slice_verify.h"

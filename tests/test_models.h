@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "eval/tensor.h"
+#include "core/tensor.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
 #include "test_tensors.h"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "eval/tensor.h"
+#include "core/tensor.h"
 #include "gtest/gtest.h"
 
 namespace onnx_legalize::testing {

@@ -17,7 +17,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "onnx/onnx_pb.h"
-#include "onnx_legalize/legalize.h"
+#include "onnx_legalize/findings.h"
 
 namespace onnx_legalize {
 

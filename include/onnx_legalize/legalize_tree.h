@@ -13,7 +13,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "onnx_legalize/legalize.h"
+#include "onnx_legalize/options.h"
+#include "onnx_legalize/save_options.h"
 
 namespace onnx_legalize {
 

@@ -8,11 +8,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/status_macros.h"
 #include "era/era_walk.h"
 #include "era/legacy_repairs.h"
 #include "graph/opsets.h"
 #include "onnx/defs/schema.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {

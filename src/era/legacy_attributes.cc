@@ -17,12 +17,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
 #include "era/era_walk.h"
 #include "era/legacy_repairs.h"
+#include "graph/attributes.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
-#include "rules/rule_support.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {
@@ -32,7 +32,7 @@ constexpr int64_t kBatchNormalizationWithoutConsumedInputs = 6;
 constexpr int64_t kMaxPoolWithDilations = 10;
 
 void WriteConsumedInputs(onnx::NodeProto& node, const std::string& path, LegacyRepairs& repairs) {
-  const onnx::AttributeProto* is_test = rules::FindAttribute(node, "is_test");
+  const onnx::AttributeProto* is_test = FindAttribute(node, "is_test");
   const bool test_mode = (is_test != nullptr && is_test->i() != 0) || node.output_size() <= 1;
   std::vector<int64_t> consumed(5, 0);
   if (!test_mode) consumed[3] = consumed[4] = 1;
@@ -108,7 +108,7 @@ absl::Status RepairLegacyAttributes(onnx::ModelProto& model, LegacyRepairs& repa
     for (onnx::NodeProto& node : *graph.mutable_node()) {
       if (!repaired.ok() || !IsDefaultDomain(node.domain())) continue;
       if (node.op_type() == "BatchNormalization" && opset < kBatchNormalizationWithoutConsumedInputs &&
-          rules::FindAttribute(node, "consumed_inputs") == nullptr) {
+          FindAttribute(node, "consumed_inputs") == nullptr) {
         WriteConsumedInputs(node, path, repairs);
       } else if (node.op_type() == "MaxPool" && opset < kMaxPoolWithDilations) {
         RepairMaxPoolDilations(node, path, repairs);

@@ -1,7 +1,7 @@
 // Opset imports as the exporters of ONNX's first releases wrote them, made explicit:
 //  - IR versions 1 and 2 had no opset_import; their models meant the default domain at opset 1 (onnx's IR
 //    spec: opset_import came with IR 3). The import is written; the IR version is raised where the result is
-//    checked (legalize.cc), as an import needs IR 3.
+//    checked (driver/legalize.cc), as an import needs IR 3.
 //  - WinMLTools 0.1 (2018) wrote IR 3 models with no opset_import at all (its Windows ML preview assumed one).
 //    The default opset meant is the lowest whose schemas every default-domain node fits: its op is defined
 //    there (or is a removed op that the rules read there), each attribute it sets is one the schema declares,
@@ -21,7 +21,7 @@
 #include "graph/op_names.h"
 #include "graph/opsets.h"
 #include "onnx/defs/schema.h"
-#include "onnx_legalize/legalize.h"
+#include "onnx_legalize/target_opsets.h"
 #include "rules/registry.h"
 
 namespace onnx_legalize {

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "status_macros.h"
+#include "core/status_macros.h"
 
 namespace onnx_legalize {
 

@@ -17,7 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "eval/tensor.h"
+#include "core/tensor.h"
 #include "onnx/onnx_pb.h"
 
 namespace onnx_legalize {
@@ -33,7 +33,7 @@ class DeferredTensor {
   virtual DataType type() const = 0;
   virtual const std::vector<int64_t>& dims() const = 0;
 
-  // Hands its raw bytes (eval/tensor.h's layout) to `sink` in order, in parts of bounded size, computing
+  // Hands its raw bytes (core/tensor.h's layout) to `sink` in order, in parts of bounded size, computing
   // each part as it goes; the first error (its own, or sink's) ends it and is returned. Each call computes
   // the value again.
   virtual absl::Status WriteTo(const ByteSink& sink) const = 0;

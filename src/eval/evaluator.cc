@@ -9,13 +9,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "eval/float16.h"
+#include "core/float16.h"
+#include "core/status_macros.h"
 #include "eval/kernels/registry.h"
 #include "eval/slice_kernels.h"
 #include "eval/typed_elements.h"
 #include "graph/graph_scope.h"
 #include "graph/op_names.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "core/status_macros.h"
 #include "eval/kernels/kernel.h"
 #include "eval/kernels/kernel_support.h"
 #include "eval/kernels/registry.h"
@@ -26,7 +27,7 @@
 #include "graph/names.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
-#include "status_macros.h"
+#include "onnx_legalize/target_opsets.h"
 
 namespace onnx_legalize {
 namespace {
@@ -34,9 +35,6 @@ namespace {
 using ::absl::StrCat;
 using ::onnx::TensorProto;
 
-// The opsets whose op versions the kernels implement (each kernel applies the version its opset selects).
-constexpr int64_t kMinOpset = 1;
-constexpr int64_t kMaxOpset = 17;
 // A Loop with neither a trip count nor a condition that turns false would never end; stop it here.
 constexpr int64_t kMaxLoopIterations = int64_t{1} << 16;
 
@@ -443,12 +441,13 @@ std::optional<std::string> FirstUnsupportedNodeIn(const onnx::GraphProto& graph,
   return std::nullopt;
 }
 
-// The model's default-domain opset, when the runner implements it.
+// The model's default-domain opset, when the runner implements it: the kernels apply the op version each opset
+// of onnx 1.12 selects, the opsets a target may be (target_opsets.h).
 absl::StatusOr<int64_t> RunnableOpset(const onnx::ModelProto& model) {
   ASSIGN_OR_RETURN(const int64_t opset, DefaultOpset(model));
-  if (opset < kMinOpset || opset > kMaxOpset) {
-    return absl::UnimplementedError(
-        StrCat("opset ", opset, " (the model runner implements opsets ", kMinOpset, " to ", kMaxOpset, ")"));
+  if (opset < kMinTargetOpset || opset > kMaxTargetOpset) {
+    return absl::UnimplementedError(StrCat("opset ", opset, " (the model runner implements opsets ", kMinTargetOpset,
+                                           " to ", kMaxTargetOpset, ")"));
   }
   return opset;
 }

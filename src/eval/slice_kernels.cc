@@ -15,10 +15,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/status_macros.h"
 #include "onnx/onnx_pb.h"
-#include "status_macros.h"
 
-// Index tensors and data hold little-endian bytes (eval/tensor.h); both kernels read them with memcpy.
+// Index tensors and data hold little-endian bytes (core/tensor.h); both kernels read them with memcpy.
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "onnx-legalize assumes a little-endian host");
 
 namespace onnx_legalize {

@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "eval/tensor.h"
+#include "core/tensor.h"
 
 namespace onnx_legalize {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "eval/tensor.h"
+#include "core/tensor.h"
 #include "graph/op_names.h"
 #include "onnx/onnx_pb.h"
 

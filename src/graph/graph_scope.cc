@@ -4,10 +4,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/external_tensor.h"
+#include "core/status_macros.h"
 #include "graph/names.h"
 #include "graph/op_names.h"
-#include "io/external_data.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {

@@ -16,10 +16,10 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "eval/tensor.h"
+#include "core/tensor.h"
 #include "graph/subgraphs.h"
 #include "onnx/onnx_pb.h"
-#include "onnx_legalize/legalize.h"
+#include "onnx_legalize/external_data_reader.h"
 
 namespace onnx_legalize {
 

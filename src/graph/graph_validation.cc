@@ -11,14 +11,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
-#include "eval/tensor.h"
+#include "core/status_macros.h"
+#include "core/tensor.h"
 #include "graph/graph_scope.h"
 #include "graph/labels.h"
 #include "graph/names.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
 #include "onnx/defs/schema.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {

@@ -1,8 +1,8 @@
 #include "graph/opsets.h"
 
 #include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
 #include "graph/op_names.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 

@@ -3,8 +3,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
 #include "graph/labels.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {

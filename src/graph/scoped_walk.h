@@ -11,7 +11,7 @@
 #include "graph/graph_locator.h"
 #include "graph/graph_scope.h"
 #include "onnx/onnx_pb.h"
-#include "onnx_legalize/legalize.h"
+#include "onnx_legalize/external_data_reader.h"
 
 namespace onnx_legalize {
 

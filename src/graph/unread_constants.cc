@@ -5,10 +5,10 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/string_view.h"
+#include "core/status_macros.h"
 #include "graph/graph_index.h"
 #include "graph/names.h"
 #include "graph/op_names.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {

@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/external_tensor.h"
 #include "onnx/onnx_pb.h"
 
 namespace onnx_legalize {
@@ -31,10 +32,6 @@ struct ExternalDataRef {
   int64_t offset = 0;
   std::optional<int64_t> length;  // nullopt: to the end of the file
 };
-
-inline bool IsExternal(const onnx::TensorProto& tensor) {
-  return tensor.data_location() == onnx::TensorProto::EXTERNAL;
-}
 
 // The reference of `tensor` (which must be IsExternal). InvalidArgument, starting with `what`, when
 // location is missing or empty, a key appears twice, or offset or length is not a non-negative decimal

@@ -13,11 +13,11 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "error_kind.h"
+#include "core/error_kind.h"
+#include "core/status_macros.h"
+#include "driver/legalize_internal.h"
 #include "io/model_io_internal.h"
-#include "legalize_internal.h"
 #include "onnx_legalize/legalize.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 

@@ -24,11 +24,11 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "error_kind.h"
+#include "core/error_kind.h"
+#include "core/status_macros.h"
 #include "onnx_legalize/check_report.h"
 #include "onnx_legalize/legalize.h"
 #include "report/text_escape.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {

@@ -29,7 +29,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "eval/tensor.h"
+#include "core/status_macros.h"
+#include "core/tensor.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "graph/graph_validation.h"
@@ -40,7 +41,6 @@
 #include "io/posix_file.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 

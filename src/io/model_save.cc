@@ -27,6 +27,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/status_macros.h"
 #include "eval/deferred_tensor.h"
 #include "io/external_data.h"
 #include "io/external_folder.h"
@@ -36,7 +37,6 @@
 #include "io/staging.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/legalize.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {

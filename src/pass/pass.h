@@ -1,4 +1,4 @@
-// A pass takes one family of removed ops through the driver's steps (legalize.cc): plan, the opset its
+// A pass takes one family of removed ops through the driver's steps (driver/legalize.cc): plan, the opset its
 // rewrites need, verification, apply, report. The driver runs every pass of Passes() the same way and knows
 // none of them by name.
 //
@@ -16,12 +16,13 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "core/tensor.h"
 #include "eval/deferred_tensor.h"
-#include "eval/tensor.h"
 #include "graph/graph_locator.h"
 #include "graph/graph_scope.h"
 #include "onnx/onnx_pb.h"
-#include "onnx_legalize/legalize.h"
+#include "onnx_legalize/options.h"
+#include "onnx_legalize/report.h"
 #include "rules/dynamic_slice.h"
 #include "rules/fold_budget.h"
 #include "upgrade/opset_upgrade.h"
@@ -104,7 +105,7 @@ struct PassSettings {
 };
 
 // Every pass, in the order the driver verifies and reports them: the removed-op rules, then DynamicSlice. (The
-// driver applies them in the opposite order: see legalize.cc.)
+// driver applies them in the opposite order: see driver/legalize.cc.)
 std::vector<std::unique_ptr<Pass>> MakePasses(const PassSettings& settings = {});
 
 // Plans every pass in one walk of `model` (rules/typed_walk.h). The walk's scopes go to `scopes`, which the

@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
 #include "pass/pass.h"
 #include "pass/removed_ops_pass.h"
 #include "rules/dynamic_slice.h"
 #include "rules/typed_walk.h"
-#include "status_macros.h"
 #include "verify/dynamic_slice_verify.h"
 #include "verify/removed_ops_verify.h"
 #include "verify/streamed_fold.h"

@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
 #include "graph/constant_writer.h"
 #include "graph/graph_locator.h"
 #include "graph/graph_scope.h"
@@ -13,7 +14,6 @@
 #include "graph/op_names.h"
 #include "graph/unread_constants.h"
 #include "pass/removed_ops_pass.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {

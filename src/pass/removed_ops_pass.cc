@@ -6,11 +6,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/status_macros.h"
 #include "graph/graph_scope.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
+#include "onnx_legalize/findings.h"
 #include "rules/registry.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {

@@ -22,7 +22,7 @@
 #include "graph/graph_locator.h"
 #include "graph/graph_scope.h"
 #include "onnx/onnx_pb.h"
-#include "onnx_legalize/legalize.h"
+#include "onnx_legalize/options.h"
 #include "rules/fold_budget.h"
 #include "rules/removed_op_plan.h"
 #include "rules/removed_op_rule.h"

@@ -32,6 +32,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
 #include "era/legacy_repairs.h"
 #include "google/protobuf/arena.h"
 #include "graph/graph_scope.h"
@@ -41,9 +42,8 @@
 #include "graph/opsets.h"
 #include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
-#include "onnx_legalize/legalize.h"
+#include "onnx_legalize/findings.h"
 #include "rules/registry.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {

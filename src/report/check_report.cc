@@ -20,11 +20,11 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "core/status_macros.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
-#include "onnx_legalize/legalize.h"
+#include "onnx_legalize/findings.h"
 #include "report/text_escape.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {

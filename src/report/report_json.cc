@@ -22,7 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
-#include "onnx_legalize/legalize.h"
+#include "onnx_legalize/report.h"
 #include "report/text_escape.h"
 
 namespace onnx_legalize {

@@ -4,9 +4,9 @@
 //   -> y_scaled = Mul(x, alpha)     alpha, beta: scalar constants of x's type
 //      y = Add(y_scaled, beta)
 // The old kernel's two roundings in its order, so the replacement is exact; from opset 7 (broadcasting).
+#include "core/status_macros.h"
 #include "rules/registry.h"
 #include "rules/rule_support.h"
-#include "status_macros.h"
 
 namespace onnx_legalize::rules {
 namespace {

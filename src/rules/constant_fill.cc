@@ -14,9 +14,9 @@
 #include <cstring>
 #include <limits>
 
+#include "core/status_macros.h"
 #include "rules/registry.h"
 #include "rules/rule_support.h"
-#include "status_macros.h"
 
 namespace onnx_legalize::rules {
 namespace {

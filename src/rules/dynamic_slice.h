@@ -19,11 +19,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "eval/tensor.h"
+#include "core/tensor.h"
 #include "graph/graph_locator.h"
 #include "graph/graph_scope.h"
 #include "onnx/onnx_pb.h"
-#include "onnx_legalize/legalize.h"
+#include "onnx_legalize/options.h"
+#include "onnx_legalize/report.h"
 #include "rules/fold_budget.h"
 
 namespace onnx_legalize {

@@ -13,6 +13,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "core/status_macros.h"
 #include "graph/constant_writer.h"
 #include "graph/graph_index.h"
 #include "graph/model_skeleton.h"
@@ -20,7 +21,6 @@
 #include "graph/op_names.h"
 #include "graph/unread_constants.h"
 #include "rules/dynamic_slice.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {

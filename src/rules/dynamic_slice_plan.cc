@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/status_macros.h"
 #include "eval/slice_kernels.h"
 #include "graph/labels.h"
 #include "graph/model_skeleton.h"
@@ -16,7 +17,6 @@
 #include "rules/dynamic_slice.h"
 #include "rules/registry.h"
 #include "rules/typed_walk.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "eval/float16.h"
+#include "core/float16.h"
+#include "core/status_macros.h"
 #include "rules/rule_support.h"
-#include "status_macros.h"
 
 namespace onnx_legalize::rules {
 namespace {

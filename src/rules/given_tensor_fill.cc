@@ -5,9 +5,9 @@
 // declared). A GivenTensorFill whose shape is only known at run time is refused: the values must fill that
 // shape exactly, which only a run can tell.
 #include "absl/strings/str_join.h"
+#include "core/status_macros.h"
 #include "rules/registry.h"
 #include "rules/rule_support.h"
-#include "status_macros.h"
 
 namespace onnx_legalize::rules {
 namespace {

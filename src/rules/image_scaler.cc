@@ -5,9 +5,9 @@
 //      y = Add(y_scaled, bias')             bias': bias shaped [C, 1, 1] to broadcast per channel
 // The same two roundings in the same order as the old kernel (ONNX Runtime's: x * scale, then + bias[c]),
 // so the replacement is exact. Mul and Add broadcast this way from opset 7.
+#include "core/status_macros.h"
 #include "rules/registry.h"
 #include "rules/rule_support.h"
-#include "status_macros.h"
 
 namespace onnx_legalize::rules {
 namespace {

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "eval/tensor.h"
+#include "core/tensor.h"
 #include "graph/graph_locator.h"
 #include "onnx/onnx_pb.h"
-#include "onnx_legalize/legalize.h"
+#include "onnx_legalize/report.h"
 #include "rules/removed_op_rule.h"
 
 namespace onnx_legalize {

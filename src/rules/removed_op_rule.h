@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/tensor.h"
 #include "eval/mt19937_64.h"
-#include "eval/tensor.h"
 #include "graph/graph_scope.h"
 #include "onnx/onnx_pb.h"
 

@@ -6,9 +6,9 @@
 #include <limits>
 
 #include "absl/strings/str_join.h"
-#include "eval/float16.h"
+#include "core/float16.h"
+#include "core/status_macros.h"
 #include "graph/op_names.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 
@@ -145,13 +145,6 @@ absl::StatusOr<std::vector<Tensor>> RemovedOpRule::TrialInputs(const ParsedNode&
 }
 
 namespace rules {
-
-const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const char* name) {
-  for (const auto& attribute : node.attribute()) {
-    if (attribute.name() == name) return &attribute;
-  }
-  return nullptr;
-}
 
 absl::Status CheckSignature(const RuleNode& node, int min_inputs, int max_inputs, int outputs,
                             std::initializer_list<const char*> known_attributes) {

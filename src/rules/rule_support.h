@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "graph/attributes.h"
 #include "rules/removed_op_rule.h"
 
 namespace onnx_legalize::rules {
@@ -36,7 +37,6 @@ absl::StatusOr<std::vector<float>> FloatsAttribute(const RuleNode& node, const c
                                                    bool data = false);
 absl::StatusOr<int64_t> IntAttribute(const RuleNode& node, const char* name, std::optional<int64_t> fallback);
 absl::StatusOr<std::vector<int64_t>> IntsAttribute(const RuleNode& node, const char* name, bool required);
-const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const char* name);
 
 // The element type of input `index`, which must be known and float or double: the types the old ops
 // admitted that ONNX Runtime ran. (float16 reaches a rule as float: rules/float16_in_float.h.)

@@ -2,9 +2,9 @@
 //
 //   y = Scale<scale>(x)  ->  y = Mul(x, scale)     scale: a scalar constant of x's type
 // One multiplication, as the old kernel did: exact. From opset 7 (broadcasting).
+#include "core/status_macros.h"
 #include "rules/registry.h"
 #include "rules/rule_support.h"
-#include "status_macros.h"
 
 namespace onnx_legalize::rules {
 namespace {

@@ -10,8 +10,8 @@
 #ifndef ONNX_LEGALIZE_SRC_RULES_SCALED_UNARY_RULE_H_
 #define ONNX_LEGALIZE_SRC_RULES_SCALED_UNARY_RULE_H_
 
+#include "core/status_macros.h"
 #include "rules/rule_support.h"
-#include "status_macros.h"
 
 namespace onnx_legalize::rules {
 

@@ -10,9 +10,9 @@
 // Runtime's Where turns a -0.0 taken from its true branch into +0.0 (measured), which Where(above, x, zero)
 // would do to x = -0.0 when alpha < 0. The shorter x * Cast(x > alpha) is not exact either: 0 * inf and
 // 0 * NaN are NaN, and 0 * (negative x) is -0. Where exists from opset 9, so a model below 9 moves to 9.
+#include "core/status_macros.h"
 #include "rules/registry.h"
 #include "rules/rule_support.h"
-#include "status_macros.h"
 
 namespace onnx_legalize::rules {
 namespace {

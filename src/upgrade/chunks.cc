@@ -33,11 +33,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
 #include "graph/labels.h"
 #include "graph/names.h"
 #include "graph/subgraphs.h"
 #include "onnx/common/ir_pb_converter.h"
-#include "status_macros.h"
 #include "upgrade/internal.h"
 
 namespace onnx_legalize::opset_upgrade {

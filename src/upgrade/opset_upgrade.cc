@@ -35,11 +35,12 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
 #include "graph/graph_validation.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
 #include "onnx/defs/schema.h"
-#include "status_macros.h"
+#include "onnx_legalize/target_opsets.h"
 #include "upgrade/internal.h"
 
 namespace onnx_legalize {
@@ -95,8 +96,8 @@ absl::StatusOr<int64_t> SourceOpset(const ModelProto& model, int64_t target) {
 
 absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes, const PassThroughOps& pass_through,
                          RenamedOutputs* renamed) {
-  if (target < 1 || target > kMaxConvertibleOpset) {
-    return absl::InvalidArgumentError(absl::StrCat("target opset ", target, " is outside [1, ", kMaxConvertibleOpset,
+  if (target < 1 || target > kMaxTargetOpset) {
+    return absl::InvalidArgumentError(absl::StrCat("target opset ", target, " is outside [1, ", kMaxTargetOpset,
                                                    "], what onnx 1.12's version converter knows"));
   }
   ASSIGN_OR_RETURN(const int64_t from, SourceOpset(model, target));

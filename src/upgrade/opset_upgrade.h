@@ -24,9 +24,6 @@
 
 namespace onnx_legalize {
 
-// The highest default-domain opset onnx 1.12 (the converter we wrap) knows.
-inline constexpr int64_t kMaxConvertibleOpset = 17;
-
 // Default-domain ops besides DynamicSlice that the upgrade passes through untouched: ops removed from ONNX,
 // which onnx 1.12 has no schema for and which the caller rewrites afterwards. The upgrade knows none of
 // them itself; the library's rules say which (pass/passes.h, RemovedOpsPassThrough). Empty functions: none.

@@ -32,12 +32,12 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
 #include "graph/labels.h"
 #include "graph/op_names.h"
 #include "graph/untyped_era_ops.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
-#include "status_macros.h"
 #include "upgrade/internal.h"
 #include "upgrade/stand_in_schema.h"
 

@@ -29,10 +29,10 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
 #include "graph/labels.h"
 #include "graph/op_names.h"
 #include "onnx/defs/schema.h"
-#include "status_macros.h"
 #include "upgrade/internal.h"
 
 namespace onnx_legalize::opset_upgrade {

@@ -9,12 +9,12 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "error_kind.h"
+#include "core/error_kind.h"
+#include "core/status_macros.h"
 #include "eval/mt19937_64.h"
 #include "eval/slice_kernels.h"
 #include "graph/labels.h"
 #include "graph/op_names.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {

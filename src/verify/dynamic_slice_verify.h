@@ -9,14 +9,14 @@
 //
 // A mismatch is an Internal error whose message starts with "verification failed" and names the node and
 // the inputs of the failing trial.
-// It carries a payload under kVerificationFailurePayloadUrl (error_kind.h; the node's label), which
+// It carries a payload under kVerificationFailurePayloadUrl (core/error_kind.h; the node's label), which
 // IsVerificationFailure tests: a caller that adds context to the message keeps the payloads.
 #ifndef ONNX_LEGALIZE_SRC_VERIFY_DYNAMIC_SLICE_VERIFY_H_
 #define ONNX_LEGALIZE_SRC_VERIFY_DYNAMIC_SLICE_VERIFY_H_
 
 #include "absl/status/status.h"
-#include "error_kind.h"
-#include "onnx_legalize/legalize.h"
+#include "core/error_kind.h"
+#include "onnx_legalize/options.h"
 #include "rules/dynamic_slice.h"
 
 namespace onnx_legalize {

@@ -21,7 +21,8 @@
 #include "absl/status/statusor.h"
 #include "eval/model_runner.h"
 #include "onnx/onnx_pb.h"
-#include "onnx_legalize/legalize.h"
+#include "onnx_legalize/options.h"
+#include "onnx_legalize/report.h"
 
 namespace onnx_legalize {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "eval/tensor.h"
+#include "core/tensor.h"
 #include "onnx/onnx_pb.h"
 #include "rules/removed_op_rule.h"
 

@@ -4,9 +4,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
 #include "rules/registry.h"
 #include "rules/removed_op_rule.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 

@@ -9,10 +9,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/float16.h"
+#include "core/status_macros.h"
 #include "eval/evaluator.h"
-#include "eval/float16.h"
 #include "rules/removed_op_plan.h"
-#include "status_macros.h"
 #include "verify/dynamic_slice_verify.h"
 #include "verify/removed_ops_verify.h"
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
-#include "onnx_legalize/legalize.h"
+#include "onnx_legalize/options.h"
 #include "rules/removed_op_plan.h"
 
 namespace onnx_legalize {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "core/tensor.h"
 #include "eval/deferred_tensor.h"
-#include "eval/tensor.h"
 #include "rules/dynamic_slice.h"
 
 namespace onnx_legalize {
@@ -32,7 +32,7 @@ class StreamedFold : public DeferredTensor {
   const std::vector<int64_t>& dims() const override { return dims_; }
 
   // A part that the kernels disagree on, or that either rejects, fails as a verification failure
-  // (error_kind.h) naming the node and the part.
+  // (core/error_kind.h) naming the node and the part.
   absl::Status WriteTo(const ByteSink& sink) const override;
 
  private:

@@ -21,9 +21,9 @@
 #include <string>
 #include <utility>
 
+#include "core/tensor.h"
 #include "era/legacy_repairs.h"
 #include "eval/model_runner.h"
-#include "eval/tensor.h"
 #include "graph/opsets.h"
 #include "onnx/onnx_pb.h"
 #include "verify/removed_op_kernels.h"

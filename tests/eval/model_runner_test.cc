@@ -10,10 +10,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "eval/tensor.h"
+#include "core/status_macros.h"
+#include "core/tensor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "status_macros.h"
 #include "test_models.h"
 
 namespace onnx_legalize {

@@ -21,8 +21,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/tensor.h"
 #include "eval/deferred_tensor.h"
-#include "eval/tensor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "onnx/onnx_pb.h"

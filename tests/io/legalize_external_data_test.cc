@@ -5,7 +5,7 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "eval/tensor.h"
+#include "core/tensor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "io/external_data.h"

@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "core/tensor.h"
+#include "driver/legalize_internal.h"
 #include "eval/deferred_tensor.h"
-#include "eval/tensor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "legalize_internal.h"
 #include "onnx_legalize/legalize.h"
 #include "test_files.h"
 #include "test_models.h"

@@ -17,12 +17,12 @@
 #include <utility>
 #include <vector>
 
+#include "core/status_macros.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "gtest/gtest.h"
 #include "onnx/onnx_pb.h"
-#include "status_macros.h"
 #include "test_files.h"
 #include "test_models.h"
 

@@ -1,4 +1,4 @@
-// The opset upgrade as a sub-library: this binary links onnx_legalize_upgrade and onnx_legalize_graph and
+// The opset upgrade as a sub-library: this binary links its floor and the floors below it (graph, core) and
 // nothing else of onnx-legalize (tests/CMakeLists.txt), so it builds only while the upgrade uses no other
 // stage (no rule, pass, verification or file). What it converts is tested at length in opset_upgrade_test.
 #include <string>

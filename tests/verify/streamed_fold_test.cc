@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "error_kind.h"
+#include "core/error_kind.h"
+#include "core/tensor.h"
 #include "eval/slice_kernels.h"
-#include "eval/tensor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "onnx_legalize/legalize.h"

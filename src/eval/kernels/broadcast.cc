@@ -7,8 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/status_macros.h"
 #include "eval/kernels/kernel_support.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {

@@ -13,13 +13,13 @@
 #include <optional>
 #include <vector>
 
+#include "core/status_macros.h"
 #include "eval/kernels/conv_geometry.h"
 #include "eval/kernels/conv_kernels.h"
 #include "eval/kernels/kernel_support.h"
 #include "eval/kernels/matrix_product.h"
 #include "eval/kernels/numeric.h"
 #include "eval/kernels/registry.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
 #include "eval/kernels/kernel_support.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 

@@ -18,12 +18,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
 #include "eval/kernels/conv_geometry.h"
 #include "eval/kernels/conv_kernels.h"
 #include "eval/kernels/kernel_support.h"
 #include "eval/kernels/matrix_product.h"
 #include "eval/kernels/numeric.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "eval/tensor.h"
+#include "core/tensor.h"
 #include "onnx/onnx_pb.h"
 
 namespace onnx_legalize {

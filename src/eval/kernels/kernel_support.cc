@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "status_macros.h"
+#include "core/status_macros.h"
 
 namespace onnx_legalize {
 
@@ -67,13 +67,6 @@ absl::StatusOr<const Tensor*> RequiredInput(const KernelContext& ctx, size_t ind
   const Tensor* tensor = ctx.Input(index);
   if (tensor == nullptr) return absl::InvalidArgumentError(StrCat("input ", index, " (", what, ") is missing"));
   return tensor;
-}
-
-const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, absl::string_view name) {
-  for (const auto& attribute : node.attribute()) {
-    if (attribute.name() == name) return &attribute;
-  }
-  return nullptr;
 }
 
 namespace {

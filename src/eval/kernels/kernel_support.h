@@ -11,8 +11,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/tensor.h"
 #include "eval/kernels/kernel.h"
-#include "eval/tensor.h"
+#include "graph/attributes.h"
 
 namespace onnx_legalize {
 
@@ -43,7 +44,6 @@ absl::StatusOr<Tensor> WithDims(const Tensor& tensor, std::vector<int64_t> dims)
 absl::Status ExpectInputCount(const KernelContext& ctx, int min, int max);
 absl::StatusOr<const Tensor*> RequiredInput(const KernelContext& ctx, size_t index, absl::string_view what);
 
-const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, absl::string_view name);
 absl::StatusOr<std::optional<int64_t>> IntAttribute(const onnx::NodeProto& node, absl::string_view name);
 absl::StatusOr<std::optional<float>> FloatAttribute(const onnx::NodeProto& node, absl::string_view name);
 absl::StatusOr<std::optional<std::string>> StringAttribute(const onnx::NodeProto& node, absl::string_view name);

@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
 #include "eval/kernels/broadcast.h"
 #include "eval/kernels/kernel_support.h"
 #include "eval/kernels/numeric.h"
 #include "eval/kernels/registry.h"
 #include "eval/typed_elements.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {

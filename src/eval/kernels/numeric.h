@@ -17,7 +17,7 @@
 #include "Eigen/Core"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "eval/tensor.h"
+#include "core/tensor.h"
 #include "onnx/onnx_pb.h"
 
 namespace onnx_legalize {

@@ -39,11 +39,11 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/status_macros.h"
 #include "eval/kernels/kernel_support.h"
 #include "eval/kernels/matrix_product.h"
 #include "eval/kernels/numeric.h"
 #include "eval/kernels/registry.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {

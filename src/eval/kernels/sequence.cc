@@ -9,10 +9,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "core/status_macros.h"
 #include "eval/kernels/kernel_support.h"
 #include "eval/typed_elements.h"
 #include "graph/op_names.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {

@@ -3,11 +3,11 @@
 #include <optional>
 #include <vector>
 
+#include "core/status_macros.h"
 #include "eval/kernels/kernel_support.h"
 #include "eval/kernels/registry.h"
 #include "eval/slice_kernels.h"
 #include "graph/op_names.h"
-#include "status_macros.h"
 
 namespace onnx_legalize {
 namespace {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "eval/float16.h"
+#include "core/float16.h"
 #include "graph/op_names.h"
 #include "upgrade/fixes/adapter_fix.h"
 

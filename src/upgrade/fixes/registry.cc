@@ -28,7 +28,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "status_macros.h"
+#include "core/status_macros.h"
 #include "upgrade/fixes/adapter_fix.h"
 
 namespace onnx_legalize::opset_upgrade {

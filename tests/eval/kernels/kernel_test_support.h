@@ -14,8 +14,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/tensor.h"
 #include "eval/model_runner.h"
-#include "eval/tensor.h"
 #include "gtest/gtest.h"
 #include "test_tensors.h"
 

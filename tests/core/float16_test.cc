@@ -1,6 +1,6 @@
 // float16 to and from float, checked against Eigen::half's conversions (an implementation of its own) on
 // every float16 value and on floats around every float16 rounding boundary, then on whole tensors.
-#include "eval/float16.h"
+#include "core/float16.h"
 
 #include <cmath>
 #include <cstdint>

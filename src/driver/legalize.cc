@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
+#include "driver/legalize_internal.h"
 #include "era/legacy_repairs.h"
 #include "google/protobuf/arena.h"
 #include "graph/graph_locator.h"
@@ -26,13 +28,11 @@
 #include "graph/op_names.h"
 #include "graph/opsets.h"
 #include "graph/subgraphs.h"
-#include "legalize_internal.h"
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
 #include "onnx_legalize/legalize.h"
 #include "pass/pass.h"
-#include "status_macros.h"
 #include "upgrade/opset_upgrade.h"
 #include "verify/dynamic_slice_verify.h"
 #include "verify/opset_move_proof.h"

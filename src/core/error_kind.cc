@@ -1,9 +1,9 @@
-// ErrorKindOf and the statuses that carry a kind a code cannot tell (error_kind.h).
-#include "error_kind.h"
+// ErrorKindOf and the statuses that carry a kind a code cannot tell (core/error_kind.h).
+#include "core/error_kind.h"
 
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
-#include "onnx_legalize/legalize.h"
+#include "onnx_legalize/error_kind.h"
 
 namespace onnx_legalize {
 

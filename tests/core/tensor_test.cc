@@ -1,4 +1,4 @@
-#include "eval/tensor.h"
+#include "core/tensor.h"
 
 #include <cstdint>
 #include <cstring>

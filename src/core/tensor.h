@@ -5,8 +5,8 @@
 // by accident (the copy constructor is explicit through Clone()). A tensor decoded from a large raw_data
 // may view the TensorProto's bytes instead of owning a copy (TensorViewFromProto): a weight of gigabytes
 // is then read where the model holds it.
-#ifndef ONNX_LEGALIZE_SRC_EVAL_TENSOR_H_
-#define ONNX_LEGALIZE_SRC_EVAL_TENSOR_H_
+#ifndef ONNX_LEGALIZE_SRC_CORE_TENSOR_H_
+#define ONNX_LEGALIZE_SRC_CORE_TENSOR_H_
 
 #include <cstdint>
 #include <functional>
@@ -134,4 +134,4 @@ onnx::TensorProto TensorToProto(Tensor tensor, const std::string& name);
 
 }  // namespace onnx_legalize
 
-#endif  // ONNX_LEGALIZE_SRC_EVAL_TENSOR_H_
+#endif  // ONNX_LEGALIZE_SRC_CORE_TENSOR_H_

@@ -1,8 +1,8 @@
 // Legalize() for LegalizeFile: the legalized model goes to the caller while the proofs that it is right
 // (verification of every change, onnx's checker) still run on other threads, so that writing the output
 // and proving it overlap. The caller lets its work become permanent only once the proofs hold.
-#ifndef ONNX_LEGALIZE_SRC_LEGALIZE_INTERNAL_H_
-#define ONNX_LEGALIZE_SRC_LEGALIZE_INTERNAL_H_
+#ifndef ONNX_LEGALIZE_SRC_DRIVER_LEGALIZE_INTERNAL_H_
+#define ONNX_LEGALIZE_SRC_DRIVER_LEGALIZE_INTERNAL_H_
 
 #include <cstdint>
 #include <functional>
@@ -58,4 +58,4 @@ absl::StatusOr<Report> TryLaterTargets(const Options& options, const std::functi
 
 }  // namespace onnx_legalize::internal
 
-#endif  // ONNX_LEGALIZE_SRC_LEGALIZE_INTERNAL_H_
+#endif  // ONNX_LEGALIZE_SRC_DRIVER_LEGALIZE_INTERNAL_H_

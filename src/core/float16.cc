@@ -1,4 +1,4 @@
-#include "eval/float16.h"
+#include "core/float16.h"
 
 #include <cstring>
 #include <string>

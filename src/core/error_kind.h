@@ -1,7 +1,7 @@
-// How a status says which ErrorKind it is (onnx_legalize/legalize.h): the payloads that mark the two kinds a
+// How a status says which ErrorKind it is (onnx_legalize/error_kind.h): the payloads that mark the two kinds a
 // status code cannot tell, set where the failure is made.
-#ifndef ONNX_LEGALIZE_SRC_ERROR_KIND_H_
-#define ONNX_LEGALIZE_SRC_ERROR_KIND_H_
+#ifndef ONNX_LEGALIZE_SRC_CORE_ERROR_KIND_H_
+#define ONNX_LEGALIZE_SRC_CORE_ERROR_KIND_H_
 
 #include <string>
 
@@ -25,4 +25,4 @@ absl::Status VerificationFailure(absl::string_view label, absl::string_view mess
 
 }  // namespace onnx_legalize
 
-#endif  // ONNX_LEGALIZE_SRC_ERROR_KIND_H_
+#endif  // ONNX_LEGALIZE_SRC_CORE_ERROR_KIND_H_

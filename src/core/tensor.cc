@@ -1,4 +1,4 @@
-#include "eval/tensor.h"
+#include "core/tensor.h"
 
 #include <cstring>
 #include <limits>
@@ -8,7 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "status_macros.h"
+#include "core/status_macros.h"
 
 // raw_data is little-endian by definition (onnx.proto), and Tensor keeps the same bytes so that typed
 // fields can be memcpy'd in and raw_data moved out without swapping. That is only right on a

@@ -1,7 +1,7 @@
 // Status propagation helpers. abseil 20220623 ships no status macros, so the project keeps its own two,
 // here and nowhere else.
-#ifndef ONNX_LEGALIZE_SRC_STATUS_MACROS_H_
-#define ONNX_LEGALIZE_SRC_STATUS_MACROS_H_
+#ifndef ONNX_LEGALIZE_SRC_CORE_STATUS_MACROS_H_
+#define ONNX_LEGALIZE_SRC_CORE_STATUS_MACROS_H_
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -26,4 +26,4 @@
   lhs = std::move(statusor).value()
 // NOLINTEND(bugprone-macro-parentheses)
 
-#endif  // ONNX_LEGALIZE_SRC_STATUS_MACROS_H_
+#endif  // ONNX_LEGALIZE_SRC_CORE_STATUS_MACROS_H_

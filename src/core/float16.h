@@ -4,12 +4,12 @@
 // legacy models by computing in float. So float16 data is widened to float (exact), computed in float, and
 // rounded back once to the nearest float16, ties to even (what a Cast to float16 does in every runtime,
 // ONNX Runtime's included): rules/float16_in_float.h.
-#ifndef ONNX_LEGALIZE_SRC_EVAL_FLOAT16_H_
-#define ONNX_LEGALIZE_SRC_EVAL_FLOAT16_H_
+#ifndef ONNX_LEGALIZE_SRC_CORE_FLOAT16_H_
+#define ONNX_LEGALIZE_SRC_CORE_FLOAT16_H_
 
 #include <cstdint>
 
-#include "eval/tensor.h"
+#include "core/tensor.h"
 
 namespace onnx_legalize {
 
@@ -26,4 +26,4 @@ Tensor NarrowToFloat16(const Tensor& tensor);
 
 }  // namespace onnx_legalize
 
-#endif  // ONNX_LEGALIZE_SRC_EVAL_FLOAT16_H_
+#endif  // ONNX_LEGALIZE_SRC_CORE_FLOAT16_H_

@@ -4,8 +4,9 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "error_kind.h"
-#include "onnx_legalize/legalize.h"
+#include "core/error_kind.h"
+#include "onnx_legalize/options.h"
+#include "onnx_legalize/save_options.h"
 
 namespace onnx_legalize {
 

@@ -1,0 +1,87 @@
+// What legalizing did to a model (Report, a NodeReport per removed node) and the report as JSON, apart from
+// the entry points (legalize.h): the stages that fill in a part of it include this alone.
+#ifndef ONNX_LEGALIZE_INCLUDE_ONNX_LEGALIZE_REPORT_H_
+#define ONNX_LEGALIZE_INCLUDE_ONNX_LEGALIZE_REPORT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace onnx_legalize {
+
+// What was done to one removed node.
+enum class Action {
+  kFolded,     // replaced by an initializer holding its value
+  kRewritten,  // replaced by standard nodes (a Slice for DynamicSlice)
+};
+
+struct NodeReport {
+  std::string op_type = "DynamicSlice";  // the removed op: DynamicSlice, ImageScaler, Crop, ...
+  std::string graph_path;                // "main", "main/loop_body", ... (graph names joined by '/')
+  std::string node_name;                 // the node's name; "" when the model gave it none
+  std::string output;                    // the node's output name, which identifies it when it has no name
+  Action action = Action::kFolded;
+  int64_t slice_version = 0;  // for kRewritten: the Slice version it became (1 with keep_opset, else 10+)
+  std::string became;         // what it became: "initializer", "Slice-10", "Mul + Add", ...
+  std::string detail;         // why this action, in a few words
+  std::string verification;   // what verification ran and its result, or "skipped (verification off)"
+};
+
+// What the opset move's proof ran (Report::opset_move_proof). Everything but `seconds` is the same from run to
+// run for the same model and options.
+struct OpsetMoveProof {
+  // Both forms ran on at least one input set and every output was identical (a difference is an error, not a
+  // report).
+  bool executed = false;
+  int64_t input_sets = 0;      // seeded input sets both forms ran to the end on
+  int64_t nodes_executed = 0;  // node runs over both forms and every input set (subgraph nodes each time they run)
+  int64_t work = 0;            // element operations those nodes did, in Options::proof_budget's unit
+  // Wall time of the proof, for people reading the report; the one field that varies from run to run.
+  double seconds = 0;
+  // Why it did not execute (the text after "not executed: " in Report::opset_move; "verification off" when
+  // Options::verify is false); "" when it executed or the opset did not move.
+  std::string why_not;
+};
+
+// A target opset the library chose, tried and left for a later one (Options::target_opset unset).
+struct PassedOverTarget {
+  int64_t opset = 0;
+  std::string reason;  // the failure at that opset
+};
+
+struct Report {
+  int64_t opset_before = 0;  // default-domain opset
+  int64_t opset_after = 0;
+  int64_t ir_version_before = 0;
+  int64_t ir_version_after = 0;
+  // What the model's era left implicit or wrote as onnx no longer reads it, and legalizing wrote anew, one line
+  // each ("the model: IR version 1 has no opset imports and means the default domain at opset 1: imported",
+  // "graph main: nodes listed out of topological order, sorted (...)", "BatchNormalization 'bn' (graph main):
+  // consumed_inputs, which BatchNormalization-1 requires ..."). Empty for a model of a later era.
+  std::vector<std::string> legacy_repairs;
+  // One per removed node found: the other removed ops (main graph first, subgraphs depth first), then
+  // every DynamicSlice in graph order.
+  std::vector<NodeReport> nodes;
+  bool changed = false;  // false when the model held nothing to legalize and kept its opset
+  // What onnx's checker and strict shape inference said of the result; "not run: ..." with the checker's
+  // reason when it rejects the input itself (a result is held to them only when the input passes).
+  std::string onnx_check;
+  // How the opset move was proved: the model before and after it executed on seeded inputs with every output
+  // identical, or "not executed: " and why (an op the library's model runner has no kernel for, ...); ""
+  // when the opset did not move, "skipped (verification off)" with Options::verify false.
+  std::string opset_move;
+  // The same, counted: input sets, nodes executed, work and seconds, or why not. All zero and "" when the opset
+  // did not move.
+  OpsetMoveProof opset_move_proof;
+  // With no target_opset given, the lowest target that expresses every rewrite is tried first; where onnx's
+  // converter or checker fails there for a reason a later opset may avoid, the next ones are tried in turn
+  // (up to 17). The targets passed over, lowest first, each with its failure.
+  std::vector<PassedOverTarget> targets_passed_over;
+};
+
+// The report as a JSON document (stable key order, for tools and CI logs).
+std::string ReportToJson(const Report& report);
+
+}  // namespace onnx_legalize
+
+#endif  // ONNX_LEGALIZE_INCLUDE_ONNX_LEGALIZE_REPORT_H_
