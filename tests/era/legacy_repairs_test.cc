@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gmock/gmock.h"
+#include "graph/attributes.h"
 #include "gtest/gtest.h"
 #include "onnx/checker.h"
 #include "onnx_legalize/legalize.h"
@@ -18,13 +19,6 @@ using ::onnx_legalize::testing::LegalizedCopy;
 using ::onnx_legalize::testing::ParseModel;
 using ::onnx_legalize::testing::SameModel;
 using ::testing::HasSubstr;
-
-const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const std::string& name) {
-  for (const auto& attribute : node.attribute()) {
-    if (attribute.name() == name) return &attribute;
-  }
-  return nullptr;
-}
 
 // A PyTorch 0.2 export: IR 1, no opset_import, attributes without their type field.
 onnx::ModelProto Ir1Model() {
