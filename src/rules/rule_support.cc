@@ -21,6 +21,14 @@ constexpr int64_t kMaxTrialElements = 4096;
 // The rank of drawn data whose rank is not known: the removed ops' NCHW.
 constexpr int64_t kTrialRank = 4;
 
+// InvalidArgument unless `type` is one trial floats are drawn in: float16, float, double.
+absl::Status CheckTrialFloatType(DataType type) {
+  if (type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::DOUBLE || type == onnx::TensorProto::FLOAT16) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat("trial data of type ", DataTypeName(type)));
+}
+
 template <typename T>
 Tensor PackValues(DataType type, const std::vector<int64_t>& dims, const std::vector<double>& values) {
   std::string bytes(values.size() * sizeof(T), '\0');
@@ -51,9 +59,7 @@ int64_t TrialRandom::Uniform(int64_t low, int64_t high) {
 absl::StatusOr<Tensor> TrialRandom::SpecialFloats(DataType type, const std::vector<int64_t>& dims,
                                                   const std::vector<double>& pivots) {
   const bool is_half = type == onnx::TensorProto::FLOAT16;
-  if (type != onnx::TensorProto::FLOAT && type != onnx::TensorProto::DOUBLE && !is_half) {
-    return absl::InvalidArgumentError(absl::StrCat("trial data of type ", DataTypeName(type)));
-  }
+  RETURN_IF_ERROR(CheckTrialFloatType(type));
   ASSIGN_OR_RETURN(const int64_t count, CheckedElementCount(dims, "trial data"));
   const bool is_float = type == onnx::TensorProto::FLOAT;
   const double infinity = std::numeric_limits<double>::infinity();
@@ -97,9 +103,7 @@ absl::StatusOr<Tensor> TrialRandom::SpecialFloats(DataType type, const std::vect
 }
 
 absl::StatusOr<Tensor> TrialRandom::OrdinaryFloats(DataType type, const std::vector<int64_t>& dims) {
-  if (type != onnx::TensorProto::FLOAT && type != onnx::TensorProto::DOUBLE && type != onnx::TensorProto::FLOAT16) {
-    return absl::InvalidArgumentError(absl::StrCat("trial data of type ", DataTypeName(type)));
-  }
+  RETURN_IF_ERROR(CheckTrialFloatType(type));
   ASSIGN_OR_RETURN(const int64_t count, CheckedElementCount(dims, "trial data"));
   std::vector<double> values(static_cast<size_t>(count));
   for (double& value : values) value = OrdinaryValue(-5, 0);
@@ -107,9 +111,13 @@ absl::StatusOr<Tensor> TrialRandom::OrdinaryFloats(DataType type, const std::vec
 }
 
 double TrialRandom::OrdinaryValue(int min_exponent, int max_exponent) {
+  // One draw per statement: C++ leaves the order of operands within an expression open, and the draws must
+  // come in one order whatever the compiler (mantissa, sign, exponent: the order GCC and Clang gave the single
+  // expression this was).
   const double mantissa = static_cast<double>(Uniform(0, 1 << 20)) / (1 << 20);
-  return (Uniform(0, 1) ? -1.0 : 1.0) * (0.5 + mantissa) *
-         std::ldexp(1.0, static_cast<int>(Uniform(min_exponent, max_exponent)));
+  const double sign = Uniform(0, 1) ? -1.0 : 1.0;
+  const auto exponent = static_cast<int>(Uniform(min_exponent, max_exponent));
+  return sign * (0.5 + mantissa) * std::ldexp(1.0, exponent);
 }
 
 absl::StatusOr<Tensor> TrialRandom::Pack(DataType type, const std::vector<int64_t>& dims,

@@ -12,6 +12,7 @@
 // gives it). They stay as defenses.
 #include <cmath>
 #include <limits>
+#include <ostream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -36,6 +37,8 @@ struct Guard {
   Edit edit = nullptr;
   const char* label = nullptr;  // the node's label when it is not "<op> producing 'y'"
 };
+// ctest's name for a row: its own, not the struct's bytes (pointers, which differ from build to build).
+void PrintTo(const Guard& guard, std::ostream* os) { *os << guard.name; }
 
 onnx::AttributeProto& AttributeOfY(onnx::ModelProto& model, const std::string& name) {
   for (onnx::NodeProto& node : *model.mutable_graph()->mutable_node()) {
