@@ -1,7 +1,9 @@
 #include "core/tensor.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <type_traits>
 #include <utility>
 
@@ -325,6 +327,21 @@ absl::StatusOr<Tensor> Tensor::Shell(DataType type, std::vector<int64_t> dims, s
   return tensor;
 }
 
+absl::StatusOr<Tensor> Tensor::Uninitialized(DataType type, std::vector<int64_t> dims) {
+  const std::string what = absl::StrCat(DataTypeName(type), " tensor");
+  ASSIGN_OR_RETURN(const int64_t count, CheckedElementCount(dims, what));
+  ASSIGN_OR_RETURN(const int64_t size, CheckedByteSize(type, dims, count, what));
+  ASSIGN_OR_RETURN(Tensor tensor, Shell(type, std::move(dims), static_cast<size_t>(size), "Uninitialized"));
+  // new char[] leaves the bytes as they are and is aligned for every fundamental type; one byte at least, so
+  // that an empty tensor's view points somewhere.
+  tensor.buffer_.reset(new (std::nothrow) char[static_cast<size_t>(std::max<int64_t>(size, 1))]);
+  if (tensor.buffer_ == nullptr) {
+    return absl::ResourceExhaustedError(absl::StrCat(what, ": ", size, " bytes could not be allocated"));
+  }
+  tensor.viewed_ = std::string_view(tensor.buffer_.get(), static_cast<size_t>(size));
+  return tensor;
+}
+
 absl::StatusOr<Tensor> Tensor::FromBytes(DataType type, std::vector<int64_t> dims, std::string bytes) {
   ASSIGN_OR_RETURN(Tensor tensor, Shell(type, std::move(dims), bytes.size(), "FromBytes"));
   tensor.bytes_ = std::move(bytes);
@@ -341,8 +358,14 @@ std::string& Tensor::mutable_bytes() {
   if (viewed_.has_value()) {
     bytes_.assign(viewed_->data(), viewed_->size());
     viewed_.reset();
+    buffer_.reset();
   }
   return bytes_;
+}
+
+char* Tensor::mutable_data() {
+  if (buffer_ != nullptr) return buffer_.get();
+  return mutable_bytes().data();
 }
 
 std::string Tensor::release_bytes() {

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,6 +53,10 @@ class Tensor {
   // A tensor of `type` and `dims` whose bytes (or strings) are zero-filled (or empty).
   // InvalidArgument on negative dims or an overflowing element count or byte size.
   static absl::StatusOr<Tensor> Zeros(DataType type, std::vector<int64_t> dims);
+  // A tensor of `type` (not STRING) and `dims` whose bytes are left as the allocator gives them, for a kernel
+  // that writes every one of them through mutable_data(): an activation of many megabytes is then written once,
+  // not zero-filled first. Checked as Zeros.
+  static absl::StatusOr<Tensor> Uninitialized(DataType type, std::vector<int64_t> dims);
   // A tensor that takes over `bytes`; InvalidArgument when their length does not fit type and dims.
   static absl::StatusOr<Tensor> FromBytes(DataType type, std::vector<int64_t> dims, std::string bytes);
   // A tensor that views `bytes`, which must outlive it and not change meanwhile; checked as FromBytes.
@@ -74,10 +79,13 @@ class Tensor {
   std::string_view bytes() const { return viewed_.has_value() ? *viewed_ : std::string_view(bytes_); }
   // The bytes to change in place; a tensor that views bytes copies them first, and owns them from then on.
   std::string& mutable_bytes();
-  // The bytes, taken out of the tensor; a copy for a tensor that views them.
+  // The bytes to write in place, as mutable_bytes() but without turning an Uninitialized tensor's own buffer
+  // into a string. Aligned for every element type.
+  char* mutable_data();
+  // The bytes, taken out of the tensor; a copy for a tensor that views them or was made Uninitialized.
   std::string release_bytes();
   // True when the bytes are another object's (TensorViewFromProto), not the tensor's own.
-  bool views_bytes() const { return viewed_.has_value(); }
+  bool views_bytes() const { return viewed_.has_value() && buffer_ == nullptr; }
   // One entry per element for STRING tensors; empty otherwise.
   const std::vector<std::string>& strings() const { return strings_; }
   std::vector<std::string>& mutable_strings() { return strings_; }
@@ -95,7 +103,8 @@ class Tensor {
   std::vector<int64_t> dims_;
   int64_t element_count_ = 0;
   std::string bytes_;
-  std::optional<std::string_view> viewed_;  // set instead of bytes_ for a view
+  std::optional<std::string_view> viewed_;  // set instead of bytes_ for a view, and over buffer_
+  std::unique_ptr<char[]> buffer_;          // an Uninitialized tensor's own bytes (a string would zero-fill them)
   std::vector<std::string> strings_;
 };
 

@@ -516,6 +516,45 @@ TEST(TensorTest, ZerosRejectsUndefinedType) {
   ExpectInvalidArgument(Tensor::Zeros(TensorProto::UNDEFINED, {1}).status(), {"data_type 0"});
 }
 
+TEST(TensorTest, UninitializedHoldsWhatIsWrittenThroughMutableData) {
+  absl::StatusOr<Tensor> tensor = Tensor::Uninitialized(TensorProto::INT32, {2});
+  ASSERT_TRUE(tensor.ok()) << tensor.status();
+  EXPECT_EQ(tensor->element_count(), 2);
+  EXPECT_FALSE(tensor->views_bytes());  // its bytes are its own: the runner may move it on instead of copying it
+  const int32_t values[] = {7, -8};
+  std::memcpy(tensor->mutable_data(), values, sizeof(values));
+  EXPECT_EQ(tensor->bytes(), LittleEndian<int32_t>({7, -8}));
+  const Tensor moved = std::move(*tensor);
+  EXPECT_EQ(moved.bytes(), LittleEndian<int32_t>({7, -8}));
+  EXPECT_EQ(moved.Clone().bytes(), LittleEndian<int32_t>({7, -8}));
+}
+
+TEST(TensorTest, UninitializedGivesItsBytesUpAsAString) {
+  absl::StatusOr<Tensor> tensor = Tensor::Uninitialized(TensorProto::INT64, {1});
+  ASSERT_TRUE(tensor.ok()) << tensor.status();
+  const int64_t value = -3;
+  std::memcpy(tensor->mutable_data(), &value, sizeof(value));
+  std::string& bytes = tensor->mutable_bytes();  // from here a string holds them
+  EXPECT_EQ(bytes, LittleEndian<int64_t>({-3}));
+  bytes = LittleEndian<int64_t>({4});
+  EXPECT_EQ(tensor->bytes(), LittleEndian<int64_t>({4}));
+  EXPECT_EQ(tensor->release_bytes(), LittleEndian<int64_t>({4}));
+}
+
+TEST(TensorTest, UninitializedOfNothingIsEmpty) {
+  absl::StatusOr<Tensor> tensor = Tensor::Uninitialized(TensorProto::FLOAT, {3, 0});
+  ASSERT_TRUE(tensor.ok()) << tensor.status();
+  EXPECT_TRUE(tensor->bytes().empty());
+}
+
+TEST(TensorTest, UninitializedIsCheckedAsZeros) {
+  ExpectInvalidArgument(Tensor::Uninitialized(TensorProto::FLOAT, {-2}).status(), {"-2"});
+  ExpectInvalidArgument(Tensor::Uninitialized(TensorProto::DOUBLE, {kInt64Max / 4}).status(),
+                        {"2305843009213693951", "overflows"});
+  ExpectInvalidArgument(Tensor::Uninitialized(TensorProto::STRING, {1}).status(), {"data_type 8"});
+  ExpectInvalidArgument(Tensor::Uninitialized(TensorProto::UNDEFINED, {1}).status(), {"data_type 0"});
+}
+
 TEST(TensorTest, FromBytesTakesMatchingBytes) {
   absl::StatusOr<Tensor> tensor = Tensor::FromBytes(TensorProto::UINT16, {2}, std::string("\x01\x00\x02\x00", 4));
   ASSERT_TRUE(tensor.ok()) << tensor.status();

@@ -34,22 +34,24 @@ template <typename Fn>
 absl::StatusOr<Outputs> RunActivation(const KernelContext& ctx, Fn fn) {
   RETURN_IF_ERROR(ExpectInputCount(ctx, 1, 1));
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "X"));
-  return Single(VisitFloating(x->type(), ctx.node.op_type(), [&](auto tag) {
+  return Single(VisitFloating(x->type(), ctx.node.op_type(), [&](auto tag) -> absl::StatusOr<Tensor> {
     using T = decltype(tag);
-    std::vector<T> values = ReadAs<T>(*x);
-    for (T& value : values) value = static_cast<T>(fn(value));
-    return WriteAs<T>(x->type(), x->dims(), values);
+    const ElementsAs<T> in(*x);
+    ASSIGN_OR_RETURN(OutputAs<T> out, OutputAs<T>::Make(x->type(), x->dims()));
+    for (size_t i = 0; i < in.size(); ++i) out[i] = static_cast<T>(fn(in[i]));
+    return std::move(out).Finish();
   }));
 }
 
 absl::StatusOr<Outputs> RunRelu(const KernelContext& ctx) {
   RETURN_IF_ERROR(ExpectInputCount(ctx, 1, 1));
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "X"));
-  auto relu = [&](auto tag) {
+  auto relu = [&](auto tag) -> absl::StatusOr<Tensor> {
     using T = decltype(tag);
-    std::vector<T> values = ReadAs<T>(*x);
-    for (T& value : values) value = value < T{0} ? T{0} : value;  // NaN and -0.0 pass through unchanged
-    return WriteAs<T>(x->type(), x->dims(), values);
+    const ElementsAs<T> in(*x);
+    ASSIGN_OR_RETURN(OutputAs<T> out, OutputAs<T>::Make(x->type(), x->dims()));
+    for (size_t i = 0; i < in.size(); ++i) out[i] = in[i] < T{0} ? T{0} : in[i];  // NaN and -0.0 pass unchanged
+    return std::move(out).Finish();
   };
   if (ctx.opset >= kIntegerReluOpset) return Single(VisitSignedNumeric(x->type(), "Relu", relu));
   return Single(VisitFloating(x->type(), "Relu", relu));

@@ -125,12 +125,12 @@ absl::StatusOr<Tensor> ApplyConv(const Tensor& x, const Tensor& w, const Tensor*
   const int64_t in_size = DimsProduct(g.in, 0, g.rank());
   std::vector<int64_t> out_dims = {n_images, maps};
   out_dims.insert(out_dims.end(), g.out.begin(), g.out.end());
-  ASSIGN_OR_RETURN(const int64_t count, CheckedOutputCount(out_dims, "Conv's output"));
+  RETURN_IF_ERROR(CheckedOutputCount(out_dims, "Conv's output").status());
   const int64_t positions = DimsProduct(g.out, 0, g.rank());
   const int64_t rows = cg * kernel_size;
   const int64_t chunk = std::max<int64_t>(1, std::min(positions, kColumnElements / std::max<int64_t>(rows, 1)));
-  const std::vector<T> xv = ReadAs<T>(x), wv = ReadAs<T>(w);
-  std::vector<T> y(static_cast<size_t>(count));
+  const ElementsAs<T> xv(x), wv(w);
+  ASSIGN_OR_RETURN(OutputAs<T> y, OutputAs<T>::Make(x.type(), out_dims));  // every element is a product's
   const bool direct = ReadsInputAsItIs(g);
   std::vector<T> col(direct ? 0 : static_cast<size_t>(rows * chunk));
   for (int64_t n = 0; n < n_images; ++n) {
@@ -152,7 +152,7 @@ absl::StatusOr<Tensor> ApplyConv(const Tensor& x, const Tensor& w, const Tensor*
     }
   }
   if (b != nullptr) {
-    const std::vector<T> bias = ReadAs<T>(*b);
+    const ElementsAs<T> bias(*b);
     for (int64_t n = 0; n < n_images; ++n) {
       for (int64_t m = 0; m < maps; ++m) {
         T* run = y.data() + (n * maps + m) * positions;
@@ -160,7 +160,7 @@ absl::StatusOr<Tensor> ApplyConv(const Tensor& x, const Tensor& w, const Tensor*
       }
     }
   }
-  return WriteAs<T>(x.type(), out_dims, y);
+  return std::move(y).Finish();
 }
 
 absl::StatusOr<Outputs> RunConv(const KernelContext& ctx) {

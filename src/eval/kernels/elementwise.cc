@@ -49,9 +49,9 @@ enum class BinaryOp { kAdd, kSub, kMul, kDiv };
 
 template <typename T>
 absl::StatusOr<Tensor> ApplyBinary(BinaryOp op, const Tensor& a, const Tensor& b, const BinaryShapes& shapes) {
-  const std::vector<T> x = ReadAs<T>(a), y = ReadAs<T>(b);
-  ASSIGN_OR_RETURN(const int64_t count, CheckedOutputCount(shapes.out, "the output"));
-  std::vector<T> out(static_cast<size_t>(count));
+  const ElementsAs<T> x(a), y(b);
+  RETURN_IF_ERROR(CheckedOutputCount(shapes.out, "the output").status());
+  ASSIGN_OR_RETURN(OutputAs<T> out, OutputAs<T>::Make(a.type(), shapes.out));  // one write per element
   bool by_zero = false;
   const std::array<std::vector<int64_t>, 2> strides = {BroadcastStrides(shapes.a, shapes.out),
                                                        BroadcastStrides(shapes.b, shapes.out)};
@@ -65,7 +65,7 @@ absl::StatusOr<Tensor> ApplyBinary(BinaryOp op, const Tensor& a, const Tensor& b
     }
   });
   if (by_zero) return absl::InvalidArgumentError("integer division by zero");
-  return WriteAs<T>(a.type(), shapes.out, out);
+  return std::move(out).Finish();
 }
 
 absl::StatusOr<Outputs> RunBinary(const KernelContext& ctx, BinaryOp op) {
@@ -83,16 +83,16 @@ absl::StatusOr<Outputs> RunBinary(const KernelContext& ctx, BinaryOp op) {
 // Pow: base ** exponent in the base's computing type (std::pow), the exponent converted to it first.
 template <typename T, typename E>
 absl::StatusOr<Tensor> ApplyPow(const Tensor& base, const Tensor& exponent, const BinaryShapes& shapes) {
-  const std::vector<T> x = ReadAs<T>(base);
-  const std::vector<E> y = ReadAs<E>(exponent);
-  ASSIGN_OR_RETURN(const int64_t count, CheckedOutputCount(shapes.out, "the output"));
-  std::vector<T> out(static_cast<size_t>(count));
+  const ElementsAs<T> x(base);
+  const ElementsAs<E> y(exponent);
+  RETURN_IF_ERROR(CheckedOutputCount(shapes.out, "the output").status());
+  ASSIGN_OR_RETURN(OutputAs<T> out, OutputAs<T>::Make(base.type(), shapes.out));  // one write per element
   const std::array<std::vector<int64_t>, 2> strides = {BroadcastStrides(shapes.a, shapes.out),
                                                        BroadcastStrides(shapes.b, shapes.out)};
   ForEachBroadcast(shapes.out, strides, [&](int64_t i, const std::array<int64_t, 2>& at) {
     out[i] = static_cast<T>(std::pow(x[at[0]], static_cast<T>(y[at[1]])));
   });
-  return WriteAs<T>(base.type(), shapes.out, out);
+  return std::move(out).Finish();
 }
 
 absl::StatusOr<Outputs> RunPow(const KernelContext& ctx) {
@@ -136,10 +136,11 @@ T Combine(Variadic op, T acc, T value) {
 template <typename T>
 absl::StatusOr<Tensor> ApplyVariadic(Variadic op, const std::vector<const Tensor*>& inputs,
                                      const std::vector<int64_t>& out_dims) {
-  ASSIGN_OR_RETURN(const int64_t count, CheckedOutputCount(out_dims, "the output"));
-  std::vector<T> out(static_cast<size_t>(count));
+  RETURN_IF_ERROR(CheckedOutputCount(out_dims, "the output").status());
+  // The first input writes every element; the others combine with what is there.
+  ASSIGN_OR_RETURN(OutputAs<T> out, OutputAs<T>::Make(inputs[0]->type(), out_dims));
   for (size_t k = 0; k < inputs.size(); ++k) {
-    const std::vector<T> x = ReadAs<T>(*inputs[k]);
+    const ElementsAs<T> x(*inputs[k]);
     const std::array<std::vector<int64_t>, 1> strides = {BroadcastStrides(inputs[k]->dims(), out_dims)};
     ForEachBroadcast(out_dims, strides, [&](int64_t i, const std::array<int64_t, 1>& at) {
       out[i] = k == 0 ? x[at[0]] : Combine(op, out[i], x[at[0]]);
@@ -149,7 +150,7 @@ absl::StatusOr<Tensor> ApplyVariadic(Variadic op, const std::vector<const Tensor
     if constexpr (std::is_integral_v<T>) return absl::InternalError("Mean of integers");
     for (T& value : out) value /= static_cast<T>(inputs.size());
   }
-  return WriteAs<T>(inputs[0]->type(), out_dims, out);
+  return std::move(out).Finish();
 }
 
 absl::StatusOr<Outputs> RunVariadic(const KernelContext& ctx, Variadic op) {
@@ -185,11 +186,12 @@ template <typename Visit, typename Fn>
 absl::StatusOr<Outputs> RunUnary(const KernelContext& ctx, Visit visit, Fn fn) {
   RETURN_IF_ERROR(ExpectInputCount(ctx, 1, 1));
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "X"));
-  return Single(visit(x->type(), ctx.node.op_type(), [&](auto tag) {
+  return Single(visit(x->type(), ctx.node.op_type(), [&](auto tag) -> absl::StatusOr<Tensor> {
     using T = decltype(tag);
-    std::vector<T> values = ReadAs<T>(*x);
-    for (T& value : values) value = static_cast<T>(fn(value));
-    return WriteAs<T>(x->type(), x->dims(), values);
+    const ElementsAs<T> in(*x);
+    ASSIGN_OR_RETURN(OutputAs<T> out, OutputAs<T>::Make(x->type(), x->dims()));
+    for (size_t i = 0; i < in.size(); ++i) out[i] = static_cast<T>(fn(in[i]));
+    return std::move(out).Finish();
   }));
 }
 

@@ -83,20 +83,20 @@ absl::StatusOr<Tensor> ApplyGemm(const KernelContext& ctx, const Tensor& a, cons
   const T alpha = static_cast<T>(alpha_attr), beta = static_cast<T>(beta_attr);
   const std::vector<int64_t> y_dims = {shape.m, shape.n};
   RETURN_IF_ERROR(CheckedOutputCount(y_dims, "Gemm's output").status());
-  const std::vector<T> av = ReadAs<T>(a), bv = ReadAs<T>(b);
-  std::vector<T> y(static_cast<size_t>(shape.m * shape.n));
+  const ElementsAs<T> av(a), bv(b);
+  ASSIGN_OR_RETURN(OutputAs<T> y, OutputAs<T>::Make(a.type(), y_dims));  // the product writes every element
   MultiplyMatrices<T>({av.data(), a.dims()[0], a.dims()[1], a.dims()[1], shape.trans_a},
                       {bv.data(), b.dims()[0], b.dims()[1], b.dims()[1], shape.trans_b}, y.data(), shape.n);
   for (T& value : y) value = WrappingMul(alpha, value);
   if (c != nullptr && beta != T{0}) {
     ASSIGN_OR_RETURN(const std::vector<int64_t> c_dims, GemmCDims(ctx, *c, shape));
-    const std::vector<T> cv = ReadAs<T>(*c);
+    const ElementsAs<T> cv(*c);
     const std::array<std::vector<int64_t>, 1> strides = {BroadcastStrides(c_dims, y_dims)};
     ForEachBroadcast(y_dims, strides, [&](int64_t i, const std::array<int64_t, 1>& at) {
       y[i] = WrappingAdd(y[i], WrappingMul(beta, cv[at[0]]));
     });
   }
-  return WriteAs<T>(a.type(), y_dims, y);
+  return std::move(y).Finish();
 }
 
 absl::StatusOr<Outputs> RunGemm(const KernelContext& ctx) {
@@ -130,16 +130,16 @@ absl::StatusOr<Tensor> ApplyMatMul(const Tensor& a, const Tensor& b) {
   std::vector<int64_t> out_dims = batch;
   if (a.rank() > 1) out_dims.push_back(m);
   if (b.rank() > 1) out_dims.push_back(n);
-  ASSIGN_OR_RETURN(const int64_t count, CheckedOutputCount(out_dims, "MatMul's output"));
-  const std::vector<T> av = ReadAs<T>(a), bv = ReadAs<T>(b);
-  std::vector<T> out(static_cast<size_t>(count));
+  RETURN_IF_ERROR(CheckedOutputCount(out_dims, "MatMul's output").status());
+  const ElementsAs<T> av(a), bv(b);
+  ASSIGN_OR_RETURN(OutputAs<T> out, OutputAs<T>::Make(a.type(), out_dims));  // the products write every element
   const std::array<std::vector<int64_t>, 2> strides = {BroadcastStrides(a_batch, batch),
                                                        BroadcastStrides(b_batch, batch)};
   ForEachBroadcast(batch, strides, [&](int64_t i, const std::array<int64_t, 2>& at) {
     MultiplyMatrices<T>({av.data() + at[0] * m * k, m, k, k}, {bv.data() + at[1] * k * n, k, n, n},
                         out.data() + i * m * n, n);
   });
-  return WriteAs<T>(a.type(), out_dims, out);
+  return std::move(out).Finish();
 }
 
 absl::StatusOr<Outputs> RunMatMul(const KernelContext& ctx) {

@@ -74,18 +74,20 @@ absl::StatusOr<Tensor> ApplyBatchNorm(const Tensor& x, const std::vector<const T
   const std::vector<T>& mean = p[2];
   std::vector<T> root = p[3];
   for (T& value : root) value = std::sqrt(value + static_cast<T>(epsilon));
-  std::vector<T> values = ReadAs<T>(x);
-  if (values.empty()) return WriteAs<T>(x.type(), x.dims(), values);  // a dim of 0, perhaps C itself
+  const ElementsAs<T> in(x);
+  ASSIGN_OR_RETURN(OutputAs<T> out, OutputAs<T>::Make(x.type(), x.dims()));
+  if (in.empty()) return std::move(out).Finish();  // a dim of 0, perhaps C itself
   const int64_t params_size = static_cast<int64_t>(scale.size());
   const int64_t inner = per_item / params_size;  // elements per parameter within one item of the batch
   // Item by item, parameter by parameter: each run of `inner` elements shares its parameter.
-  T* value = values.data();
-  for (int64_t item = 0; item < static_cast<int64_t>(values.size()) / per_item; ++item) {
+  const T* value = in.data();
+  T* result = out.data();
+  for (int64_t item = 0; item < static_cast<int64_t>(in.size()) / per_item; ++item) {
     for (size_t k = 0; k < scale.size(); ++k) {
-      for (int64_t i = 0; i < inner; ++i, ++value) *value = (*value - mean[k]) / root[k] * scale[k] + bias[k];
+      for (int64_t i = 0; i < inner; ++i) *result++ = (*value++ - mean[k]) / root[k] * scale[k] + bias[k];
     }
   }
-  return WriteAs<T>(x.type(), x.dims(), values);
+  return std::move(out).Finish();
 }
 
 absl::StatusOr<Outputs> RunBatchNormalization(const KernelContext& ctx) {

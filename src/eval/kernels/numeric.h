@@ -17,6 +17,7 @@
 #include "Eigen/Core"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
 #include "core/tensor.h"
 #include "onnx/onnx_pb.h"
 
@@ -66,6 +67,86 @@ absl::StatusOr<Tensor> WriteAs(DataType type, std::vector<int64_t> dims, const s
   if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
   return Tensor::FromBytes(type, std::move(dims), std::move(bytes));
 }
+
+// The elements of `tensor` as T, read where they are stored when T is their stored type, else (float16 read as
+// float) widened into a copy the reader owns. A kernel reads its inputs through this instead of ReadAs: the
+// activations of an image network are megabytes each, and copying each one per node cost a tenth of a proof.
+template <typename T>
+class ElementsAs {
+ public:
+  explicit ElementsAs(const Tensor& tensor) : size_(static_cast<size_t>(tensor.element_count())) {
+    const bool widened = std::is_same_v<T, float> && tensor.type() == onnx::TensorProto::FLOAT16;
+    const char* bytes = tensor.bytes().data();
+    // Tensors own or view heap bytes, aligned for every type; a view elsewhere is read through a copy.
+    if (widened || reinterpret_cast<uintptr_t>(bytes) % alignof(T) != 0) {
+      copy_ = ReadAs<T>(tensor);
+      data_ = copy_.data();
+    } else {
+      data_ = reinterpret_cast<const T*>(bytes);
+    }
+  }
+  ElementsAs(const ElementsAs&) = delete;
+  ElementsAs& operator=(const ElementsAs&) = delete;
+
+  const T* data() const { return data_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const T& operator[](size_t i) const { return data_[i]; }
+  const T* begin() const { return data_; }
+  const T* end() const { return data_ + size_; }
+
+ private:
+  std::vector<T> copy_;
+  const T* data_ = nullptr;
+  size_t size_;
+};
+
+// A kernel's output of `type` and `dims` computed as T, written where the tensor keeps its bytes, except float16,
+// which is computed in float beside them and rounded into them (ties to even) by Finish. Its elements are not
+// initialized: the kernel writes every one.
+template <typename T>
+class OutputAs {
+ public:
+  static absl::StatusOr<OutputAs> Make(DataType type, std::vector<int64_t> dims) {
+    ASSIGN_OR_RETURN(Tensor tensor, Tensor::Uninitialized(type, std::move(dims)));
+    return OutputAs(std::move(tensor));
+  }
+
+  T* data() { return data_; }
+  size_t size() const { return size_; }
+  T& operator[](size_t i) { return data_[i]; }
+  T* begin() { return data_; }
+  T* end() { return data_ + size_; }
+
+  // The tensor, once every element is written.
+  Tensor Finish() && {
+    if (!widened_.empty()) {
+      char* bytes = tensor_.mutable_data();
+      for (size_t i = 0; i < widened_.size(); ++i) {
+        const auto bits = Eigen::numext::bit_cast<uint16_t>(Eigen::half(widened_[i]));
+        std::memcpy(bytes + 2 * i, &bits, 2);
+      }
+    }
+    return std::move(tensor_);
+  }
+
+ private:
+  explicit OutputAs(Tensor tensor) : tensor_(std::move(tensor)), size_(static_cast<size_t>(tensor_.element_count())) {
+    if constexpr (std::is_same_v<T, float>) {
+      if (tensor_.type() == onnx::TensorProto::FLOAT16) {
+        widened_.resize(size_);
+        data_ = widened_.data();
+        return;
+      }
+    }
+    data_ = reinterpret_cast<T*>(tensor_.mutable_data());
+  }
+
+  Tensor tensor_;
+  std::vector<float> widened_;  // float16's values, computed in float
+  T* data_ = nullptr;
+  size_t size_;
+};
 
 inline absl::Status UnsupportedType(DataType type, absl::string_view what, absl::string_view supported) {
   return absl::UnimplementedError(

@@ -132,10 +132,10 @@ void MaxPoolPlane2d(const T* in, const WindowGeometry& g, T* out) {
 
 template <typename T>
 absl::StatusOr<Outputs> ApplyMaxPool(const Tensor& x, const PoolInput& input, bool want_indices, bool column_major) {
-  const std::vector<T> xv = ReadAs<T>(x);
+  const ElementsAs<T> xv(x);
   const int64_t in_size = DimsProduct(input.g.in, 0, input.g.rank());
   const int64_t out_size = DimsProduct(input.g.out, 0, input.g.rank());
-  std::vector<T> y(static_cast<size_t>(input.planes * out_size));
+  ASSIGN_OR_RETURN(OutputAs<T> y, OutputAs<T>::Make(x.type(), input.out_dims));  // one element per window
   std::vector<int64_t> indices(want_indices ? y.size() : 0);
   for (int64_t plane = 0; plane < input.planes; ++plane) {
     const T* in = xv.data() + plane * in_size;
@@ -158,8 +158,7 @@ absl::StatusOr<Outputs> ApplyMaxPool(const Tensor& x, const PoolInput& input, bo
       if (want_indices) indices[plane * out_size + p] = plane * in_size + best_index;
     });
   }
-  ASSIGN_OR_RETURN(Tensor values, WriteAs<T>(x.type(), input.out_dims, y));
-  Outputs outputs = {Share(std::move(values))};
+  Outputs outputs = {Share(std::move(y).Finish())};
   if (want_indices) {
     ASSIGN_OR_RETURN(Tensor index_tensor, TensorOf<int64_t>(onnx::TensorProto::INT64, input.out_dims, indices));
     outputs.push_back(Share(std::move(index_tensor)));
@@ -189,10 +188,10 @@ absl::StatusOr<Outputs> RunMaxPool(const KernelContext& ctx) {
 template <typename T>
 absl::StatusOr<Tensor> ApplyAveragePool(const Tensor& x, const PoolInput& input, bool count_include_pad) {
   const WindowGeometry& g = input.g;
-  const std::vector<T> xv = ReadAs<T>(x);
+  const ElementsAs<T> xv(x);
   const int64_t in_size = DimsProduct(g.in, 0, g.rank());
   const int64_t out_size = DimsProduct(g.out, 0, g.rank());
-  std::vector<T> y(static_cast<size_t>(input.planes * out_size));
+  ASSIGN_OR_RETURN(OutputAs<T> y, OutputAs<T>::Make(x.type(), input.out_dims));  // one element per window
   for (int64_t plane = 0; plane < input.planes; ++plane) {
     const T* in = xv.data() + plane * in_size;
     ForEachWindow(g, [&](int64_t p, const std::vector<int64_t>& start) {
@@ -214,7 +213,7 @@ absl::StatusOr<Tensor> ApplyAveragePool(const Tensor& x, const PoolInput& input,
       y[plane * out_size + p] = sum / static_cast<T>(divisor);
     });
   }
-  return WriteAs<T>(x.type(), input.out_dims, y);
+  return std::move(y).Finish();
 }
 
 absl::StatusOr<Outputs> RunAveragePool(const KernelContext& ctx) {
