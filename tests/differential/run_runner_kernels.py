@@ -402,6 +402,26 @@ for nearest in ["round_prefer_floor", "round_prefer_ceil", "floor", "ceil"]:
         attrs={"mode": "nearest", "nearest_mode": nearest, "coordinate_transformation_mode": "half_pixel"})
 add("resize_sizes", [13], "Resize", [("x", XR), ("roi", EMPTY), ("s", None), ("z", np.array([1, 2, 5, 7], np.int64))],
     attrs={"mode": "nearest", "coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor"})
+# Cubic: the runner sums the last dim first and divides where ORT does, so the bits agree (max_ulp 0).
+for mode in ["half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"]:
+    add("resize_cubic_" + mode, [11, 13], "Resize",
+        [("x", XR), ("roi", EMPTY), ("s", np.array([1, 1, 2, 1.5], np.float32))],
+        attrs={"mode": "cubic", "coordinate_transformation_mode": mode})
+add("resize_cubic_exclude_outside", [11, 13], "Resize",
+    [("x", XR), ("roi", EMPTY), ("s", np.array([1, 1, 0.7, 2.5], np.float32))],
+    attrs={"mode": "cubic", "cubic_coeff_a": -0.5, "exclude_outside": 1})
+add("resize_cubic_sizes", [13], "Resize", [("x", XR), ("roi", EMPTY), ("s", None), ("z", np.array([1, 2, 2, 7], np.int64))],
+    attrs={"mode": "cubic"})
+# W's crop runs past both ends: extrapolated there. ORT crops only the dims it resizes (a dim of scale 1 keeps its
+# coordinates whatever its roi), the runner every dim as the text says, so the crops here are of resized dims.
+ROI = np.array([0, 0, 0.4, -0.2, 1, 1, 0.8, 1.3], np.float32)
+for mode in ["nearest", "linear", "cubic"]:
+    add("resize_crop_" + mode, [13], "Resize", [("x", XR), ("roi", ROI), ("s", None), ("z", np.array([1, 2, 5, 6], np.int64))],
+        attrs={"mode": mode, "coordinate_transformation_mode": "tf_crop_and_resize", "extrapolation_value": -7.5},
+        max_ulp=4 if mode == "linear" else 0, why=LINEAR if mode == "linear" else "")
+add("resize_cubic_special", [13], "Resize",
+    [("x", special((1, 2, 4, 5), 3)), ("roi", EMPTY), ("s", np.array([1, 1, 1.5, 2], np.float32))],
+    attrs={"mode": "cubic"})
 
 # ------------------------------------------------------------------ sequences (opset 11), read through tensors
 F, I64 = TensorProto.FLOAT, TensorProto.INT64

@@ -1,4 +1,4 @@
-// Upsample and Resize, nearest and (N-)linear. The coordinate arithmetic is in float, as the runtimes do it.
+// Upsample and Resize, nearest, (N-)linear and (N-)cubic. The coordinate arithmetic is in float, as the runtimes do it.
 //
 // Upsample-1: attributes height_scale, width_scale (NCHW), mode NEAREST or BILINEAR; Upsample-7: attribute
 // scales, mode nearest or linear; Upsample-9: scales as input 1. Resize-10: scales as input 1. All of them map an
@@ -6,13 +6,22 @@
 // grows and ceil when it shrinks (the texts say neither; ONNX Runtime's reading).
 // Resize-11/13: inputs X, roi, scales, sizes (scales or sizes); coordinate_transformation_mode half_pixel
 // (default), pytorch_half_pixel, align_corners, asymmetric, tf_half_pixel_for_nn; nearest_mode
-// round_prefer_floor (default), round_prefer_ceil, floor, ceil. Not executed: cubic, tf_crop_and_resize.
+// round_prefer_floor (default), round_prefer_ceil, floor, ceil; mode cubic with cubic_coeff_a (-0.75) and
+// exclude_outside (0); tf_crop_and_resize with input roi (each dim's start and end as fractions of its last
+// index) and extrapolation_value (0) for the outputs whose coordinate falls outside the input.
 // Output dims: floor(in * scale), or `sizes`.
 //
 // Linear interpolates each dim whose scale is not 1: a coordinate clamped to [0, in - 1] between its floor
 // x0 and x0 + 1 (clamped), weights 1 - t and t; the corners are added in binary order (the first dim's low
 // corner first), each value times the product of its weights.
+//
+// Cubic (Resize-11 on) interpolates each dim whose scale is not 1 from the four inputs around the unclamped
+// coordinate x: floor(x) - 1 .. floor(x) + 2, read clamped to the edge, weighted by Keys' cubic convolution
+// of t = x - floor(x) with a = cubic_coeff_a. exclude_outside gives the taps outside the input weight 0 and
+// divides the others by their sum. The last dim is summed first, its result weighted into the dim before it,
+// and so on outwards: a 2-D image sums each of four rows, then the four rows, as ONNX Runtime does.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -34,13 +43,32 @@ constexpr int64_t kUpsampleScalesAttributeOpset = 7;
 constexpr int64_t kUpsampleScalesInputOpset = 9;
 constexpr int64_t kResizeModesOpset = 11;
 
+enum class Interpolation { kNearest, kLinear, kCubic };
+
 struct ResizePlan {
   std::vector<int64_t> out_dims;
   std::vector<float> scales;
-  bool linear = false;
+  Interpolation interpolation = Interpolation::kNearest;
+  float cubic_coeff_a = -0.75f;
+  bool exclude_outside = false;
   std::string transform = "asymmetric";
   std::string nearest_mode = "legacy";  // floor when growing, ceil when shrinking (Upsample, Resize-10)
+  std::vector<float> roi;               // tf_crop_and_resize: the starts, then the ends
+  float extrapolation_value = 0.0f;
 };
+
+bool Crops(const ResizePlan& plan) { return plan.transform == "tf_crop_and_resize"; }
+
+// Whether dim d's output coordinates are not simply its input's: a scale other than 1, or a crop.
+bool MovesCoordinates(const ResizePlan& plan, size_t d) {
+  if (plan.scales[d] != 1.0f) return true;
+  return Crops(plan) && (plan.roi[d] != 0.0f || plan.roi[plan.out_dims.size() + d] != 1.0f);
+}
+
+// A cropped output whose coordinate falls outside the input takes extrapolation_value.
+bool Extrapolated(const ResizePlan& plan, float source, int64_t in) {
+  return Crops(plan) && (source < 0.0f || source > static_cast<float>(in - 1));
+}
 
 float SourceCoordinate(const ResizePlan& plan, int64_t x, size_t d, int64_t in) {
   const float scale = plan.scales[d];
@@ -52,6 +80,12 @@ float SourceCoordinate(const ResizePlan& plan, int64_t x, size_t d, int64_t in) 
     return out == 1 ? 0.0f : xf * static_cast<float>(in - 1) / static_cast<float>(out - 1);
   }
   if (plan.transform == "tf_half_pixel_for_nn") return (xf + 0.5f) / scale;
+  if (Crops(plan)) {
+    const float start = plan.roi[d], end = plan.roi[plan.out_dims.size() + d];
+    const auto last = static_cast<float>(in - 1);
+    return out > 1 ? start * last + xf * (end - start) * last / static_cast<float>(out - 1)
+                   : 0.5f * (start + end) * last;
+  }
   return xf / scale;  // asymmetric
 }
 
@@ -79,6 +113,7 @@ int64_t NearestIndex(const ResizePlan& plan, float x, size_t d, int64_t in) {
 struct Taps {
   std::vector<int64_t> low, high;
   std::vector<float> t;
+  std::vector<bool> extrapolated;
   bool interpolated = false;
 };
 
@@ -86,11 +121,13 @@ std::vector<Taps> TapsOf(const ResizePlan& plan, const std::vector<int64_t>& in_
   std::vector<Taps> taps(in_dims.size());
   for (size_t d = 0; d < in_dims.size(); ++d) {
     Taps& tap = taps[d];
-    tap.interpolated = plan.linear && plan.scales[d] != 1.0f;
+    const bool linear = plan.interpolation == Interpolation::kLinear;
+    tap.interpolated = linear && MovesCoordinates(plan, d);
     for (int64_t x = 0; x < plan.out_dims[d]; ++x) {
       const float source = SourceCoordinate(plan, x, d, in_dims[d]);
+      tap.extrapolated.push_back(Extrapolated(plan, source, in_dims[d]));
       if (!tap.interpolated) {
-        tap.low.push_back(plan.linear ? std::min(x, in_dims[d] - 1) : NearestIndex(plan, source, d, in_dims[d]));
+        tap.low.push_back(linear ? std::min(x, in_dims[d] - 1) : NearestIndex(plan, source, d, in_dims[d]));
         tap.high.push_back(tap.low.back());
         tap.t.push_back(0.0f);
         continue;
@@ -103,6 +140,22 @@ std::vector<Taps> TapsOf(const ResizePlan& plan, const std::vector<int64_t>& in_
     }
   }
   return taps;
+}
+
+// Output position `o` advanced to the next in row-major order.
+void NextPosition(std::vector<int64_t>& o, const std::vector<int64_t>& dims) {
+  for (size_t d = dims.size(); d-- > 0;) {
+    if (++o[d] < dims[d]) return;
+    o[d] = 0;
+  }
+}
+
+template <typename AnyTaps>
+bool AnyExtrapolated(const std::vector<AnyTaps>& taps, const std::vector<int64_t>& o) {
+  for (size_t d = 0; d < taps.size(); ++d) {
+    if (taps[d].extrapolated[static_cast<size_t>(o[d])]) return true;
+  }
+  return false;
 }
 
 template <typename T>
@@ -120,6 +173,11 @@ absl::StatusOr<Tensor> ApplyResize(const Tensor& x, const ResizePlan& plan) {
   std::vector<int64_t> o(rank, 0), at(rank);
   const size_t corners = size_t{1} << interpolated.size();
   for (int64_t p = 0; p < count; ++p) {
+    if (AnyExtrapolated(taps, o)) {
+      out[p] = static_cast<T>(plan.extrapolation_value);
+      NextPosition(o, plan.out_dims);
+      continue;
+    }
     T sum = 0;
     for (size_t corner = 0; corner < corners; ++corner) {
       T weight = 1;
@@ -136,12 +194,109 @@ absl::StatusOr<Tensor> ApplyResize(const Tensor& x, const ResizePlan& plan) {
       sum = corners == 1 ? in[offset] : sum + in[offset] * weight;
     }
     out[p] = sum;
-    for (size_t d = rank; d-- > 0;) {
-      if (++o[d] < plan.out_dims[d]) break;
-      o[d] = 0;
-    }
+    NextPosition(o, plan.out_dims);
   }
   return WriteAs<T>(x.type(), plan.out_dims, out);
+}
+
+// Keys' cubic convolution weights of the four taps around a coordinate whose distance past its floor is `t`,
+// in float as ONNX Runtime computes them (t + 1, 1 - t and 2 - t are each tap's distance).
+std::array<float, 4> CubicWeights(float t, float a) {
+  const float t0 = t + 1.0f, t2 = 1.0f - t, t3 = 2.0f - t;
+  return {((a * t0 - 5 * a) * t0 + 8 * a) * t0 - 4 * a, ((a + 2) * t - (a + 3)) * t * t + 1,
+          ((a + 2) * t2 - (a + 3)) * t2 * t2 + 1, ((a * t3 - 5 * a) * t3 + 8 * a) * t3 - 4 * a};
+}
+
+// Per dim and output index: the four input indices (clamped to the edge), their weights and the sum the weights
+// are divided by (1 but with exclude_outside), or, for a dim whose scale is 1, the one index it copies.
+struct CubicTaps {
+  std::vector<std::array<int64_t, 4>> index;
+  std::vector<std::array<float, 4>> weight;
+  std::vector<float> divisor;
+  std::vector<bool> extrapolated;
+  bool interpolated = false;
+};
+
+std::vector<CubicTaps> CubicTapsOf(const ResizePlan& plan, const std::vector<int64_t>& in_dims) {
+  std::vector<CubicTaps> taps(in_dims.size());
+  for (size_t d = 0; d < in_dims.size(); ++d) {
+    CubicTaps& tap = taps[d];
+    const int64_t in = in_dims[d];
+    tap.interpolated = MovesCoordinates(plan, d);
+    for (int64_t x = 0; x < plan.out_dims[d]; ++x) {
+      const float source = SourceCoordinate(plan, x, d, in);
+      tap.extrapolated.push_back(Extrapolated(plan, source, in));
+      if (!tap.interpolated) {
+        tap.index.push_back({std::min(x, in - 1), 0, 0, 0});
+        tap.weight.push_back({1.0f, 0.0f, 0.0f, 0.0f});
+        tap.divisor.push_back(1.0f);
+        continue;
+      }
+      const float floor = std::floor(source);
+      const auto first = static_cast<int64_t>(floor) - 1;
+      std::array<float, 4> weight = CubicWeights(source - floor, plan.cubic_coeff_a);
+      std::array<int64_t, 4> index{};
+      float sum = 0.0f;
+      for (int64_t k = 0; k < 4; ++k) {
+        const int64_t at = first + k;
+        if (plan.exclude_outside && (at < 0 || at >= in)) weight[k] = 0.0f;
+        sum += weight[k];
+        index[k] = std::min(std::max<int64_t>(at, 0), in - 1);
+      }
+      tap.index.push_back(index);
+      tap.weight.push_back(weight);
+      tap.divisor.push_back(plan.exclude_outside ? sum : 1.0f);
+    }
+  }
+  return taps;
+}
+
+// The cubic interpolation of output position `o` over dims d.. of the input, at `offset` (the input's row-major
+// offset of the indices chosen for dims ..d-1). `last` is the last interpolated dim. ONNX Runtime divides each
+// weight by the divisor in the last dim and each weighted value in the dims before it; so does this, to give
+// its bits (the divisor is 1 but with exclude_outside).
+template <typename T>
+T CubicSample(const T* in, const std::vector<int64_t>& in_dims, const std::vector<CubicTaps>& taps, size_t last,
+              const std::vector<int64_t>& o, size_t d, int64_t offset) {
+  if (d == in_dims.size()) return in[offset];
+  const CubicTaps& tap = taps[d];
+  const size_t at = static_cast<size_t>(o[d]);
+  if (!tap.interpolated) return CubicSample(in, in_dims, taps, last, o, d + 1, offset * in_dims[d] + tap.index[at][0]);
+  const auto divisor = static_cast<T>(tap.divisor[at]);
+  T sum = 0;
+  for (size_t k = 0; k < 4; ++k) {
+    const T value = CubicSample(in, in_dims, taps, last, o, d + 1, offset * in_dims[d] + tap.index[at][k]);
+    const auto weight = static_cast<T>(tap.weight[at][k]);
+    sum += d == last ? weight / divisor * value : value * weight / divisor;
+  }
+  return sum;
+}
+
+template <typename T>
+absl::StatusOr<Tensor> ApplyCubicResize(const Tensor& x, const ResizePlan& plan) {
+  RETURN_IF_ERROR(CheckedOutputCount(plan.out_dims, "the resized output").status());
+  const std::vector<CubicTaps> taps = CubicTapsOf(plan, x.dims());
+  const ElementsAs<T> in(x);
+  ASSIGN_OR_RETURN(OutputAs<T> out, OutputAs<T>::Make(x.type(), plan.out_dims));
+  size_t last = 0;
+  for (size_t d = 0; d < taps.size(); ++d) {
+    if (taps[d].interpolated) last = d;
+  }
+  std::vector<int64_t> o(plan.out_dims.size(), 0);
+  for (size_t p = 0; p < out.size(); ++p) {
+    out[p] = AnyExtrapolated(taps, o) ? static_cast<T>(plan.extrapolation_value)
+                                      : CubicSample(in.data(), x.dims(), taps, last, o, 0, 0);
+    NextPosition(o, plan.out_dims);
+  }
+  return std::move(out).Finish();
+}
+
+// Nearest and linear take every numeric type; cubic the floating ones (ONNX Runtime's cubic takes float alone).
+absl::StatusOr<Outputs> Resized(const Tensor& x, const ResizePlan& plan, absl::string_view op) {
+  if (plan.interpolation == Interpolation::kCubic) {
+    return Single(VisitFloating(x.type(), op, [&](auto tag) { return ApplyCubicResize<decltype(tag)>(x, plan); }));
+  }
+  return Single(VisitNumeric(x.type(), op, [&](auto tag) { return ApplyResize<decltype(tag)>(x, plan); }));
 }
 
 absl::Status SetScales(ResizePlan& plan, const Tensor& x, std::vector<float> scales) {
@@ -164,21 +319,27 @@ absl::StatusOr<std::vector<float>> FloatValues(const Tensor& t, absl::string_vie
   return ReadAs<float>(t);
 }
 
-absl::Status SetMode(ResizePlan& plan, const std::string& mode) {
+// `with_cubic`: Resize from opset 11 has mode cubic; Upsample and Resize-10 do not.
+absl::Status SetMode(ResizePlan& plan, const std::string& mode, bool with_cubic) {
   const std::string lower = absl::AsciiStrToLower(mode);
   if (lower == "nearest") return absl::OkStatus();
   if (lower == "linear" || lower == "bilinear") {
-    plan.linear = true;
+    plan.interpolation = Interpolation::kLinear;
     return absl::OkStatus();
   }
-  return absl::UnimplementedError(StrCat("mode '", mode, "' (the runner resizes nearest and linear)"));
+  if (lower == "cubic" && with_cubic) {
+    plan.interpolation = Interpolation::kCubic;
+    return absl::OkStatus();
+  }
+  if (lower == "cubic") return absl::InvalidArgumentError("mode 'cubic' is Resize's only from opset 11");
+  return absl::UnimplementedError(StrCat("mode '", mode, "' (the runner resizes nearest, linear and cubic)"));
 }
 
 absl::StatusOr<Outputs> RunUpsample(const KernelContext& ctx) {
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "X"));
   ResizePlan plan;
   ASSIGN_OR_RETURN(const std::string mode, StringAttributeOr(ctx.node, "mode", "nearest"));
-  RETURN_IF_ERROR(SetMode(plan, mode));
+  RETURN_IF_ERROR(SetMode(plan, mode, /*with_cubic=*/false));
   std::vector<float> scales;
   if (ctx.opset >= kUpsampleScalesInputOpset) {
     RETURN_IF_ERROR(ExpectInputCount(ctx, 2, 2));
@@ -199,7 +360,7 @@ absl::StatusOr<Outputs> RunUpsample(const KernelContext& ctx) {
     scales = {1.0f, 1.0f, *height, *width};
   }
   RETURN_IF_ERROR(SetScales(plan, *x, scales));
-  return Single(VisitNumeric(x->type(), "Upsample", [&](auto tag) { return ApplyResize<decltype(tag)>(*x, plan); }));
+  return Resized(*x, plan, "Upsample");
 }
 
 // Resize-11/13's scales or sizes, whichever is given (a present but empty tensor counts as absent).
@@ -226,11 +387,25 @@ absl::Status ResizeTarget(const KernelContext& ctx, const Tensor& x, ResizePlan&
   return absl::OkStatus();
 }
 
+// tf_crop_and_resize's roi (input 1): a start and an end per dim, of any floating type, read as float.
+absl::Status SetRoi(const KernelContext& ctx, const Tensor& x, ResizePlan& plan) {
+  ASSIGN_OR_RETURN(const Tensor* roi, RequiredInput(ctx, 1, "roi"));
+  if (roi->rank() != 1 || roi->element_count() != 2 * x.rank()) {
+    return absl::InvalidArgumentError(
+        StrCat("roi ", Describe(*roi), " must hold a start and an end for each dim of ", Describe(x)));
+  }
+  ASSIGN_OR_RETURN(plan.roi, VisitFloating(roi->type(), "roi", [&](auto tag) -> absl::StatusOr<std::vector<float>> {
+                     const ElementsAs<decltype(tag)> values(*roi);
+                     return std::vector<float>(values.begin(), values.end());
+                   }));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Outputs> RunResize(const KernelContext& ctx) {
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "X"));
   ResizePlan plan;
   ASSIGN_OR_RETURN(const std::string mode, StringAttributeOr(ctx.node, "mode", "nearest"));
-  RETURN_IF_ERROR(SetMode(plan, mode));
+  RETURN_IF_ERROR(SetMode(plan, mode, /*with_cubic=*/ctx.opset >= kResizeModesOpset));
   if (ctx.opset < kResizeModesOpset) {
     RETURN_IF_ERROR(ExpectInputCount(ctx, 2, 2));
     ASSIGN_OR_RETURN(const Tensor* scales, RequiredInput(ctx, 1, "scales"));
@@ -240,8 +415,8 @@ absl::StatusOr<Outputs> RunResize(const KernelContext& ctx) {
     RETURN_IF_ERROR(ExpectInputCount(ctx, 1, 4));
     ASSIGN_OR_RETURN(plan.transform, StringAttributeOr(ctx.node, "coordinate_transformation_mode", "half_pixel"));
     ASSIGN_OR_RETURN(plan.nearest_mode, StringAttributeOr(ctx.node, "nearest_mode", "round_prefer_floor"));
-    const std::vector<std::string> transforms = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
-                                                 "tf_half_pixel_for_nn"};
+    const std::vector<std::string> transforms = {"half_pixel", "pytorch_half_pixel",   "align_corners",
+                                                 "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize"};
     if (std::find(transforms.begin(), transforms.end(), plan.transform) == transforms.end()) {
       return absl::UnimplementedError(StrCat("coordinate_transformation_mode '", plan.transform, "'"));
     }
@@ -249,9 +424,14 @@ absl::StatusOr<Outputs> RunResize(const KernelContext& ctx) {
     if (std::find(roundings.begin(), roundings.end(), plan.nearest_mode) == roundings.end()) {
       return absl::InvalidArgumentError(StrCat("nearest_mode '", plan.nearest_mode, "' is unknown"));
     }
+    ASSIGN_OR_RETURN(plan.cubic_coeff_a, FloatAttributeOr(ctx.node, "cubic_coeff_a", -0.75f));
+    ASSIGN_OR_RETURN(const int64_t exclude_outside, IntAttributeOr(ctx.node, "exclude_outside", 0));
+    plan.exclude_outside = exclude_outside != 0;
+    ASSIGN_OR_RETURN(plan.extrapolation_value, FloatAttributeOr(ctx.node, "extrapolation_value", 0.0f));
     RETURN_IF_ERROR(ResizeTarget(ctx, *x, plan));
+    if (Crops(plan)) RETURN_IF_ERROR(SetRoi(ctx, *x, plan));
   }
-  return Single(VisitNumeric(x->type(), "Resize", [&](auto tag) { return ApplyResize<decltype(tag)>(*x, plan); }));
+  return Resized(*x, plan, "Resize");
 }
 
 }  // namespace

@@ -127,6 +127,93 @@ TEST(TensorOpsKernelTest, UpsampleRepeatsNearestAndResizeInterpolates) {
                         StatusCode::kInvalidArgument, {"scales has 3 values for float[1,1,1,2]"}));
 }
 
+// Cubic, asymmetric, W doubled: output x reads around x / 2 with Keys' weights at a = -0.75; at t = 0.5 they are
+// -0.09375, 0.59375, 0.59375, -0.09375 (exact in float), and the taps past the edge read the edge.
+constexpr char kCubicResize[] = R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[1,1,1,4] x) => (float[1,1,1,8] y) {
+      s = Constant <value = float[4] {1.0, 1.0, 1.0, 2.0}> ()
+      y = Resize <mode = "cubic", coordinate_transformation_mode = "asymmetric"EXTRA> (x, , s)
+    })";
+
+onnx::ModelProto CubicResize(const std::string& extra) {
+  std::string text = kCubicResize;
+  text.replace(text.find("EXTRA"), 5, extra);
+  return ParseModel(text.c_str());
+}
+
+TEST(TensorOpsKernelTest, CubicResizeWeighsFourNeighboursByKeysKernel) {
+  const Feeds x = Feed("x", Floats({1, 1, 1, 4}, {0, 1, 0, 0}));
+  EXPECT_TRUE(OutputIs(RunModel(CubicResize(""), x), "y",
+                       Floats({1, 1, 1, 8}, {0, 0.59375f, 1, 0.59375f, 0, -0.09375f, 0, 0})));
+  // cubic_coeff_a = -0.5 at t = 0.5: -0.0625, 0.5625, 0.5625, -0.0625.
+  EXPECT_TRUE(OutputIs(RunModel(CubicResize(", cubic_coeff_a = -0.5"), x), "y",
+                       Floats({1, 1, 1, 8}, {0, 0.5625f, 1, 0.5625f, 0, -0.0625f, 0, 0})));
+}
+
+TEST(TensorOpsKernelTest, CubicResizeExcludeOutsideWeighsOnlyTheInputAndRenormalizes) {
+  // Output 1 reads taps -1..2: tap -1 is outside, so the others are divided by their sum, 1.09375; output 5 reads
+  // taps 1..4, tap 4 outside. Inside the input the weights sum to 1 and nothing changes.
+  const Feeds x = Feed("x", Floats({1, 1, 1, 4}, {0, 1, 0, 0}));
+  EXPECT_TRUE(OutputIs(RunModel(CubicResize(", exclude_outside = 1"), x), "y",
+                       Floats({1, 1, 1, 8}, {0, 0.59375f / 1.09375f, 1, 0.59375f, 0, -0.09375f / 1.09375f, 0, 0})));
+}
+
+TEST(TensorOpsKernelTest, CubicResizeIsOnlyFromOpsetElevenAndOnlyOfFloats) {
+  const auto resize10 = ParseModel(R"(
+    <ir_version: 5, opset_import: ["" : 10]>
+    g (float[1,1,1,2] x, float[4] s) => (float[1,1,1,4] y) { y = Resize <mode = "cubic"> (x, s) })");
+  EXPECT_TRUE(FailsWith(RunModel(resize10, Feed("x", Floats({1, 1, 1, 2}, {1, 2}), "s", Floats({4}, {1, 1, 1, 2}))),
+                        StatusCode::kInvalidArgument, {"mode 'cubic' is Resize's only from opset 11"}));
+  const auto upsample = ParseModel(R"(
+    <ir_version: 4, opset_import: ["" : 9]>
+    g (float[1,1,1,2] x, float[4] s) => (float[1,1,1,4] y) { y = Upsample <mode = "cubic"> (x, s) })");
+  EXPECT_TRUE(FailsWith(RunModel(upsample, Feed("x", Floats({1, 1, 1, 2}, {1, 2}), "s", Floats({4}, {1, 1, 1, 2}))),
+                        StatusCode::kInvalidArgument, {"mode 'cubic'"}));
+  const auto integers = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (int32[1,1,1,2] x, float[4] s) => (int32[1,1,1,4] y) { y = Resize <mode = "cubic"> (x, , s) })");
+  EXPECT_TRUE(FailsWith(RunModel(integers, Feed("x", Int32s({1, 1, 1, 2}, {1, 2}), "s", Floats({4}, {1, 1, 1, 2}))),
+                        StatusCode::kUnimplemented, {"int32"}));
+}
+
+// tf_crop_and_resize: W's roi -0.2..1.3 of its last index 3 maps output x of 6 to -0.6 + 0.9 x; the first and last
+// fall outside [0, 3] and take extrapolation_value.
+TEST(TensorOpsKernelTest, CropAndResizeReadsTheRoiAndExtrapolatesOutsideTheInput) {
+  const auto model = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[1,1,1,4] x) => (float[1,1,1,6] y) {
+      roi = Constant <value = float[8] {0.0, 0.0, 0.0, -0.2, 1.0, 1.0, 1.0, 1.3}> ()
+      z = Constant <value = int64[4] {1, 1, 1, 6}> ()
+      y = Resize <mode = "linear", coordinate_transformation_mode = "tf_crop_and_resize",
+                  extrapolation_value = -7.5> (x, roi, , z)
+    })");
+  EXPECT_TRUE(OutputNear(RunModel(model, Feed("x", Floats({1, 1, 1, 4}, {0, 1, 2, 3}))), "y",
+                         Floats({1, 1, 1, 6}, {-7.5f, 0.3f, 1.2f, 2.1f, 3.0f, -7.5f}), 1e-6f));
+}
+
+// The text crops every dim by its roi, also one whose size does not change (ONNX Runtime leaves such a dim as it
+// is): H's roi 0.25..0.75 of two rows reads rows 0.25 and 0.75.
+TEST(TensorOpsKernelTest, CropAndResizeCropsADimItDoesNotResize) {
+  const auto model = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[1,1,2,1] x) => (float[1,1,2,1] y) {
+      roi = Constant <value = float[8] {0.0, 0.0, 0.25, 0.0, 1.0, 1.0, 0.75, 1.0}> ()
+      z = Constant <value = int64[4] {1, 1, 2, 1}> ()
+      y = Resize <mode = "linear", coordinate_transformation_mode = "tf_crop_and_resize"> (x, roi, , z)
+    })");
+  EXPECT_TRUE(OutputIs(RunModel(model, Feed("x", Floats({1, 1, 2, 1}, {0, 4}))), "y", Floats({1, 1, 2, 1}, {1, 3})));
+  const auto short_roi = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[1,1,2,1] x) => (float[1,1,2,1] y) {
+      roi = Constant <value = float[4] {0.0, 0.0, 1.0, 1.0}> ()
+      z = Constant <value = int64[4] {1, 1, 2, 1}> ()
+      y = Resize <mode = "linear", coordinate_transformation_mode = "tf_crop_and_resize"> (x, roi, , z)
+    })");
+  EXPECT_TRUE(FailsWith(RunModel(short_roi, Feed("x", Floats({1, 1, 2, 1}, {0, 4}))), StatusCode::kInvalidArgument,
+                        {"roi float[4] must hold a start and an end for each dim of float[1,1,2,1]"}));
+}
+
 // ReduceSum-13 takes its axes as input 1; the other reductions keep the attribute.
 TEST(TensorOpsKernelTest, ReducesOverTheAxesItsOpsetNames) {
   const auto model = ParseModel(R"(
