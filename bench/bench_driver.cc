@@ -403,7 +403,7 @@ bool Measure(const Config& config, int scenario) {
   const std::string base_out = out_folder + "/roundtrip.onnx";
   const std::string log = out_folder + "/log.txt";
 
-  std::vector<double> tool_s, tool_rss, base_s, base_rss;
+  std::vector<double> tool_s, tool_rss, base_s, base_rss, unverified_s;
   double output_bytes = 0;
   for (int r = 0; r < config.repeat; ++r) {
     fs::remove(tool_out);
@@ -414,6 +414,16 @@ bool Measure(const Config& config, int scenario) {
     }
     output_bytes = FileBytes(tool_out);
     fs::remove(tool_out);
+    // Issue 27: scenario 2's folds also without their verification, to show what verifying them costs.
+    if (scenario == 2) {
+      const Measurement unverified = Run({config.cli, "--no-verify", input, tool_out}, log);
+      fs::remove(tool_out);
+      if (unverified.exit_code != 0) {
+        std::printf("scenario 2: onnx-legalize --no-verify exited %d:\n%s\n", unverified.exit_code, Tail(log).c_str());
+        return false;
+      }
+      unverified_s.push_back(unverified.seconds);
+    }
     std::vector<std::string> baseline = {config.baseline, input, base_out};
     // Scenario 2's output is larger than its input: the baseline serializes a model of the output's size.
     if (scenario == 2) baseline.push_back("--output-bytes=" + std::to_string(static_cast<int64_t>(output_bytes)));
@@ -439,6 +449,11 @@ bool Measure(const Config& config, int scenario) {
       output_bytes / kMiB, config.repeat);
   std::printf("  baseline       %7.3f s  peak %8.1f MiB\n", bs, br / kMiB);
   std::printf("  onnx-legalize  %7.3f s  peak %8.1f MiB\n", ts, tr / kMiB);
+  if (!unverified_s.empty()) {
+    const double us = Median(unverified_s);
+    std::printf("  onnx-legalize --no-verify  %7.3f s: verified x%.2f of baseline, unverified x%.2f\n", us, ts / bs,
+                us / bs);
+  }
   std::printf("  time x%.2f of baseline, peak memory x%.2f of the model file (x%.2f of baseline's)\n", ts / bs,
               tr / model_bytes, tr / br);
   if (scenario == 1) {

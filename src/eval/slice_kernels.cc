@@ -288,7 +288,7 @@ absl::StatusOr<std::vector<int64_t>> SliceOutputDims(const std::vector<int64_t>&
 }
 
 absl::StatusOr<Tensor> Slice(const Tensor& data, const Tensor& starts, const Tensor& ends, const Tensor* axes,
-                             const Tensor* steps, const OutputPart* part) {
+                             const Tensor* steps, const OutputPart* part, std::string storage) {
   using slice_kernel::AxisRange;
   // SliceOutputDims' own resolution, so the dims a caller checked before calling are the dims produced.
   ASSIGN_OR_RETURN(std::vector<AxisRange> ranges, slice_kernel::ResolveRanges(data.dims(), starts, ends, axes, steps));
@@ -308,7 +308,8 @@ absl::StatusOr<Tensor> Slice(const Tensor& data, const Tensor& starts, const Ten
     return absl::InvalidArgumentError(absl::StrCat("Slice output ", slice_kernel::Bracketed(out_dims), " of ",
                                                    DataTypeName(data.type()), " overflows int64 bytes"));
   }
-  std::string bytes;
+  std::string bytes = std::move(storage);
+  bytes.clear();
   std::vector<std::string> strings;
   const auto finish = [&]() -> absl::StatusOr<Tensor> {
     if (data.is_string()) return Tensor::FromStrings(out_dims, std::move(strings));
@@ -496,7 +497,7 @@ absl::StatusOr<std::vector<int64_t>> DynamicSliceReferenceDims(const Tensor& dat
 }
 
 absl::StatusOr<Tensor> DynamicSliceReference(const Tensor& data, const Tensor& starts, const Tensor& ends,
-                                             const Tensor* axes, const OutputPart* part) {
+                                             const Tensor* axes, const OutputPart* part, std::string storage) {
   using dynamic_slice_reference::ListOf;
   const std::vector<int64_t>& dims = data.dims();
   const int64_t rank = data.rank();
@@ -515,7 +516,8 @@ absl::StatusOr<Tensor> DynamicSliceReference(const Tensor& data, const Tensor& s
     return absl::InvalidArgumentError(absl::StrCat("DynamicSlice output ", ListOf(size), " of ",
                                                    DataTypeName(data.type()), " overflows int64 bytes"));
   }
-  std::string out_bytes;
+  std::string out_bytes = std::move(storage);
+  out_bytes.clear();
   std::vector<std::string> out_strings;
   if (count > 0) {
     // Input elements per step along each axis (row-major). count > 0 makes every dim >= 1, so these stay

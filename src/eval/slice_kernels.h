@@ -31,6 +31,7 @@
 #define ONNX_LEGALIZE_SRC_EVAL_SLICE_KERNELS_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -51,8 +52,10 @@ absl::StatusOr<std::vector<int64_t>> SliceOutputDims(const std::vector<int64_t>&
                                                      const Tensor& ends, const Tensor* axes, const Tensor* steps);
 
 // Slice-10/11/13. `axes` and `steps` may be null (omitted); with `part`, only that part of the output.
+// `storage`: bytes the result's may be built in (cleared first; their capacity kept), so that a caller computing
+// a large result part after part hands each part's bytes back for the next and allocates once.
 absl::StatusOr<Tensor> Slice(const Tensor& data, const Tensor& starts, const Tensor& ends, const Tensor* axes,
-                             const Tensor* steps, const OutputPart* part = nullptr);
+                             const Tensor* steps, const OutputPart* part = nullptr, std::string storage = {});
 
 // Output dims of DynamicSliceReference(data, starts, ends, axes), by its own reading of the indices, without
 // computing any element.
@@ -61,8 +64,10 @@ absl::StatusOr<std::vector<int64_t>> DynamicSliceReferenceDims(const Tensor& dat
 
 // DynamicSlice-1. `axes` may be null (omitted: [0, ..., len(starts)-1]); with `part`, only that part of the
 // output.
+// `storage` as for Slice.
 absl::StatusOr<Tensor> DynamicSliceReference(const Tensor& data, const Tensor& starts, const Tensor& ends,
-                                             const Tensor* axes, const OutputPart* part = nullptr);
+                                             const Tensor* axes, const OutputPart* part = nullptr,
+                                             std::string storage = {});
 
 }  // namespace onnx_legalize
 

@@ -1,5 +1,6 @@
 #include "verify/streamed_fold.h"
 
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -45,18 +46,19 @@ absl::Status StreamedFold::WriteTo(const ByteSink& sink) const {
                        sliced_dims.ok() ? Bracketed(*sliced_dims) : std::string(sliced_dims.status().message())));
     }
   }
+  PartStorage storage;
   return ForEachRowMajorPart(dims_, ElementSize(type()), kStreamedPartBytes,
                              [&](const std::vector<int64_t>& offset, const std::vector<int64_t>& size) {
-                               return WritePart(offset, size, sink);
+                               return WritePart(offset, size, sink, storage);
                              });
 }
 
 absl::Status StreamedFold::WritePart(const std::vector<int64_t>& offset, const std::vector<int64_t>& size,
-                                     const ByteSink& sink) const {
+                                     const ByteSink& sink, PartStorage& storage) const {
   const OutputPart part{offset, size};
   const std::string where = absl::StrCat(label_, ": the part at ", Bracketed(offset), " of size ", Bracketed(size),
                                          " of its fold ", DataTypeName(type()), Bracketed(dims_));
-  absl::StatusOr<Tensor> folded = DynamicSliceReference(data_, starts_, ends_, axes_, &part);
+  absl::StatusOr<Tensor> folded = DynamicSliceReference(data_, starts_, ends_, axes_, &part, std::move(storage.folded));
   if (!folded.ok()) {
     return VerificationFailure(label_,
                                absl::StrCat(where, ": DynamicSlice rejects it (", folded.status().message(), ")"));
@@ -65,7 +67,8 @@ absl::Status StreamedFold::WritePart(const std::vector<int64_t>& offset, const s
     return VerificationFailure(label_, absl::StrCat(where, ": DynamicSlice gives ", Bracketed(folded->dims())));
   }
   if (verify_) {
-    absl::StatusOr<Tensor> recomputed = Slice(data_, starts_, ends_, axes_, nullptr, &part);
+    absl::StatusOr<Tensor> recomputed =
+        Slice(data_, starts_, ends_, axes_, nullptr, &part, std::move(storage.recomputed));
     if (!recomputed.ok()) {
       return VerificationFailure(label_,
                                  absl::StrCat(where, ": Slice rejects it (", recomputed.status().message(), ")"));
@@ -73,9 +76,12 @@ absl::Status StreamedFold::WritePart(const std::vector<int64_t>& offset, const s
     if (!recomputed->BitwiseEquals(*folded)) {
       return VerificationFailure(label_, absl::StrCat(where, ": DynamicSlice and Slice give different bytes"));
     }
+    storage.recomputed = recomputed->release_bytes();
   }
   const std::string_view bytes = folded->bytes();
-  return sink(absl::string_view(bytes.data(), bytes.size()));
+  RETURN_IF_ERROR(sink(absl::string_view(bytes.data(), bytes.size())));
+  storage.folded = folded->release_bytes();
+  return absl::OkStatus();
 }
 
 }  // namespace onnx_legalize

@@ -36,8 +36,15 @@ class StreamedFold : public DeferredTensor {
   absl::Status WriteTo(const ByteSink& sink) const override;
 
  private:
-  absl::Status WritePart(const std::vector<int64_t>& offset, const std::vector<int64_t>& size,
-                         const ByteSink& sink) const;
+  // The bytes each kernel builds its part in, handed back part after part: one allocation per kernel for the
+  // whole fold, not one per part (fresh pages each time, which the kernel zeroes and the process faults in,
+  // cost more than the slicing).
+  struct PartStorage {
+    std::string folded, recomputed;
+  };
+
+  absl::Status WritePart(const std::vector<int64_t>& offset, const std::vector<int64_t>& size, const ByteSink& sink,
+                         PartStorage& storage) const;
 
   const Tensor& data_;
   const Tensor& starts_;

@@ -2,8 +2,10 @@
 #include "verify/dynamic_slice_verify.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <string>
@@ -16,6 +18,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test_models.h"
+#include "verify/streamed_fold.h"
 
 namespace onnx_legalize {
 namespace {
@@ -129,6 +132,48 @@ TEST(VerifyTest, CatchesAFoldWhoseValueIsWrong) {
   absl::Status status = VerifyDynamicSliceChange(change, Options{});
   EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
   EXPECT_THAT(std::string(status.message()), StartsWith("verification failed"));
+}
+
+// A fold of 12 MiB, recomputed in parts of kStreamedPartBytes and compared part by part: a wrong byte in the last
+// part is caught as surely as one in the first.
+absl::StatusOr<DynamicSlicePlan> PlanOfALargeFold() {
+  static std::deque<onnx::ModelProto> models;
+  models.push_back(ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+fold (float[1] unused) => (float[3,1048576] y) {
+  data = Constant <value = float[1] {0}> ()
+  s = Constant <value = int64[1] {0}> ()
+  e = Constant <value = int64[1] {3}> ()
+  y = DynamicSlice(data, s, e)
+}
+)"));
+  onnx::TensorProto& data = *models.back().mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_t();
+  constexpr int64_t kColumns = int64_t{1} << 20;
+  data.clear_float_data();
+  data.clear_dims();
+  data.add_dims(3);
+  data.add_dims(kColumns);
+  std::vector<float> values(3 * kColumns);
+  std::iota(values.begin(), values.end(), 0.0f);
+  data.set_raw_data(std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float)));
+  return PlanDynamicSlices(models.back(), Options{});
+}
+
+TEST(VerifyTest, ComparesALargeFoldPartByPart) {
+  absl::StatusOr<DynamicSlicePlan> plan = PlanOfALargeFold();
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  DynamicSliceChange& change = plan->changes[0];
+  ASSERT_EQ(change.action, Action::kFolded);
+  ASSERT_GT(static_cast<int64_t>(change.folded->bytes().size()), 2 * kStreamedPartBytes);
+  ASSERT_TRUE(VerifyDynamicSliceChange(change, Options{}).ok());
+  EXPECT_THAT(change.verification, HasSubstr("float[3,1048576], identical"));
+
+  Tensor wrong = change.folded->Clone();
+  wrong.mutable_bytes().back() ^= 1;  // the last float's top bit: in the last part
+  change.folded = std::make_shared<Tensor>(std::move(wrong));
+  const absl::Status status = VerifyDynamicSliceChange(change, Options{});
+  EXPECT_TRUE(IsVerificationFailure(status)) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr("with different bytes"));
 }
 
 TEST(VerifyTest, TrialsAreTheSameForTheSameSeed) {
