@@ -15,6 +15,9 @@
 
 const path = require('path');
 
+// The session options the differential tests' oracle uses too (tests/ort/session_options.js).
+const { sessionOptions } = require(path.join(__dirname, '..', 'tests', 'ort', 'session_options.js'));
+
 function usage(msg) {
   if (msg) process.stderr.write(`ort_time: ${msg}\n`);
   process.stderr.write('usage: node ort_time.js --shape=D0,D1,... [--runs=N] '
@@ -70,14 +73,10 @@ async function main(argv) {
   const sessions = [];
   for (const model of models) {
     try {
-      sessions.push(await ort.InferenceSession.create(model, {
-        executionProviders: ['cpu'],
-        graphOptimizationLevel: opts.optimization,
-        intraOpNumThreads: opts.threads,
-        interOpNumThreads: 1,
-        executionMode: 'sequential',
-        logSeverityLevel: 3,
-      }));
+      sessions.push(await ort.InferenceSession.create(
+        model,
+        sessionOptions({ optimization: opts.optimization, threads: opts.threads }),
+      ));
     } catch (e) {
       process.stderr.write(`ort_time: ORT refused ${model}: ${e.message}\n`);
       return 1;

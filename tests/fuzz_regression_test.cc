@@ -84,7 +84,7 @@ g (float[1] x, int64[1] s, int64[1] e, int64[1] a = {)",
 
 // Trials scaled a large declared shape down to dims of at most 8, which for rank 30 is still 8^30
 // elements: an allocation without bound (or a byte count that overflows). Now the trial's element count
-// stays within kMaxTrialElements whatever the rank.
+// stays within kMaxSliceTrialElements whatever the rank.
 TEST(FuzzRegressionTest, DeclaredShapeOfHighRankIsScaledWithinTheTrialBudget) {
   const std::string dims = absl::StrJoin(std::vector<int>(30, 1000), ",");
   ExpectRewrittenAndVerified(absl::StrCat(R"(

@@ -5,12 +5,9 @@
 #include <atomic>
 #include <functional>
 #include <future>
-#include <iostream>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <streambuf>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -19,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 #include "driver/legalize_internal.h"
+#include "driver/onnx_check.h"
 #include "era/legacy_repairs.h"
 #include "google/protobuf/arena.h"
 #include "graph/graph_locator.h"
@@ -28,9 +26,7 @@
 #include "graph/op_names.h"
 #include "graph/opsets.h"
 #include "graph/subgraphs.h"
-#include "onnx/checker.h"
 #include "onnx/defs/schema.h"
-#include "onnx/shape_inference/implementation.h"
 #include "onnx_legalize/legalize.h"
 #include "pass/pass.h"
 #include "upgrade/opset_upgrade.h"
@@ -64,87 +60,6 @@ absl::Status CheckTargetIsNotBelow(int64_t current, const Options& options) {
   return absl::InvalidArgumentError(absl::StrCat("target opset ", *options.target_opset, " is below the model's opset ",
                                                  current, "; onnx-legalize never lowers an opset"));
 }
-
-// onnx's checker writes warnings (about experimental ops) straight to the console, which belongs to the
-// caller (the CLI's report and messages): while any SilencedConsole lives, std::cout and std::cerr go
-// nowhere. They are process-wide and Legalize runs on several threads at once (the input's check beside
-// the plan, and callers' threads: the Python module's), so the first one in swaps the buffers and the last
-// one out restores them, under a lock. (Swapping per instance let a thread restore a buffer another had
-// swapped in and then destroyed: the next write went to freed memory.)
-class SilencedConsole {
- public:
-  SilencedConsole() {
-    std::lock_guard<std::mutex> lock(state().mutex);
-    if (state().count++ == 0) {
-      state().cout = std::cout.rdbuf(&state().sink);
-      state().cerr = std::cerr.rdbuf(&state().sink);
-    }
-  }
-  ~SilencedConsole() {
-    std::lock_guard<std::mutex> lock(state().mutex);
-    if (--state().count == 0) {
-      std::cout.rdbuf(state().cout);
-      std::cerr.rdbuf(state().cerr);
-    }
-  }
-  SilencedConsole(const SilencedConsole&) = delete;
-  SilencedConsole& operator=(const SilencedConsole&) = delete;
-
- private:
-  // Discards what it is given and keeps no state, so that threads may write to it at once.
-  class DiscardingBuffer : public std::streambuf {
-   protected:
-    int_type overflow(int_type c) override { return traits_type::not_eof(c); }
-    std::streamsize xsputn(const char*, std::streamsize count) override { return count; }
-  };
-  struct State {
-    std::mutex mutex;
-    int count = 0;  // SilencedConsoles alive
-    std::streambuf* cout = nullptr;
-    std::streambuf* cerr = nullptr;
-    DiscardingBuffer sink;
-  };
-  // Never destroyed: a thread still silenced at exit must not write into a destroyed buffer.
-  static State& state() {
-    static State* const instance = new State;
-    return *instance;
-  }
-};
-
-// Runs onnx's checker and strict shape inference on a light copy of a model, which both change.
-absl::Status CheckWithOnnx(onnx::ModelProto& skeleton) {
-  SilencedConsole silenced;
-  absl::Status status = absl::OkStatus();
-  try {
-    onnx::checker::check_model(skeleton);
-    HideZipMapsFromInference(skeleton);
-    onnx::ShapeInferenceOptions strict(/*check_type_val=*/true, /*strict_mode_val=*/1);
-    onnx::shape_inference::InferShapes(skeleton, onnx::OpSchemaRegistry::Instance(), strict);
-  } catch (const std::exception& e) {
-    status = absl::FailedPreconditionError(e.what());
-  }
-  return status;
-}
-
-// onnx's checker on the input as it is (DynamicSlice only draws a warning from it): OK, or why it rejects
-// it. A result must pass onnx's checker and strict shape inference whenever the input passes the checker;
-// an input the checker already rejects for reasons of its own cannot be held to that.
-absl::Status InputCheckerVerdict(const onnx::ModelProto& model) {
-  SilencedConsole silenced;
-  absl::Status verdict = absl::OkStatus();
-  try {
-    google::protobuf::Arena arena;
-    onnx::ModelProto& skeleton = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
-    BuildModelSkeleton(model, skeleton);
-    onnx::checker::check_model(skeleton);
-  } catch (const std::exception& e) {
-    verdict = absl::FailedPreconditionError(e.what());
-  }
-  return verdict;
-}
-
-// The first line of one of onnx's messages (the rest is context: a dump of the node), for the report.
-std::string FirstLine(absl::string_view message) { return std::string(message.substr(0, message.find('\n'))); }
 
 // Rewrites the domain of nodes written "ai.onnx" to "" in every graph. Both spell the default domain, but
 // onnx's checker accepts "ai.onnx" only when the model imports an opset under that very name, so a model
@@ -260,12 +175,13 @@ class ConcurrentVerification {
   std::future<void> helper_;
 };
 
-// The nodes of `model` that do not match their op's schema, as (graph path, node name, op type) with their
+// The nodes of a model that do not match their op's schema, as (graph path, node name, op type) with their
 // reasons.
-absl::StatusOr<std::multimap<std::tuple<std::string, std::string, std::string>, std::string>> SchemaMismatches(
-    const onnx::ModelProto& model) {
+using SchemaMismatchesByNode = std::multimap<std::tuple<std::string, std::string, std::string>, std::string>;
+
+absl::StatusOr<SchemaMismatchesByNode> SchemaMismatches(const onnx::ModelProto& model) {
   ASSIGN_OR_RETURN(const std::vector<CheckFinding> findings, CheckModel(model));
-  std::multimap<std::tuple<std::string, std::string, std::string>, std::string> mismatches;
+  SchemaMismatchesByNode mismatches;
   for (const CheckFinding& finding : findings) {
     if (finding.mismatches_schema) {
       mismatches.emplace(std::make_tuple(finding.graph_path, finding.node_name, finding.op_type), finding.reason);
@@ -274,25 +190,48 @@ absl::StatusOr<std::multimap<std::tuple<std::string, std::string, std::string>, 
   return mismatches;
 }
 
+// A step's failure at the target: the caller's error, and why in fields (what TryLaterTargets compares; the
+// session fills in the target).
+struct StepFailure {
+  absl::Status status;
+  internal::TargetFailure why;
+};
+
+StepFailure FailedStep(absl::Status status, internal::TargetFailure::Step step, std::string op_type = "",
+                       std::string node = "", std::string graph = "") {
+  internal::TargetFailure why;
+  why.step = step;
+  why.code = status.code();
+  why.op_type = std::move(op_type);
+  why.node = std::move(node);
+  why.graph = std::move(graph);
+  return {std::move(status), std::move(why)};
+}
+
 // FailedPrecondition when legalizing made a node that does not match its schema (onnx's converter carries an
 // attribute of an invalid input over, say): a node the input already wrote wrong passes through, but none
 // is made wrong. Held even where onnx's checker is not (an input it rejects).
-absl::Status RefuseNewSchemaMismatches(const onnx::ModelProto& input, const onnx::ModelProto& result) {
-  ASSIGN_OR_RETURN(auto after, SchemaMismatches(result));
-  if (after.empty()) return absl::OkStatus();  // the usual case: the input need not be walked again
-  ASSIGN_OR_RETURN(auto before, SchemaMismatches(input));
-  for (const auto& [key, reason] : after) {
-    auto same = before.find(key);
-    if (same != before.end()) {
-      before.erase(same);
+std::optional<StepFailure> RefuseNewSchemaMismatches(const onnx::ModelProto& input, const onnx::ModelProto& result) {
+  constexpr internal::TargetFailure::Step kStep = internal::TargetFailure::Step::kSchemaMismatch;
+  absl::StatusOr<SchemaMismatchesByNode> after = SchemaMismatches(result);
+  if (!after.ok()) return FailedStep(after.status(), kStep);
+  if (after->empty()) return std::nullopt;  // the usual case: the input need not be walked again
+  absl::StatusOr<SchemaMismatchesByNode> before = SchemaMismatches(input);
+  if (!before.ok()) return FailedStep(before.status(), kStep);
+  for (const auto& [key, reason] : *after) {
+    auto same = before->find(key);
+    if (same != before->end()) {
+      before->erase(same);
       continue;
     }
     const auto& [graph_path, node_name, op_type] = key;
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the legalized model would hold a node that does not match its schema: ", op_type,
-        node_name.empty() ? std::string() : absl::StrCat(" '", node_name, "'"), " (graph ", graph_path, ") ", reason));
+    return FailedStep(absl::FailedPreconditionError(absl::StrCat(
+                          "the legalized model would hold a node that does not match its schema: ", op_type,
+                          node_name.empty() ? std::string() : absl::StrCat(" '", node_name, "'"), " (graph ",
+                          graph_path, ") ", reason)),
+                      kStep, op_type, node_name, graph_path);
   }
-  return absl::OkStatus();
+  return std::nullopt;
 }
 
 // UpgradeDefaultOpset, with the types of the values the passes fold declared (value_info) while it runs: the
@@ -423,20 +362,24 @@ class Proofs {
 
   absl::Status Await() {
     RETURN_IF_ERROR(AwaitVerification());
-    if (onnx_check_.valid()) accepted_ = onnx_check_.get();
-    if (!accepted_.ok()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "the legalized model would not pass onnx's checker and strict shape inference: ", accepted_.message()));
+    if (onnx_check_.valid()) onnx_verdict_ = onnx_check_.get();
+    if (!onnx_verdict_.status.ok()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("the legalized model would not pass onnx's checker and strict shape inference: ",
+                       onnx_verdict_.status.message()));
     }
     return absl::OkStatus();
   }
+
+  // The node onnx's check of the result failed at, as onnx names it ({"", ""} before Await(), or when it names none).
+  const NodeNamedByOnnx& NodeNamedByOnnxCheck() const { return onnx_verdict_.node; }
 
  private:
   std::optional<ConcurrentVerification>& verification_;
   std::unique_ptr<google::protobuf::Arena> arena_;  // holds the skeleton the check reads
   std::optional<absl::Status> verified_;
-  std::future<absl::Status> onnx_check_;
-  absl::Status accepted_ = absl::OkStatus();
+  std::future<OnnxVerdict> onnx_check_;
+  OnnxVerdict onnx_verdict_;
 };
 
 // The passes, planned, and the target opset they go to.
@@ -494,69 +437,139 @@ void CompleteReport(const onnx::ModelProto& model, PlannedPasses& planned, const
   for (const auto& pass : planned.passes) pass->AppendReport(report.nodes);
 }
 
-// Transforms a copy of `model` (without its large initializers) while verification runs, checks it, and
-// swaps it in once the proofs hold; with `use`, the legalized model goes to `use` while they still run. A
-// failure leaves `model` as it was (without `use`); verification's failure comes first, as it would when the
-// steps run one after the other.
-// `input_check` is onnx's checker on the input, under way; its verdict goes to `input_verdict`, waited for
-// once verification has started.
-// How the transformation at the planned target ended: OK, or a failure, and whether it is the target's (onnx's
-// converter or checker failed on the result: another target may avoid it).
-struct TargetOutcome {
+// How a session at one target ended: OK, or the failure and, when another target may avoid it, why.
+struct SessionEnd {
   absl::Status status;
-  bool the_targets = false;
+  std::optional<internal::TargetFailure> why;
+
+  internal::Attempt AsAttempt() && {
+    return why.has_value() ? internal::Attempt::FailedAt(std::move(status), std::move(*why))
+                           : internal::Attempt(std::move(status));
+  }
 };
 
-TargetOutcome TransformAndProve(onnx::ModelProto& model, PlannedPasses& planned, int64_t current,
-                                const Options& options, std::future<absl::Status>& input_check,
-                                absl::Status& input_verdict, const internal::UseLegalized* use,
-                                OpsetMoveProofResult& opset_move) {
-  const int64_t target = planned.target;
-  // Declared before the verification, so that they outlive it on every path: the plan's large constants
-  // view the bytes of the model's initializers (GraphScope::FindConstant), which move into `aside` and on
-  // into `result`'s stubs, and verification reads them until it is joined.
-  std::optional<LargeInitializersAside> aside;
-  onnx::ModelProto result;
-  std::optional<ConcurrentVerification> verification;
-  if (options.verify) verification.emplace(planned.passes, options);
-  input_verdict = input_check.get();
-  aside.emplace(model);
-  result = model;
-  auto abandon = [&](const absl::Status& failure) {
-    absl::Status verified = verification.has_value() ? verification->Finish() : absl::OkStatus();
-    aside->Restore(model);
-    return verified.ok() ? TargetOutcome{failure, true} : TargetOutcome{verified};
-  };
-  if (absl::Status transformed = Transform(planned.passes, current, target, options, *aside, result, opset_move);
-      !transformed.ok()) {
-    return abandon(transformed);
+// One legalization at the planned target, in the order LegalizeImpl calls it: verification of the plan starts,
+// a copy of the model (without its large initializers) is transformed, the proofs of the result start (onnx's
+// checker on it), and once they hold the copy is committed into the model; or, on any failure, the model is
+// rolled back as it was. Failures come in the order the steps would give one after the other: verification's
+// first. With CommitAndUse, the legalized model goes to the caller's `use` while the proofs still run.
+class TargetSession {
+ public:
+  TargetSession(onnx::ModelProto& model, PlannedPasses& planned, int64_t current, const Options& options)
+      : model_(model), planned_(planned), current_(current), options_(options) {}
+  TargetSession(const TargetSession&) = delete;
+  TargetSession& operator=(const TargetSession&) = delete;
+
+  // Starts verifying the plan, then waits for `input_check` (onnx's checker on the input, under way since
+  // planning began): its verdict.
+  absl::Status StartVerification(std::future<absl::Status>& input_check) {
+    if (options_.verify) verification_.emplace(planned_.passes, options_);
+    return input_check.get();
   }
-  if (absl::Status made_wrong = RefuseNewSchemaMismatches(model, result); !made_wrong.ok()) {
-    return abandon(made_wrong);
-  }
-  auto arena = std::make_unique<google::protobuf::Arena>();
-  onnx::ModelProto* skeleton = SkeletonToCheck(result, *arena);
-  Proofs proofs(verification, std::move(arena), skeleton, ProofLaunch(options));
-  if (use == nullptr || AnyDefersValues(planned.passes)) {
-    // Verification reads the values FillDeferred moves into the model.
-    absl::Status proven = use == nullptr ? proofs.Await() : proofs.AwaitVerification();
-    if (!proven.ok()) {
-      aside->Restore(model);
-      return {proven, true};
+
+  // Transforms a copy of the model, refuses what made a node mismatch its schema, and starts the check of the
+  // result. On failure the model is rolled back.
+  SessionEnd TransformCopy() {
+    aside_.emplace(model_);
+    result_ = model_;
+    if (absl::Status transformed =
+            Transform(planned_.passes, current_, planned_.target, options_, *aside_, result_, opset_move_);
+        !transformed.ok()) {
+      return RollBack(FailedStep(std::move(transformed), internal::TargetFailure::Step::kTransform));
     }
-    for (const auto& pass : planned.passes) pass->FillDeferred(result);
+    if (std::optional<StepFailure> made_wrong = RefuseNewSchemaMismatches(model_, result_)) {
+      return RollBack(std::move(*made_wrong));
+    }
+    auto arena = std::make_unique<google::protobuf::Arena>();
+    onnx::ModelProto* skeleton = SkeletonToCheck(result_, *arena);
+    proofs_.emplace(verification_, std::move(arena), skeleton, ProofLaunch(options_));
+    return {};
   }
-  model.Swap(&result);
-  aside->Restore(model);
-  if (use == nullptr) return {};
-  DeferredTensors streamed;
-  for (const auto& pass : planned.passes) streamed.merge(pass->StreamedValues());
-  absl::Status used = (*use)(model, streamed, [&proofs] { return proofs.Await(); });
-  if (used.ok()) used = proofs.Await();  // in case `use` did not wait
-  // A failure of the proofs is the target's; one of `use` (writing the file) is not.
-  if (!used.ok()) return {used, !proofs.Await().ok()};
-  return {};
-}
+
+  // Waits for every proof, then commits the result into the model; on failure, rolls back.
+  SessionEnd AwaitProofsAndCommit() {
+    if (absl::Status proven = proofs_->Await(); !proven.ok()) return RollBackAfterProofs(std::move(proven));
+    FillDeferred();
+    Commit();
+    return {};
+  }
+
+  // Commits the result into the model and hands it to `use` while the proofs still run; `use` waits for them
+  // before it makes anything permanent. Where a pass's values are filled in only after verification, which reads
+  // them, verification is waited for first (and its failure rolls back).
+  SessionEnd CommitAndUse(const internal::UseLegalized& use) {
+    if (AnyDefersValues(planned_.passes)) {
+      if (absl::Status verified = proofs_->AwaitVerification(); !verified.ok()) {
+        return RollBackAfterProofs(std::move(verified));
+      }
+      FillDeferred();
+    }
+    Commit();
+    DeferredTensors streamed;
+    for (const auto& pass : planned_.passes) streamed.merge(pass->StreamedValues());
+    absl::Status used = use(model_, streamed, [this] { return proofs_->Await(); });
+    if (used.ok()) used = proofs_->Await();  // in case `use` did not wait
+    if (used.ok()) return {};
+    // A failure of the proofs is the target's; one of `use` (writing the file) is not.
+    if (proofs_->Await().ok()) return {std::move(used), std::nullopt};
+    StepFailure failed = ProofFailure(std::move(used));
+    return {std::move(failed.status), std::move(failed.why)};
+  }
+
+  OpsetMoveProofResult& opset_move() { return opset_move_; }
+
+ private:
+  // The model as it was (the large initializers' data back in it), and the failure: the target's, unless
+  // verification fails too, whose failure comes first.
+  SessionEnd RollBack(StepFailure failure) {
+    absl::Status verified = verification_.has_value() ? verification_->Finish() : absl::OkStatus();
+    aside_->Restore(model_);
+    if (!verified.ok()) return {std::move(verified), std::nullopt};
+    failure.why.target = planned_.target;
+    return {std::move(failure.status), std::move(failure.why)};
+  }
+
+  // The model as it was, after the proofs (verification has ended) failed.
+  SessionEnd RollBackAfterProofs(absl::Status failure) {
+    aside_->Restore(model_);
+    StepFailure failed = ProofFailure(std::move(failure));
+    return {std::move(failed.status), std::move(failed.why)};
+  }
+
+  // The proofs' failure: verification's (which no target avoids: Attempt::FailedAt tells it by its kind), or
+  // onnx's check of the result, failed at the node onnx names.
+  StepFailure ProofFailure(absl::Status failure) const {
+    const NodeNamedByOnnx& node = proofs_->NodeNamedByOnnxCheck();
+    StepFailure failed =
+        FailedStep(std::move(failure), internal::TargetFailure::Step::kOnnxCheck, node.op_type, node.name);
+    failed.why.target = planned_.target;
+    return failed;
+  }
+
+  // The values the passes fill in only once verification (which reads them) is over, moved into the result.
+  void FillDeferred() {
+    for (const auto& pass : planned_.passes) pass->FillDeferred(result_);
+  }
+
+  // The result becomes the model, with the large initializers' data.
+  void Commit() {
+    model_.Swap(&result_);
+    aside_->Restore(model_);
+  }
+
+  onnx::ModelProto& model_;
+  PlannedPasses& planned_;
+  const int64_t current_;
+  const Options& options_;
+  OpsetMoveProofResult opset_move_;
+  // Declared before the verification, so that they outlive it on every path: the plan's large constants view the
+  // bytes of the model's initializers (GraphScope::FindConstant), which move into `aside_` and on into `result_`'s
+  // stubs, and verification reads them until it is joined.
+  std::optional<LargeInitializersAside> aside_;
+  onnx::ModelProto result_;
+  std::optional<ConcurrentVerification> verification_;
+  std::optional<Proofs> proofs_;
+};
 
 // Whether `graph` or a graph in it holds a node of the default domain.
 bool HoldsDefaultDomainNode(const onnx::GraphProto& graph) {
@@ -587,7 +600,7 @@ bool HoldsNoDefaultDomainAtAll(const onnx::ModelProto& model) {
 // Whether onnx's checker and strict shape inference accept `model` as it is.
 bool AcceptedAsItIs(const onnx::ModelProto& model) {
   google::protobuf::Arena arena;
-  return CheckWithOnnx(*SkeletonToCheck(model, arena)).ok();
+  return CheckWithOnnx(*SkeletonToCheck(model, arena)).status.ok();
 }
 
 // Legalize, in either of two orders. Without `use`, the proofs complete before the model changes, and a
@@ -627,15 +640,15 @@ internal::Attempt LegalizeImpl(onnx::ModelProto& model, const Options& options, 
   // lowest target that does (TryLaterTargets goes on from a failure here), and the rest is refused.
   RETURN_IF_ERROR(PrepareAndVerify(planned, options));
   absl::Status input_verdict;
-  OpsetMoveProofResult opset_move;
-  const TargetOutcome transformed =
-      TransformAndProve(model, planned, current, options, input_checker_verdict, input_verdict, use, opset_move);
-  if (!transformed.status.ok()) {
-    return transformed.the_targets ? internal::Attempt::FailedAt(transformed.status, planned.target)
-                                   : internal::Attempt(transformed.status);
+  {  // the session ends (its helper threads joined) before the report is completed
+    TargetSession session(model, planned, current, options);
+    input_verdict = session.StartVerification(input_checker_verdict);
+    SessionEnd end = session.TransformCopy();
+    if (end.status.ok()) end = use == nullptr ? session.AwaitProofsAndCommit() : session.CommitAndUse(*use);
+    if (!end.status.ok()) return std::move(end).AsAttempt();
+    report.opset_move = std::move(session.opset_move().text);
+    report.opset_move_proof = std::move(session.opset_move().proof);
   }
-  report.opset_move = std::move(opset_move.text);
-  report.opset_move_proof = std::move(opset_move.proof);
   CompleteReport(model, planned, input_verdict, report);
   return report;
 }
@@ -655,26 +668,6 @@ namespace internal {
 
 namespace {
 
-bool SameButForNumbers(absl::string_view a, absl::string_view b) {
-  auto without_digits = [](absl::string_view text) {
-    std::string kept;
-    for (char c : text) {
-      if (c < '0' || c > '9') kept.push_back(c);
-    }
-    return kept;
-  };
-  return without_digits(a) == without_digits(b);
-}
-
-// The op type onnx's checker or inference names in `reason` ("... (op_type:Constant, node name: ...)"), or "".
-std::string OpTypeNamedByOnnx(absl::string_view reason) {
-  constexpr absl::string_view kMarker = "(op_type:";
-  const size_t start = reason.find(kMarker);
-  if (start == absl::string_view::npos) return "";
-  const absl::string_view rest = reason.substr(start + kMarker.size());
-  return std::string(rest.substr(0, rest.find_first_of(",)")));
-}
-
 // The lowest default opset above `opset`, up to kMaxTargetOpset, at which onnx defines `op_type` anew, or 0:
 // where onnx failed a node of that op at `opset`, the target worth trying next (Constant takes strings from 9,
 // which the label Constants of OnnxMLTools' opset-7 classifiers hold).
@@ -688,11 +681,23 @@ int64_t NextSchemaOf(const std::string& op_type, int64_t opset) {
   return 0;
 }
 
+// Where onnx's check failed a node of an op that a later opset defines anew, that opset (the target worth trying
+// next); otherwise 0.
+int64_t OpsetRedefiningTheFailedOp(const TargetFailure& failure) {
+  if (failure.step != TargetFailure::Step::kOnnxCheck) return 0;
+  return NextSchemaOf(failure.op_type, failure.target);
+}
+
 }  // namespace
 
-Attempt Attempt::FailedAt(absl::Status failure, int64_t target) {
+bool TargetFailure::SameReasonAs(const TargetFailure& other) const {
+  return std::tie(step, code, op_type, node, graph) ==
+         std::tie(other.step, other.code, other.op_type, other.node, other.graph);
+}
+
+Attempt Attempt::FailedAt(absl::Status failure, TargetFailure why) {
   Attempt attempt(std::move(failure));
-  if (!IsVerificationFailure(attempt.report.status())) attempt.failed_target = target;
+  if (!IsVerificationFailure(attempt.report.status())) attempt.failed_at_target = std::move(why);
   return attempt;
 }
 
@@ -700,21 +705,20 @@ absl::StatusOr<Report> TryLaterTargets(const Options& options, const std::functi
   const Attempt first = attempt(options);
   if (first.report.ok() || options.target_opset.has_value() || options.keep_opset) return first.report;
   std::vector<PassedOverTarget> passed_over;
+  std::optional<TargetFailure> previous;
   Attempt last = first;
   Options later = options;
   while (!last.report.ok()) {
-    if (!last.failed_target.has_value() || *last.failed_target >= kMaxTargetOpset) return first.report;
-    const int64_t failed_at = *last.failed_target;
-    passed_over.push_back({failed_at, std::string(FirstLine(last.report.status().message()))});
-    // Where onnx names the op it failed and a later opset defines that op anew, that opset is tried next.
-    const int64_t redefined_at = NextSchemaOf(OpTypeNamedByOnnx(passed_over.back().reason), failed_at);
-    // Otherwise a reason that comes back at the next target the same (but for opset numbers) is the model's, not
-    // the target's: stop there rather than try every opset up to 17 (a hopeless model is refused in two tries).
-    if (redefined_at == 0 && passed_over.size() >= 2 &&
-        SameButForNumbers(passed_over[passed_over.size() - 2].reason, passed_over.back().reason)) {
-      return first.report;
-    }
-    later.target_opset = redefined_at > 0 ? redefined_at : failed_at + 1;
+    if (!last.failed_at_target.has_value() || last.failed_at_target->target >= kMaxTargetOpset) return first.report;
+    const TargetFailure failure = *last.failed_at_target;
+    passed_over.push_back({failure.target, FirstLine(last.report.status().message())});
+    // Where onnx failed a node whose op a later opset defines anew, that opset is tried next.
+    const int64_t redefined_at = OpsetRedefiningTheFailedOp(failure);
+    // Otherwise a reason that comes back at the next target the same is the model's, not the target's: stop there
+    // rather than try every opset up to 17 (a hopeless model is refused in two tries).
+    if (redefined_at == 0 && previous.has_value() && previous->SameReasonAs(failure)) return first.report;
+    previous = failure;
+    later.target_opset = redefined_at > 0 ? redefined_at : failure.target + 1;
     last = attempt(later);
   }
   last.report->targets_passed_over = std::move(passed_over);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -26,21 +27,40 @@ using AwaitProofs = std::function<absl::Status()>;
 using UseLegalized = std::function<absl::Status(onnx::ModelProto& legalized, const DeferredTensors& streamed,
                                                 const AwaitProofs& await_proofs)>;
 
+// Why an attempt failed at its target, in fields: which step failed, with which code, and the node it failed
+// at where that step names one. TryLaterTargets decides by these alone; the message is only reported.
+struct TargetFailure {
+  enum class Step {
+    kTransform,       // moving the opset (onnx's version converter) or writing the plan into the moved model
+    kSchemaMismatch,  // the result would hold a node made not to match its schema
+    kOnnxCheck,       // onnx's checker or strict shape inference rejects the result
+  };
+  int64_t target = 0;
+  Step step = Step::kTransform;
+  absl::StatusCode code = absl::StatusCode::kUnknown;
+  std::string op_type;  // of the node that failed; "" where the step names none
+  std::string node;     // its name
+  std::string graph;    // its graph's path; "" where the step names none (onnx names no graph)
+
+  // The same reason as `other` (at another target, as the two failures are compared): every field but the target.
+  bool SameReasonAs(const TargetFailure& other) const;
+};
+
 // One attempt to legalize at one target (the one Options names, or the library's choice): the report, or the
 // failure and, when another target may avoid it (onnx's version converter, or its checker and strict shape
-// inference on the result, failed), the target it happened at. The target travels beside the failure, not in
-// it: the caller's error is the failure as it was.
+// inference on the result, failed), why it failed there. The reason travels beside the failure, not in it:
+// the caller's error is the failure as it was.
 struct Attempt {
   // Implicit, so that a function returning an Attempt returns a report or (with the status macros) a failure
   // that no other target avoids.
   Attempt(Report done) : report(std::move(done)) {}              // NOLINT(google-explicit-constructor)
   Attempt(absl::Status failure) : report(std::move(failure)) {}  // NOLINT(google-explicit-constructor)
-  // `failure` at `target`, which another target may avoid; a verification failure never is (it says the
+  // `failure` at `why.target`, which another target may avoid; a verification failure never is (it says the
   // library is wrong, at every target).
-  static Attempt FailedAt(absl::Status failure, int64_t target);
+  static Attempt FailedAt(absl::Status failure, TargetFailure why);
 
   absl::StatusOr<Report> report;
-  std::optional<int64_t> failed_target;  // set only for a failure another target may avoid
+  std::optional<TargetFailure> failed_at_target;  // set only for a failure another target may avoid
 };
 
 // Legalize(model, options), handing the result to `use` as soon as it exists; returns the report once the
@@ -50,8 +70,9 @@ struct Attempt {
 Attempt LegalizeAndUse(onnx::ModelProto& model, const Options& options, const UseLegalized& use);
 
 // Runs `attempt` with `options`; when they leave the target to the library and it fails at a target for a
-// reason a later one may avoid, runs it again at each next target up to 17 until one succeeds, or until two
-// targets in a row fail the same way (but for opset numbers). The report lists the targets passed over;
+// reason a later one may avoid, runs it again at each next target up to 17 (or, where onnx's check failed a
+// node of an op a later opset defines anew, at that opset) until one succeeds, or until two targets in a row
+// fail for the same reason (TargetFailure::SameReasonAs). The report lists the targets passed over;
 // when none succeeds, the first failure is returned. `attempt` must leave
 // nothing behind when it fails (Legalize is transactional; LegalizeFile commits nothing).
 absl::StatusOr<Report> TryLaterTargets(const Options& options, const std::function<Attempt(const Options&)>& attempt);

@@ -9,6 +9,8 @@
 #define ONNX_LEGALIZE_SRC_GRAPH_UNTYPED_ERA_OPS_H_
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -92,6 +94,47 @@ inline std::optional<std::vector<int64_t>> ReshapedDims(const std::vector<int64_
   if (known == 0 || count % known != 0) return std::nullopt;
   dims[static_cast<size_t>(inferred)] = count / known;
   return dims;
+}
+
+// An input's dims as what types it says (-1 for an unknown dim), or nullopt when its shape is not known.
+using EraInputDims = std::function<std::optional<std::vector<int64_t>>(int input)>;
+
+// The output dims of a Concat-1 (its inputs' dims, the axis dim summed), a Gemm-1 ([M, N] of A [M, K] or, with
+// transA, [K, M]; B likewise with transB) or a Reshape-1 (`shape`, its 0s copied from the input and its -1
+// computed), where the inputs' shapes tell (`input_dims`); nullopt otherwise. The opset move's skeleton and the
+// planners' inference both type the outputs of these ops with it, each from the types it has.
+inline std::optional<std::vector<int64_t>> EraOutputDims(const onnx::NodeProto& node, const EraInputDims& input_dims) {
+  std::map<std::string, const onnx::AttributeProto*> attributes;  // the last of a name, as onnx reads them
+  for (const auto& attribute : node.attribute()) attributes[attribute.name()] = &attribute;
+  auto int_attribute = [&](const char* name) {
+    auto it = attributes.find(name);
+    return it == attributes.end() ? int64_t{0} : it->second->i();
+  };
+  if (node.op_type() == "Concat") {
+    auto axis = attributes.find("axis");  // 1 when absent, Concat-1's default
+    std::vector<std::vector<int64_t>> inputs;
+    for (int i = 0; i < node.input_size(); ++i) {
+      std::optional<std::vector<int64_t>> dims = input_dims(i);
+      if (!dims.has_value()) return std::nullopt;
+      inputs.push_back(*std::move(dims));
+    }
+    std::vector<int64_t> dims = ConcatenatedDims(inputs, axis == attributes.end() ? 1 : axis->second->i());
+    if (dims.empty()) return std::nullopt;
+    return dims;
+  }
+  if (node.op_type() == "Gemm" && node.input_size() >= 2) {
+    const std::optional<std::vector<int64_t>> a = input_dims(0);
+    const std::optional<std::vector<int64_t>> b = input_dims(1);
+    if (!a.has_value() || !b.has_value() || a->size() != 2 || b->size() != 2) return std::nullopt;
+    return std::vector<int64_t>{(*a)[int_attribute("transA") != 0 ? 1 : 0], (*b)[int_attribute("transB") != 0 ? 0 : 1]};
+  }
+  if (node.op_type() == "Reshape" && attributes.count("shape") > 0) {
+    const std::optional<std::vector<int64_t>> x = input_dims(0);
+    if (!x.has_value()) return std::nullopt;
+    const auto& shape = attributes["shape"]->ints();
+    return ReshapedDims(*x, std::vector<int64_t>(shape.begin(), shape.end()));
+  }
+  return std::nullopt;
 }
 
 }  // namespace onnx_legalize

@@ -36,13 +36,14 @@ absl::StatusOr<ExternalFolder> ExternalFolder::At(const fs::path& folder) {
   return ExternalFolder(std::move(canonical));
 }
 
-bool ExternalFolder::Holds(const fs::path& path) const {
+PlaceInFolder PlaceOf(const fs::path& path, const fs::path& folder) {
   auto p = path.begin();
-  for (auto f = folder_.begin(); f != folder_.end(); ++f, ++p) {
-    if (f->empty()) continue;  // A trailing separator on the folder.
-    if (p == path.end() || *p != *f) return false;
+  for (const fs::path& component : folder) {
+    if (component.empty()) continue;  // a trailing separator on the folder
+    if (p == path.end() || *p != component) return PlaceInFolder::kOutside;
+    ++p;
   }
-  return p != path.end() && !p->empty();
+  return p != path.end() && !p->empty() ? PlaceInFolder::kInside : PlaceInFolder::kTheFolderItself;
 }
 
 absl::StatusOr<ExternalFile> ExternalFolder::Resolve(const std::string& location, absl::string_view what) const {

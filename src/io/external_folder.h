@@ -30,6 +30,15 @@ struct ExternalFile {
   int64_t size = 0;
 };
 
+// Where a path lies relative to a folder, both canonical (absolute, no symbolic links, no "." or ".."): their
+// components then compare exactly. A trailing separator is no component.
+enum class PlaceInFolder {
+  kOutside,
+  kTheFolderItself,
+  kInside,  // strictly below it
+};
+PlaceInFolder PlaceOf(const std::filesystem::path& path, const std::filesystem::path& folder);
+
 // A folder external data locations resolve against.
 class ExternalFolder {
  public:
@@ -40,9 +49,8 @@ class ExternalFolder {
 
   const std::filesystem::path& path() const { return folder_; }
 
-  // True when `path`, canonical (absolute, no symbolic links, no "." or ".."), lies strictly inside the
-  // folder: a comparison of their components is exact then.
-  bool Holds(const std::filesystem::path& path) const;
+  // True when `path`, canonical, lies strictly inside the folder (PlaceOf).
+  bool Holds(const std::filesystem::path& path) const { return PlaceOf(path, folder_) == PlaceInFolder::kInside; }
 
   // Resolves `location` (stat only; reads nothing). Errors start with `what` and name the path.
   absl::StatusOr<ExternalFile> Resolve(const std::string& location, absl::string_view what) const;

@@ -54,6 +54,59 @@ absl::Status NamingTheFile(const absl::Status& status, const std::string& input_
   return named;
 }
 
+// The attempts to legalize one file and save the result, one target after another (internal::TryLaterTargets).
+// The output is written while the legalization is still being proven (a model of many rewrites spends about as
+// long on each), and renamed into place only once the proofs hold. Failures are reported in the order the steps
+// would run one after the other: the proofs' first.
+class SavingAttempts {
+ public:
+  SavingAttempts(onnx::ModelProto loaded, std::string input_path, std::string output_path, SaveOptions save)
+      : next_model_(std::move(loaded)),
+        input_path_(std::move(input_path)),
+        output_path_(std::move(output_path)),
+        save_(std::move(save)) {}
+
+  // Legalizes the model at `at` and saves it. The first attempt legalizes the model as loaded; a later one
+  // reads the file again (a failed attempt may have left the model legalized).
+  internal::Attempt LegalizeAndSave(const Options& at) {
+    absl::StatusOr<onnx::ModelProto> model = TakeModel();
+    RETURN_IF_ERROR(model.status());
+    return internal::LegalizeAndUse(
+        *model, at,
+        [this](onnx::ModelProto& legalized, const DeferredTensors& streamed,
+               const internal::AwaitProofs& await_proofs) { return Save(legalized, streamed, await_proofs); });
+  }
+
+  // Why saving failed once the proofs held, or OK: the caller's error as it is, whatever a later attempt gave
+  // (no target avoids it, and it is not the model's to be named by its file).
+  const absl::Status& save_failure() const { return save_failure_; }
+
+ private:
+  absl::StatusOr<onnx::ModelProto> TakeModel() {
+    if (!next_model_.has_value()) return LoadModel(input_path_);
+    onnx::ModelProto model = std::move(*next_model_);
+    next_model_.reset();
+    return model;
+  }
+
+  absl::Status Save(onnx::ModelProto& legalized, const DeferredTensors& streamed,
+                    const internal::AwaitProofs& await_proofs) {
+    absl::Status saved =
+        internal::SaveModelIf(legalized, output_path_, save_, internal::kMaxProtoBytes, await_proofs, streamed);
+    if (!saved.ok()) {
+      RETURN_IF_ERROR(await_proofs());
+      save_failure_ = saved;
+    }
+    return saved;
+  }
+
+  std::optional<onnx::ModelProto> next_model_;  // the model as loaded, until the first attempt takes it
+  const std::string input_path_;
+  const std::string output_path_;
+  const SaveOptions save_;
+  absl::Status save_failure_;
+};
+
 }  // namespace
 
 absl::StatusOr<Report> LegalizeFile(const std::string& input_path, const std::string& output_path,
@@ -91,30 +144,10 @@ absl::StatusOr<Report> LegalizeFile(const std::string& input_path, const std::st
     const std::filesystem::path folder = std::filesystem::path(input_path).parent_path();
     save.external_data_folder = folder.empty() ? "." : folder.string();
   }
-  // The output is written while the legalization is still being proven (a model of many rewrites spends
-  // about as long on each), and renamed into place only once the proofs hold. Failures are reported in
-  // the order the steps would run one after the other: the proofs' first. A target tried after another
-  // failed legalizes the model as read again (the failed attempt may have left it legalized).
-  absl::Status save_failure;
-  bool first_attempt = true;
-  auto attempt = [&](const Options& at) -> internal::Attempt {
-    if (!first_attempt) loaded = LoadModel(input_path);
-    first_attempt = false;
-    RETURN_IF_ERROR(loaded.status());
-    return internal::LegalizeAndUse(
-        *loaded, at,
-        [&](onnx::ModelProto& legalized, const DeferredTensors& streamed, const internal::AwaitProofs& await_proofs) {
-          absl::Status saved =
-              internal::SaveModelIf(legalized, output_path, save, internal::kMaxProtoBytes, await_proofs, streamed);
-          if (!saved.ok()) {
-            RETURN_IF_ERROR(await_proofs());
-            save_failure = saved;
-          }
-          return saved;
-        });
-  };
-  absl::StatusOr<Report> report = internal::TryLaterTargets(legalize_options, attempt);
-  if (!save_failure.ok()) return save_failure;
+  SavingAttempts attempts(*std::move(loaded), input_path, output_path, save);
+  absl::StatusOr<Report> report = internal::TryLaterTargets(
+      legalize_options, [&attempts](const Options& at) { return attempts.LegalizeAndSave(at); });
+  if (!attempts.save_failure().ok()) return attempts.save_failure();
   if (!report.ok()) return NamingTheFile(report.status(), input_path);
   return report;
 }

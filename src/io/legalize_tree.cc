@@ -26,6 +26,7 @@
 #include "absl/strings/string_view.h"
 #include "core/error_kind.h"
 #include "core/status_macros.h"
+#include "io/external_folder.h"
 #include "onnx_legalize/check_report.h"
 #include "onnx_legalize/legalize.h"
 #include "report/text_escape.h"
@@ -49,15 +50,6 @@ absl::Status ListingError(const fs::path& folder, const std::error_code& error) 
                       absl::StrCat("cannot list folder '", folder.string(), "': ", error.message()));
 }
 
-// True when `path` (canonical) is `root` (canonical) or below it.
-bool IsInside(const fs::path& path, const fs::path& root) {
-  auto p = path.begin();
-  for (auto r = root.begin(); r != root.end(); ++r, ++p) {
-    if (p == path.end() || *p != *r) return false;
-  }
-  return true;
-}
-
 // Appends the *.onnx files below `folder` to `found`; folders that cannot be listed become errors.
 void Walk(const fs::path& folder, const fs::path& root, const fs::path& canonical_root,
           std::vector<FoundModel>& found) {
@@ -77,7 +69,8 @@ void Walk(const fs::path& folder, const fs::path& root, const fs::path& canonica
       if (!named_as_model) continue;  // links to folders are never followed
       std::error_code target_error;
       const fs::path target = fs::canonical(path, target_error);
-      if (target_error || !IsInside(target, canonical_root) || !fs::is_regular_file(target, target_error)) {
+      if (target_error || PlaceOf(target, canonical_root) == PlaceInFolder::kOutside ||
+          !fs::is_regular_file(target, target_error)) {
         continue;  // dangling, or leading out of the tree
       }
       found.push_back({path.string(), path.lexically_relative(root).string(), absl::OkStatus()});
@@ -369,7 +362,7 @@ absl::StatusOr<std::vector<TreeFile>> PlanTree(const std::vector<std::string>& s
       return InvalidRequestError("sources", absl::StrCat("'", source, "' does not exist"));
     }
     if (!dest_dir.empty() && fs::is_directory(source, error) &&
-        IsInside(fs::weakly_canonical(dest_dir, error), fs::canonical(source, error))) {
+        PlaceOf(fs::weakly_canonical(dest_dir, error), fs::canonical(source, error)) != PlaceInFolder::kOutside) {
       return InvalidRequestError("dest_dir", absl::StrCat("destination '", dest_dir, "' is inside the source folder '",
                                                           source, "'; a rerun would legalize the outputs"));
     }

@@ -15,6 +15,7 @@
 #include "core/status_macros.h"
 #include "rules/registry.h"
 #include "rules/rule_support.h"
+#include "rules/trial_limits.h"
 
 namespace onnx_legalize::rules {
 namespace {
@@ -140,7 +141,8 @@ class CropRule final : public RemovedOpRule {
     const int64_t need_w = w.left + (w.has_scale ? w.width : w.right);
     dims[2] = std::max<int64_t>(0, need_h + random.Uniform(-1, 3));
     dims[3] = std::max<int64_t>(0, need_w + random.Uniform(-1, 3));
-    if (dims[2] * dims[3] > 4096) dims[0] = dims[1] = 1;  // a large window: one image of one channel
+    if (dims[2] * dims[3] > kMaxRemovedOpTrialElements)
+      dims[0] = dims[1] = 1;  // a large window: one image of one channel
     const DataType type = node.inputs[0].type.elem_type != 0 ? node.inputs[0].type.elem_type : onnx::TensorProto::FLOAT;
     if (type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::DOUBLE) {
       ASSIGN_OR_RETURN(Tensor data, random.SpecialFloats(type, dims));

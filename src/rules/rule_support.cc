@@ -9,15 +9,15 @@
 #include "core/float16.h"
 #include "core/status_macros.h"
 #include "graph/op_names.h"
+#include "rules/trial_limits.h"
 
 namespace onnx_legalize {
 
 namespace {
 
 // Trial data stays small: the removed ops compute each element (or each channel's statistics) alike, and
-// small dims cover every case their results depend on.
+// small dims cover every case their results depend on (the limit of their product: rules/trial_limits.h).
 constexpr int64_t kMaxTrialDim = 6;
-constexpr int64_t kMaxTrialElements = 4096;
 // The rank of drawn data whose rank is not known: the removed ops' NCHW.
 constexpr int64_t kTrialRank = 4;
 
@@ -328,7 +328,7 @@ std::vector<int64_t> TrialDims(const ValueType& type, int64_t rank, TrialRandom&
     count *= std::max<int64_t>(dim, 1);
   }
   // Within the budget even at rank 8: shrink the largest dims first.
-  while (count > kMaxTrialElements) {
+  while (count > kMaxRemovedOpTrialElements) {
     auto largest = std::max_element(dims.begin(), dims.end());
     count = count / *largest;
     *largest = std::max<int64_t>(1, *largest / 2);

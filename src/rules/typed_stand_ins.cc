@@ -100,7 +100,6 @@ void InferByRule(onnx::InferenceContext& ctx) {
 // A node of ONNX's first opsets that onnx 1.12 cannot type (graph/untyped_era_ops.h) is shown as this.
 constexpr char kEraStandIn[] = "FirstOutputLikeFirstInput";
 constexpr char kKeepsShapeAttribute[] = "onnx_legalize.keeps_shape";
-constexpr char kConcatAxisAttribute[] = "onnx_legalize.concat_axis";  // a Concat-1's axis
 
 void InferLikeFirstInput(onnx::InferenceContext& ctx) {
   if (ctx.getNumInputs() == 0 || ctx.getNumOutputs() == 0) return;
@@ -112,18 +111,16 @@ void InferLikeFirstInput(onnx::InferenceContext& ctx) {
   if (keeps_shape != nullptr && keeps_shape->i() != 0 && input->tensor_type().has_shape()) {
     *output->mutable_shape() = input->tensor_type().shape();
   }
-  const onnx::AttributeProto* concat_axis = ctx.getAttribute(kConcatAxisAttribute);
-  if (concat_axis == nullptr) return;
-  std::vector<std::vector<int64_t>> inputs;
-  for (size_t i = 0; i < ctx.getNumInputs(); ++i) {
-    const ValueType type = ValueTypeOf(ctx.getInputType(i));
-    if (!type.dims.has_value()) return;
-    inputs.push_back(*type.dims);
-  }
-  const std::vector<int64_t> dims = ConcatenatedDims(inputs, concat_axis->i());
-  if (dims.empty()) return;
+  // A node that carries itself (a Concat-1) has its output dims from its inputs'.
+  const onnx::AttributeProto* serialized = ctx.getAttribute(kNodeAttribute);
+  onnx::NodeProto node;
+  if (serialized == nullptr || !node.ParseFromString(serialized->s())) return;
+  const std::optional<std::vector<int64_t>> dims = EraOutputDims(node, [&ctx](int i) {
+    return static_cast<size_t>(i) < ctx.getNumInputs() ? ValueTypeOf(ctx.getInputType(i)).dims : std::nullopt;
+  });
+  if (!dims.has_value()) return;
   onnx::TensorShapeProto* shape = output->mutable_shape();
-  for (int64_t dim : dims) {
+  for (int64_t dim : *dims) {
     onnx::TensorShapeProto_Dimension* added = shape->add_dim();
     if (dim >= 0) added->set_dim_value(dim);
   }
@@ -136,22 +133,19 @@ bool ShowUntypedEraNode(onnx::NodeProto& node, int64_t opset) {
   keeps_shape.set_name(kKeepsShapeAttribute);
   keeps_shape.set_type(onnx::AttributeProto::INT);
   keeps_shape.set_i(UntypedEraOpKeepsShape(node.op_type()) ? 1 : 0);
-  // Concat-1's axis (1 when absent, its default), which its output shape needs.
-  std::optional<int64_t> concat_axis;
+  // A Concat-1 carries itself, whose output dims EraOutputDims reads from it. (The planners' inference has never
+  // given Gemm-1's or Reshape-1's output dims, which EraOutputDims also knows: new types for the planners to read
+  // would be a change of its own.)
+  std::optional<onnx::AttributeProto> itself;
   if (node.op_type() == "Concat") {
-    concat_axis = 1;
-    for (const onnx::AttributeProto& attribute : node.attribute()) {
-      if (attribute.name() == "axis") concat_axis = attribute.i();
-    }
+    itself.emplace();
+    itself->set_name(kNodeAttribute);
+    itself->set_type(onnx::AttributeProto::STRING);
+    node.SerializeToString(itself->mutable_s());
   }
   node.clear_attribute();
   *node.add_attribute() = std::move(keeps_shape);
-  if (concat_axis.has_value()) {
-    onnx::AttributeProto* axis = node.add_attribute();
-    axis->set_name(kConcatAxisAttribute);
-    axis->set_type(onnx::AttributeProto::INT);
-    axis->set_i(*concat_axis);
-  }
+  if (itself.has_value()) *node.add_attribute() = *std::move(itself);
   node.set_op_type(kEraStandIn);
   node.set_domain(kTypedStandInDomain);
   return true;

@@ -22,7 +22,6 @@
 // where graph inputs are positional); the outputs of nodes an adapter replaces are exposed as graph outputs
 // so that the IR hands their names to the replacement.
 #include <cstdint>
-#include <map>
 #include <new>
 #include <optional>
 #include <string>
@@ -220,44 +219,6 @@ std::optional<std::vector<int64_t>> InferredDims(const GraphProto& graph, const 
   return dims;
 }
 
-// The output dims of a Concat-1 (its inputs' dims, the axis dim summed), a Gemm-1 ([M, N] of A [M, K] or, with
-// transA, [K, M]; B likewise with transB) or a Reshape-1 (`shape`, its 0s copied from the input and its -1
-// computed), where the inputs' shapes tell (graph/untyped_era_ops.h); nullopt otherwise. The 6 -> 7 legacy
-// broadcasts and the 12 -> 13 adapters of Softmax and its kin read the rank and dims of their inputs.
-std::optional<std::vector<int64_t>> EraOutputDims(const GraphProto& graph, const NodeProto& node) {
-  std::map<std::string, const onnx::AttributeProto*> attributes;
-  for (const auto& attribute : node.attribute()) attributes[attribute.name()] = &attribute;
-  auto int_attribute = [&](const char* name) {
-    auto it = attributes.find(name);
-    return it == attributes.end() ? int64_t{0} : it->second->i();
-  };
-  if (node.op_type() == "Concat") {
-    auto axis = attributes.find("axis");  // 1 when absent, Concat-1's default
-    std::vector<std::vector<int64_t>> inputs;
-    for (const std::string& name : node.input()) {
-      std::optional<std::vector<int64_t>> dims = InferredDims(graph, name);
-      if (!dims.has_value()) return std::nullopt;
-      inputs.push_back(*std::move(dims));
-    }
-    std::vector<int64_t> dims = ConcatenatedDims(inputs, axis == attributes.end() ? 1 : axis->second->i());
-    if (dims.empty()) return std::nullopt;
-    return dims;
-  }
-  if (node.op_type() == "Gemm" && node.input_size() >= 2) {
-    const std::optional<std::vector<int64_t>> a = InferredDims(graph, node.input(0));
-    const std::optional<std::vector<int64_t>> b = InferredDims(graph, node.input(1));
-    if (!a.has_value() || !b.has_value() || a->size() != 2 || b->size() != 2) return std::nullopt;
-    return std::vector<int64_t>{(*a)[int_attribute("transA") != 0 ? 1 : 0], (*b)[int_attribute("transB") != 0 ? 0 : 1]};
-  }
-  if (node.op_type() == "Reshape" && attributes.count("shape") > 0) {
-    const std::optional<std::vector<int64_t>> x = InferredDims(graph, node.input(0));
-    if (!x.has_value()) return std::nullopt;
-    const auto& shape = attributes["shape"]->ints();
-    return ReshapedDims(*x, std::vector<int64_t>(shape.begin(), shape.end()));
-  }
-  return std::nullopt;
-}
-
 // Declares the first output of each main-graph node onnx 1.12 cannot type at `opset` (graph/untyped_era_ops.h)
 // whose first input inference typed; the number declared.
 int DeclareUntypedEraOutputs(GraphProto& graph, int64_t opset) {
@@ -273,7 +234,8 @@ int DeclareUntypedEraOutputs(GraphProto& graph, int64_t opset) {
     tensor->set_elem_type(input->tensor_type().elem_type());
     if (UntypedEraOpKeepsShape(node.op_type()) && input->tensor_type().has_shape()) {
       *tensor->mutable_shape() = input->tensor_type().shape();
-    } else if (std::optional<std::vector<int64_t>> dims = EraOutputDims(graph, node)) {
+    } else if (std::optional<std::vector<int64_t>> dims =
+                   EraOutputDims(node, [&](int i) { return InferredDims(graph, node.input(i)); })) {
       for (int64_t dim : *dims) {
         auto* added = tensor->mutable_shape()->add_dim();
         if (dim >= 0) added->set_dim_value(dim);

@@ -20,6 +20,7 @@
 #include "eval/slice_kernels.h"
 #include "graph/labels.h"
 #include "graph/op_names.h"
+#include "rules/trial_limits.h"
 #include "verify/streamed_fold.h"
 
 namespace onnx_legalize {
@@ -209,14 +210,14 @@ class TrialGenerator {
     // Scale a large known shape down, dim by dim, keeping each dim's relation to the indices varied.
     int64_t count = 1;
     for (int64_t dim : dims)
-      count = dim == 0 ? 0 : (count > kMaxTrialElements / dim ? kMaxTrialElements + 1 : count * dim);
+      count = dim == 0 ? 0 : (count > kMaxSliceTrialElements / dim ? kMaxSliceTrialElements + 1 : count * dim);
     // A declared shape is a stranger's too: any rank, and dims up to INT64_MAX beside a 0. Past the limit
     // (or past int64 in DrawIndex's [-dim-2, dim+2]) dims shrink, and once the kept ones fill the budget
     // the rest become 1.
     int64_t kept = 1;
     for (int64_t& dim : dims) {
-      if (count > kMaxTrialElements || dim > kMaxTrialElements) dim = std::min<int64_t>(dim, Uniform(1, 8));
-      if (dim > 0 && kept > kMaxTrialElements / dim) dim = 1;
+      if (count > kMaxSliceTrialElements || dim > kMaxSliceTrialElements) dim = std::min<int64_t>(dim, Uniform(1, 8));
+      if (dim > 0 && kept > kMaxSliceTrialElements / dim) dim = 1;
       kept *= std::max<int64_t>(dim, 1);
     }
     return dims;

@@ -21,11 +21,6 @@
 
 namespace onnx_legalize {
 
-// Largest data tensor a rewrite trial builds, in elements. A known shape larger than this is scaled
-// down (slicing's behaviour depends on how starts and ends relate to each dim, which small dims cover),
-// so verifying a model of thousands of nodes over large activations stays cheap.
-inline constexpr int64_t kMaxTrialElements = int64_t{1} << 16;
-
 // What a change's verification text (and the report's opset_move) says with Options::verify false.
 inline constexpr char kVerificationSkipped[] = "skipped (verification off)";
 // Why the opset move's proof did not execute with Options::verify false (Report::opset_move_proof.why_not).

@@ -17,6 +17,7 @@
 #include "graph/model_skeleton.h"
 #include "gtest/gtest.h"
 #include "onnx_legalize/legalize.h"
+#include "rules/trial_limits.h"
 #include "test_files.h"
 #include "test_models.h"
 #include "verify/dynamic_slice_verify.h"
@@ -167,11 +168,11 @@ TEST(GraphScopeViewTest, AGraphOnAnArenaGetsCopies) {
 
 // The planner's constants view the model's weights, which Legalize moves into the result and hands to
 // `use` while verification still reads them: a rewrite whose data is a constant of trial size
-// (kMaxTrialElements uint8 values, just large enough to be viewed) has every trial copy those bytes. Here
+// (kMaxSliceTrialElements uint8 values, just large enough to be viewed) has every trial copy those bytes. Here
 // `use` fails at once, without waiting for the proofs, and Legalize returns while they run; under ASan, a
 // read of bytes freed on the way out fails the test.
 TEST(LegalizeViewTest, AUseThatFailsEarlyFreesNothingTheVerificationStillReads) {
-  static_assert(kMaxTrialElements >= kMinViewedBytes, "the trials must read the viewed bytes");
+  static_assert(kMaxSliceTrialElements >= kMinViewedBytes, "the trials must read the viewed bytes");
   onnx::ModelProto model = testing::ParseModel(R"(
 <ir_version: 4, opset_import: ["" : 9]>
 views (int64[1] s, int64[1] e) => (uint8[?] y) {
@@ -205,8 +206,8 @@ views (int64[1] s, int64[1] e) => (float[?] y) {
   y = DynamicSlice(read, s, e)
 }
 )");
-  constexpr int64_t kElements = 20000;  // 80,000 bytes: past kSkeletonKeepBytes, within kMaxTrialElements
-  static_assert(4 * kElements > kSkeletonKeepBytes && kElements <= kMaxTrialElements, "see above");
+  constexpr int64_t kElements = 20000;  // 80,000 bytes: past kSkeletonKeepBytes, within kMaxSliceTrialElements
+  static_assert(4 * kElements > kSkeletonKeepBytes && kElements <= kMaxSliceTrialElements, "see above");
   TensorProto read = Bytes("read", 4 * kElements);
   read.set_data_type(TensorProto::FLOAT);
   read.set_dims(0, kElements);

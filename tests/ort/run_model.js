@@ -27,6 +27,7 @@
 
 const fs = require('fs');
 const path = require('path');
+const { sessionOptions } = require('./session_options');
 const { decodeTensorProto, encodeTensorProto, toOrtTensor, fromOrtTensor } = require('./tensor_proto');
 
 function usage(msg) {
@@ -63,15 +64,10 @@ async function main(argv) {
   ort.env.logLevel = 'error';
   let session;
   try {
-    session = await ort.InferenceSession.create(modelPath, {
-      executionProviders: ['cpu'],
-      graphOptimizationLevel: opts.optimization,
-      intraOpNumThreads: opts.threads,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      logSeverityLevel: 3,
-      extra: { 'session.disable_prepacking': '1' },
-    });
+    session = await ort.InferenceSession.create(
+      modelPath,
+      sessionOptions({ optimization: opts.optimization, threads: opts.threads, disablePrepacking: true }),
+    );
   } catch (e) {
     process.stderr.write(`run_model: ORT refused ${modelPath}: ${e.message}\n`);
     return 1;

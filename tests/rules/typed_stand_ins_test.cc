@@ -65,6 +65,32 @@ TEST(TypedStandInsTest, InferenceTypesValuesPastRemovedOps) {
 
 // Before, the Affine was refused: "the element type of input 'tanh' is not known". The values are compared in
 // ONNX Runtime (the model runner has no removed op): testdata/removed_ops' style_transfer_shape and pair_* models.
+// onnx 1.12 types no Concat before Concat-4: the planners' inference gives a Concat-1's output its inputs' dims
+// with the axis dim summed (graph/untyped_era_ops.h, EraOutputDims), its axis 1 when it has none, so that a
+// removed op after it knows its channels.
+TEST(TypedStandInsTest, AConcatOfTheFirstOpsetsHasItsInputsDimsSummedOnItsAxis) {
+  const onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 3]>
+g (float[1,2,4,4] a, float[1,1,4,4] b) => (float[1,3,4,4] y, float[2,2,4,4] r) {
+  c = Concat(a, b)
+  y = ImageScaler<scale = 1.0, bias = [0.0, 1.0, 2.0]>(c)
+  z = Concat<axis = 0>(a, a)
+  r = Relu(z)
+}
+)");
+  google::protobuf::Arena arena;
+  const onnx::ModelProto* typed = InferTypesOnSkeleton(model, arena, RemovedOpsTypedForInference(3));
+  const onnx::TypeProto* c = InferredType(*typed, "c");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->tensor_type().elem_type(), onnx::TensorProto::FLOAT);
+  ASSERT_EQ(c->tensor_type().shape().dim_size(), 4);
+  EXPECT_EQ(c->tensor_type().shape().dim(1).dim_value(), 3);
+  const onnx::TypeProto* z = InferredType(*typed, "z");
+  ASSERT_NE(z, nullptr);
+  ASSERT_EQ(z->tensor_type().shape().dim_size(), 4);
+  EXPECT_EQ(z->tensor_type().shape().dim(0).dim_value(), 2);
+}
+
 TEST(TypedStandInsTest, AChainOfRemovedOpsThroughStandardOpsLegalizes) {
   const onnx::ModelProto model = ParseModel(kChain);
   for (int64_t target : {0, 13, 17}) {  // 0: the default target, the model's own opset

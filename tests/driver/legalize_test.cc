@@ -921,11 +921,33 @@ TEST(LegalizeTargetTest, LegalizeFileTriesTheNextTargetToo) {
 namespace onnx_legalize {
 namespace {
 
+using Step = internal::TargetFailure::Step;
+
+// How a stand-in legalization fails at a target: the caller's error, and why in fields (the node, where the step
+// names one). OK: it does not fail.
+struct StandInFailure {
+  absl::Status status = absl::OkStatus();
+  Step step = Step::kTransform;
+  std::string op_type;
+  std::string node;
+};
+
+// `failure` at `target`, as the driver reports it.
+internal::Attempt FailedAt(int64_t target, const StandInFailure& failure) {
+  internal::TargetFailure why;
+  why.target = target;
+  why.step = failure.step;
+  why.code = failure.status.code();
+  why.op_type = failure.op_type;
+  why.node = failure.node;
+  return internal::Attempt::FailedAt(failure.status, why);
+}
+
 // A stand-in for one legalization at the target `options` name (10 when none), failing as `fail_at` says.
-internal::Attempt AttemptAt(const Options& options, int& calls, const std::function<absl::Status(int64_t)>& fail_at) {
+internal::Attempt AttemptAt(const Options& options, int& calls, const std::function<StandInFailure(int64_t)>& fail_at) {
   ++calls;
   const int64_t target = options.target_opset.value_or(10);
-  if (absl::Status failure = fail_at(target); !failure.ok()) return internal::Attempt::FailedAt(failure, target);
+  if (StandInFailure failure = fail_at(target); !failure.status.ok()) return FailedAt(target, failure);
   Report report;
   report.opset_after = target;
   return report;
@@ -935,7 +957,8 @@ TEST(LegalizeTargetTest, StopsWhenTwoTargetsInARowFailTheSameWay) {
   int calls = 0;
   const absl::StatusOr<Report> report = internal::TryLaterTargets(Options(), [&](const Options& at) {
     return AttemptAt(at, calls, [](int64_t target) {
-      return absl::FailedPreconditionError(absl::StrCat("the converter cannot move Foo to opset ", target));
+      return StandInFailure{
+          absl::FailedPreconditionError(absl::StrCat("the converter cannot move Foo to opset ", target))};
     });
   });
   EXPECT_EQ(calls, 2);
@@ -954,8 +977,9 @@ TEST(LegalizeTargetTest, JumpsToTheOpsetThatDefinesTheNamedOpAnewEvenWhenTheReas
     const int64_t target = at.target_opset.value_or(7);
     // Constant is defined anew at 9 (then 11, 12, 13): 7 fails, 8 is skipped, 9 works.
     if (target < 9) {
-      return internal::Attempt::FailedAt(
-          absl::FailedPreconditionError("(op_type:Constant, node name: labels): output has unsupported type"), target);
+      return FailedAt(
+          target, {absl::FailedPreconditionError("(op_type:Constant, node name: labels): output has unsupported type"),
+                   Step::kOnnxCheck, "Constant", "labels"});
     }
     Report done;
     done.opset_after = target;
@@ -970,7 +994,9 @@ TEST(LegalizeTargetTest, JumpsToTheOpsetThatDefinesTheNamedOpAnewEvenWhenTheReas
   calls = 0;
   const absl::StatusOr<Report> hopeless = internal::TryLaterTargets(Options(), [&](const Options& at) {
     return AttemptAt(at, calls, [](int64_t) {
-      return absl::FailedPreconditionError("(op_type:Softsign, node name: s): output has unsupported type");
+      return StandInFailure{
+          absl::FailedPreconditionError("(op_type:Softsign, node name: s): output has unsupported type"),
+          Step::kOnnxCheck, "Softsign", "s"};
     });
   });
   EXPECT_FALSE(hopeless.ok());
@@ -981,9 +1007,9 @@ TEST(LegalizeTargetTest, GoesOnWhileTheReasonChangesAndNeverRetriesAVerification
   int calls = 0;
   absl::StatusOr<Report> report = internal::TryLaterTargets(Options(), [&](const Options& at) {
     return AttemptAt(at, calls, [](int64_t target) {
-      if (target == 10) return absl::FailedPreconditionError("checker: A");
-      if (target == 11) return absl::FailedPreconditionError("converter: B");
-      return absl::OkStatus();
+      if (target == 10) return StandInFailure{absl::FailedPreconditionError("checker: A"), Step::kOnnxCheck};
+      if (target == 11) return StandInFailure{absl::FailedPreconditionError("converter: B"), Step::kTransform};
+      return StandInFailure{};
     });
   });
   ASSERT_TRUE(report.ok()) << report.status();
@@ -997,7 +1023,9 @@ TEST(LegalizeTargetTest, GoesOnWhileTheReasonChangesAndNeverRetriesAVerification
   Options explicit_target;
   explicit_target.target_opset = 10;
   report = internal::TryLaterTargets(explicit_target, [&](const Options& at) {
-    return AttemptAt(at, calls, [](int64_t) { return absl::FailedPreconditionError("checker: A"); });
+    return AttemptAt(at, calls, [](int64_t) {
+      return StandInFailure{absl::FailedPreconditionError("checker: A"), Step::kOnnxCheck};
+    });
   });
   EXPECT_EQ(calls, 1);
 
@@ -1006,10 +1034,93 @@ TEST(LegalizeTargetTest, GoesOnWhileTheReasonChangesAndNeverRetriesAVerification
     ++calls;
     absl::Status failure = absl::InternalError("verification failed: x");
     failure.SetPayload(kVerificationFailurePayloadUrl, absl::Cord("x"));
-    return internal::Attempt::FailedAt(failure, 10);
+    return FailedAt(10, {failure});
   });
   EXPECT_EQ(calls, 1);
   EXPECT_TRUE(IsVerificationFailure(report.status()));
+}
+
+// "The same reason" is the failure's fields (step, code, op type, node, graph), never its words: two failures
+// that say different things of the same node are the same, and two that say the same of different nodes are not.
+TEST(LegalizeTargetTest, TheSameReasonIsTheSameStepCodeAndNodeWhateverTheMessageSays) {
+  int calls = 0;
+  absl::StatusOr<Report> report = internal::TryLaterTargets(Options(), [&](const Options& at) {
+    return AttemptAt(at, calls, [](int64_t target) {
+      return StandInFailure{absl::FailedPreconditionError(target == 10 ? "one thing" : "quite another"),
+                            Step::kSchemaMismatch, "Pad", "p"};
+    });
+  });
+  EXPECT_EQ(calls, 2);
+  EXPECT_THAT(std::string(report.status().message()), HasSubstr("one thing"));
+
+  calls = 0;
+  report = internal::TryLaterTargets(Options(), [&](const Options& at) {
+    return AttemptAt(at, calls, [](int64_t target) {
+      if (target >= 12) return StandInFailure{};
+      return StandInFailure{absl::FailedPreconditionError("the same words"), Step::kSchemaMismatch, "Pad",
+                            target == 10 ? "p1" : "p2"};
+    });
+  });
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(report->targets_passed_over.size(), 2u);
+
+  internal::TargetFailure at_10;
+  at_10.target = 10;
+  at_10.step = Step::kOnnxCheck;
+  at_10.code = absl::StatusCode::kFailedPrecondition;
+  at_10.op_type = "Relu";
+  internal::TargetFailure at_11 = at_10;
+  at_11.target = 11;
+  EXPECT_TRUE(at_10.SameReasonAs(at_11)) << "the target is not the reason";
+  at_11.graph = "main/then_branch";
+  EXPECT_FALSE(at_10.SameReasonAs(at_11));
+  at_11 = at_10;
+  at_11.step = Step::kTransform;
+  EXPECT_FALSE(at_10.SameReasonAs(at_11));
+  at_11 = at_10;
+  at_11.code = absl::StatusCode::kInvalidArgument;
+  EXPECT_FALSE(at_10.SameReasonAs(at_11));
+}
+
+// A legalization onnx's check rejects at its target says so in fields: the step, the code, the op and node onnx
+// named (the text format names no node), beside the message the caller gets.
+TEST(LegalizeTargetTest, AnAttemptOnnxRejectsCarriesTheFailedNodeInFields) {
+  const internal::UseLegalized use = [](onnx::ModelProto&, const DeferredTensors&,
+                                        const internal::AwaitProofs& await_proofs) { return await_proofs(); };
+  onnx::ModelProto model = CustomVisionAtOpset7();
+  Options at7;
+  at7.target_opset = 7;
+  internal::Attempt attempt = internal::LegalizeAndUse(model, at7, use);
+  ASSERT_FALSE(attempt.report.ok());
+  EXPECT_THAT(std::string(attempt.report.status().message()), HasSubstr("(op_type:Constant)"));
+  ASSERT_TRUE(attempt.failed_at_target.has_value());
+  EXPECT_EQ(attempt.failed_at_target->target, 7);
+  EXPECT_EQ(attempt.failed_at_target->step, Step::kOnnxCheck);
+  EXPECT_EQ(attempt.failed_at_target->code, absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(attempt.failed_at_target->op_type, "Constant");
+  EXPECT_EQ(attempt.failed_at_target->node, "");
+  EXPECT_EQ(attempt.failed_at_target->graph, "");
+
+  model = ParseModel(kCompressAtOpset9);
+  Options at10;
+  at10.target_opset = 10;
+  attempt = internal::LegalizeAndUse(model, at10, use);
+  ASSERT_TRUE(attempt.failed_at_target.has_value()) << attempt.report.status();
+  EXPECT_EQ(attempt.failed_at_target->target, 10);
+  EXPECT_EQ(attempt.failed_at_target->step, Step::kOnnxCheck);
+  EXPECT_EQ(attempt.failed_at_target->op_type, "Slice");
+
+  // A failure of `use` itself (writing the file) is not the target's: no other target avoids it.
+  model = ParseModel(kCompressAtOpset9);
+  Options at11;
+  at11.target_opset = 11;
+  attempt = internal::LegalizeAndUse(model, at11,
+                                     [](onnx::ModelProto&, const DeferredTensors&, const internal::AwaitProofs&) {
+                                       return absl::UnavailableError("disk full");
+                                     });
+  EXPECT_EQ(attempt.report.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_FALSE(attempt.failed_at_target.has_value());
 }
 
 }  // namespace
