@@ -84,10 +84,12 @@ NOT_RUN_ALLOWED = {
 # the script. Keep this short; a new FAIL belongs in a kernel fix, not here.
 FAIL_KNOWN = {
     # Resize-11 align_corners with scales 0.6 of width 4: onnx's reference maps by the fractional resized length
-    # 4 * 0.6 = 2.4 (x * 3 / 1.4, giving 3.142857); ONNX Runtime and the runner by the output's length 2 (x * 3 / 1,
-    # giving 4). resize.cc is being changed by another engineer: reported, not fixed here.
+    # 4 * 0.6 = 2.4 (x * 3 / 1.4, giving 3.142857), which onnx's maintainers call intended (onnx/onnx#2462);
+    # ONNX Runtime and the runner map by the output's length 2 (x * 3 / 1, giving 4). resize.cc is being changed
+    # by another engineer: reported, not fixed here.
     "test_resize_downsample_scales_linear_align_corners":
-        "align_corners with a fractional resized length: onnx's reference and ONNX Runtime disagree; left to resize.cc",
+        "align_corners with a fractional resized length (onnx/onnx#2462): onnx's reference and ONNX Runtime disagree; "
+        "left to resize.cc",
 }
 
 # onnx's backend tests' tolerance (onnx/backend/test/runner: assert_similar_outputs).
