@@ -96,6 +96,8 @@ FAIL_KNOWN = {
 RTOL = 1e-3
 ATOL = 1e-7
 TIMEOUT = 60
+# model_runner_cli's exit status when the runner refuses or fails the model (its message on stderr).
+RUNNER_REFUSED = 1
 # The runner's refusal of a model whose default opset it does not implement (eval/model_runner.cc).
 OPSET_REFUSAL = "the model runner implements opsets"
 
@@ -195,6 +197,8 @@ def run_test(runner, node_dir, test, scratch):
     model_path = os.path.join(test_dir, "model.onnx")
     model = load_model(node_dir, test)
     sets = data_sets(test_dir)
+    if not sets:
+        return "NOT RUN", "no test_data_set_* folder"
     shutil.rmtree(os.path.join(scratch, test), ignore_errors=True)
     for data_set in sets:
         feeds_dir, outputs_dir = (os.path.join(scratch, test, data_set, d) for d in ("inputs", "outputs"))
@@ -204,8 +208,11 @@ def run_test(runner, node_dir, test, scratch):
         if why_not:
             return "NOT RUN", why_not
         code, message = run_runner(runner, model_path, feeds_dir, outputs_dir)
-        if code != 0:
-            return ("SKIPPED" if OPSET_REFUSAL in message else "NOT RUN"), message.splitlines()[-1] if message else code
+        last_line = message.splitlines()[-1] if message else ""
+        if code == RUNNER_REFUSED:
+            return ("SKIPPED" if OPSET_REFUSAL in message else "NOT RUN"), last_line
+        if code != 0:  # a crash, a timeout or a file error is no refusal: no allow-list excuses it
+            return "FAIL", f"{data_set}: model_runner_cli exited with {code}: {last_line}"
         expected_outputs = numbered_files(os.path.join(test_dir, data_set), "output_")
         for file_name in expected_outputs:
             expected = numpy_helper.to_array(onnx.load_tensor(os.path.join(test_dir, data_set, file_name)))
@@ -229,6 +236,8 @@ def main():
         print(f"run_node_tests: no {args.node_dir} (is libonnx-testdata installed?): skipped")
         return 77
     runner = os.path.abspath(args.runner)
+    if not os.access(runner, os.X_OK):
+        sys.exit(f"run_node_tests: {runner} is not an executable (build the model_runner_cli target)")
     counts = {"PASS": 0, "FAIL": 0, "NOT RUN": 0, "SKIPPED": 0}
     unexcused = []
     for test in selected_tests(args.node_dir):
@@ -244,8 +253,9 @@ def main():
         elif test in NOT_RUN_ALLOWED or test in FAIL_KNOWN:
             detail += " (allowed not to pass, but passes: take it off its list)"
         print(f"{outcome:8} {test}: {detail}", flush=True)
-    print(f"{sum(counts.values())} tests: {counts['PASS']} passed, {counts['FAIL']} failed, {counts['NOT RUN']} not run, "
-          f"{counts['SKIPPED']} skipped by opset; {len(unexcused)} failed or not run without an entry")
+    print(f"{sum(counts.values())} tests: {counts['PASS']} passed, {counts['FAIL']} failed, "
+          f"{counts['NOT RUN']} not run, {counts['SKIPPED']} skipped by opset; "
+          f"{len(unexcused)} failed or not run without an entry")
     return 1 if unexcused else 0
 
 
