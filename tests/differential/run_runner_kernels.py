@@ -171,6 +171,10 @@ add("selu", [7], "Selu", [("x", X4)], max_ulp=4, abs_tol=2.0 ** -22, why=TRANSCE
 add("softplus", [7], "Softplus", [("x", X4)], max_ulp=4, abs_tol=2.0 ** -24, why=TRANSCENDENTAL)
 add("pow", [7, 13], "Pow", [("x", positive((2, 3, 4, 5))), ("y", special((4, 5), 1))], max_ulp=2,
     why="ORT's pow for float goes through its own broadcasting helpers and may use powf of another libm path")
+# Pow-12's integer base: to small integer powers (exact, no overflow) and to float powers whose results truncate.
+add("pow_int", [12, 13, 15], "Pow", [("x", ints((3, 4), -5, 6)), ("y", ints((4,), 0, 4, 1))])
+add("pow_int32_float", [12, 15], "Pow", [("x", ints((3, 4), 0, 7, dtype=np.int32)),
+                                         ("y", np.array([0.0, 1.0, 0.5, 2.5], np.float32))])
 
 # ------------------------------------------------------------------ arithmetic and broadcasting
 for op in ["Add", "Sub", "Mul", "Div"]:
@@ -335,6 +339,10 @@ add("convtranspose_group", [11], "ConvTranspose", [("x", positive((1, 4, 5, 4)))
 add("convtranspose_output_shape", [11], "ConvTranspose",
     [("x", positive((1, 2, 4, 4))), ("w", positive((2, 3, 3, 3), 1))],
     attrs={"strides": [2, 2], "output_shape": [8, 7]}, max_ulp=8, why=CONV)
+# One past the full output (9): a total padding of -1, whose half rounds down (the output grows at its end).
+add("convtranspose_output_shape_past_full", [11], "ConvTranspose",
+    [("x", positive((1, 2, 4, 4))), ("w", positive((2, 3, 3, 3), 1))],
+    attrs={"strides": [2, 2], "output_shape": [10, 10]}, max_ulp=8, why=CONV)
 add("convtranspose_same_upper", [11], "ConvTranspose",
     [("x", positive((1, 2, 4, 4))), ("w", positive((2, 3, 3, 3), 1))],
     attrs={"strides": [2, 2], "auto_pad": "SAME_UPPER"}, max_ulp=8, why=CONV)

@@ -9,7 +9,9 @@
 //   stride * (in - 1) + output_padding + (kernel - 1) * dilation + 1 - pad_begin - pad_end
 // With output_shape, or auto_pad SAME_* (output = in * stride), the pads are made from the total padding
 // stride * (in - 1) + output_padding + extent - output: ConvTranspose-11's text gives SAME_UPPER's odd one to
-// the end and every other mode's to the beginning.
+// the end and every other mode's to the beginning. Its halving rounds down, as onnx's reference (Python's //)
+// does: an output_shape one past the full output is a total of -1, a pad of -1 at the end and 0 at the
+// beginning, so the output grows at its end (onnx's node test test_convtranspose_output_shape, ONNX Runtime).
 //
 // Also here: the operand checks Conv shares (conv_kernels.h).
 #include <algorithm>
@@ -62,6 +64,9 @@ absl::StatusOr<ConvOperands> CheckConvOperands(const KernelContext& ctx, const T
 
 namespace {
 
+// total / 2 rounded toward minus infinity (C++'s / rounds toward zero): the half of a negative total padding.
+int64_t HalfRoundedDown(int64_t total) { return total / 2 - (total < 0 && total % 2 != 0 ? 1 : 0); }
+
 // The geometry of ConvTranspose: `out` is the output's spatial dims; pads as the file comment says.
 absl::StatusOr<WindowGeometry> TransposedWindow(const KernelContext& ctx, const ConvOperands& operands) {
   WindowGeometry g;
@@ -97,7 +102,7 @@ absl::StatusOr<WindowGeometry> TransposedWindow(const KernelContext& ctx, const 
     if (output_shape || same) {
       g.out[d] = output_shape ? (*output_shape)[d] : g.in[d] * g.strides[d];
       const int64_t total = full - g.out[d];
-      const int64_t half = total / 2;
+      const int64_t half = HalfRoundedDown(total);
       g.pad_begin[d] = auto_pad == "SAME_UPPER" ? half : total - half;
       g.pad_end[d] = total - g.pad_begin[d];
     } else {

@@ -4,10 +4,13 @@
 //
 // Each output element is computed from its operands alone; the variadic ops fold their inputs left to right
 // ((x0 + x1) + x2 ...), Mean dividing that sum by the input count. float16 is computed in float. Integers
-// wrap around; integer division truncates toward zero, and dividing by zero is an error.
+// wrap around; integer division truncates toward zero, and dividing by zero is an error. Pow-12's integer base:
+// exact to an integer power, truncated toward zero from double to a float one; a power with no value of the
+// base's type (a negative integer power, NaN, past its range) is an error.
 #include <array>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -23,11 +26,13 @@ namespace onnx_legalize {
 namespace {
 
 using ::absl::StrCat;
+using ::onnx::TensorProto;
 
 // Sum/Max/Min/Mean broadcast from opset 8 (Sum-8); before, every input has the same shape (Sum-6).
 constexpr int64_t kVariadicBroadcastOpset = 8;
-// Pow-12 lets the exponent's type differ from the base's.
+// Pow-12 lets the exponent's type differ from the base's, and the base be int32 or int64.
 constexpr int64_t kPowMixedTypesOpset = 12;
+constexpr int64_t kPowIntegerBaseOpset = 12;
 
 template <typename T>
 T Divide(T a, T b, bool& by_zero) {
@@ -80,7 +85,37 @@ absl::StatusOr<Outputs> RunBinary(const KernelContext& ctx, BinaryOp op) {
                              [&](auto tag) { return ApplyBinary<decltype(tag)>(op, *a, *b, shapes); }));
 }
 
-// Pow: base ** exponent in the base's computing type (std::pow), the exponent converted to it first.
+// An integer base (Pow-12) to an integer power: exact, by squaring, wrapping around as the integer ops do (and
+// as numpy's power, onnx's reference, does). A negative power has no integer value: false.
+template <typename T, typename E>
+bool IntegerToIntegerPower(T base, E exponent, T& result) {
+  if constexpr (std::is_signed_v<E>) {
+    if (exponent < 0) return false;
+  }
+  result = T{1};
+  // Not negative here, so its unsigned form is its value (and an int8 is read as a number, not a character).
+  for (auto bits = static_cast<uint64_t>(static_cast<std::make_unsigned_t<E>>(exponent)); bits != 0; bits >>= 1) {
+    if ((bits & 1) != 0) result = WrappingMul(result, base);
+    base = WrappingMul(base, base);
+  }
+  return true;
+}
+
+// An integer base to a float power: computed in double and truncated toward zero, as numpy converts the
+// float result back to the base's type. A NaN or a value past T's range has no integer value: false.
+template <typename T, typename E>
+bool IntegerToFloatPower(T base, E exponent, T& result) {
+  const double real = std::pow(static_cast<double>(base), static_cast<double>(exponent));
+  // T's limits are -2^k and 2^k - 1, so low and high (powers of two) are exact in double.
+  const auto low = static_cast<double>(std::numeric_limits<T>::min());
+  const auto high = static_cast<double>(std::numeric_limits<T>::max()) + 1.0;
+  if (!(std::trunc(real) >= low && real < high)) return false;  // false for NaN too
+  result = static_cast<T>(real);
+  return true;
+}
+
+// Pow: base ** exponent. A float base computes in its computing type (std::pow), the exponent converted to it
+// first; an integer base as IntegerToIntegerPower or IntegerToFloatPower say.
 template <typename T, typename E>
 absl::StatusOr<Tensor> ApplyPow(const Tensor& base, const Tensor& exponent, const BinaryShapes& shapes) {
   const ElementsAs<T> x(base);
@@ -89,10 +124,38 @@ absl::StatusOr<Tensor> ApplyPow(const Tensor& base, const Tensor& exponent, cons
   ASSIGN_OR_RETURN(OutputAs<T> out, OutputAs<T>::Make(base.type(), shapes.out));  // one write per element
   const std::array<std::vector<int64_t>, 2> strides = {BroadcastStrides(shapes.a, shapes.out),
                                                        BroadcastStrides(shapes.b, shapes.out)};
+  std::optional<std::array<int64_t, 2>> no_integer_value;  // the operands' indices of the first such element
   ForEachBroadcast(shapes.out, strides, [&](int64_t i, const std::array<int64_t, 2>& at) {
-    out[i] = static_cast<T>(std::pow(x[at[0]], static_cast<T>(y[at[1]])));
+    if constexpr (std::is_floating_point_v<T>) {
+      out[i] = static_cast<T>(std::pow(x[at[0]], static_cast<T>(y[at[1]])));
+    } else {
+      T power{0};
+      bool has_value = false;
+      if constexpr (std::is_integral_v<E>) {
+        has_value = IntegerToIntegerPower(x[at[0]], y[at[1]], power);
+      } else {
+        has_value = IntegerToFloatPower(x[at[0]], y[at[1]], power);
+      }
+      if (!has_value && !no_integer_value) no_integer_value = at;
+      out[i] = power;
+    }
   });
+  if (no_integer_value) {
+    // Unary + prints an int8 or uint8 exponent as a number, not a character.
+    return absl::InvalidArgumentError(StrCat("base ", x[(*no_integer_value)[0]], " to the power ",
+                                             +y[(*no_integer_value)[1]], " has no value of the base's type ",
+                                             DataTypeName(base.type()), "; ONNX leaves it undefined"));
+  }
   return std::move(out).Finish();
+}
+
+// Calls fn(T{}) with the computing type of a base Pow takes: float16, float, double, int32, int64.
+template <typename Fn>
+auto VisitPowBase(DataType type, Fn&& fn) -> decltype(fn(float{})) {
+  if (type == TensorProto::INT32) return fn(int32_t{});
+  if (type == TensorProto::INT64) return fn(int64_t{});
+  if (IsFloating(type)) return VisitFloating(type, "Pow's base", std::forward<Fn>(fn));
+  return UnsupportedType(type, "Pow's base", "float16, float, double, int32, int64");
 }
 
 absl::StatusOr<Outputs> RunPow(const KernelContext& ctx) {
@@ -103,8 +166,12 @@ absl::StatusOr<Outputs> RunPow(const KernelContext& ctx) {
     return absl::InvalidArgumentError(
         StrCat("X is ", Describe(*x), " and Y ", Describe(*y), "; Pow before opset 12 takes one type for both"));
   }
+  const bool integer_base = x->type() == TensorProto::INT32 || x->type() == TensorProto::INT64;
+  if (integer_base && ctx.opset < kPowIntegerBaseOpset) {
+    return absl::InvalidArgumentError(StrCat("X is ", Describe(*x), "; Pow before opset 12 takes a float base"));
+  }
   ASSIGN_OR_RETURN(const BinaryShapes shapes, BinaryOperandShapes(ctx, x->dims(), y->dims()));
-  return Single(VisitFloating(x->type(), "Pow's base", [&](auto base_tag) {
+  return Single(VisitPowBase(x->type(), [&](auto base_tag) {
     using T = decltype(base_tag);
     return VisitNumeric(y->type(), "Pow's exponent",
                         [&](auto exponent_tag) { return ApplyPow<T, decltype(exponent_tag)>(*x, *y, shapes); });

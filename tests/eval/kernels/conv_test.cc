@@ -245,6 +245,20 @@ TEST(ConvTransposeKernelTest, AppliesOutputPaddingPadsAndOutputShape) {
   EXPECT_TRUE(OutputIs(RunModel(with("output_shape = [1, 4]"), x), "y", Floats({1, 1, 1, 4}, {1, 3, 2, 2})));
 }
 
+// output_shape 6 of a full 5: total padding -1. onnx halves it rounding down (its reference is Python's //), so the
+// beginning gets -1 - (-1) = 0 and the end -1: the output grows at its end, as onnx's node test
+// test_convtranspose_output_shape and ONNX Runtime have it. Halving toward zero grew it at the beginning.
+TEST(ConvTransposeKernelTest, AnOutputShapePastTheFullOutputGrowsItsEnd) {
+  const auto model = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 11]>
+    g (float[1,1,1,2] x) => (float[1,1,1,6] y) {
+      w = Constant <value = float[1,1,1,3] {1, 1, 1}> ()
+      y = ConvTranspose <strides = [1, 2], output_shape = [1, 6]> (x, w)
+    })");
+  EXPECT_TRUE(OutputIs(RunModel(model, Feed("x", Floats({1, 1, 1, 2}, {1, 2}))), "y",
+                       Floats({1, 1, 1, 6}, {1, 1, 3, 2, 2, 0})));
+}
+
 TEST(ConvTransposeKernelTest, RejectsABiasOfTheWrongLength) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 11]>

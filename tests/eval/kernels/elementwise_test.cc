@@ -70,6 +70,29 @@ TEST(ElementwiseKernelTest, PowTakesAnIntegerExponentFromOpset12) {
   EXPECT_TRUE(FailsWith(RunModel(at("11"), feeds), StatusCode::kInvalidArgument, {"before opset 12"}));
 }
 
+// Pow-12 also takes an int32 or int64 base (onnx's node tests test_pow_types_int*): exact to an integer power,
+// wrapping like Mul; truncated toward zero to a float power; an error where the power has no integer value.
+TEST(ElementwiseKernelTest, PowTakesAnIntegerBaseFromOpset12) {
+  const auto by_integer = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 15]>
+    g (int64[4] x, int64[4] e) => (int64[4] y) { y = Pow(x, e) })");
+  EXPECT_TRUE(OutputIs(RunModel(by_integer, Feed("x", Int64s({4}, {2, 3, -3, 2}), "e", Int64s({4}, {5, 0, 3, 64}))),
+                       "y", Int64s({4}, {32, 1, -27, 0})));  // 2 ** 64 wraps to 0
+  EXPECT_TRUE(FailsWith(RunModel(by_integer, Feed("x", Int64s({4}, {2, 3, 4, 5}), "e", Int64s({4}, {1, -1, 1, 1}))),
+                        StatusCode::kInvalidArgument, {"base 3 to the power -1", "int64"}));
+  const auto by_float = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 12]>
+    g (int32[3] x, float[3] e) => (int32[3] y) { y = Pow(x, e) })");
+  EXPECT_TRUE(OutputIs(RunModel(by_float, Feed("x", Int32s({3}, {3, 2, -8}), "e", Floats({3}, {6, 0.5, 1}))), "y",
+                       Int32s({3}, {729, 1, -8})));  // 2 ** 0.5 = 1.41... truncates to 1
+  EXPECT_TRUE(FailsWith(RunModel(by_float, Feed("x", Int32s({3}, {2, 2, 2}), "e", Floats({3}, {1, 40, 1}))),
+                        StatusCode::kInvalidArgument, {"base 2 to the power 40", "int32"}));
+  const auto at11 = ParseModel(R"(
+    <ir_version: 6, opset_import: ["" : 11]>
+    g (int64[1] x, int64[1] e) => (int64[1] y) { y = Pow(x, e) })");
+  EXPECT_TRUE(FailsWith(RunModel(at11, Feed("x", Int64s({1}, {2}), "e", Int64s({1}, {3}))),
+                        StatusCode::kInvalidArgument, {"before opset 12 takes a float base"}));
+}
 // Clip-6 takes min and max as attributes, Clip-11 as inputs; an absent bound is the type's extreme value.
 TEST(ElementwiseKernelTest, ClipReadsItsBoundsAsItsOpsetSays) {
   const float inf = std::numeric_limits<float>::infinity();
