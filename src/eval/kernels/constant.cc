@@ -67,6 +67,18 @@ absl::StatusOr<Outputs> RunIdentity(const KernelContext& ctx) {
 // Dropout in inference: Y = X, and the mask (asked for) all ones: of X's type in Dropout-7..9, bool from
 // Dropout-10. Dropout-1/6's is_test=0 and Dropout-12's training_mode ask for training, which draws at random
 // and is not executed.
+// Dropout-12's ratio (input 1): one floating value, 0.5 when omitted.
+absl::StatusOr<double> DropoutRatio(const KernelContext& ctx) {
+  const Tensor* ratio = ctx.Input(1);
+  if (ratio == nullptr) return 0.5;
+  if (ratio->element_count() != 1) {
+    return absl::InvalidArgumentError(StrCat("ratio must be one value, got ", Describe(*ratio)));
+  }
+  return VisitFloating(ratio->type(), "Dropout's ratio", [&](auto tag) -> absl::StatusOr<double> {
+    return static_cast<double>(ElementsAs<decltype(tag)>(*ratio)[0]);
+  });
+}
+
 absl::StatusOr<Outputs> RunDropout(const KernelContext& ctx) {
   RETURN_IF_ERROR(ExpectInputCount(ctx, 1, ctx.opset >= 12 ? 3 : 1));
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "data"));
@@ -82,7 +94,12 @@ absl::StatusOr<Outputs> RunDropout(const KernelContext& ctx) {
     if (training->type() != TensorProto::BOOL || training->element_count() != 1) {
       return absl::InvalidArgumentError(StrCat("training_mode must be one bool, got ", Describe(*training)));
     }
-    if (training->bytes()[0] != 0) return absl::UnimplementedError("Dropout in training mode");
+    // Training drops a random part of the elements; with a ratio of 0 it drops none and scales by 1 / (1 - 0):
+    // the same outputs as inference, which is what the runner computes below.
+    if (training->bytes()[0] != 0) {
+      ASSIGN_OR_RETURN(const double ratio, DropoutRatio(ctx));
+      if (ratio != 0.0) return absl::UnimplementedError(StrCat("Dropout in training mode (ratio ", ratio, ")"));
+    }
   }
   Outputs outputs = {ctx.inputs[0]};
   if (ctx.WantsOutput(1)) {

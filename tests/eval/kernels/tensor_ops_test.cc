@@ -214,6 +214,25 @@ TEST(TensorOpsKernelTest, CropAndResizeCropsADimItDoesNotResize) {
                         {"roi float[4] must hold a start and an end for each dim of float[1,1,2,1]"}));
 }
 
+// Dropout passes its input on and masks nothing in inference; in training mode it drops at random, which the runner
+// does not draw, except at ratio 0, where training drops nothing and scales by 1.
+TEST(TensorOpsKernelTest, DropoutIsIdentityInInferenceAndInTrainingAtRatioZero) {
+  constexpr char kTraining[] = R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[3] x, float r, bool t) => (float[3] y, bool[3] mask) { y, mask = Dropout(x, r, t) })";
+  const auto model = ParseModel(kTraining);
+  auto feeds = [](float ratio, bool training) {
+    Feeds feeds = Feed("x", Floats({3}, {1, -2, 3}), "r", Floats({}, {ratio}));
+    feeds.emplace("t", Bools({}, {static_cast<uint8_t>(training)}));
+    return feeds;
+  };
+  EXPECT_TRUE(OutputIs(RunModel(model, feeds(0.5f, false)), "y", Floats({3}, {1, -2, 3})));
+  EXPECT_TRUE(OutputIs(RunModel(model, feeds(0.0f, true)), "y", Floats({3}, {1, -2, 3})));
+  EXPECT_TRUE(OutputIs(RunModel(model, feeds(0.0f, true)), "mask", Bools({3}, {1, 1, 1})));
+  EXPECT_TRUE(FailsWith(RunModel(model, feeds(0.5f, true)), StatusCode::kUnimplemented,
+                        {"Dropout in training mode (ratio 0.5)"}));
+}
+
 // ReduceSum-13 takes its axes as input 1; the other reductions keep the attribute.
 TEST(TensorOpsKernelTest, ReducesOverTheAxesItsOpsetNames) {
   const auto model = ParseModel(R"(
