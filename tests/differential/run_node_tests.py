@@ -45,7 +45,6 @@ OPS = frozenset("""
 """.split())
 
 # Selected tests that may end NOT RUN, each with the reason. Any other NOT RUN fails the script.
-_TRAINING = "training mode: the runner computes inference only and refuses this form as Unimplemented"
 _DROPOUT_TRAINING = ("Dropout in training mode: its mask is random (onnx drew it from numpy's seeded generator); "
                      "the runner refuses it as Unimplemented")
 _BFLOAT16 = ("bfloat16: not among the types issue 24 asks for (float16, float, double, integers); onnx 1.12 stores "
@@ -55,8 +54,6 @@ _NOT_A_TENSOR = "an optional or sequence graph input: model_runner_cli feeds ten
 _ALIGN_CORNERS = ("align_corners with a fractional resized length (onnx/onnx#2462): the runner reads it as ONNX "
                   "Runtime does")
 NOT_RUN_ALLOWED = {
-    "test_batchnorm_epsilon_training_mode": _TRAINING,
-    "test_batchnorm_example_training_mode": _TRAINING,
     "test_training_dropout": _DROPOUT_TRAINING,
     "test_training_dropout_default": _DROPOUT_TRAINING,
     "test_training_dropout_default_mask": _DROPOUT_TRAINING,

@@ -377,6 +377,10 @@ C = 3
 add("batchnorm", [7, 9, 14, 15], "BatchNormalization",
     [("x", normal((2, C, 4, 5))), ("s", positive((C,), 1)), ("b", normal((C,), 2)), ("m", normal((C,), 3)),
      ("v", positive((C,), 4))], attrs={"epsilon": 1e-3}, max_ulp=16, abs_tol=2.0 ** -22, why=NORM)
+add("batchnorm_training", [14, 15], "BatchNormalization",
+    [("x", normal((2, C, 4, 5))), ("s", positive((C,), 1)), ("b", normal((C,), 2)), ("m", normal((C,), 3)),
+     ("v", positive((C,), 4))], attrs={"epsilon": 1e-3, "momentum": 0.8, "training_mode": 1}, n_outputs=3,
+    max_ulp=64, abs_tol=2.0 ** -21, why="the batch's statistics summed in another order (the runner in double)")
 add("instancenorm", [7, 13], "InstanceNormalization",
     [("x", normal((2, C, 4, 5))), ("s", positive((C,), 1)), ("b", normal((C,), 2))], max_ulp=64, abs_tol=2.0 ** -21,
     why="ORT computes mean and variance with Eigen's reductions and folds the scale differently; absolute (2^-21) "

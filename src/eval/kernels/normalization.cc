@@ -48,17 +48,23 @@ absl::StatusOr<std::vector<T>> Parameter(const Tensor& p) {
   return std::vector<T>(values.begin(), values.end());
 }
 
-// Whether the node computes its training form, which the runner does not execute.
-absl::StatusOr<bool> IsTraining(const KernelContext& ctx) {
+// What the node computes: inference; BatchNormalization-14's training mode (X normalized by its own statistics,
+// the running statistics as outputs 1 and 2), which the runner executes; or the training forms before 14 (their
+// saved statistics as extra outputs), which it does not.
+enum class BatchNormForm { kInference, kTrainingMode, kLegacyTraining };
+
+absl::StatusOr<BatchNormForm> BatchNormFormOf(const KernelContext& ctx) {
   bool extra_outputs = false;
   for (int i = 1; i < ctx.node.output_size(); ++i) extra_outputs = extra_outputs || ctx.WantsOutput(i);
   if (ctx.opset >= kTrainingModeOpset) {
     ASSIGN_OR_RETURN(const int64_t training, IntAttributeOr(ctx.node, "training_mode", 0));
-    return training != 0 || extra_outputs;
+    if (training != 0) return BatchNormForm::kTrainingMode;
+    if (extra_outputs) return absl::InvalidArgumentError("running_mean and running_var exist only in training mode");
+    return BatchNormForm::kInference;
   }
   RETURN_IF_ERROR(RejectAttribute(ctx, "training_mode", "does not have (added at opset 14)"));
   if (ctx.opset >= kNoIsTestOpset) RETURN_IF_ERROR(RejectAttribute(ctx, "is_test", "does not have (removed at 7)"));
-  return extra_outputs;
+  return extra_outputs ? BatchNormForm::kLegacyTraining : BatchNormForm::kInference;
 }
 
 template <typename T>
@@ -90,10 +96,75 @@ absl::StatusOr<Tensor> ApplyBatchNorm(const Tensor& x, const std::vector<const T
   return std::move(out).Finish();
 }
 
+// One value per channel of `x` ([N, C, ...]): its mean and its population variance over the batch and the spatial
+// dims, summed in double.
+template <typename T>
+absl::Status BatchStatistics(const Tensor& x, Tensor& mean, Tensor& variance) {
+  const int64_t items = x.dims()[0], channels = x.dims()[1];
+  const int64_t inner = DimsProduct(x.dims(), 2, x.dims().size());
+  const auto count = static_cast<double>(items * inner);
+  const ElementsAs<T> in(x);
+  ASSIGN_OR_RETURN(OutputAs<T> means, OutputAs<T>::Make(x.type(), {channels}));
+  ASSIGN_OR_RETURN(OutputAs<T> variances, OutputAs<T>::Make(x.type(), {channels}));
+  for (int64_t c = 0; c < channels; ++c) {
+    double sum = 0;
+    for (int64_t n = 0; n < items; ++n) {
+      const T* run = in.data() + (n * channels + c) * inner;
+      for (int64_t i = 0; i < inner; ++i) sum += static_cast<double>(run[i]);
+    }
+    const double channel_mean = sum / count;
+    double squares = 0;
+    for (int64_t n = 0; n < items; ++n) {
+      const T* run = in.data() + (n * channels + c) * inner;
+      for (int64_t i = 0; i < inner; ++i) {
+        const double d = static_cast<double>(run[i]) - channel_mean;
+        squares += d * d;
+      }
+    }
+    means[static_cast<size_t>(c)] = static_cast<T>(channel_mean);
+    variances[static_cast<size_t>(c)] = static_cast<T>(squares / count);
+  }
+  mean = std::move(means).Finish();
+  variance = std::move(variances).Finish();
+  return absl::OkStatus();
+}
+
+// running = input * momentum + batch * (1 - momentum), in the type of the input statistic.
+absl::StatusOr<Tensor> RunningStatistic(const Tensor& input, const Tensor& batch, float momentum) {
+  return VisitFloating(input.type(), "BatchNormalization's running statistic", [&](auto tag) -> absl::StatusOr<Tensor> {
+    using U = decltype(tag);
+    ASSIGN_OR_RETURN(const std::vector<U> batch_values, Parameter<U>(batch));
+    const ElementsAs<U> input_values(input);
+    ASSIGN_OR_RETURN(OutputAs<U> out, OutputAs<U>::Make(input.type(), input.dims()));
+    const auto m = static_cast<U>(momentum);
+    for (size_t c = 0; c < out.size(); ++c) out[c] = input_values[c] * m + batch_values[c] * (U{1} - m);
+    return std::move(out).Finish();
+  });
+}
+
+// BatchNormalization-14/15 in training mode: X normalized by its own statistics, and the running statistics.
+template <typename T>
+absl::StatusOr<Outputs> ApplyTrainingBatchNorm(const KernelContext& ctx, const Tensor& x,
+                                               std::vector<const Tensor*> params, float epsilon, int64_t per_item) {
+  ASSIGN_OR_RETURN(const float momentum, FloatAttributeOr(ctx.node, "momentum", 0.9f));
+  Tensor batch_mean, batch_variance;
+  RETURN_IF_ERROR(BatchStatistics<T>(x, batch_mean, batch_variance));
+  const Tensor* input_mean = params[2];
+  const Tensor* input_variance = params[3];
+  params[2] = &batch_mean;
+  params[3] = &batch_variance;
+  ASSIGN_OR_RETURN(Tensor y, ApplyBatchNorm<T>(x, params, epsilon, per_item));
+  ASSIGN_OR_RETURN(Tensor running_mean, RunningStatistic(*input_mean, batch_mean, momentum));
+  ASSIGN_OR_RETURN(Tensor running_variance, RunningStatistic(*input_variance, batch_variance, momentum));
+  return Outputs{Share(std::move(y)), Share(std::move(running_mean)), Share(std::move(running_variance))};
+}
+
 absl::StatusOr<Outputs> RunBatchNormalization(const KernelContext& ctx) {
   RETURN_IF_ERROR(ExpectInputCount(ctx, 5, 5));
-  ASSIGN_OR_RETURN(const bool training, IsTraining(ctx));
-  if (training) return absl::UnimplementedError("BatchNormalization's training form (mean and var outputs)");
+  ASSIGN_OR_RETURN(const BatchNormForm form, BatchNormFormOf(ctx));
+  if (form == BatchNormForm::kLegacyTraining) {
+    return absl::UnimplementedError("BatchNormalization's training form before opset 14 (its saved statistics)");
+  }
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "X"));
   std::vector<const Tensor*> params;
   for (size_t i = 1; i < 5; ++i) {
@@ -122,6 +193,11 @@ absl::StatusOr<Outputs> RunBatchNormalization(const KernelContext& ctx) {
     }
   }
   const int64_t per_item = DimsProduct(x->dims(), 1, x->dims().size());
+  if (form == BatchNormForm::kTrainingMode) {
+    return VisitFloating(x->type(), "BatchNormalization", [&](auto tag) {
+      return ApplyTrainingBatchNorm<decltype(tag)>(ctx, *x, params, epsilon, per_item);
+    });
+  }
   return Single(VisitFloating(x->type(), "BatchNormalization",
                               [&](auto tag) { return ApplyBatchNorm<decltype(tag)>(*x, params, epsilon, per_item); }));
 }

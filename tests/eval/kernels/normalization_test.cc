@@ -1,5 +1,8 @@
 // BatchNormalization, InstanceNormalization, LRN (src/eval/kernels/normalization.cc).
+#include <cmath>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "eval/kernels/kernel_test_support.h"
@@ -60,7 +63,7 @@ TEST(NormalizationKernelTest, RejectsSpatialFromOpset9) {
                         StatusCode::kInvalidArgument, {"BatchNormalization producing 'y'", "spatial", "removed at 9"}));
 }
 
-TEST(NormalizationKernelTest, DoesNotRunTheTrainingForm) {
+TEST(NormalizationKernelTest, DoesNotRunTheTrainingFormBeforeOpset14) {
   const auto model = ParseModel(R"(
     <ir_version: 4, opset_import: ["" : 9]>
     g (float[1,1,1,1] x, float[1] s) => (float[1,1,1,1] y, float[1] mean) {
@@ -68,6 +71,41 @@ TEST(NormalizationKernelTest, DoesNotRunTheTrainingForm) {
     })");
   EXPECT_TRUE(FailsWith(RunModel(model, Feed("x", Floats({1, 1, 1, 1}, {1}), "s", Floats({1}, {1}))),
                         StatusCode::kUnimplemented, {"training form"}));
+}
+
+// BatchNormalization-14's training mode: each channel normalized by its own batch mean and population variance
+// (channel 0 holds 1, 3, 5, 7 and channel 1 0, 2, 4, 6: variance 5 each), and the running statistics 0.9 * input +
+// 0.1 * batch.
+TEST(NormalizationKernelTest, RunsTheTrainingModeOfOpset14) {
+  const auto model = ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 14]>
+    g (float[2,2,2] x, float[2] s, float[2] b, float[2] m, float[2] v) => (float[2,2,2] y, float[2] rm, float[2] rv) {
+      y, rm, rv = BatchNormalization <training_mode = 1, epsilon = 0.0> (x, s, b, m, v)
+    })");
+  std::map<std::string, Tensor> feeds;
+  feeds.emplace("x", Floats({2, 2, 2}, {1, 3, 0, 2, 5, 7, 4, 6}));
+  feeds.emplace("s", Floats({2}, {2, 1}));
+  feeds.emplace("b", Floats({2}, {0.5f, 0}));
+  feeds.emplace("m", Floats({2}, {10, 0}));
+  feeds.emplace("v", Floats({2}, {1, 1}));
+  const Results results = RunModel(model, std::move(feeds));
+  const float root5 = std::sqrt(5.0f);
+  EXPECT_TRUE(OutputNear(results, "y",
+                         Floats({2, 2, 2}, {2 * (-3 / root5) + 0.5f, 2 * (-1 / root5) + 0.5f, -3 / root5, -1 / root5,
+                                            2 * (1 / root5) + 0.5f, 2 * (3 / root5) + 0.5f, 1 / root5, 3 / root5}),
+                         1e-6f));
+  EXPECT_TRUE(OutputNear(results, "rm", Floats({2}, {10 * 0.9f + 4 * 0.1f, 3 * 0.1f}), 1e-6f));
+  EXPECT_TRUE(OutputNear(results, "rv", Floats({2}, {0.9f + 5 * 0.1f, 0.9f + 5 * 0.1f}), 1e-6f));
+}
+
+TEST(NormalizationKernelTest, HasRunningStatisticsOnlyInTrainingMode) {
+  const auto model = ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 14]>
+    g (float[1,1,1,1] x, float[1] s) => (float[1,1,1,1] y, float[1] mean) {
+      y, mean = BatchNormalization(x, s, s, s, s)
+    })");
+  EXPECT_TRUE(FailsWith(RunModel(model, Feed("x", Floats({1, 1, 1, 1}, {1}), "s", Floats({1}, {1}))),
+                        StatusCode::kInvalidArgument, {"exist only in training mode"}));
 }
 
 // BatchNormalization-15 lets scale, B, mean and var be float where X is float16.
