@@ -293,6 +293,13 @@ absl::StatusOr<Tensor> ApplyCubicResize(const Tensor& x, const ResizePlan& plan)
 
 // Nearest and linear take every numeric type; cubic the floating ones (ONNX Runtime's cubic takes float alone).
 absl::StatusOr<Outputs> Resized(const Tensor& x, const ResizePlan& plan, absl::string_view op) {
+  // An empty dim has no element to read from: only `sizes` can ask for more of it.
+  for (size_t d = 0; d < plan.out_dims.size(); ++d) {
+    if (x.dims()[d] == 0 && plan.out_dims[d] > 0) {
+      return absl::InvalidArgumentError(
+          StrCat("dim ", d, " of ", Describe(x), " is empty; it cannot be resized to ", plan.out_dims[d]));
+    }
+  }
   if (plan.interpolation == Interpolation::kCubic) {
     return Single(VisitFloating(x.type(), op, [&](auto tag) { return ApplyCubicResize<decltype(tag)>(x, plan); }));
   }

@@ -233,6 +233,23 @@ TEST(TensorOpsKernelTest, DropoutIsIdentityInInferenceAndInTrainingAtRatioZero) 
                         {"Dropout in training mode (ratio 0.5)"}));
 }
 
+// An empty dim has nothing to interpolate from: sizes that ask for more of it are refused, not read past the input.
+TEST(TensorOpsKernelTest, ResizeRefusesToGrowAnEmptyDim) {
+  for (const char* mode : {"nearest", "linear", "cubic"}) {
+    std::string text = R"(
+      <ir_version: 7, opset_import: ["" : 13]>
+      g (float[1,1,0,4] x) => (float[1,1,3,4] y) {
+        z = Constant <value = int64[4] {1, 1, 3, 4}> ()
+        y = Resize <mode = "MODE"> (x, , , z)
+      })";
+    text.replace(text.find("MODE"), 4, mode);
+    EXPECT_TRUE(FailsWith(RunModel(ParseModel(text.c_str()), Feed("x", Floats({1, 1, 0, 4}, {}))),
+                          StatusCode::kInvalidArgument,
+                          {"dim 2 of float[1,1,0,4] is empty; it cannot be resized to 3"}))
+        << mode;
+  }
+}
+
 // ReduceSum-13 takes its axes as input 1; the other reductions keep the attribute.
 TEST(TensorOpsKernelTest, ReducesOverTheAxesItsOpsetNames) {
   const auto model = ParseModel(R"(
