@@ -19,6 +19,13 @@ absl::Status VerificationFailure(absl::string_view label, absl::string_view mess
   return status;
 }
 
+absl::Status WithMessage(const absl::Status& status, absl::string_view message) {
+  absl::Status rebuilt(status.code(), message);
+  status.ForEachPayload(
+      [&rebuilt](absl::string_view url, const absl::Cord& payload) { rebuilt.SetPayload(url, payload); });
+  return rebuilt;
+}
+
 ErrorKind ErrorKindOf(const absl::Status& status) {
   if (status.ok()) return ErrorKind::kOk;
   // The marks first, each on the code it is made with: a caller that adds to a message keeps the payloads

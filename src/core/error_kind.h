@@ -23,6 +23,11 @@ absl::Status InvalidRequestError(absl::string_view field, absl::string_view mess
 // Internal "verification failed: <message>", marked kVerificationFailed with `label` (what failed) as payload.
 absl::Status VerificationFailure(absl::string_view label, absl::string_view message);
 
+// `status` with `message` in place of its own: the same code and every payload. absl::Status cannot change its
+// message, and a failure rebuilt from its code and message alone would lose the payload that marks its kind;
+// every place that adds context to a failure goes through this.
+absl::Status WithMessage(const absl::Status& status, absl::string_view message);
+
 }  // namespace onnx_legalize
 
 #endif  // ONNX_LEGALIZE_SRC_CORE_ERROR_KIND_H_

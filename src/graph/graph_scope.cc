@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/error_kind.h"
 #include "core/external_tensor.h"
 #include "core/status_macros.h"
 #include "graph/names.h"
@@ -185,8 +186,7 @@ absl::StatusOr<const Tensor*> GraphScope::FindConstant(const std::string& name) 
               : DecodeConstantNode(constant, /*view=*/true);
       if (!value.ok()) {
         // The code stays: a missing external file is NotFound, a malformed value InvalidArgument.
-        return absl::Status(value.status().code(),
-                            absl::StrCat(value.status().message(), " (graph ", scope->path_, ")"));
+        return WithMessage(value.status(), absl::StrCat(value.status().message(), " (graph ", scope->path_, ")"));
       }
       auto& slot = scope->decoded_[name];
       slot = std::make_shared<const Tensor>(*std::move(value));

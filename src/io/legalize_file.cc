@@ -10,7 +10,6 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "core/error_kind.h"
@@ -47,11 +46,8 @@ absl::StatusOr<std::optional<Report>> ReportIfNothingToLegalize(onnx::ModelProto
 }
 
 absl::Status NamingTheFile(const absl::Status& status, const std::string& input_path) {
-  // Appended, not prepended: callers may match messages by their start ("verification failed..."). The
-  // payloads go along: they mark the error's kind (ErrorKindOf).
-  absl::Status named(status.code(), absl::StrCat(status.message(), " (model '", input_path, "')"));
-  status.ForEachPayload([&named](absl::string_view url, const absl::Cord& payload) { named.SetPayload(url, payload); });
-  return named;
+  // Appended: a message starts with what failed ("verification failed: ..."), and the file is where.
+  return WithMessage(status, absl::StrCat(status.message(), " (model '", input_path, "')"));
 }
 
 // The attempts to legalize one file and save the result, one target after another (internal::TryLaterTargets).

@@ -27,6 +27,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/error_kind.h"
 #include "core/status_macros.h"
 #include "eval/deferred_tensor.h"
 #include "io/external_data.h"
@@ -408,8 +409,7 @@ absl::Status SaveModelIf(onnx::ModelProto& model, const std::string& path, const
   const fs::path parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   absl::StatusOr<ExternalFolder> out_folder = ExternalFolder::At(parent);
   if (!out_folder.ok()) {
-    return absl::Status(out_folder.status().code(),
-                        absl::StrCat("cannot write '", path, "': ", out_folder.status().message()));
+    return WithMessage(out_folder.status(), absl::StrCat("cannot write '", path, "': ", out_folder.status().message()));
   }
 
   std::unordered_set<const onnx::TensorProto*> rehomed;

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/error_kind.h"
 #include "core/status_macros.h"
 #include "eval/slice_kernels.h"
 #include "graph/labels.h"
@@ -109,7 +110,7 @@ class DynamicSlicePlanner::Impl {
     auto lookup = [&](const std::string& name) -> absl::StatusOr<const Tensor*> {
       absl::StatusOr<const Tensor*> value = scope.FindConstant(name);
       if (!value.ok()) {
-        return absl::Status(value.status().code(), absl::StrCat(label, ": ", value.status().message()));
+        return WithMessage(value.status(), absl::StrCat(label, ": ", value.status().message()));
       }
       return value;
     };

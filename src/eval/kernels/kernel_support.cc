@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/error_kind.h"
 #include "core/status_macros.h"
 
 namespace onnx_legalize {
@@ -32,7 +33,7 @@ std::string DimsString(const std::vector<int64_t>& dims) { return StrCat("[", ab
 std::string Describe(const Tensor& tensor) { return StrCat(DataTypeName(tensor.type()), DimsString(tensor.dims())); }
 
 absl::Status Prefixed(const absl::Status& status, absl::string_view prefix) {
-  return absl::Status(status.code(), StrCat(prefix, ": ", status.message()));
+  return WithMessage(status, StrCat(prefix, ": ", status.message()));
 }
 
 // The tensor itself is not const, so that the runner may move a value out that nothing else holds.
