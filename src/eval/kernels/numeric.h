@@ -7,6 +7,7 @@
 #ifndef ONNX_LEGALIZE_SRC_EVAL_KERNELS_NUMERIC_H_
 #define ONNX_LEGALIZE_SRC_EVAL_KERNELS_NUMERIC_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -48,6 +49,14 @@ std::vector<T> ReadAs(const Tensor& tensor) {
   return values;
 }
 
+// `count` floats rounded to float16 (ties to even), their little-endian bits written to `bytes`.
+inline void NarrowIntoFloat16(const float* values, size_t count, char* bytes) {
+  for (size_t i = 0; i < count; ++i) {
+    const auto bits = Eigen::numext::bit_cast<uint16_t>(Eigen::half(values[i]));
+    std::memcpy(bytes + 2 * i, &bits, 2);
+  }
+}
+
 // A tensor of `type` and `dims` from values computed as T: float values rounded to float16 when `type` is
 // float16.
 template <typename T>
@@ -56,10 +65,7 @@ absl::StatusOr<Tensor> WriteAs(DataType type, std::vector<int64_t> dims, const s
   if constexpr (std::is_same_v<T, float>) {
     if (type == onnx::TensorProto::FLOAT16) {
       bytes.resize(values.size() * 2);
-      for (size_t i = 0; i < values.size(); ++i) {
-        const auto bits = Eigen::numext::bit_cast<uint16_t>(Eigen::half(values[i]));
-        std::memcpy(bytes.data() + 2 * i, &bits, 2);
-      }
+      NarrowIntoFloat16(values.data(), values.size(), bytes.data());
       return Tensor::FromBytes(type, std::move(dims), std::move(bytes));
     }
   }
@@ -120,13 +126,7 @@ class OutputAs {
 
   // The tensor, once every element is written.
   Tensor Finish() && {
-    if (!widened_.empty()) {
-      char* bytes = tensor_.mutable_data();
-      for (size_t i = 0; i < widened_.size(); ++i) {
-        const auto bits = Eigen::numext::bit_cast<uint16_t>(Eigen::half(widened_[i]));
-        std::memcpy(bytes + 2 * i, &bits, 2);
-      }
-    }
+    if (!widened_.empty()) NarrowIntoFloat16(widened_.data(), widened_.size(), tensor_.mutable_data());
     return std::move(tensor_);
   }
 
