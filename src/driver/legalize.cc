@@ -42,16 +42,29 @@ std::launch ProofLaunch(const Options& options) {
   return options.use_threads ? std::launch::async : std::launch::deferred;
 }
 
-// The opset the rewrites go to: the requested one, the model's own (keep_opset), or the lowest >= current
-// that expresses every pass's rewrites. Each pass refuses a bound its rewrites cannot be written at.
-absl::StatusOr<int64_t> ChooseTargetOpset(const std::vector<std::unique_ptr<Pass>>& passes, int64_t current,
-                                          const Options& options) {
-  const int64_t bound = options.keep_opset ? current : options.target_opset.value_or(kMaxTargetOpset);
-  for (const auto& pass : passes) RETURN_IF_ERROR(pass->CheckBound(bound, current, options));
-  if (options.keep_opset || options.target_opset.has_value()) return bound;
-  int64_t target = current;
-  for (const auto& pass : passes) target = std::max(target, pass->NeededOpset(current));
-  return target;
+// The highest opset the rewrites may go to: the one asked for, the model's own (keep_opset), or the highest the
+// library knows.
+int64_t TargetBound(int64_t current, const Options& options) {
+  return options.keep_opset ? current : options.target_opset.value_or(kMaxTargetOpset);
+}
+
+// What every pass asks of the target opset, together; the first pass's refusal of `bound`.
+absl::StatusOr<OpsetNeed> NeedOfEveryPass(const std::vector<std::unique_ptr<Pass>>& passes, int64_t bound,
+                                          int64_t current, const Options& options) {
+  OpsetNeed needs;
+  for (const auto& pass : passes) {
+    ASSIGN_OR_RETURN(const OpsetNeed need, pass->NeedWithin(bound, current, options));
+    needs.changes = needs.changes || need.changes;
+    needs.opset = std::max(needs.opset, need.opset);
+  }
+  return needs;
+}
+
+// The opset the rewrites go to: the one asked for, the model's own (keep_opset), or the lowest >= current that
+// expresses every pass's rewrites.
+int64_t ChooseTargetOpset(const OpsetNeed& need, int64_t current, const Options& options) {
+  if (options.keep_opset || options.target_opset.has_value()) return TargetBound(current, options);
+  return std::max(current, need.opset);
 }
 
 // Options::target_opset below the model's own: a request that cannot be met, whatever the model holds.
@@ -126,7 +139,7 @@ class LargeInitializersAside {
   std::unordered_map<std::string, std::unique_ptr<onnx::TensorProto>> aside_;
 };
 
-// Runs the passes' concurrent verification jobs (Pass::VerifyJob) on a helper thread while the caller goes
+// Runs the passes' concurrent proofs (the jobs Pass::Verify returned) on a helper thread while the caller goes
 // on with other work, then with the caller's help: both take jobs one at a time from a shared counter. Every
 // job is independent (its own seeded trials, its own `verification` text), so the outcome is the sequential
 // one: Finish() returns the first failure in pass and job order. Verification is the largest part of
@@ -134,10 +147,8 @@ class LargeInitializersAside {
 // Options::use_threads the caller does every job in Finish().
 class ConcurrentVerification {
  public:
-  ConcurrentVerification(const std::vector<std::unique_ptr<Pass>>& passes, const Options& options) : options_(options) {
-    for (const auto& pass : passes) {
-      for (size_t job = 0; job < pass->ConcurrentJobs(); ++job) jobs_.push_back({pass.get(), job});
-    }
+  ConcurrentVerification(std::vector<ProofJob> jobs, const Options& options)
+      : options_(options), jobs_(std::move(jobs)) {
     statuses_.resize(jobs_.size());
     if (options.use_threads) helper_ = std::async(std::launch::async, [this] { Work(); });
   }
@@ -156,19 +167,14 @@ class ConcurrentVerification {
   }
 
  private:
-  struct Job {
-    Pass* pass;
-    size_t index;
-  };
-
   void Work() {
     for (size_t i = next_++; i < jobs_.size() && !stop_; i = next_++) {
-      statuses_[i] = jobs_[i].pass->VerifyJob(jobs_[i].index, options_);
+      statuses_[i] = jobs_[i](options_);
     }
   }
 
   const Options& options_;
-  std::vector<Job> jobs_;
+  const std::vector<ProofJob> jobs_;
   std::vector<absl::Status> statuses_;
   std::atomic<size_t> next_{0};
   std::atomic<bool> stop_{false};
@@ -307,12 +313,13 @@ bool HoldsUnlistedInitializer(const onnx::GraphProto& graph) {
 }
 
 // Moves the model to `target`, proving the move where the model runner can execute the model (its text goes
-// to `opset_move`), and applies the passes. UpgradeDefaultOpset is transactional. The passes are applied
-// last first: DynamicSlice's new names were chosen while planning, from the model as it was, and the
-// removed ops' replacements, which make theirs while applying, must see them.
-absl::Status Transform(const std::vector<std::unique_ptr<Pass>>& passes, int64_t current, int64_t target,
-                       const Options& options, const LargeInitializersAside& aside, onnx::ModelProto& model,
-                       OpsetMoveProofResult& opset_move) {
+// to `opset_move`), and applies the passes; returns the values they left to fill later. UpgradeDefaultOpset is
+// transactional. The passes are applied last first: DynamicSlice's new names were chosen while planning, from the
+// model as it was, and the removed ops' replacements, which make theirs while applying, must see them.
+absl::StatusOr<std::vector<ValuesToCome>> Transform(const std::vector<std::unique_ptr<Pass>>& passes, int64_t current,
+                                                    int64_t target, const Options& options,
+                                                    const LargeInitializersAside& aside, onnx::ModelProto& model,
+                                                    OpsetMoveProofResult& opset_move) {
   RenamedOutputs renamed;  // by the opset move
   if (target > current) {
     std::vector<FoldedValueType> folds;
@@ -329,15 +336,13 @@ absl::Status Transform(const std::vector<std::unique_ptr<Pass>>& passes, int64_t
   // IR 3 wants every initializer listed as a graph input too; WinMLTools 0.1 did not list them. IR 4 (onnx 1.4)
   // dropped the rule: raised to 4 rather than listing them, which would make them inputs a caller may override.
   if (model.ir_version() == 3 && HoldsUnlistedInitializer(model.graph())) model.set_ir_version(4);
+  std::vector<ValuesToCome> to_come;
   for (auto pass = passes.rbegin(); pass != passes.rend(); ++pass) {
-    RETURN_IF_ERROR((*pass)->Apply(model, target, renamed));
+    ASSIGN_OR_RETURN(ValuesToCome values, (*pass)->Apply(model, target, renamed));
+    to_come.push_back(std::move(values));
   }
   if (!ImportsDefaultDomainAlias(model)) CanonicalizeDefaultDomainSpelling(*model.mutable_graph());
-  return absl::OkStatus();
-}
-
-bool AnyDefersValues(const std::vector<std::unique_ptr<Pass>>& passes) {
-  return std::any_of(passes.begin(), passes.end(), [](const auto& pass) { return pass->DefersValues(); });
+  return to_come;
 }
 
 // The proofs that a transformed model is right, under way: verification of every change, and (when the
@@ -389,29 +394,36 @@ struct PlannedPasses {
   std::vector<std::unique_ptr<GraphScope>> scopes;
   FoldBudget fold_budget;
   std::vector<std::unique_ptr<Pass>> passes;
+  bool changes = false;  // some pass changes the model
   int64_t target = 0;
+  // The proofs that run while the model is transformed (PrepareAndVerify's).
+  std::vector<ProofJob> concurrent_proofs;
 };
 
 absl::StatusOr<PlannedPasses> PlanPasses(const onnx::ModelProto& model, int64_t current, const Options& options,
                                          const PassSettings& settings) {
   RETURN_IF_ERROR(CheckTargetIsNotBelow(current, options));
   PlannedPasses planned;
-  planned.passes = MakePasses(settings);
   planned.fold_budget = FoldBudget(options.max_total_fold_bytes);
-  RETURN_IF_ERROR(PlanInOneWalk(planned.passes, model, options, planned.scopes, planned.fold_budget));
-  ASSIGN_OR_RETURN(planned.target, ChooseTargetOpset(planned.passes, current, options));
+  ASSIGN_OR_RETURN(planned.passes, PlanEveryPass(model, options, settings, planned.scopes, planned.fold_budget));
+  ASSIGN_OR_RETURN(const OpsetNeed need,
+                   NeedOfEveryPass(planned.passes, TargetBound(current, options), current, options));
+  planned.changes = need.changes;
+  planned.target = ChooseTargetOpset(need, current, options);
   return planned;
 }
 
 bool ChangesNothing(const PlannedPasses& planned, int64_t current) {
-  return planned.target == current && std::none_of(planned.passes.begin(), planned.passes.end(),
-                                                   [](const auto& pass) { return pass->HasChanges(); });
+  return planned.target == current && !planned.changes;
 }
 
 // What depends on the target, and the proofs that run before the model is transformed (or, without
-// verification, the texts that say so).
+// verification, the texts that say so); the others, to run while it is, go to `planned.concurrent_proofs`.
 absl::Status PrepareAndVerify(PlannedPasses& planned, const Options& options) {
-  for (const auto& pass : planned.passes) RETURN_IF_ERROR(pass->PrepareAndVerify(planned.target, options));
+  for (const auto& pass : planned.passes) {
+    ASSIGN_OR_RETURN(std::vector<ProofJob> jobs, pass->Verify(planned.target, options));
+    for (ProofJob& job : jobs) planned.concurrent_proofs.push_back(std::move(job));
+  }
   return absl::OkStatus();
 }
 
@@ -463,7 +475,7 @@ class TargetSession {
   // Starts verifying the plan, then waits for `input_check` (onnx's checker on the input, under way since
   // planning began): its verdict.
   absl::Status StartVerification(std::future<absl::Status>& input_check) {
-    if (options_.verify) verification_.emplace(planned_.passes, options_);
+    if (options_.verify) verification_.emplace(planned_.concurrent_proofs, options_);
     return input_check.get();
   }
 
@@ -472,11 +484,12 @@ class TargetSession {
   SessionEnd TransformCopy() {
     aside_.emplace(model_);
     result_ = model_;
-    if (absl::Status transformed =
-            Transform(planned_.passes, current_, planned_.target, options_, *aside_, result_, opset_move_);
-        !transformed.ok()) {
-      return RollBack(FailedStep(std::move(transformed), internal::TargetFailure::Step::kTransform));
+    absl::StatusOr<std::vector<ValuesToCome>> transformed =
+        Transform(planned_.passes, current_, planned_.target, options_, *aside_, result_, opset_move_);
+    if (!transformed.ok()) {
+      return RollBack(FailedStep(std::move(transformed).status(), internal::TargetFailure::Step::kTransform));
     }
+    values_to_come_ = std::move(*transformed);
     if (std::optional<StepFailure> made_wrong = RefuseNewSchemaMismatches(model_, result_)) {
       return RollBack(std::move(*made_wrong));
     }
@@ -498,7 +511,7 @@ class TargetSession {
   // before it makes anything permanent. Where a pass's values are filled in only after verification, which reads
   // them, verification is waited for first (and its failure rolls back).
   SessionEnd CommitAndUse(const internal::UseLegalized& use) {
-    if (AnyDefersValues(planned_.passes)) {
+    if (AnyFilledAfterVerification()) {
       if (absl::Status verified = proofs_->AwaitVerification(); !verified.ok()) {
         return RollBackAfterProofs(std::move(verified));
       }
@@ -506,7 +519,7 @@ class TargetSession {
     }
     Commit();
     DeferredTensors streamed;
-    for (const auto& pass : planned_.passes) streamed.merge(pass->StreamedValues());
+    for (ValuesToCome& values : values_to_come_) streamed.merge(values.streamed);
     absl::Status used = use(model_, streamed, [this] { return proofs_->Await(); });
     if (used.ok()) used = proofs_->Await();  // in case `use` did not wait
     if (used.ok()) return {};
@@ -548,7 +561,14 @@ class TargetSession {
 
   // The values the passes fill in only once verification (which reads them) is over, moved into the result.
   void FillDeferred() {
-    for (const auto& pass : planned_.passes) pass->FillDeferred(result_);
+    for (const ValuesToCome& values : values_to_come_) {
+      if (values.after_verification) values.after_verification(result_);
+    }
+  }
+
+  bool AnyFilledAfterVerification() const {
+    return std::any_of(values_to_come_.begin(), values_to_come_.end(),
+                       [](const ValuesToCome& values) { return static_cast<bool>(values.after_verification); });
   }
 
   // The result becomes the model, with the large initializers' data.
@@ -569,6 +589,7 @@ class TargetSession {
   onnx::ModelProto result_;
   std::optional<ConcurrentVerification> verification_;
   std::optional<Proofs> proofs_;
+  std::vector<ValuesToCome> values_to_come_;  // what Transform's passes left to fill later
 };
 
 // Whether `graph` or a graph in it holds a node of the default domain.

@@ -24,44 +24,31 @@ namespace {
 // seeded trials of one node, and Apply moves the folded values into the model.
 class RemovedOpsPass : public Pass {
  public:
-  absl::Status StartPlan(const onnx::ModelProto& model, const Options& options, FoldBudget& budget) override {
-    ASSIGN_OR_RETURN(RemovedOpPlanner planner, RemovedOpPlanner::Start(model, options, budget, plan_));
-    planner_.emplace(std::move(planner));
-    return absl::OkStatus();
+  static absl::StatusOr<std::unique_ptr<Pass>> Start(const onnx::ModelProto& model, const Options& options,
+                                                     FoldBudget& budget) {
+    auto pass = std::unique_ptr<RemovedOpsPass>(new RemovedOpsPass());
+    ASSIGN_OR_RETURN(RemovedOpPlanner planner, RemovedOpPlanner::Start(model, options, budget, pass->plan_));
+    pass->planner_.emplace(std::move(planner));
+    return pass;
   }
 
   absl::Status PlanNode(const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) override {
     return planner_->Visit(node, scope, locator);
   }
 
-  bool HasChanges() const override { return !plan_.changes.empty(); }
-
-  int64_t NeededOpset(int64_t current) const override {
-    const int64_t needed = MinOpsetForRemovedOps(plan_);
-    return needed == 0 ? 0 : std::max(current, needed);
-  }
-
-  absl::Status CheckBound(int64_t bound, int64_t current, const Options& options) const override {
+  absl::StatusOr<OpsetNeed> NeedWithin(int64_t bound, int64_t current, const Options& options) const override {
     (void)current;
     const int64_t needed = MinOpsetForRemovedOps(plan_);
-    if (needed <= bound) return absl::OkStatus();
-    // The first change that needs it names the refusal.
-    const auto neediest = std::find_if(plan_.changes.begin(), plan_.changes.end(), [needed](const auto& change) {
-      return change.action == Action::kRewritten && change.min_opset == needed;
-    });
-    return absl::FailedPreconditionError(absl::StrCat(
-        options.keep_opset ? "keeping the model's opset " : "target opset ", bound, " cannot express the rewrite of ",
-        neediest->AsRuleNode().label, ": its replacement needs opset ", needed));
-  }
-
-  absl::Status PrepareAndVerify(int64_t target, const Options& options) override {
-    if (options.verify) return VerifyRemovedOps(plan_, target, options);
-    for (RemovedOpChange& change : plan_.changes) change.verification = kVerificationSkipped;
-    return absl::OkStatus();
-  }
-
-  absl::Status Apply(onnx::ModelProto& model, int64_t target, const RenamedOutputs& renamed) override {
-    return ApplyRemovedOps(plan_, model, target, renamed);
+    if (needed > bound) {
+      // The first change that needs it names the refusal.
+      const auto neediest = std::find_if(plan_.changes.begin(), plan_.changes.end(), [needed](const auto& change) {
+        return change.action == Action::kRewritten && change.min_opset == needed;
+      });
+      return absl::FailedPreconditionError(absl::StrCat(
+          options.keep_opset ? "keeping the model's opset " : "target opset ", bound, " cannot express the rewrite of ",
+          neediest->AsRuleNode().label, ": its replacement needs opset ", needed));
+    }
+    return OpsetNeed{!plan_.changes.empty(), needed};
   }
 
   std::vector<FoldedValueType> FoldedValueTypes() const override {
@@ -74,6 +61,20 @@ class RemovedOpsPass : public Pass {
       }
     }
     return types;
+  }
+
+  absl::StatusOr<std::vector<ProofJob>> Verify(int64_t target, const Options& options) override {
+    if (options.verify) {
+      RETURN_IF_ERROR(VerifyRemovedOps(plan_, target, options));
+    } else {
+      for (RemovedOpChange& change : plan_.changes) change.verification = kVerificationSkipped;
+    }
+    return std::vector<ProofJob>();
+  }
+
+  absl::StatusOr<ValuesToCome> Apply(onnx::ModelProto& model, int64_t target, const RenamedOutputs& renamed) override {
+    RETURN_IF_ERROR(ApplyRemovedOps(plan_, model, target, renamed));
+    return ValuesToCome();
   }
 
   void AppendReport(std::vector<NodeReport>& nodes) override {
@@ -92,77 +93,44 @@ class RemovedOpsPass : public Pass {
   }
 
  private:
+  RemovedOpsPass() = default;
+
   RemovedOpPlan plan_;
   std::optional<RemovedOpPlanner> planner_;  // while planning
 };
 
 // DynamicSlice: folds verified by recomputing them with the Slice kernel, rewrites by seeded trials, each
 // change a job of its own that runs while the model is transformed. Large folds stay in the plan until
-// those jobs are done, and are then moved into the model (FillDeferred), never copied.
+// those jobs are done, and are then moved into the model (ValuesToCome::after_verification), never copied.
 class DynamicSlicePass : public Pass {
  public:
-  explicit DynamicSlicePass(const PassSettings& settings) : settings_(settings) {}
-
-  absl::Status StartPlan(const onnx::ModelProto& model, const Options& options, FoldBudget& budget) override {
-    planner_ = std::make_unique<DynamicSlicePlanner>(model, options, settings_.stream_large_folds, budget, plan_);
-    verify_ = options.verify;
-    return absl::OkStatus();
-  }
+  DynamicSlicePass(const onnx::ModelProto& model, const Options& options, const PassSettings& settings,
+                   FoldBudget& budget)
+      : verify_(options.verify),
+        planner_(std::make_unique<DynamicSlicePlanner>(model, options, settings.stream_large_folds, budget, plan_)) {}
 
   absl::Status PlanNode(const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) override {
     return planner_->Visit(node, scope, locator);
   }
 
-  bool HasChanges() const override { return !plan_.changes.empty(); }
-
-  int64_t NeededOpset(int64_t current) const override {
+  absl::StatusOr<OpsetNeed> NeedWithin(int64_t bound, int64_t current, const Options& options) const override {
+    const OpsetNeed need{!plan_.changes.empty(), NeededOpset(current)};
     const DynamicSliceChange* neediest = Neediest();
-    return neediest == nullptr ? 0 : std::max({current, kFirstSliceWithIndexInputs, neediest->min_opset});
-  }
-
-  absl::Status CheckBound(int64_t bound, int64_t current, const Options& options) const override {
-    const DynamicSliceChange* neediest = Neediest();
-    if (neediest == nullptr) return absl::OkStatus();
+    if (neediest == nullptr) return need;
     const int64_t needed = std::max(kFirstSliceWithIndexInputs, neediest->min_opset);
     if (options.keep_opset) {
       // Below 10 the rewrites become Slice-1 (the planner refused what Slice-1 cannot express); from 10 on
       // they become the Slice of the model's own opset, which must express them.
-      if (current < kFirstSliceWithIndexInputs || needed <= current) return absl::OkStatus();
+      if (current < kFirstSliceWithIndexInputs || needed <= current) return need;
       return absl::FailedPreconditionError(
           absl::StrCat("keeping the model's opset: opset ", current, " cannot express the rewrite of DynamicSlice '",
                        neediest->node_name, "' (graph ", neediest->graph_path, "): it needs opset ", needed));
     }
-    if (!options.target_opset.has_value() || needed <= bound) return absl::OkStatus();
+    if (!options.target_opset.has_value() || needed <= bound) return need;
     return absl::FailedPreconditionError(
         absl::StrCat("target opset ", bound, " cannot express the rewrite of DynamicSlice '", neediest->node_name,
                      "' (graph ", neediest->graph_path, "): it needs opset ", needed, " (", neediest->detail, ")"));
   }
-
-  // The Slice version the target runs is fixed; the proofs are all concurrent jobs.
-  absl::Status PrepareAndVerify(int64_t target, const Options& options) override {
-    for (DynamicSliceChange& change : plan_.changes) {
-      if (change.action == Action::kRewritten) change.slice_version = SliceVersionAtOpset(target);
-      if (!options.verify) change.verification = kVerificationSkipped;
-    }
-    return absl::OkStatus();
-  }
-  size_t ConcurrentJobs() const override { return plan_.changes.size(); }
-  absl::Status VerifyJob(size_t job, const Options& options) override {
-    return VerifyDynamicSliceChange(plan_.changes[job], options);
-  }
-
-  absl::Status Apply(onnx::ModelProto& model, int64_t target, const RenamedOutputs& renamed) override {
-    (void)target;  // the Slice version was fixed by PrepareAndVerify
-    // Large folded values are filled in after verification, which reads them meanwhile.
-    return ApplyDynamicSlices(plan_, model, FoldedValues::kDefer, renamed);
-  }
-
-  bool DefersValues() const override {
-    return std::any_of(plan_.changes.begin(), plan_.changes.end(), [](const DynamicSliceChange& change) {
-      return change.action == Action::kFolded && !change.streamed;
-    });
-  }
-  void FillDeferred(onnx::ModelProto& model) override { FillDeferredFolds(plan_, model); }
 
   std::vector<FoldedValueType> FoldedValueTypes() const override {
     std::vector<FoldedValueType> types;
@@ -177,11 +145,31 @@ class DynamicSlicePass : public Pass {
     return types;
   }
 
-  DeferredTensors StreamedValues() const override {
-    DeferredTensors values;
+  // The Slice version the target runs is fixed; the proofs are all concurrent jobs, one per change.
+  absl::StatusOr<std::vector<ProofJob>> Verify(int64_t target, const Options& options) override {
+    std::vector<ProofJob> jobs;
+    for (DynamicSliceChange& change : plan_.changes) {
+      if (change.action == Action::kRewritten) change.slice_version = SliceVersionAtOpset(target);
+      if (!options.verify) {
+        change.verification = kVerificationSkipped;
+        continue;
+      }
+      jobs.push_back([&change](const Options& at) { return VerifyDynamicSliceChange(change, at); });
+    }
+    return jobs;
+  }
+
+  absl::StatusOr<ValuesToCome> Apply(onnx::ModelProto& model, int64_t target, const RenamedOutputs& renamed) override {
+    (void)target;  // the Slice version was fixed by Verify
+    // Large folded values are filled in after verification, which reads them meanwhile.
+    RETURN_IF_ERROR(ApplyDynamicSlices(plan_, model, FoldedValues::kDefer, renamed));
+    ValuesToCome values;
+    if (DefersValues()) {
+      values.after_verification = [this](onnx::ModelProto& result) { FillDeferredFolds(plan_, result); };
+    }
     for (const DynamicSliceChange& change : plan_.changes) {
       if (change.streamed) {
-        values.emplace(change.output, std::make_shared<StreamedFold>(change, change.streamed_dims, verify_));
+        values.streamed.emplace(change.output, std::make_shared<StreamedFold>(change, change.streamed_dims, verify_));
       }
     }
     return values;
@@ -213,30 +201,42 @@ class DynamicSlicePass : public Pass {
     return neediest;
   }
 
-  const PassSettings settings_;
-  bool verify_ = true;  // Options::verify, for the streamed folds' proofs
+  // The lowest opset >= `current` that expresses every rewrite; 0 when nothing is rewritten.
+  int64_t NeededOpset(int64_t current) const {
+    const DynamicSliceChange* neediest = Neediest();
+    return neediest == nullptr ? 0 : std::max({current, kFirstSliceWithIndexInputs, neediest->min_opset});
+  }
+
+  // True when Apply leaves folded values in the plan that verification reads (the others are streamed).
+  bool DefersValues() const {
+    return std::any_of(plan_.changes.begin(), plan_.changes.end(), [](const DynamicSliceChange& change) {
+      return change.action == Action::kFolded && !change.streamed;
+    });
+  }
+
+  const bool verify_;  // Options::verify, for the streamed folds' proofs
   DynamicSlicePlan plan_;
   std::unique_ptr<DynamicSlicePlanner> planner_;  // while planning
 };
 
 }  // namespace
 
-std::vector<std::unique_ptr<Pass>> MakePasses(const PassSettings& settings) {
+absl::StatusOr<std::vector<std::unique_ptr<Pass>>> PlanEveryPass(const onnx::ModelProto& model, const Options& options,
+                                                                 const PassSettings& settings,
+                                                                 std::vector<std::unique_ptr<GraphScope>>& scopes,
+                                                                 FoldBudget& budget) {
   std::vector<std::unique_ptr<Pass>> passes;
-  passes.push_back(std::make_unique<RemovedOpsPass>());
-  passes.push_back(std::make_unique<DynamicSlicePass>(settings));
+  ASSIGN_OR_RETURN(std::unique_ptr<Pass> removed_ops, RemovedOpsPass::Start(model, options, budget));
+  passes.push_back(std::move(removed_ops));
+  passes.push_back(std::make_unique<DynamicSlicePass>(model, options, settings, budget));
+  RETURN_IF_ERROR(WalkTypedModel(model, options.external_data, scopes,
+                                 [&](const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) {
+                                   for (const auto& pass : passes) {
+                                     RETURN_IF_ERROR(pass->PlanNode(node, scope, locator));
+                                   }
+                                   return absl::OkStatus();
+                                 }));
   return passes;
-}
-
-absl::Status PlanInOneWalk(const std::vector<std::unique_ptr<Pass>>& passes, const onnx::ModelProto& model,
-                           const Options& options, std::vector<std::unique_ptr<GraphScope>>& scopes,
-                           FoldBudget& budget) {
-  for (const auto& pass : passes) RETURN_IF_ERROR(pass->StartPlan(model, options, budget));
-  return WalkTypedModel(model, options.external_data, scopes,
-                        [&](const onnx::NodeProto& node, GraphScope& scope, const GraphLocator& locator) {
-                          for (const auto& pass : passes) RETURN_IF_ERROR(pass->PlanNode(node, scope, locator));
-                          return absl::OkStatus();
-                        });
 }
 
 const PassThroughOps& OpsThePassesRewrite() {
