@@ -78,6 +78,12 @@ absl::StatusOr<ReducedShape> ShapeOfReduction(const KernelContext& ctx, const Te
 template <typename Fn>
 void ForEachReduced(const Tensor& x, const ReducedShape& shape, Fn&& fn) {
   const size_t rank = x.dims().size();
+  if (rank == 0) {
+    // A scalar: its one element goes to the one output. Taken apart because GCC 12, following a rank of 0 into
+    // the loops below, warns of freeing a pointer at a nonzero offset inside std::vector (-Wfree-nonheap-object).
+    fn(0, 0);
+    return;
+  }
   std::vector<int64_t> out_stride(rank, 0);
   int64_t stride = 1;
   for (size_t d = rank; d-- > 0;) {

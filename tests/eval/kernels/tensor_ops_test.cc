@@ -265,6 +265,24 @@ TEST(TensorOpsKernelTest, ReducesOverTheAxesItsOpsetNames) {
   EXPECT_TRUE(OutputIs(result, "max", Floats({1, 1}, {6})));
 }
 
+// A scalar reduces to itself: every reduction of a rank-0 tensor is its one element, through the op's own step
+// (ReduceL2 of -3 is 3, ReduceSumSquare 9, ReduceLogSumExp the element itself).
+TEST(TensorOpsKernelTest, AScalarReducesToItsOneElement) {
+  const auto model = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float x) => (float sum, float l2, float square, float log_sum_exp) {
+      sum = ReduceSum(x)
+      l2 = ReduceL2(x)
+      square = ReduceSumSquare(x)
+      log_sum_exp = ReduceLogSumExp(x)
+    })");
+  const Results result = RunModel(model, Feed("x", Floats({}, {-3})));
+  EXPECT_TRUE(OutputIs(result, "sum", Floats({}, {-3})));
+  EXPECT_TRUE(OutputIs(result, "l2", Floats({}, {3})));
+  EXPECT_TRUE(OutputIs(result, "square", Floats({}, {9})));
+  EXPECT_TRUE(OutputIs(result, "log_sum_exp", Floats({}, {-3})));
+}
+
 TEST(TensorOpsKernelTest, ArgMaxTopKAndRange) {
   const auto out_of_order = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 12]>
