@@ -1,0 +1,107 @@
+// One legalization at the planned target: a copy of the model transformed and proved, then committed, or the
+// model rolled back as it was.
+#ifndef ONNX_LEGALIZE_SRC_DRIVER_TARGET_SESSION_H_
+#define ONNX_LEGALIZE_SRC_DRIVER_TARGET_SESSION_H_
+
+#include <cstdint>
+#include <future>
+#include <optional>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "driver/large_initializers_aside.h"
+#include "driver/legalize_internal.h"
+#include "driver/planned_passes.h"
+#include "driver/proofs_under_way.h"
+#include "onnx/onnx_pb.h"
+#include "onnx_legalize/options.h"
+#include "pass/pass.h"
+#include "verify/opset_move_proof.h"
+
+namespace onnx_legalize {
+
+// How a session at one target ended: OK, or the failure and, when another target may avoid it, why.
+struct SessionEnd {
+  absl::Status status;
+  std::optional<internal::TargetFailure> why;
+
+  internal::Attempt AsAttempt() && {
+    return why.has_value() ? internal::Attempt::FailedAt(std::move(status), std::move(*why))
+                           : internal::Attempt(std::move(status));
+  }
+};
+
+// A step's failure at the target: the caller's error, and why in fields (what TryLaterTargets compares; the
+// session fills in the target).
+struct StepFailure {
+  absl::Status status;
+  internal::TargetFailure why;
+};
+
+// One legalization at the planned target, in the order LegalizeImpl calls it: verification of the plan starts,
+// a copy of the model (without its large initializers) is transformed, the proofs of the result start (onnx's
+// checker on it), and once they hold the copy is committed into the model; or, on any failure, the model is
+// rolled back as it was. Failures come in the order the steps would give one after the other: verification's
+// first. With CommitAndUse, the legalized model goes to the caller's `use` while the proofs still run.
+class TargetSession {
+ public:
+  TargetSession(onnx::ModelProto& model, PlannedPasses& planned, int64_t current, const Options& options)
+      : model_(model), planned_(planned), current_(current), options_(options) {}
+  TargetSession(const TargetSession&) = delete;
+  TargetSession& operator=(const TargetSession&) = delete;
+
+  // Starts verifying the plan, then waits for `input_check` (onnx's checker on the input, under way since
+  // planning began): its verdict.
+  absl::Status StartVerification(std::future<absl::Status>& input_check);
+
+  // Transforms a copy of the model, refuses what made a node mismatch its schema, and starts the check of the
+  // result. On failure the model is rolled back.
+  SessionEnd TransformCopy();
+
+  // Waits for every proof, then commits the result into the model; on failure, rolls back.
+  SessionEnd AwaitProofsAndCommit();
+
+  // Commits the result into the model and hands it to `use` while the proofs still run; `use` waits for them
+  // before it makes anything permanent. Where a pass's values are filled in only after verification, which reads
+  // them, verification is waited for first (and its failure rolls back).
+  SessionEnd CommitAndUse(const internal::UseLegalized& use);
+
+  OpsetMoveProofResult& opset_move() { return opset_move_; }
+
+ private:
+  // The model as it was (the large initializers' data back in it), and the failure: the target's, unless
+  // verification fails too, whose failure comes first.
+  SessionEnd RollBack(StepFailure failure);
+
+  // The model as it was, after the proofs (verification has ended) failed.
+  SessionEnd RollBackAfterProofs(absl::Status failure);
+
+  // The proofs' failure: verification's (which no target avoids: Attempt::FailedAt tells it by its kind), or
+  // onnx's check of the result, failed at the node onnx names.
+  StepFailure ProofFailure(absl::Status failure) const;
+
+  // The values the passes fill in only once verification (which reads them) is over, moved into the result.
+  void FillDeferred();
+  bool AnyFilledAfterVerification() const;
+
+  // The result becomes the model, with the large initializers' data.
+  void Commit();
+
+  onnx::ModelProto& model_;
+  PlannedPasses& planned_;
+  const int64_t current_;
+  const Options& options_;
+  OpsetMoveProofResult opset_move_;
+  // Declared before the verification, so that they outlive it on every path: the plan's large constants view the
+  // bytes of the model's initializers (GraphScope::FindConstant), which move into `aside_` and on into `result_`'s
+  // stubs, and verification reads them until it is joined.
+  std::optional<LargeInitializersAside> aside_;
+  onnx::ModelProto result_;
+  std::optional<ConcurrentVerification> verification_;
+  std::optional<Proofs> proofs_;
+  std::vector<ValuesToCome> values_to_come_;  // what Transform's passes left to fill later
+};
+
+}  // namespace onnx_legalize
+
+#endif  // ONNX_LEGALIZE_SRC_DRIVER_TARGET_SESSION_H_

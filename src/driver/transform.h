@@ -1,0 +1,30 @@
+// One target's transformation of a model: the opset move (proved where the model runner can run the model), the
+// IR version it needs, and every pass applied.
+#ifndef ONNX_LEGALIZE_SRC_DRIVER_TRANSFORM_H_
+#define ONNX_LEGALIZE_SRC_DRIVER_TRANSFORM_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "driver/large_initializers_aside.h"
+#include "onnx/onnx_pb.h"
+#include "onnx_legalize/options.h"
+#include "pass/pass.h"
+#include "verify/opset_move_proof.h"
+
+namespace onnx_legalize {
+
+// Moves the model to `target`, proving the move where the model runner can execute the model (its text goes
+// to `opset_move`), and applies the passes; returns the values they left to fill later. UpgradeDefaultOpset is
+// transactional. The passes are applied last first: DynamicSlice's new names were chosen while planning, from the
+// model as it was, and the removed ops' replacements, which make theirs while applying, must see them.
+absl::StatusOr<std::vector<ValuesToCome>> Transform(const std::vector<std::unique_ptr<Pass>>& passes, int64_t current,
+                                                    int64_t target, const Options& options,
+                                                    const LargeInitializersAside& aside, onnx::ModelProto& model,
+                                                    OpsetMoveProofResult& opset_move);
+
+}  // namespace onnx_legalize
+
+#endif  // ONNX_LEGALIZE_SRC_DRIVER_TRANSFORM_H_
