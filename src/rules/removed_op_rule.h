@@ -149,7 +149,7 @@ class RemovedOpRule {
   virtual absl::StatusOr<std::vector<Tensor>> Reference(const ParsedNode& node,
                                                         const std::vector<const Tensor*>& inputs) const = 0;
 
-  // The inputs of verification trial `number`: the node's constant inputs as they are, the others drawn.
+  // The inputs of one verification trial: the node's constant inputs as they are, the others drawn.
   // The default: DrawTrialInputs (rule_support.h) near TrialPivots; a rule whose data must have some shape
   // (ImageScaler's channels, Crop's borders) or other values draws its own.
   virtual absl::StatusOr<std::vector<Tensor>> TrialInputs(const ParsedNode& node, TrialRandom& random) const;
