@@ -3,6 +3,7 @@
 #include "pass/removed_ops_pass.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -77,10 +78,9 @@ absl::Status RemovedOpPlanner::PlanNode(const onnx::NodeProto& node, const Remov
   const ParsedNode parsed = change.AsParsedNode();
   ASSIGN_OR_RETURN(change.min_opset, rule.MinOpset(parsed));
 
-  if (rule.CanFold(parsed)) {
-    const int64_t bytes = rule.FoldedBytesBound(parsed);
-    if (bytes > options_.max_fold_bytes || !budget_->Fits(bytes)) {
-      change.detail = absl::StrCat("its inputs are constant, but a fold of ", bytes, " bytes passes the fold limits");
+  if (const std::optional<int64_t> bytes = rule.FoldedBytes(parsed); bytes.has_value()) {
+    if (*bytes > options_.max_fold_bytes || !budget_->Fits(*bytes)) {
+      change.detail = absl::StrCat("its inputs are constant, but a fold of ", *bytes, " bytes passes the fold limits");
     } else {
       // Null for an input that is not constant: a fill that folds reads only its static shape.
       std::vector<const Tensor*> inputs;

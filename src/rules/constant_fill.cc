@@ -69,20 +69,10 @@ class ConstantFillRule final : public RemovedOpRule {
 
   absl::StatusOr<int64_t> MinOpset(const ParsedNode& node) const override { return HasInput(node) ? 9 : 1; }
 
-  bool CanFold(const ParsedNode& node) const override {
-    if (!HasInput(node)) return true;
-    const RuleInput& input = node.inputs[0];
-    if (input.constant != nullptr) return true;
-    if (node.attributes<FillSpec>().input_as_shape || !input.type.dims.has_value()) return false;
-    for (int64_t dim : *input.type.dims) {
-      if (dim < 0) return false;
-    }
-    return true;
-  }
-
-  // The output's element count from the attributes and what is known of the input, times the dtype's
-  // size: computed without allocating, saturating at INT64_MAX.
-  int64_t FoldedBytesBound(const ParsedNode& node) const override {
+  // When its shape is known (ShapeKnown): the output's element count from the attributes and what is known of
+  // the input, times the dtype's size, computed without allocating and saturating at INT64_MAX.
+  std::optional<int64_t> FoldedBytes(const ParsedNode& node) const override {
+    if (!ShapeKnown(node)) return std::nullopt;
     const auto& spec = node.attributes<FillSpec>();
     std::vector<int64_t> dims = spec.shape;
     if (HasInput(node)) {
@@ -219,7 +209,8 @@ class ConstantFillRule final : public RemovedOpRule {
     }
     // Only the input's shape matters. A statically known one is used as it is (the fold is verified on
     // it); the output's size bounds it.
-    std::vector<int64_t> dims = CanFold(node) ? *input.type.dims : TrialDims(input.type, random.Uniform(0, 4), random);
+    std::vector<int64_t> dims =
+        ShapeKnown(node) ? *input.type.dims : TrialDims(input.type, random.Uniform(0, 4), random);
     ASSIGN_OR_RETURN(Tensor data, Tensor::Zeros(type, dims));
     inputs.push_back(std::move(data));
     return inputs;
@@ -227,6 +218,19 @@ class ConstantFillRule final : public RemovedOpRule {
 
  private:
   static bool HasInput(const RuleNode& node) { return node.node->input_size() > 0 && !node.node->input(0).empty(); }
+
+  // True when the output's shape is known while planning: from the attribute, a constant input, or (input_as_shape
+  // 0) an input of static shape.
+  static bool ShapeKnown(const ParsedNode& node) {
+    if (!HasInput(node)) return true;
+    const RuleInput& input = node.inputs[0];
+    if (input.constant != nullptr) return true;
+    if (node.attributes<FillSpec>().input_as_shape || !input.type.dims.has_value()) return false;
+    for (int64_t dim : *input.type.dims) {
+      if (dim < 0) return false;
+    }
+    return true;
+  }
 
   // The attributes, checked against the old spec: what Parse returns, and what OutputType reads of a node not
   // yet parsed.

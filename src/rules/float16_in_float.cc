@@ -64,8 +64,7 @@ class Float16InFloatRule final : public RemovedOpRule {
     return rule_->IsRemovedAt(node, opset);
   }
   bool KeepsRank() const override { return rule_->KeepsRank(); }
-  bool CanFold(const ParsedNode& node) const override { return rule_->CanFold(node); }
-  int64_t FoldedBytesBound(const ParsedNode& node) const override { return rule_->FoldedBytesBound(node); }
+  std::optional<int64_t> FoldedBytes(const ParsedNode& node) const override { return rule_->FoldedBytes(node); }
   std::vector<double> TrialPivots(const ParsedNode& node) const override { return rule_->TrialPivots(node); }
 
   // The float rule's parse of the node in float: what it checks of its inputs' types holds of the widened ones.

@@ -36,7 +36,7 @@ class GivenTensorFillRule final : public RemovedOpRule {
   }
 
   absl::StatusOr<int64_t> MinOpset(const ParsedNode& node) const override {
-    if (!CanFold(node)) {
+    if (!ShapeKnown(node)) {
       return absl::FailedPreconditionError(absl::StrCat(
           node.label, ": its shape comes from input '", node.node->input(0),
           "' at run time; GivenTensorFill is legalized only when its shape is known (a constant or static one)"));
@@ -44,19 +44,10 @@ class GivenTensorFillRule final : public RemovedOpRule {
     return 1;
   }
 
-  bool CanFold(const ParsedNode& node) const override {
-    if (!HasInput(node)) return true;
-    const RuleInput& input = node.inputs[0];
-    if (input.constant != nullptr) return true;
-    if (node.attributes<GivenTensorFillAttributes>().input_as_shape || !input.type.dims.has_value()) return false;
-    for (int64_t dim : *input.type.dims) {
-      if (dim < 0) return false;
-    }
-    return true;
-  }
-
-  // The values are in the node already: the fold holds as many floats.
-  int64_t FoldedBytesBound(const ParsedNode& node) const override {
+  // When its shape is known (ShapeKnown, which MinOpset requires): the values are in the node already, and the
+  // fold holds as many floats.
+  std::optional<int64_t> FoldedBytes(const ParsedNode& node) const override {
+    if (!ShapeKnown(node)) return std::nullopt;
     return int64_t{4} * static_cast<int64_t>(node.attributes<GivenTensorFillAttributes>().values.size());
   }
 
@@ -94,7 +85,7 @@ class GivenTensorFillRule final : public RemovedOpRule {
         dims = input->dims();
       }
     } else if (HasInput(node)) {
-      // Not a constant, but its static shape is all that is read (CanFold).
+      // Not a constant, but its static shape is all that is read (ShapeKnown).
       dims = node.inputs[0].type.dims.value_or(std::vector<int64_t>{});
     }
     dims.insert(dims.end(), attributes.extra_shape.begin(), attributes.extra_shape.end());
@@ -110,6 +101,19 @@ class GivenTensorFillRule final : public RemovedOpRule {
 
  private:
   static bool HasInput(const RuleNode& node) { return node.node->input_size() > 0 && !node.node->input(0).empty(); }
+
+  // True when the output's shape is known while planning: from the attribute, a constant input, or (input_as_shape
+  // 0) an input of static shape.
+  static bool ShapeKnown(const ParsedNode& node) {
+    if (!HasInput(node)) return true;
+    const RuleInput& input = node.inputs[0];
+    if (input.constant != nullptr) return true;
+    if (node.attributes<GivenTensorFillAttributes>().input_as_shape || !input.type.dims.has_value()) return false;
+    for (int64_t dim : *input.type.dims) {
+      if (dim < 0) return false;
+    }
+    return true;
+  }
 };
 
 }  // namespace

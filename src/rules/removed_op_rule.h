@@ -4,15 +4,16 @@
 // Each rule is one file in rules/ and one line in the registry (registry.cc). The pass (pass/removed_ops_pass.h)
 // walks the model and has the rule of each removed node parse it once (its attributes, checked against the
 // old spec, into the rule's own struct, which the plan keeps for every later step), asks it for the lowest
-// opset its replacement needs, folds the node when its inputs are constants (with the rule's reference
-// kernel), and otherwise writes the replacement at the target opset. Verification runs the replacement with
-// the library's evaluator (eval/evaluator.h) against the rule's reference kernel, which is written from the
-// old operator's text and what ONNX Runtime computed, and shares no code with the evaluator.
+// opset its replacement needs, folds the node when its value is known while planning (FoldedBytes; with the
+// rule's reference kernel), and otherwise writes the replacement at the target opset. Verification runs the replacement
+// with the library's evaluator (eval/evaluator.h) against the rule's reference kernel, which is written from the old
+// operator's text and what ONNX Runtime computed, and shares no code with the evaluator.
 #ifndef ONNX_LEGALIZE_SRC_RULES_REMOVED_OP_RULE_H_
 #define ONNX_LEGALIZE_SRC_RULES_REMOVED_OP_RULE_H_
 
 #include <any>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -132,14 +133,12 @@ class RemovedOpRule {
   // attributes, and returns the lowest default opset its replacement can be written at.
   virtual absl::StatusOr<int64_t> MinOpset(const ParsedNode& node) const = 0;
 
-  // True when the node's value is known while planning, so the pass folds it: by default when every input
-  // it has is a constant (the fill ops also when only their input's static shape matters).
-  virtual bool CanFold(const ParsedNode& node) const;
-
-  // At least the bytes a fold of the node would hold, known before it is computed, so that a fold past the
-  // limits is never allocated. The default: its largest constant input (the elementwise ops and Crop make
-  // no more than they read). Saturates at INT64_MAX.
-  virtual int64_t FoldedBytesBound(const ParsedNode& node) const;
+  // Nullopt when the node's value is not known while planning (the pass rewrites it); otherwise at least the
+  // bytes its fold holds, saturating at INT64_MAX: known before the fold is computed, so that one past the
+  // limits is never allocated (the pass rewrites that node too). The default: nullopt unless every input the
+  // node has is a constant, and then its largest constant input (the elementwise ops and Crop make no more
+  // than they read). The fill ops fold also when only their input's static shape matters.
+  virtual std::optional<int64_t> FoldedBytes(const ParsedNode& node) const;
 
   // The replacement at default opset `opset` (>= MinOpset). What it became, in a few words, goes to
   // `became` ("Mul + Add"). Verification requires it to compute the reference's values bit for bit.
@@ -150,7 +149,7 @@ class RemovedOpRule {
   virtual absl::StatusOr<std::vector<Tensor>> Reference(const ParsedNode& node,
                                                         const std::vector<const Tensor*>& inputs) const = 0;
 
-  // The inputs of verification trial `number`: the node's constant inputs as they are, the others drawn.
+  // The inputs of one verification trial: the node's constant inputs as they are, the others drawn.
   // The default: DrawTrialInputs (rule_support.h) near TrialPivots; a rule whose data must have some shape
   // (ImageScaler's channels, Crop's borders) or other values draws its own.
   virtual absl::StatusOr<std::vector<Tensor>> TrialInputs(const ParsedNode& node, TrialRandom& random) const;

@@ -134,16 +134,12 @@ absl::StatusOr<Tensor> TrialRandom::Pack(DataType type, const std::vector<int64_
                                           : PackValues<double>(type, dims, values);
 }
 
-bool RemovedOpRule::CanFold(const ParsedNode& node) const {
-  return std::all_of(node.inputs.begin(), node.inputs.end(),
-                     [](const RuleInput& input) { return input.name.empty() || input.constant != nullptr; });
-}
-
-int64_t RemovedOpRule::FoldedBytesBound(const ParsedNode& node) const {
+std::optional<int64_t> RemovedOpRule::FoldedBytes(const ParsedNode& node) const {
   int64_t bytes = 0;
   for (const RuleInput& input : node.inputs) {
-    if (input.constant != nullptr)
-      bytes = std::max<int64_t>(bytes, static_cast<int64_t>(input.constant->bytes().size()));
+    if (input.name.empty()) continue;
+    if (input.constant == nullptr) return std::nullopt;
+    bytes = std::max<int64_t>(bytes, static_cast<int64_t>(input.constant->bytes().size()));
   }
   return bytes;
 }

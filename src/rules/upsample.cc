@@ -176,16 +176,13 @@ class UpsampleRule final : public RemovedOpRule {
     return node.opset;  // Resize exists at every opset where Upsample is removed
   }
 
-  bool CanFold(const ParsedNode& node) const override {
+  // A nearest Upsample of a constant, its scales known while planning (the attribute or a constant input),
+  // folds; its output grows by the product of the scales.
+  std::optional<int64_t> FoldedBytes(const ParsedNode& node) const override {
     const auto& spec = node.attributes<UpsampleSpec>();
-    return !spec.linear && !spec.scales.empty() && node.inputs[0].constant != nullptr;
-  }
-
-  // The output grows by the product of the scales.
-  int64_t FoldedBytesBound(const ParsedNode& node) const override {
-    if (node.inputs[0].constant == nullptr) return 0;
+    if (spec.linear || spec.scales.empty() || node.inputs[0].constant == nullptr) return std::nullopt;
     double bytes = static_cast<double>(node.inputs[0].constant->bytes().size());
-    for (float scale : node.attributes<UpsampleSpec>().scales) bytes *= scale;
+    for (float scale : spec.scales) bytes *= scale;
     return bytes >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(bytes);
   }
 
