@@ -6,10 +6,11 @@
 //  - A node whose domain has no opset_import is a finding: no runtime can resolve its version. (Models of
 //    IR version < 3 predate opset_import and implicitly use the default domain at opset 1.)
 //  - For the domains onnx itself defines (default, ai.onnx.ml, training, preview.training), the op must
-//    have a schema at the imported opset in onnx's OpSchemaRegistry. Three ways to fail, each a finding:
+//    have a schema at the imported opset in onnx's OpSchemaRegistry. Four ways to fail, each a finding:
 //    no schema at any opset (removed, like DynamicSlice, or never existed), a schema only from a later
-//    opset (Resize at opset 9), or a schema that is deprecated there (Upsample at opset 10+, which onnx's
-//    checker rejects).
+//    opset (Resize at opset 9), a schema that is deprecated there (Upsample at opset 10+, which onnx's
+//    checker rejects), or an experimental one (Upsample-1 at opsets 1-6, which onnx's checker passes and
+//    no runtime runs).
 //  - A node whose op is valid there must match its schema (onnx's OpSchema::Verify: required and unknown
 //    attributes, attribute types, input and output counts): MVN-9 written with MVN-1's attributes loads in
 //    no runtime, and neither does a node of the wrong arity.
@@ -72,6 +73,20 @@ std::string SchemaProblem(const std::string& op_type, const std::string& normali
   const int max_inclusive = opset > INT_MAX ? INT_MAX : static_cast<int>(opset);
   const onnx::OpSchema* schema = registry->GetSchema(op_type, max_inclusive, normalized_domain);
   if (schema != nullptr) {
+    if (schema->support_level() == onnx::OpSchema::SupportType::EXPERIMENTAL) {
+      // Upsample-1, the one experimental schema onnx still holds: onnx's checker passes it, no runtime runs it.
+      const onnx::OpSchema* standard = registry->GetSchema(op_type, INT_MAX, normalized_domain);
+      while (standard != nullptr && standard->SinceVersion() > schema->SinceVersion()) {
+        const onnx::OpSchema* earlier = registry->GetSchema(op_type, standard->SinceVersion() - 1, normalized_domain);
+        if (earlier == nullptr || earlier->SinceVersion() == schema->SinceVersion()) break;
+        standard = earlier;
+      }
+      return absl::StrCat("experimental op (", op_type, "-", schema->SinceVersion(),
+                          "), which ONNX Runtime and onnx-tensorflow do not run",
+                          standard != nullptr && standard != schema
+                              ? absl::StrCat("; the standard ", op_type, " begins at opset ", standard->SinceVersion())
+                              : std::string());
+    }
     if (!schema->Deprecated()) return "";
     return absl::StrCat("deprecated since opset ", schema->SinceVersion());
   }

@@ -632,18 +632,20 @@ absl::StatusOr<Tensor> RunIdentity(const NodeRun& run) {
   return x->Clone();
 }
 
-// Resize, which an Upsample at opset 10+ becomes, by the model runner's kernel (checked against ONNX Runtime op
-// by op): the Upsample rule's reference is its own code, so the two computations stay independent.
-absl::StatusOr<Tensor> RunResize(const NodeRun& run) {
-  const onnx_legalize::Kernel* kernel = FindKernel("Resize");
-  if (kernel == nullptr) return Fail(run, "the model runner has no Resize kernel");
+// Resize and Upsample, which an Upsample-1 or an Upsample at opset 10+ becomes, by the model runner's kernel
+// (checked against ONNX Runtime op by op): the Upsample rule's reference is its own code, so the two
+// computations stay independent.
+absl::StatusOr<Tensor> RunByModelRunnerKernel(const NodeRun& run) {
+  const onnx_legalize::Kernel* kernel = FindKernel(run.node.op_type());
+  if (kernel == nullptr) return Fail(run, absl::StrCat("the model runner has no ", run.node.op_type(), " kernel"));
   KernelContext context{run.node, {}, run.opset};
   for (const Tensor* input : run.inputs) {
     context.inputs.push_back(input == nullptr ? nullptr : std::make_shared<const Tensor>(input->Clone()));
   }
   absl::StatusOr<Outputs> outputs = (*kernel)(context);
   if (!outputs.ok()) return Fail(run, outputs.status().message());
-  if (outputs->empty() || (*outputs)[0] == nullptr) return Fail(run, "Resize gave no output");
+  if (outputs->empty() || (*outputs)[0] == nullptr)
+    return Fail(run, absl::StrCat(run.node.op_type(), " gave no output"));
   return (*outputs)[0]->Clone();
 }
 
@@ -674,7 +676,8 @@ const std::unordered_map<std::string, Kernel>& Kernels() {
       {"Concat", RunConcat},
       {"Flatten", RunFlatten},
       {"Reshape", RunReshape},
-      {"Resize", RunResize},
+      {"Resize", RunByModelRunnerKernel},
+      {"Upsample", RunByModelRunnerKernel},
       {"Gemm", RunGemm},
       {"Pad", RunPad},
   };

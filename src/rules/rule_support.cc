@@ -262,6 +262,13 @@ void AddIntsAttribute(onnx::NodeProto& node, const char* name, const std::vector
   for (int64_t value : values) attribute->add_ints(value);
 }
 
+void AddFloatsAttribute(onnx::NodeProto& node, const char* name, const std::vector<float>& values) {
+  onnx::AttributeProto* attribute = node.add_attribute();
+  attribute->set_name(name);
+  attribute->set_type(onnx::AttributeProto::FLOATS);
+  for (float value : values) attribute->add_floats(value);
+}
+
 void AddIntAttribute(onnx::NodeProto& node, const char* name, int64_t value) {
   onnx::AttributeProto* attribute = node.add_attribute();
   attribute->set_name(name);

@@ -46,6 +46,7 @@ absl::StatusOr<DataType> FloatInputType(const RuleNode& node, int index);
 onnx::NodeProto MakeNode(const char* op_type, std::vector<std::string> inputs, std::vector<std::string> outputs);
 void AddFloatAttribute(onnx::NodeProto& node, const char* name, float value);
 void AddIntsAttribute(onnx::NodeProto& node, const char* name, const std::vector<int64_t>& values);
+void AddFloatsAttribute(onnx::NodeProto& node, const char* name, const std::vector<float>& values);
 void AddIntAttribute(onnx::NodeProto& node, const char* name, int64_t value);
 void AddStringAttribute(onnx::NodeProto& node, const char* name, const std::string& value);
 

@@ -11,6 +11,18 @@
 //                              nearest_mode = floor>(x, roi, scales)     roi: an empty float tensor (unused)
 // ONNX Runtime computes both with one kernel (its Upsample class), so the result is its Upsample's bit for bit.
 // A linear Upsample never folds: the reference sums its corners in an order of its own, not ONNX Runtime's.
+//
+// And Upsample in a model of opset 1-6: Upsample-1, experimental, the one experimental schema onnx still holds.
+// PyTorch 0.3 wrote it for nn.Upsample; ONNX Runtime ("Could not find an implementation for Upsample(1)") and
+// onnx-tensorflow from 1.3 run none, and onnx's adapter to opset 7 carries mode 'bilinear' over, which
+// Upsample-7 refuses. Its NCHW input grows by height_scale and width_scale, which are Upsample-7's scales
+// [1, 1, height_scale, width_scale] (onnx's adapter says so), mode nearest or bilinear (Upsample-7's linear):
+//
+//   y = Upsample-1<height_scale, width_scale, mode>(x)
+//   at opset 7-8 -> y = Upsample-7<scales = [1, 1, h, w], mode>(x)        standard from opset 7
+//   at opset 9   -> y = Upsample-9<mode>(x, scales)                       scales: [1, 1, h, w] as an input
+//   at 10+       -> the Resize above
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -23,29 +35,70 @@
 namespace onnx_legalize::rules {
 namespace {
 
+// Upsample-1 is experimental below 7, where Upsample-7 makes it standard; Upsample-9 takes its scales as an input.
+constexpr int64_t kStandardUpsample = 7;
+constexpr int64_t kUpsampleScalesInput = 9;
+// Upsample is deprecated from 10, where Resize-10 is Upsample renamed.
+constexpr int64_t kResize = 10;
 // Resize-11 has the coordinate_transformation_mode and nearest_mode that say what Upsample meant.
 constexpr int64_t kResizeWithModes = 11;
 // Resize-13 takes an empty roi name; 11 and 12 need the input.
 constexpr int64_t kResizeOptionalRoi = 13;
+
+bool IsFloatType(DataType type) {
+  return type == onnx::TensorProto::FLOAT16 || type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::DOUBLE;
+}
 
 struct UpsampleSpec {
   bool linear = false;
   std::vector<float> scales;  // empty when they are computed at run time
 };
 
-// The mode and scales, checked against the old spec and against the input they scale: what Parse returns, and what
-// OutputType reads of a node not yet parsed.
-absl::StatusOr<UpsampleSpec> SpecOf(const RuleNode& node) {
-  UpsampleSpec spec;
+// Whether the mode interpolates: `linear` names the mode that does (Upsample-1's bilinear, Upsample-7's linear).
+absl::StatusOr<bool> InterpolatesByMode(const RuleNode& node, const char* linear) {
   std::string mode = "nearest";
   if (const onnx::AttributeProto* attribute = FindAttribute(*node.node, "mode")) {
     if (attribute->type() != onnx::AttributeProto::STRING) return Invalid(node, "attribute 'mode' is not a string");
     mode = attribute->s();
   }
-  if (mode != "nearest" && mode != "linear") {
-    return Invalid(node, "mode '", mode, "' is none of Upsample's (nearest, linear)");
+  if (mode != "nearest" && mode != linear) {
+    return Invalid(node, "mode '", mode, "' is none of ",
+                   node.opset < kStandardUpsample ? "Upsample-1's" : "Upsample's", " (nearest, ", linear, ")");
   }
-  spec.linear = mode == "linear";
+  return mode == linear;
+}
+
+// `spec` once its scales are checked: each finite and at least 1, one per dim of the input where its rank is known.
+absl::StatusOr<UpsampleSpec> CheckedScales(const RuleNode& node, UpsampleSpec spec) {
+  for (float scale : spec.scales) {
+    if (!(scale >= 1.0f) || !std::isfinite(scale)) {
+      return Invalid(node, "scale ", scale, " is not a finite value of at least 1, which Upsample requires");
+    }
+  }
+  const auto& dims = node.inputs[0].type.dims;
+  if (!spec.scales.empty() && dims.has_value() && dims->size() != spec.scales.size()) {
+    return Invalid(node, spec.scales.size(), " scales for input '", node.inputs[0].name, "' of rank ", dims->size());
+  }
+  return spec;
+}
+
+// The mode and scales, checked against the old spec and against the input they scale: what Parse returns, and what
+// OutputType reads of a node not yet parsed. Upsample-1's two scales are Upsample-7's of an NCHW input.
+absl::StatusOr<UpsampleSpec> SpecOf(const RuleNode& node) {
+  UpsampleSpec spec;
+  if (node.opset < kStandardUpsample) {
+    ASSIGN_OR_RETURN(spec.linear, InterpolatesByMode(node, "bilinear"));
+    ASSIGN_OR_RETURN(const float height, FloatAttribute(node, "height_scale", std::nullopt));
+    ASSIGN_OR_RETURN(const float width, FloatAttribute(node, "width_scale", std::nullopt));
+    spec.scales = {1.0f, 1.0f, height, width};
+    const auto& dims = node.inputs[0].type.dims;
+    if (dims.has_value() && dims->size() != 4) {
+      return Invalid(node, "input '", node.inputs[0].name, "' has rank ", dims->size(),
+                     "; Upsample-1 takes an NCHW input of rank 4");
+    }
+    return CheckedScales(node, std::move(spec));
+  }
+  ASSIGN_OR_RETURN(spec.linear, InterpolatesByMode(node, "linear"));
   if (node.inputs.size() == 2) {
     if (FindAttribute(*node.node, "scales") != nullptr) {
       return Invalid(node, "has both a scales input and a scales attribute");
@@ -58,16 +111,7 @@ absl::StatusOr<UpsampleSpec> SpecOf(const RuleNode& node) {
   } else {
     ASSIGN_OR_RETURN(spec.scales, FloatsAttribute(node, "scales", /*required=*/true));
   }
-  for (float scale : spec.scales) {
-    if (!(scale >= 1.0f) || !std::isfinite(scale)) {
-      return Invalid(node, "scale ", scale, " is not a finite value of at least 1, which Upsample requires");
-    }
-  }
-  const auto& dims = node.inputs[0].type.dims;
-  if (!spec.scales.empty() && dims.has_value() && dims->size() != spec.scales.size()) {
-    return Invalid(node, spec.scales.size(), " scales for input '", node.inputs[0].name, "' of rank ", dims->size());
-  }
-  return spec;
+  return CheckedScales(node, std::move(spec));
 }
 
 // Per output index of one dim: the two source indices and the second's weight (nearest: one index, weight 0).
@@ -158,22 +202,34 @@ class UpsampleRule final : public RemovedOpRule {
  public:
   const char* op_type() const override { return "Upsample"; }
 
-  bool IsRemovedAt(const onnx::NodeProto&, int64_t opset) const override { return opset >= 10; }
+  // Experimental below 7 (Upsample-1), deprecated from 10.
+  bool IsRemovedAt(const onnx::NodeProto&, int64_t opset) const override {
+    return opset < kStandardUpsample || opset >= kResize;
+  }
 
   absl::StatusOr<std::any> Parse(const RuleNode& node) const override {
-    RETURN_IF_ERROR(CheckSignature(node, 1, 2, 1, {"mode", "scales"}));
+    if (node.opset < kStandardUpsample) {
+      RETURN_IF_ERROR(CheckSignature(node, 1, 1, 1, {"mode", "height_scale", "width_scale"}));
+    } else {
+      RETURN_IF_ERROR(CheckSignature(node, 1, 2, 1, {"mode", "scales"}));
+    }
     ASSIGN_OR_RETURN(UpsampleSpec spec, SpecOf(node));
     return spec;
   }
 
   absl::StatusOr<int64_t> MinOpset(const ParsedNode& node) const override {
     const DataType type = node.inputs[0].type.elem_type;
+    if (node.opset < kStandardUpsample && type != 0 && !IsFloatType(type)) {
+      return Invalid(node, "input '", node.inputs[0].name, "' is ", DataTypeName(type),
+                     "; Upsample-1 takes float16, float or double");
+    }
     if (node.attributes<UpsampleSpec>().linear) {
       RETURN_IF_ERROR(FloatInputType(node, 0).status());
     } else if (type != 0 && ElementSize(type) == 0) {
       return Invalid(node, "input '", node.inputs[0].name, "' is ", DataTypeName(type), ", which it cannot copy");
     }
-    return node.opset;  // Resize exists at every opset where Upsample is removed
+    // Upsample-1 becomes the standard Upsample; Resize exists at every opset where Upsample is deprecated.
+    return std::max(node.opset, kStandardUpsample);
   }
 
   // A nearest Upsample of a constant, its scales known while planning (the attribute or a constant input),
@@ -203,11 +259,13 @@ class UpsampleRule final : public RemovedOpRule {
     const auto& spec = node.attributes<UpsampleSpec>();
     const std::string& output = node.node->output(0);
     Replacement replacement;
+    if (opset < kUpsampleScalesInput) return StandardUpsample(node, "", std::move(replacement), became);
     std::string scales = node.inputs.size() == 2 ? node.node->input(1) : std::string();
     if (scales.empty()) {
       scales = names.Fresh(output + "_scales");
       replacement.constants.emplace_back(scales, FromFloats({static_cast<int64_t>(spec.scales.size())}, spec.scales));
     }
+    if (opset < kResize) return StandardUpsample(node, scales, std::move(replacement), became);
     onnx::NodeProto resize;
     if (opset < kResizeWithModes) {
       resize = MakeNode("Resize", {node.node->input(0), scales}, {output});
@@ -226,6 +284,25 @@ class UpsampleRule final : public RemovedOpRule {
     }
     AddStringAttribute(resize, "mode", spec.linear ? "linear" : "nearest");
     replacement.nodes.push_back(std::move(resize));
+    return replacement;
+  }
+
+  // Upsample-1 as the standard Upsample: at opset 7-8 Upsample-7, its scales an attribute (`scales` ""), at 9
+  // Upsample-9, its scales the input `scales` names.
+  static Replacement StandardUpsample(const ParsedNode& node, const std::string& scales, Replacement replacement,
+                                      std::string& became) {
+    const auto& spec = node.attributes<UpsampleSpec>();
+    onnx::NodeProto upsample;
+    if (scales.empty()) {
+      upsample = MakeNode("Upsample", {node.node->input(0)}, {node.node->output(0)});
+      AddFloatsAttribute(upsample, "scales", spec.scales);
+      became = "Upsample-7";
+    } else {
+      upsample = MakeNode("Upsample", {node.node->input(0), scales}, {node.node->output(0)});
+      became = "Upsample-9";
+    }
+    AddStringAttribute(upsample, "mode", spec.linear ? "linear" : "nearest");
+    replacement.nodes.push_back(std::move(upsample));
     return replacement;
   }
 

@@ -111,6 +111,21 @@ g (float[1, 1, 2, 2] x, float[4] scales) => (float[1, 1, 4, 4] y) {
               ElementsAre(IsFinding("main", "", "Upsample", "ai.onnx", 10, "deprecated since opset 10")));
 }
 
+// Upsample-1 has a schema, experimental: onnx's checker passes it, and no runtime of today runs it.
+TEST(CheckModelTest, FindsAnExperimentalOpAndLegalizingFixesIt) {
+  const std::vector<CheckFinding> findings = Check(ParseModel(R"ONNX(
+<ir_version: 3, opset_import: ["" : 6]>
+g (float[1, 1, 2, 2] x) => (float[1, 1, 4, 4] y) {
+  y = Upsample <height_scale = 2.0, width_scale = 2.0> (x)
+}
+)ONNX"));
+  EXPECT_THAT(findings, ElementsAre(IsFinding("main", "", "Upsample", "ai.onnx", 6,
+                                              "experimental op (Upsample-1), which ONNX Runtime and onnx-tensorflow "
+                                              "do not run; the standard Upsample begins at opset 7")));
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_TRUE(findings[0].fixable);
+}
+
 TEST(CheckModelTest, FindsAnOpOnnxNeverDefined) {
   EXPECT_THAT(Check(ParseModel(R"ONNX(
 <ir_version: 8, opset_import: ["" : 13]>

@@ -23,6 +23,8 @@ The models are written here, seeded, into SCRATCH_DIR (nothing binary is kept in
   - fc_axisA_axiswB_opset1: FC (Custom Vision's classifiers) at each axis combination, weights as initializers.
   - pytorch03_{lstm,gru,rnn}_opset6: PyTorch 0.3's recurrent exports, LSTM/GRU/RNN-1 at opset 6 with
     output_sequence, bidirectional, initial states as inputs.
+  - pytorch03_upsample1_{nearest,bilinear}_opset6: PyTorch 0.3's nn.Upsample, the experimental Upsample-1, which
+    no runtime of today runs (the runner runs it by the Upsample rule's reference kernel).
 For each model and target N:
   1. `CLI IN OUT --target-opset=N` exits 0; OUT is at opset N, holds no FC or LegacyPadding, passes
      onnx.checker with full_check, and the CLI says the opset move was executed in the model runner.
@@ -164,6 +166,20 @@ def pytorch03_recurrent(op, gates):
     return make
 
 
+def pytorch03_upsample1(mode):
+    """PyTorch 0.3's nn.Upsample: the experimental Upsample-1 at opset 6, between two convolutions' worth of values
+    (a Relu before it, so the rule's replacement reads a computed input, and an Add after it)."""
+    def make(rs):
+        nodes = [helper.make_node("Relu", ["x"], ["relu"]),
+                 helper.make_node("Upsample", ["relu"], ["up"], height_scale=2.0, width_scale=3.0, mode=mode,
+                                  name="upsample1"),
+                 helper.make_node("Add", ["up", "b"], ["y"], broadcast=1)]
+        graph = graph_with_inputs_for(nodes, "upsample", [helper.make_tensor_value_info("x", F, [1, 2, 3, 4])],
+                                      [helper.make_tensor_value_info("y", F, [1, 2, 6, 12])], [weight(rs, "b", 1)])
+        return model_of(graph, 3, [("", 6)]), {"x": rs.randn(1, 2, 3, 4).astype(np.float32)}
+    return make
+
+
 RECURRENT = ("MLAS's Sigmoid/Tanh approximations and SGEMM against the C library's and Eigen's, carried from step to "
              "step (run_runner_kernels.py's recurrent cases)")
 
@@ -179,6 +195,10 @@ MODELS = {
     "pytorch03_lstm_opset6": (pytorch03_recurrent("LSTM", 4), 8, 2.0 ** -21, RECURRENT),
     "pytorch03_gru_opset6": (pytorch03_recurrent("GRU", 3), 8, 2.0 ** -21, RECURRENT),
     "pytorch03_rnn_opset6": (pytorch03_recurrent("RNN", 1), 8, 2.0 ** -21, RECURRENT),
+    "pytorch03_upsample1_nearest_opset6": (pytorch03_upsample1("nearest"), 0, 0.0, "copies: equal bit for bit"),
+    "pytorch03_upsample1_bilinear_opset6": (pytorch03_upsample1("bilinear"), 4, 0.0,
+                                            "ORT's linear Upsample precomputes the weights per dim and adds the "
+                                            "corners in another order than the rule's reference"),
 }
 
 

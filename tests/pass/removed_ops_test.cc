@@ -28,6 +28,7 @@ using ::onnx_legalize::testing::LegalizedCopy;
 using ::onnx_legalize::testing::NodeFor;
 using ::onnx_legalize::testing::ParseModel;
 using ::onnx_legalize::testing::Serialize;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 // Legal: no finding of --check, and onnx's full checker accepts it.
@@ -656,6 +657,72 @@ up (float[1,1,4,4] x) => (float[1,1,2,2] y) {
 }
 )");
   ExpectRejected(shrinking, absl::StatusCode::kInvalidArgument, "scale 0.5 is not a finite value of at least 1");
+}
+
+// PyTorch 0.3 wrote nn.Upsample as Upsample-1, experimental, which no runtime of today runs: at the lowest target
+// it becomes Upsample-7 (its two scales Upsample-7's last two), at 9 Upsample-9, from 10 Resize.
+constexpr char kUpsampleOne[] = R"(
+<ir_version: 3, opset_import: ["" : 6]>
+up (float[1,1,2,2] x) => (float[1,1,4,6] y) {
+  y = Upsample <height_scale = 2.0, width_scale = 3.0> (x)
+}
+)";
+
+TEST(RemovedOpsTest, ExperimentalUpsampleOneBecomesTheStandardUpsampleOfOpsetSeven) {
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(ParseModel(kUpsampleOne), {}, &report);
+  EXPECT_EQ(DefaultOpset(legalized), 7);
+  ExpectLegal(legalized);
+  ASSERT_EQ(report.nodes.size(), 1u);
+  EXPECT_EQ(report.nodes[0].action, Action::kRewritten);
+  EXPECT_EQ(report.nodes[0].became, "Upsample-7");
+  EXPECT_THAT(report.nodes[0].verification, HasSubstr("bit for bit"));
+  const onnx::NodeProto& upsample = legalized.graph().node(0);
+  ASSERT_EQ(upsample.attribute_size(), 2);
+  EXPECT_EQ(upsample.attribute(0).name(), "scales");
+  EXPECT_THAT(upsample.attribute(0).floats(), ElementsAre(1.0f, 1.0f, 2.0f, 3.0f));
+  EXPECT_EQ(upsample.attribute(1).s(), "nearest");
+
+  std::map<std::string, Tensor> values;
+  values.emplace("x", Floats({1, 1, 2, 2}, {1, 2, 3, 4}));
+  const std::map<std::string, Tensor> results = RunLegalized(legalized, std::move(values));
+  EXPECT_EQ(FloatValues(results.at("y")), (std::vector<float>{1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2,  //
+                                                              3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4}));
+}
+
+TEST(RemovedOpsTest, ExperimentalUpsampleOneAtLaterTargets) {
+  for (const auto& [target, became] : std::vector<std::pair<int64_t, std::string>>{
+           {8, "Upsample-7"}, {9, "Upsample-9"}, {10, "Resize-10"}, {13, "Resize-13 (asymmetric, floor)"}}) {
+    Options options;
+    options.target_opset = target;
+    Report report;
+    const onnx::ModelProto legalized = LegalizedCopy(ParseModel(kUpsampleOne), options, &report);
+    EXPECT_EQ(DefaultOpset(legalized), target);
+    ExpectLegal(legalized);
+    ASSERT_EQ(report.nodes.size(), 1u);
+    EXPECT_EQ(report.nodes[0].became, became) << "at " << target;
+  }
+}
+
+// Upsample-1's bilinear is Upsample-7's linear.
+TEST(RemovedOpsTest, ExperimentalUpsampleOneBilinearBecomesLinear) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 6]>
+up (float[1,1,2,2] x) => (float[1,1,4,4] y) {
+  y = Upsample <height_scale = 2.0, width_scale = 2.0, mode = "bilinear"> (x)
+}
+)");
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  ExpectLegal(legalized);
+  const onnx::NodeProto& upsample = legalized.graph().node(0);
+  ASSERT_EQ(upsample.attribute_size(), 2);
+  EXPECT_EQ(upsample.attribute(1).s(), "linear");
+
+  std::map<std::string, Tensor> values;
+  values.emplace("x", Floats({1, 1, 2, 2}, {0, 4, 8, 12}));
+  const std::map<std::string, Tensor> results = RunLegalized(legalized, std::move(values));
+  EXPECT_EQ(FloatValues(results.at("y")), (std::vector<float>{0, 2, 4, 4, 4, 6, 8, 8, 8, 10, 12, 12, 8, 10, 12, 12}));
 }
 
 // ------------------------------------------------------------------------------------------- float16

@@ -8,8 +8,9 @@
 // Legalize are not here: the reference kernels' checks of data that the planning checks already refused
 // (ImageScaler's rank and channels, MVN's and Crop's rank, Upsample's scales), Upsample's reading of a `scales`
 // attribute and of a `mode` that is no string (graph validation refuses such a node at opset 10 and later, by
-// Upsample-10's schema, before any rule sees it), and LegacyPadding's negative end padding (the arithmetic never
-// gives it). They stay as defenses.
+// Upsample-10's schema, before any rule sees it; and an Upsample-1 without height_scale or width_scale, or with
+// an attribute Upsample-1 does not have, by Upsample-1's), and LegacyPadding's negative end padding (the
+// arithmetic never gives it). They stay as defenses.
 #include <cmath>
 #include <limits>
 #include <ostream>
@@ -457,6 +458,31 @@ g (string[1,1,2,2] x, float[4] s) => (string[1,1,?,?] y) { y = Upsample(x, s) }
      kInvalid, "input 'x' is string, which it cannot copy"},
 };
 
+// ---------------------------------------------------------------- Upsample-1, experimental at opsets 1-6
+
+const Guard kUpsampleOne[] = {
+    {"UpsampleOneMode", "Upsample", R"(
+<ir_version: 3, opset_import: ["" : 6]>
+g (float[1,1,2,2] x) => (float[1,1,4,4] y) { y = Upsample<height_scale = 2.0, width_scale = 2.0, mode = "linear">(x) }
+)",
+     kInvalid, "mode 'linear' is none of Upsample-1's (nearest, bilinear)"},
+    {"UpsampleOneRankFour", "Upsample", R"(
+<ir_version: 3, opset_import: ["" : 6]>
+g (float[2,2] x) => (float[4,4] y) { y = Upsample<height_scale = 2.0, width_scale = 2.0>(x) }
+)",
+     kInvalid, "input 'x' has rank 2; Upsample-1 takes an NCHW input of rank 4"},
+    {"UpsampleOneFloatInput", "Upsample", R"(
+<ir_version: 3, opset_import: ["" : 6]>
+g (int32[1,1,2,2] x) => (int32[1,1,4,4] y) { y = Upsample<height_scale = 2.0, width_scale = 2.0>(x) }
+)",
+     kInvalid, "input 'x' is int32; Upsample-1 takes float16, float or double"},
+    {"UpsampleOneScaleAtLeastOne", "Upsample", R"(
+<ir_version: 3, opset_import: ["" : 6]>
+g (float[1,1,2,2] x) => (float[1,1,1,2] y) { y = Upsample<height_scale = 0.5, width_scale = 1.0>(x) }
+)",
+     kInvalid, "scale 0.5 is not a finite value of at least 1, which Upsample requires"},
+};
+
 // ---------------------------------------------------------------- FC and LegacyPadding, ONNX's first era
 
 const Guard kFirstEra[] = {
@@ -583,6 +609,7 @@ INSTANTIATE_TEST_SUITE_P(Elementwise, GuardClauseTest, ::testing::ValuesIn(kElem
 INSTANTIATE_TEST_SUITE_P(Crop, GuardClauseTest, ::testing::ValuesIn(kCrop), GuardName);
 INSTANTIATE_TEST_SUITE_P(Fills, GuardClauseTest, ::testing::ValuesIn(kFills), GuardName);
 INSTANTIATE_TEST_SUITE_P(Upsample, GuardClauseTest, ::testing::ValuesIn(kUpsample), GuardName);
+INSTANTIATE_TEST_SUITE_P(UpsampleOne, GuardClauseTest, ::testing::ValuesIn(kUpsampleOne), GuardName);
 INSTANTIATE_TEST_SUITE_P(FirstEra, GuardClauseTest, ::testing::ValuesIn(kFirstEra), GuardName);
 
 }  // namespace
