@@ -202,9 +202,11 @@ class UpsampleRule final : public RemovedOpRule {
  public:
   const char* op_type() const override { return "Upsample"; }
 
-  // Experimental below 7 (Upsample-1), deprecated from 10.
-  bool IsRemovedAt(const onnx::NodeProto&, int64_t opset) const override {
-    return opset < kStandardUpsample || opset >= kResize;
+  // Experimental below 7 (Upsample-1), deprecated from 10. Below 7, a node written with a later Upsample's scales
+  // is no Upsample-1: a model without imports that holds one means opset 7 or later (era/opset_imports.cc).
+  bool IsRemovedAt(const onnx::NodeProto& node, int64_t opset) const override {
+    if (opset >= kResize) return true;
+    return opset < kStandardUpsample && node.input_size() < 2 && FindAttribute(node, "scales") == nullptr;
   }
 
   absl::StatusOr<std::any> Parse(const RuleNode& node) const override {

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "graph/attributes.h"
 #include "gtest/gtest.h"
@@ -113,6 +114,27 @@ g (float[1,1,2,2] x) => (float[1,1,4,4] y) {
   ASSERT_EQ(model.opset_import_size(), 1);
   EXPECT_EQ(model.opset_import(0).version(), 2);
   EXPECT_THAT(repairs.Describe()[0], HasSubstr("read as opset 2"));
+}
+
+// Upsample with height_scale and width_scale is the experimental Upsample-1 (opsets 1-6); with `scales`, Upsample-7.
+TEST(ReadAsItsEra, AnUpsampleWithoutImportsReadsAsTheUpsampleItsAttributesName) {
+  for (const auto& [upsample, opset] :
+       std::vector<std::pair<std::string, int64_t>>{{"Upsample<height_scale = 2.0, width_scale = 2.0>(x)", 1},
+                                                    {"Upsample<scales = [1.0, 1.0, 2.0, 2.0]>(x)", 7}}) {
+    onnx::ModelProto model = ParseModel(absl::StrCat(R"(
+<ir_version: 3, opset_import: ["" : 1]>
+g (float[1,1,2,2] x) => (float[1,1,4,4] y) {
+  y = )",
+                                                     upsample, R"(
+}
+)")
+                                            .c_str());
+    model.clear_opset_import();
+    LegacyRepairs repairs;
+    ASSERT_TRUE(ReadAsItsEra(model, repairs).ok()) << upsample;
+    ASSERT_EQ(model.opset_import_size(), 1);
+    EXPECT_EQ(model.opset_import(0).version(), opset) << upsample;
+  }
 }
 
 TEST(ReadAsItsEra, AnIr3ModelWhoseNodesFitNoOpsetIsRefused) {
