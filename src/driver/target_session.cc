@@ -138,6 +138,8 @@ StepFailure TargetSession::ProofFailure(absl::Status failure) const {
   StepFailure failed =
       FailedStep(std::move(failure), internal::TargetFailure::Step::kOnnxCheck, node.op_type, node.name);
   failed.why.target = planned_.target;
+  // The model as it was and as transformed, whichever of model_ and result_ holds which (CommitAndUse swapped them).
+  failed.why.next_schema_change = internal::NextSchemaChangeOfOpsIn({&model_, &result_}, planned_.target);
   return failed;
 }
 

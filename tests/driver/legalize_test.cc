@@ -873,6 +873,47 @@ TEST(LegalizeTargetTest, ATargetWhereOnnxDefinesTheFailedNodeAnewIsTriedNext) {
   EXPECT_EQ(CountOps(model, "ZipMap"), 1);
 }
 
+// onnx names the node it failed, which is not always where the failure comes from: Conv-1 and Transpose-1 fail
+// for an untyped input, which Relu-1 and Reshape-1 (schemas without type inference) leave so, and Relu-6 and
+// Reshape-5 type. onnx defines Conv anew at 11 and Transpose at 13; the lowest target that works is 6, and 5.
+TEST(LegalizeTargetTest, NoTargetPassesOverAnOpsetAtWhichAnOpOfTheModelChanges) {
+  struct Case {
+    const char* text;
+    int64_t lowest_that_works;
+    const char* failed_op;
+  };
+  const Case cases[] = {
+      {R"ONNX(
+<ir_version: 3, opset_import: ["" : 1]>
+g (float[1,2,3,3] x, float[2,2,1,1] w) => (float[1,2,3,3] y) {
+  r = Relu(x)
+  y = Conv<kernel_shape = [1, 1]>(r, w)
+}
+)ONNX",
+       6, "Conv"},
+      {R"ONNX(
+<ir_version: 3, opset_import: ["" : 2]>
+g (float[6] x) => (float[3,2] y) {
+  r = Reshape<shape = [2, 3]>(x)
+  y = Transpose<perm = [1, 0]>(r)
+}
+)ONNX",
+       5, "Transpose"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.failed_op);
+    onnx::ModelProto model = ParseModel(c.text);
+    const int64_t opset_before = DefaultOpset(model);
+    const absl::StatusOr<Report> report = Legalize(model, Options());
+    ASSERT_TRUE(report.ok()) << report.status();
+    EXPECT_EQ(report->opset_after, c.lowest_that_works);
+    EXPECT_EQ(DefaultOpset(model), c.lowest_that_works);
+    ASSERT_EQ(report->targets_passed_over.size(), 1u);
+    EXPECT_EQ(report->targets_passed_over[0].opset, opset_before);
+    EXPECT_THAT(report->targets_passed_over[0].reason, HasSubstr(absl::StrCat("(op_type:", c.failed_op, ")")));
+  }
+}
+
 TEST(LegalizeTargetTest, AZipMapDoesNotStopTheCheckOfTheResult) {
   for (int64_t target : {9, 13, 17}) {
     SCOPED_TRACE(target);
@@ -930,6 +971,7 @@ struct StandInFailure {
   Step step = Step::kTransform;
   std::string op_type;
   std::string node;
+  int64_t next_schema_change = 0;
 };
 
 // `failure` at `target`, as the driver reports it.
@@ -940,6 +982,7 @@ internal::Attempt FailedAt(int64_t target, const StandInFailure& failure) {
   why.code = failure.status.code();
   why.op_type = failure.op_type;
   why.node = failure.node;
+  why.next_schema_change = failure.next_schema_change;
   return internal::Attempt::FailedAt(failure.status, why);
 }
 
@@ -1001,6 +1044,71 @@ TEST(LegalizeTargetTest, JumpsToTheOpsetThatDefinesTheNamedOpAnewEvenWhenTheReas
   });
   EXPECT_FALSE(hopeless.ok());
   EXPECT_EQ(calls, 2);
+}
+
+// Where another op of the model changes below the opset that defines the failed op anew, that opset is tried
+// first; where it fails the same way, the search goes on, to the next change or to the failed op's new schema
+// (Constant's at 9), however alike the failures: the opset that defines the failed op anew still lies ahead.
+TEST(LegalizeTargetTest, TriesEachOpsetAtWhichAnOpOfTheModelChangesUpToTheFailedOpsNewSchema) {
+  std::vector<int64_t> tried;
+  int calls = 0;
+  const absl::StatusOr<Report> report = internal::TryLaterTargets(Options(), [&](const Options& at) {
+    tried.push_back(at.target_opset.value_or(7));
+    return AttemptAt(at, calls, [](int64_t target) {
+      if (target >= 9) return StandInFailure{};
+      // A MaxPool (defined anew at 8) beside the label Constant (defined anew at 9).
+      return StandInFailure{
+          absl::FailedPreconditionError("(op_type:Constant, node name: labels): output has unsupported type"),
+          Step::kOnnxCheck, "Constant", "labels", target < 8 ? 8 : 9};
+    });
+  });
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(tried, ::testing::ElementsAre(7, 8, 9));
+  EXPECT_EQ(report->opset_after, 9);
+  ASSERT_EQ(report->targets_passed_over.size(), 2u);
+  EXPECT_EQ(report->targets_passed_over[0].opset, 7);
+  EXPECT_EQ(report->targets_passed_over[1].opset, 8);
+
+  // A change past the failed op's new schema does not hold the search back.
+  tried.clear();
+  const absl::StatusOr<Report> at_redefinition = internal::TryLaterTargets(Options(), [&](const Options& at) {
+    tried.push_back(at.target_opset.value_or(7));
+    return AttemptAt(at, calls, [](int64_t target) {
+      if (target >= 9) return StandInFailure{};
+      return StandInFailure{absl::FailedPreconditionError("(op_type:Constant): output has unsupported type"),
+                            Step::kOnnxCheck, "Constant", "", 11};
+    });
+  });
+  ASSERT_TRUE(at_redefinition.ok()) << at_redefinition.status();
+  EXPECT_THAT(tried, ::testing::ElementsAre(7, 9));
+}
+
+// The opset that TargetFailure::next_schema_change names: the lowest above the target at which onnx defines anew an
+// op of the default domain that the models hold, in any graph; ops of other domains, or unknown to onnx, never.
+TEST(LegalizeTargetTest, TheNextSchemaChangeIsTheLowestOfEveryDefaultDomainOpInEveryGraph) {
+  const onnx::ModelProto model = ParseModel(R"ONNX(
+<ir_version: 3, opset_import: ["" : 1, "com.example" : 1]>
+g (bool c, float[2] x) => (float[2] y, float[2] z) {
+  y = If(c) <then_branch = t () => (float[2] a) { a = Relu(x) }, else_branch = e () => (float[2] b) { b = Neg(x) }>
+  z = com.example.Flatten(x)
+}
+)ONNX");
+  // If: 11, 13, 16; Relu (in one branch): 6, 13, 14; Neg (in the other): 6, 13. Flatten, defined anew at 9, 11 and
+  // 13 in the default domain, is another domain's here.
+  EXPECT_EQ(internal::NextSchemaChangeOfOpsIn({&model}, 1), 6);
+  EXPECT_EQ(internal::NextSchemaChangeOfOpsIn({&model}, 6), 11);
+  EXPECT_EQ(internal::NextSchemaChangeOfOpsIn({&model}, 14), 16);
+  EXPECT_EQ(internal::NextSchemaChangeOfOpsIn({&model}, 16), 0);
+  const onnx::ModelProto unknown = ParseModel(R"ONNX(
+<ir_version: 3, opset_import: ["" : 1]>
+g (float[2] x) => (float[2] y) {
+  r = NoSuchOp(x)
+  y = Abs(r)
+}
+)ONNX");
+  EXPECT_EQ(internal::NextSchemaChangeOfOpsIn({&unknown}, 1), 6);
+  EXPECT_EQ(internal::NextSchemaChangeOfOpsIn({&unknown, &model}, 1), 6);
+  EXPECT_EQ(internal::NextSchemaChangeOfOpsIn({&unknown}, 13), 0);
 }
 
 TEST(LegalizeTargetTest, GoesOnWhileTheReasonChangesAndNeverRetriesAVerificationFailure) {
@@ -1101,6 +1209,7 @@ TEST(LegalizeTargetTest, AnAttemptOnnxRejectsCarriesTheFailedNodeInFields) {
   EXPECT_EQ(attempt.failed_at_target->op_type, "Constant");
   EXPECT_EQ(attempt.failed_at_target->node, "");
   EXPECT_EQ(attempt.failed_at_target->graph, "");
+  EXPECT_EQ(attempt.failed_at_target->next_schema_change, 9) << "Constant and Flatten are defined anew at 9";
 
   model = ParseModel(kCompressAtOpset9);
   Options at10;
@@ -1110,6 +1219,7 @@ TEST(LegalizeTargetTest, AnAttemptOnnxRejectsCarriesTheFailedNodeInFields) {
   EXPECT_EQ(attempt.failed_at_target->target, 10);
   EXPECT_EQ(attempt.failed_at_target->step, Step::kOnnxCheck);
   EXPECT_EQ(attempt.failed_at_target->op_type, "Slice");
+  EXPECT_EQ(attempt.failed_at_target->next_schema_change, 11) << "Compress, Constant and Slice are defined anew at 11";
 
   // A failure of `use` itself (writing the file) is not the target's: no other target avoids it.
   model = ParseModel(kCompressAtOpset9);
