@@ -84,7 +84,7 @@ int64_t NextSchemaChangeOfOpsIn(std::initializer_list<const onnx::ModelProto*> m
 // reason a later one may avoid, runs it again at each next target up to 17 (or, where onnx's check failed a
 // node of an op a later opset defines anew, at that opset, or at the lower TargetFailure::next_schema_change)
 // until one succeeds, or until two targets in a row fail for the same reason (TargetFailure::SameReasonAs) and
-// onnx defines the failed op anew at no later opset. The report lists the targets passed over;
+// no op onnx failed at a target passed over is defined anew at a later opset. The report lists the targets passed over;
 // when none succeeds, the first failure is returned. `attempt` must leave
 // nothing behind when it fails (Legalize is transactional; LegalizeFile commits nothing).
 absl::StatusOr<Report> TryLaterTargets(const Options& options, const std::function<Attempt(const Options&)>& attempt);

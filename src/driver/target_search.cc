@@ -42,13 +42,14 @@ int64_t OpsetRedefiningTheFailedOp(const TargetFailure& failure) {
   return NextSchemaOf(failure.op_type, failure.target);
 }
 
-// The target to try after `failure`: where onnx defines the failed op anew at `redefined_at`, that opset, or the
-// lower one at which another op of the model changes (onnx names the node it failed, whose cause may be its
-// producer: Conv's input, which a Relu-1 leaves untyped and a Relu-6 types); otherwise the next opset.
-int64_t NextTarget(const TargetFailure& failure, int64_t redefined_at) {
-  if (redefined_at == 0) return failure.target + 1;
-  if (failure.next_schema_change > 0) return std::min(redefined_at, failure.next_schema_change);
-  return redefined_at;
+// The target to try after `failure`: while an opset that defines anew an op onnx failed lies ahead
+// (`redefinition_ahead`), that opset, or the lower one at which an op of the model changes (onnx names the node it
+// failed, whose cause may be its producer: Conv's input, which a Relu-1 leaves untyped and a Relu-6 types);
+// otherwise the next opset.
+int64_t NextTarget(const TargetFailure& failure, int64_t redefinition_ahead) {
+  if (redefinition_ahead == 0) return failure.target + 1;
+  if (failure.next_schema_change > 0) return std::min(redefinition_ahead, failure.next_schema_change);
+  return redefinition_ahead;
 }
 
 // Adds the op types of the default domain that `graph` and the graphs in it hold to `op_types`.
@@ -90,20 +91,24 @@ absl::StatusOr<Report> TryLaterTargets(const Options& options, const std::functi
   if (first.report.ok() || options.target_opset.has_value() || options.keep_opset) return first.report;
   std::vector<PassedOverTarget> passed_over;
   std::optional<TargetFailure> previous;
+  // The highest opset that defines anew an op onnx failed at a target passed over, while it lies ahead; else 0.
+  int64_t redefinition_ahead = 0;
   Attempt last = first;
   Options later = options;
   while (!last.report.ok()) {
     if (!last.failed_at_target.has_value() || last.failed_at_target->target >= kMaxTargetOpset) return first.report;
     const TargetFailure failure = *last.failed_at_target;
     passed_over.push_back({failure.target, FirstLine(last.report.status().message())});
-    // Where onnx failed a node whose op a later opset defines anew, that opset is tried next (or a lower one at
-    // which another op of the model changes: NextTarget), and the search goes on while that opset lies ahead.
-    const int64_t redefined_at = OpsetRedefiningTheFailedOp(failure);
+    // Where onnx failed a node whose op a later opset defines anew, the search goes on up to that opset, through
+    // every opset below it at which an op of the model changes (NextTarget), however alike their failures: the
+    // cause may be the failed node's producer, and a later failure of another node may be the same cause's.
+    redefinition_ahead = std::max(redefinition_ahead, OpsetRedefiningTheFailedOp(failure));
+    if (redefinition_ahead <= failure.target) redefinition_ahead = 0;
     // Otherwise a reason that comes back at the next target the same is the model's, not the target's: stop there
     // rather than try every opset up to 17 (a hopeless model is refused in two tries).
-    if (redefined_at == 0 && previous.has_value() && previous->SameReasonAs(failure)) return first.report;
+    if (redefinition_ahead == 0 && previous.has_value() && previous->SameReasonAs(failure)) return first.report;
     previous = failure;
-    later.target_opset = NextTarget(failure, redefined_at);
+    later.target_opset = NextTarget(failure, redefinition_ahead);
     last = attempt(later);
   }
   last.report->targets_passed_over = std::move(passed_over);

@@ -1083,6 +1083,31 @@ TEST(LegalizeTargetTest, TriesEachOpsetAtWhichAnOpOfTheModelChangesUpToTheFailed
   EXPECT_THAT(tried, ::testing::ElementsAre(7, 9));
 }
 
+// The opset that defines anew an op onnx failed stays ahead when a later target fails at another node: onnx
+// failed Conv at 1 (defined anew at 11), and a Softsign (never defined anew) at 6, an opset at which an op of the
+// model changes; two failures alike at the Softsign do not end the search before 11.
+TEST(LegalizeTargetTest, AnOpsetThatDefinesAnOpOnnxFailedAnewIsTriedWhateverFailsBelowIt) {
+  std::vector<int64_t> tried;
+  int calls = 0;
+  const absl::StatusOr<Report> report = internal::TryLaterTargets(Options(), [&](const Options& at) {
+    tried.push_back(at.target_opset.value_or(1));
+    Options from_1 = at;
+    from_1.target_opset = at.target_opset.value_or(1);
+    return AttemptAt(from_1, calls, [](int64_t target) {
+      if (target >= 11) return StandInFailure{};
+      if (target < 6) {
+        return StandInFailure{absl::FailedPreconditionError("(op_type:Conv): input 0 has no type"), Step::kOnnxCheck,
+                              "Conv", "", 6};
+      }
+      return StandInFailure{absl::FailedPreconditionError("(op_type:Softsign): input 0 has no type"), Step::kOnnxCheck,
+                            "Softsign", "", target < 7 ? 7 : 11};
+    });
+  });
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(tried, ::testing::ElementsAre(1, 6, 7, 11));
+  EXPECT_EQ(report->opset_after, 11);
+}
+
 // The opset that TargetFailure::next_schema_change names: the lowest above the target at which onnx defines anew an
 // op of the default domain that the models hold, in any graph; ops of other domains, or unknown to onnx, never.
 TEST(LegalizeTargetTest, TheNextSchemaChangeIsTheLowestOfEveryDefaultDomainOpInEveryGraph) {
