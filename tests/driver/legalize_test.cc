@@ -986,10 +986,11 @@ internal::Attempt FailedAt(int64_t target, const StandInFailure& failure) {
   return internal::Attempt::FailedAt(failure.status, why);
 }
 
-// A stand-in for one legalization at the target `options` name (10 when none), failing as `fail_at` says.
-internal::Attempt AttemptAt(const Options& options, int& calls, const std::function<StandInFailure(int64_t)>& fail_at) {
+// A stand-in for one legalization at the target `options` name (`first` when none), failing as `fail_at` says.
+internal::Attempt AttemptAt(const Options& options, int& calls, const std::function<StandInFailure(int64_t)>& fail_at,
+                            int64_t first = 10) {
   ++calls;
-  const int64_t target = options.target_opset.value_or(10);
+  const int64_t target = options.target_opset.value_or(first);
   if (StandInFailure failure = fail_at(target); !failure.status.ok()) return FailedAt(target, failure);
   Report report;
   report.opset_after = target;
@@ -1052,15 +1053,16 @@ TEST(LegalizeTargetTest, JumpsToTheOpsetThatDefinesTheNamedOpAnewEvenWhenTheReas
 TEST(LegalizeTargetTest, TriesEachOpsetAtWhichAnOpOfTheModelChangesUpToTheFailedOpsNewSchema) {
   std::vector<int64_t> tried;
   int calls = 0;
+  // A MaxPool (defined anew at 8) beside the label Constant (defined anew at 9).
+  const auto fail_at = [](int64_t target) {
+    if (target >= 9) return StandInFailure{};
+    return StandInFailure{
+        absl::FailedPreconditionError("(op_type:Constant, node name: labels): output has unsupported type"),
+        Step::kOnnxCheck, "Constant", "labels", target < 8 ? 8 : 9};
+  };
   const absl::StatusOr<Report> report = internal::TryLaterTargets(Options(), [&](const Options& at) {
     tried.push_back(at.target_opset.value_or(7));
-    return AttemptAt(at, calls, [](int64_t target) {
-      if (target >= 9) return StandInFailure{};
-      // A MaxPool (defined anew at 8) beside the label Constant (defined anew at 9).
-      return StandInFailure{
-          absl::FailedPreconditionError("(op_type:Constant, node name: labels): output has unsupported type"),
-          Step::kOnnxCheck, "Constant", "labels", target < 8 ? 8 : 9};
-    });
+    return AttemptAt(at, calls, fail_at, /*first=*/7);
   });
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_THAT(tried, ::testing::ElementsAre(7, 8, 9));
@@ -1069,15 +1071,16 @@ TEST(LegalizeTargetTest, TriesEachOpsetAtWhichAnOpOfTheModelChangesUpToTheFailed
   EXPECT_EQ(report->targets_passed_over[0].opset, 7);
   EXPECT_EQ(report->targets_passed_over[1].opset, 8);
 
-  // A change past the failed op's new schema does not hold the search back.
+  // A change beyond the failed op's new schema does not carry the search past it.
   tried.clear();
+  const auto fail_below_9 = [](int64_t target) {
+    if (target >= 9) return StandInFailure{};
+    return StandInFailure{absl::FailedPreconditionError("(op_type:Constant): output has unsupported type"),
+                          Step::kOnnxCheck, "Constant", "", 11};
+  };
   const absl::StatusOr<Report> at_redefinition = internal::TryLaterTargets(Options(), [&](const Options& at) {
     tried.push_back(at.target_opset.value_or(7));
-    return AttemptAt(at, calls, [](int64_t target) {
-      if (target >= 9) return StandInFailure{};
-      return StandInFailure{absl::FailedPreconditionError("(op_type:Constant): output has unsupported type"),
-                            Step::kOnnxCheck, "Constant", "", 11};
-    });
+    return AttemptAt(at, calls, fail_below_9, /*first=*/7);
   });
   ASSERT_TRUE(at_redefinition.ok()) << at_redefinition.status();
   EXPECT_THAT(tried, ::testing::ElementsAre(7, 9));
@@ -1089,19 +1092,18 @@ TEST(LegalizeTargetTest, TriesEachOpsetAtWhichAnOpOfTheModelChangesUpToTheFailed
 TEST(LegalizeTargetTest, AnOpsetThatDefinesAnOpOnnxFailedAnewIsTriedWhateverFailsBelowIt) {
   std::vector<int64_t> tried;
   int calls = 0;
+  const auto fail_at = [](int64_t target) {
+    if (target >= 11) return StandInFailure{};
+    if (target < 6) {
+      return StandInFailure{absl::FailedPreconditionError("(op_type:Conv): input 0 has no type"), Step::kOnnxCheck,
+                            "Conv", "", 6};
+    }
+    return StandInFailure{absl::FailedPreconditionError("(op_type:Softsign): input 0 has no type"), Step::kOnnxCheck,
+                          "Softsign", "", target < 7 ? 7 : 11};
+  };
   const absl::StatusOr<Report> report = internal::TryLaterTargets(Options(), [&](const Options& at) {
     tried.push_back(at.target_opset.value_or(1));
-    Options from_1 = at;
-    from_1.target_opset = at.target_opset.value_or(1);
-    return AttemptAt(from_1, calls, [](int64_t target) {
-      if (target >= 11) return StandInFailure{};
-      if (target < 6) {
-        return StandInFailure{absl::FailedPreconditionError("(op_type:Conv): input 0 has no type"), Step::kOnnxCheck,
-                              "Conv", "", 6};
-      }
-      return StandInFailure{absl::FailedPreconditionError("(op_type:Softsign): input 0 has no type"), Step::kOnnxCheck,
-                            "Softsign", "", target < 7 ? 7 : 11};
-    });
+    return AttemptAt(at, calls, fail_at, /*first=*/1);
   });
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_THAT(tried, ::testing::ElementsAre(1, 6, 7, 11));
