@@ -42,10 +42,10 @@ struct TargetFailure {
   std::string op_type;  // of the node that failed; "" where the step names none
   std::string node;     // its name
   std::string graph;    // its graph's path; "" where the step names none (onnx names no graph)
-  // For onnx's check: the lowest opset above the target, up to kMaxTargetOpset, at which onnx defines anew an op
-  // of the default domain that the model holds (before or after the transformation, in any graph); 0 when none.
-  // The op onnx names may be failed by its producer (Conv, whose input a Relu-1 leaves untyped, which Relu-6
-  // types), so no later target passes over that opset.
+  // The lowest opset above the target, up to kMaxTargetOpset, at which onnx defines anew an op of the default
+  // domain that the model holds (before or after the transformation, in any graph); 0 when none. The op onnx's
+  // check names may be failed by its producer (Conv, whose input a Relu-1 leaves untyped, which Relu-6 types), so
+  // while the search heads for an opset that defines a failed op anew, it tries this one first, whatever failed.
   int64_t next_schema_change = 0;
 
   // The same reason as `other` (at another target, as the two failures are compared): the step, the code and the

@@ -1218,6 +1218,30 @@ TEST(LegalizeTargetTest, TheSameReasonIsTheSameStepCodeAndNodeWhateverTheMessage
   EXPECT_FALSE(at_10.SameReasonAs(at_11));
 }
 
+// A legalization whose transformation fails at its target says too where the next op of the model changes (as
+// one onnx's check rejects does, below): the search, heading for an opset that defines a failed op anew, tries
+// that one first whatever failed. Softmax 12->13 must know its input's rank, which nothing here tells; Relu is
+// defined anew at 14.
+TEST(LegalizeTargetTest, AnAttemptWhoseTransformFailsCarriesTheNextSchemaChange) {
+  const internal::UseLegalized use = [](onnx::ModelProto&, const DeferredTensors&,
+                                        const internal::AwaitProofs& await_proofs) { return await_proofs(); };
+  onnx::ModelProto model = ParseModel(R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float x) => (float y) {
+  s = Softmax(x)
+  y = Relu(s)
+}
+)ONNX");
+  Options at13;
+  at13.target_opset = 13;
+  const internal::Attempt attempt = internal::LegalizeAndUse(model, at13, use);
+  ASSERT_FALSE(attempt.report.ok());
+  ASSERT_TRUE(attempt.failed_at_target.has_value()) << attempt.report.status();
+  EXPECT_EQ(attempt.failed_at_target->step, Step::kTransform) << attempt.report.status();
+  EXPECT_EQ(attempt.failed_at_target->target, 13);
+  EXPECT_EQ(attempt.failed_at_target->next_schema_change, 14);
+}
+
 // A legalization onnx's check rejects at its target says so in fields: the step, the code, the op and node onnx
 // named (the text format names no node), beside the message the caller gets.
 TEST(LegalizeTargetTest, AnAttemptOnnxRejectsCarriesTheFailedNodeInFields) {
