@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <utility>
@@ -41,8 +42,14 @@ struct TargetFailure {
   std::string op_type;  // of the node that failed; "" where the step names none
   std::string node;     // its name
   std::string graph;    // its graph's path; "" where the step names none (onnx names no graph)
+  // The lowest opset above the target, up to kMaxTargetOpset, at which onnx defines anew an op of the default
+  // domain that the model holds (before or after the transformation, in any graph); 0 when none. The op onnx's
+  // check names may be failed by its producer (Conv, whose input a Relu-1 leaves untyped, which Relu-6 types), so
+  // while the search heads for an opset that defines a failed op anew, it tries this one first, whatever failed.
+  int64_t next_schema_change = 0;
 
-  // The same reason as `other` (at another target, as the two failures are compared): every field but the target.
+  // The same reason as `other` (at another target, as the two failures are compared): the step, the code and the
+  // node (every field but the target and next_schema_change, which depend on the target).
   bool SameReasonAs(const TargetFailure& other) const;
 };
 
@@ -69,10 +76,15 @@ struct Attempt {
 // writing: its large folds are stubs (see UseLegalized).
 Attempt LegalizeAndUse(onnx::ModelProto& model, const Options& options, const UseLegalized& use);
 
+// The lowest opset above `opset`, up to kMaxTargetOpset, at which onnx defines anew an op of the default domain
+// that one of `models` holds in any graph (subgraphs included), or 0 when none: TargetFailure::next_schema_change.
+int64_t NextSchemaChangeOfOpsIn(std::initializer_list<const onnx::ModelProto*> models, int64_t opset);
+
 // Runs `attempt` with `options`; when they leave the target to the library and it fails at a target for a
 // reason a later one may avoid, runs it again at each next target up to 17 (or, where onnx's check failed a
-// node of an op a later opset defines anew, at that opset) until one succeeds, or until two targets in a row
-// fail for the same reason (TargetFailure::SameReasonAs). The report lists the targets passed over;
+// node of an op a later opset defines anew, at that opset, or at the lower TargetFailure::next_schema_change)
+// until one succeeds, or until two targets in a row fail for the same reason (TargetFailure::SameReasonAs) and
+// no op onnx failed at a target passed over is defined anew at a later opset. The report lists the targets passed over;
 // when none succeeds, the first failure is returned. `attempt` must leave
 // nothing behind when it fails (Legalize is transactional; LegalizeFile commits nothing).
 absl::StatusOr<Report> TryLaterTargets(const Options& options, const std::function<Attempt(const Options&)>& attempt);

@@ -123,7 +123,7 @@ SessionEnd TargetSession::RollBack(StepFailure failure) {
   absl::Status verified = verification_.has_value() ? verification_->Finish() : absl::OkStatus();
   aside_->Restore(model_);
   if (!verified.ok()) return {std::move(verified), std::nullopt};
-  failure.why.target = planned_.target;
+  AtTarget(failure.why);
   return {std::move(failure.status), std::move(failure.why)};
 }
 
@@ -137,8 +137,15 @@ StepFailure TargetSession::ProofFailure(absl::Status failure) const {
   const NodeNamedByOnnx& node = proofs_->NodeNamedByOnnxCheck();
   StepFailure failed =
       FailedStep(std::move(failure), internal::TargetFailure::Step::kOnnxCheck, node.op_type, node.name);
-  failed.why.target = planned_.target;
+  AtTarget(failed.why);
   return failed;
+}
+
+void TargetSession::AtTarget(internal::TargetFailure& why) const {
+  why.target = planned_.target;
+  // The model as it was and as transformed (as far as it went), whichever of model_ and result_ holds which
+  // (CommitAndUse swapped them): only their op types are read.
+  why.next_schema_change = internal::NextSchemaChangeOfOpsIn({&model_, &result_}, planned_.target);
 }
 
 void TargetSession::FillDeferred() {

@@ -32,7 +32,7 @@ struct SessionEnd {
 };
 
 // A step's failure at the target: the caller's error, and why in fields (what TryLaterTargets compares; the
-// session fills in the target).
+// session fills in the target and the next opset at which an op of the model changes).
 struct StepFailure {
   absl::Status status;
   internal::TargetFailure why;
@@ -79,6 +79,10 @@ class TargetSession {
   // The proofs' failure: verification's (which no target avoids: Attempt::FailedAt tells it by its kind), or
   // onnx's check of the result, failed at the node onnx names.
   StepFailure ProofFailure(absl::Status failure) const;
+
+  // Fills in what a failure at the planned target says of the target: the target, and the next opset at which an
+  // op of the model changes (TargetFailure::next_schema_change).
+  void AtTarget(internal::TargetFailure& why) const;
 
   // The values the passes fill in only once verification (which reads them) is over, moved into the result.
   void FillDeferred();

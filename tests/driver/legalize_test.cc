@@ -873,6 +873,47 @@ TEST(LegalizeTargetTest, ATargetWhereOnnxDefinesTheFailedNodeAnewIsTriedNext) {
   EXPECT_EQ(CountOps(model, "ZipMap"), 1);
 }
 
+// onnx names the node it failed, which is not always where the failure comes from: Conv-1 and Transpose-1 fail
+// for an untyped input, which Relu-1 and Reshape-1 (schemas without type inference) leave so, and Relu-6 and
+// Reshape-5 type. onnx defines Conv anew at 11 and Transpose at 13; the lowest target that works is 6, and 5.
+TEST(LegalizeTargetTest, NoTargetPassesOverAnOpsetAtWhichAnOpOfTheModelChanges) {
+  struct Case {
+    const char* text;
+    int64_t lowest_that_works;
+    const char* failed_op;
+  };
+  const Case cases[] = {
+      {R"ONNX(
+<ir_version: 3, opset_import: ["" : 1]>
+g (float[1,2,3,3] x, float[2,2,1,1] w) => (float[1,2,3,3] y) {
+  r = Relu(x)
+  y = Conv<kernel_shape = [1, 1]>(r, w)
+}
+)ONNX",
+       6, "Conv"},
+      {R"ONNX(
+<ir_version: 3, opset_import: ["" : 2]>
+g (float[6] x) => (float[3,2] y) {
+  r = Reshape<shape = [2, 3]>(x)
+  y = Transpose<perm = [1, 0]>(r)
+}
+)ONNX",
+       5, "Transpose"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.failed_op);
+    onnx::ModelProto model = ParseModel(c.text);
+    const int64_t opset_before = DefaultOpset(model);
+    const absl::StatusOr<Report> report = Legalize(model, Options());
+    ASSERT_TRUE(report.ok()) << report.status();
+    EXPECT_EQ(report->opset_after, c.lowest_that_works);
+    EXPECT_EQ(DefaultOpset(model), c.lowest_that_works);
+    ASSERT_EQ(report->targets_passed_over.size(), 1u);
+    EXPECT_EQ(report->targets_passed_over[0].opset, opset_before);
+    EXPECT_THAT(report->targets_passed_over[0].reason, HasSubstr(absl::StrCat("(op_type:", c.failed_op, ")")));
+  }
+}
+
 TEST(LegalizeTargetTest, AZipMapDoesNotStopTheCheckOfTheResult) {
   for (int64_t target : {9, 13, 17}) {
     SCOPED_TRACE(target);
@@ -930,6 +971,7 @@ struct StandInFailure {
   Step step = Step::kTransform;
   std::string op_type;
   std::string node;
+  int64_t next_schema_change = 0;
 };
 
 // `failure` at `target`, as the driver reports it.
@@ -940,13 +982,15 @@ internal::Attempt FailedAt(int64_t target, const StandInFailure& failure) {
   why.code = failure.status.code();
   why.op_type = failure.op_type;
   why.node = failure.node;
+  why.next_schema_change = failure.next_schema_change;
   return internal::Attempt::FailedAt(failure.status, why);
 }
 
-// A stand-in for one legalization at the target `options` name (10 when none), failing as `fail_at` says.
-internal::Attempt AttemptAt(const Options& options, int& calls, const std::function<StandInFailure(int64_t)>& fail_at) {
+// A stand-in for one legalization at the target `options` name (`first` when none), failing as `fail_at` says.
+internal::Attempt AttemptAt(const Options& options, int& calls, const std::function<StandInFailure(int64_t)>& fail_at,
+                            int64_t first = 10) {
   ++calls;
-  const int64_t target = options.target_opset.value_or(10);
+  const int64_t target = options.target_opset.value_or(first);
   if (StandInFailure failure = fail_at(target); !failure.status.ok()) return FailedAt(target, failure);
   Report report;
   report.opset_after = target;
@@ -1001,6 +1045,97 @@ TEST(LegalizeTargetTest, JumpsToTheOpsetThatDefinesTheNamedOpAnewEvenWhenTheReas
   });
   EXPECT_FALSE(hopeless.ok());
   EXPECT_EQ(calls, 2);
+}
+
+// Where another op of the model changes below the opset that defines the failed op anew, that opset is tried
+// first; where it fails the same way, the search goes on, to the next change or to the failed op's new schema
+// (Constant's at 9), however alike the failures: the opset that defines the failed op anew still lies ahead.
+TEST(LegalizeTargetTest, TriesEachOpsetAtWhichAnOpOfTheModelChangesUpToTheFailedOpsNewSchema) {
+  std::vector<int64_t> tried;
+  int calls = 0;
+  // A MaxPool (defined anew at 8) beside the label Constant (defined anew at 9).
+  const auto fail_at = [](int64_t target) {
+    if (target >= 9) return StandInFailure{};
+    return StandInFailure{
+        absl::FailedPreconditionError("(op_type:Constant, node name: labels): output has unsupported type"),
+        Step::kOnnxCheck, "Constant", "labels", target < 8 ? 8 : 9};
+  };
+  const absl::StatusOr<Report> report = internal::TryLaterTargets(Options(), [&](const Options& at) {
+    tried.push_back(at.target_opset.value_or(7));
+    return AttemptAt(at, calls, fail_at, /*first=*/7);
+  });
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(tried, ::testing::ElementsAre(7, 8, 9));
+  EXPECT_EQ(report->opset_after, 9);
+  ASSERT_EQ(report->targets_passed_over.size(), 2u);
+  EXPECT_EQ(report->targets_passed_over[0].opset, 7);
+  EXPECT_EQ(report->targets_passed_over[1].opset, 8);
+
+  // A change beyond the failed op's new schema does not carry the search past it.
+  tried.clear();
+  const auto fail_below_9 = [](int64_t target) {
+    if (target >= 9) return StandInFailure{};
+    return StandInFailure{absl::FailedPreconditionError("(op_type:Constant): output has unsupported type"),
+                          Step::kOnnxCheck, "Constant", "", 11};
+  };
+  const absl::StatusOr<Report> at_redefinition = internal::TryLaterTargets(Options(), [&](const Options& at) {
+    tried.push_back(at.target_opset.value_or(7));
+    return AttemptAt(at, calls, fail_below_9, /*first=*/7);
+  });
+  ASSERT_TRUE(at_redefinition.ok()) << at_redefinition.status();
+  EXPECT_THAT(tried, ::testing::ElementsAre(7, 9));
+}
+
+// The opset that defines anew an op onnx failed stays ahead when a later target fails at another node: onnx
+// failed Conv at 1 (defined anew at 11), and a Softsign (never defined anew) at 6, an opset at which an op of the
+// model changes; two failures alike at the Softsign do not end the search before 11.
+TEST(LegalizeTargetTest, AnOpsetThatDefinesAnOpOnnxFailedAnewIsTriedWhateverFailsBelowIt) {
+  std::vector<int64_t> tried;
+  int calls = 0;
+  const auto fail_at = [](int64_t target) {
+    if (target >= 11) return StandInFailure{};
+    if (target < 6) {
+      return StandInFailure{absl::FailedPreconditionError("(op_type:Conv): input 0 has no type"), Step::kOnnxCheck,
+                            "Conv", "", 6};
+    }
+    return StandInFailure{absl::FailedPreconditionError("(op_type:Softsign): input 0 has no type"), Step::kOnnxCheck,
+                          "Softsign", "", target < 7 ? 7 : 11};
+  };
+  const absl::StatusOr<Report> report = internal::TryLaterTargets(Options(), [&](const Options& at) {
+    tried.push_back(at.target_opset.value_or(1));
+    return AttemptAt(at, calls, fail_at, /*first=*/1);
+  });
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(tried, ::testing::ElementsAre(1, 6, 7, 11));
+  EXPECT_EQ(report->opset_after, 11);
+}
+
+// The opset that TargetFailure::next_schema_change names: the lowest above the target at which onnx defines anew an
+// op of the default domain that the models hold, in any graph; ops of other domains, or unknown to onnx, never.
+TEST(LegalizeTargetTest, TheNextSchemaChangeIsTheLowestOfEveryDefaultDomainOpInEveryGraph) {
+  const onnx::ModelProto model = ParseModel(R"ONNX(
+<ir_version: 3, opset_import: ["" : 1, "com.example" : 1]>
+g (bool c, float[2] x) => (float[2] y, float[2] z) {
+  y = If(c) <then_branch = t () => (float[2] a) { a = Relu(x) }, else_branch = e () => (float[2] b) { b = Neg(x) }>
+  z = com.example.Flatten(x)
+}
+)ONNX");
+  // If: 11, 13, 16; Relu (in one branch): 6, 13, 14; Neg (in the other): 6, 13. Flatten, defined anew at 9, 11 and
+  // 13 in the default domain, is another domain's here.
+  EXPECT_EQ(internal::NextSchemaChangeOfOpsIn({&model}, 1), 6);
+  EXPECT_EQ(internal::NextSchemaChangeOfOpsIn({&model}, 6), 11);
+  EXPECT_EQ(internal::NextSchemaChangeOfOpsIn({&model}, 14), 16);
+  EXPECT_EQ(internal::NextSchemaChangeOfOpsIn({&model}, 16), 0);
+  const onnx::ModelProto unknown = ParseModel(R"ONNX(
+<ir_version: 3, opset_import: ["" : 1]>
+g (float[2] x) => (float[2] y) {
+  r = NoSuchOp(x)
+  y = Abs(r)
+}
+)ONNX");
+  EXPECT_EQ(internal::NextSchemaChangeOfOpsIn({&unknown}, 1), 6);
+  EXPECT_EQ(internal::NextSchemaChangeOfOpsIn({&unknown, &model}, 1), 6);
+  EXPECT_EQ(internal::NextSchemaChangeOfOpsIn({&unknown}, 13), 0);
 }
 
 TEST(LegalizeTargetTest, GoesOnWhileTheReasonChangesAndNeverRetriesAVerificationFailure) {
@@ -1083,6 +1218,30 @@ TEST(LegalizeTargetTest, TheSameReasonIsTheSameStepCodeAndNodeWhateverTheMessage
   EXPECT_FALSE(at_10.SameReasonAs(at_11));
 }
 
+// A legalization whose transformation fails at its target says too where the next op of the model changes (as
+// one onnx's check rejects does, below): the search, heading for an opset that defines a failed op anew, tries
+// that one first whatever failed. Softmax 12->13 must know its input's rank, which nothing here tells; Relu is
+// defined anew at 14.
+TEST(LegalizeTargetTest, AnAttemptWhoseTransformFailsCarriesTheNextSchemaChange) {
+  const internal::UseLegalized use = [](onnx::ModelProto&, const DeferredTensors&,
+                                        const internal::AwaitProofs& await_proofs) { return await_proofs(); };
+  onnx::ModelProto model = ParseModel(R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float x) => (float y) {
+  s = Softmax(x)
+  y = Relu(s)
+}
+)ONNX");
+  Options at13;
+  at13.target_opset = 13;
+  const internal::Attempt attempt = internal::LegalizeAndUse(model, at13, use);
+  ASSERT_FALSE(attempt.report.ok());
+  ASSERT_TRUE(attempt.failed_at_target.has_value()) << attempt.report.status();
+  EXPECT_EQ(attempt.failed_at_target->step, Step::kTransform) << attempt.report.status();
+  EXPECT_EQ(attempt.failed_at_target->target, 13);
+  EXPECT_EQ(attempt.failed_at_target->next_schema_change, 14);
+}
+
 // A legalization onnx's check rejects at its target says so in fields: the step, the code, the op and node onnx
 // named (the text format names no node), beside the message the caller gets.
 TEST(LegalizeTargetTest, AnAttemptOnnxRejectsCarriesTheFailedNodeInFields) {
@@ -1101,6 +1260,7 @@ TEST(LegalizeTargetTest, AnAttemptOnnxRejectsCarriesTheFailedNodeInFields) {
   EXPECT_EQ(attempt.failed_at_target->op_type, "Constant");
   EXPECT_EQ(attempt.failed_at_target->node, "");
   EXPECT_EQ(attempt.failed_at_target->graph, "");
+  EXPECT_EQ(attempt.failed_at_target->next_schema_change, 9) << "Constant and Flatten are defined anew at 9";
 
   model = ParseModel(kCompressAtOpset9);
   Options at10;
@@ -1110,6 +1270,7 @@ TEST(LegalizeTargetTest, AnAttemptOnnxRejectsCarriesTheFailedNodeInFields) {
   EXPECT_EQ(attempt.failed_at_target->target, 10);
   EXPECT_EQ(attempt.failed_at_target->step, Step::kOnnxCheck);
   EXPECT_EQ(attempt.failed_at_target->op_type, "Slice");
+  EXPECT_EQ(attempt.failed_at_target->next_schema_change, 11) << "Compress, Constant and Slice are defined anew at 11";
 
   // A failure of `use` itself (writing the file) is not the target's: no other target avoids it.
   model = ParseModel(kCompressAtOpset9);
