@@ -147,6 +147,9 @@ std::vector<T> Resample(const std::vector<T>& in, const std::vector<int64_t>& in
                         const std::vector<int64_t>& out_dims, const std::vector<Taps>& taps,
                         const std::vector<size_t>& interpolated) {
   const size_t rank = in_dims.size();
+  // A scalar is its own resample. Taken apart because GCC 12, following a rank of 0 into the loops below, warns of
+  // freeing a pointer at a nonzero offset inside std::vector (-Wfree-nonheap-object).
+  if (rank == 0) return in;
   int64_t count = 1;
   for (int64_t d : out_dims) count *= d;
   std::vector<T> out(static_cast<size_t>(count));
