@@ -100,19 +100,11 @@ class GivenTensorFillRule final : public RemovedOpRule {
   }
 
  private:
-  static bool HasInput(const RuleNode& node) { return node.node->input_size() > 0 && !node.node->input(0).empty(); }
+  static bool HasInput(const RuleNode& node) { return HasFillInput(node); }
 
-  // True when the output's shape is known while planning: from the attribute, a constant input, or (input_as_shape
-  // 0) an input of static shape.
+  // True when the output's shape is known while planning (FillShapeKnown).
   static bool ShapeKnown(const ParsedNode& node) {
-    if (!HasInput(node)) return true;
-    const RuleInput& input = node.inputs[0];
-    if (input.constant != nullptr) return true;
-    if (node.attributes<GivenTensorFillAttributes>().input_as_shape || !input.type.dims.has_value()) return false;
-    for (int64_t dim : *input.type.dims) {
-      if (dim < 0) return false;
-    }
-    return true;
+    return FillShapeKnown(node, node.attributes<GivenTensorFillAttributes>().input_as_shape);
   }
 };
 

@@ -248,6 +248,19 @@ onnx::NodeProto MakeNode(const char* op_type, std::vector<std::string> inputs, s
   return node;
 }
 
+bool HasFillInput(const RuleNode& node) { return node.node->input_size() > 0 && !node.node->input(0).empty(); }
+
+bool FillShapeKnown(const RuleNode& node, bool input_as_shape) {
+  if (!HasFillInput(node)) return true;
+  const RuleInput& input = node.inputs[0];
+  if (input.constant != nullptr) return true;
+  if (input_as_shape || !input.type.dims.has_value()) return false;
+  for (int64_t dim : *input.type.dims) {
+    if (dim < 0) return false;
+  }
+  return true;
+}
+
 void AddFloatAttribute(onnx::NodeProto& node, const char* name, float value) {
   onnx::AttributeProto* attribute = node.add_attribute();
   attribute->set_name(name);

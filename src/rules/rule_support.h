@@ -42,6 +42,12 @@ absl::StatusOr<std::vector<int64_t>> IntsAttribute(const RuleNode& node, const c
 // admitted that ONNX Runtime ran. (float16 reaches a rule as float: rules/float16_in_float.h.)
 absl::StatusOr<DataType> FloatInputType(const RuleNode& node, int index);
 
+// The fills' first input (ConstantFill, GivenTensorFill): whether it is there, and whether the shape of their output
+// is known while planning: from the attributes (no input), a constant input, or, unless `input_as_shape` (the
+// input's values are the shape), an input of static shape.
+bool HasFillInput(const RuleNode& node);
+bool FillShapeKnown(const RuleNode& node, bool input_as_shape);
+
 // A node of the default domain.
 onnx::NodeProto MakeNode(const char* op_type, std::vector<std::string> inputs, std::vector<std::string> outputs);
 void AddFloatAttribute(onnx::NodeProto& node, const char* name, float value);
