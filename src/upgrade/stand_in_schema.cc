@@ -43,6 +43,15 @@ void RegisterStandInSchemas() {
   (void)registered;
 }
 
+namespace {
+
+// Registered as the library is loaded, before any of its threads runs: onnx's OpSchemaRegisterOnce writes the
+// registry's map without a lock, so a registration on first use races with a thread reading the map (onnx's
+// checker on another model, or on the input beside the planning).
+const bool kStandInSchemasRegisteredAtLoad = (RegisterStandInSchemas(), true);
+
+}  // namespace
+
 bool ShownAsRankKeepingStandIn(const onnx::NodeProto& node, const PassThroughOps& pass_through) {
   if (!IsDefaultDomain(node.domain()) || node.input_size() == 0 || node.input(0).empty() || node.output_size() != 1) {
     return false;
