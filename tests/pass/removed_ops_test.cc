@@ -594,6 +594,15 @@ bad (int32[2] x) => (int32[2] y) {
 
 // ------------------------------------------------------------------------------------------- Upsample
 
+// The legalized model's y for x = [[1, 2], [3, 4]] (as [1,1,2,2]) grown 2 x 3 by nearest: each element a 2 x 3 block.
+void ExpectGrownTwoByThreeNearest(const onnx::ModelProto& legalized) {
+  std::map<std::string, Tensor> values;
+  values.emplace("x", Floats({1, 1, 2, 2}, {1, 2, 3, 4}));
+  const std::map<std::string, Tensor> results = RunLegalized(legalized, std::move(values));
+  EXPECT_EQ(FloatValues(results.at("y")), (std::vector<float>{1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2,  //
+                                                              3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4}));
+}
+
 // Exporters of 2019 still wrote Upsample at opset 10, where ONNX deprecated it for Resize.
 constexpr char kUpsampleAtTen[] = R"(
 <ir_version: 5, opset_import: ["" : 10]>
@@ -614,11 +623,7 @@ TEST(RemovedOpsTest, UpsampleAtOpsetTenBecomesResizeTen) {
   EXPECT_EQ(report.nodes[0].became, "Resize-10");
   EXPECT_THAT(report.nodes[0].verification, HasSubstr("bit for bit"));
 
-  std::map<std::string, Tensor> values;
-  values.emplace("x", Floats({1, 1, 2, 2}, {1, 2, 3, 4}));
-  const std::map<std::string, Tensor> results = RunLegalized(legalized, std::move(values));
-  EXPECT_EQ(FloatValues(results.at("y")), (std::vector<float>{1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2,  //
-                                                              3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4}));
+  ExpectGrownTwoByThreeNearest(legalized);
 }
 
 TEST(RemovedOpsTest, UpsampleMovedPastElevenSaysWhatResizeTenMeant) {
@@ -683,11 +688,7 @@ TEST(RemovedOpsTest, ExperimentalUpsampleOneBecomesTheStandardUpsampleOfOpsetSev
   EXPECT_THAT(upsample.attribute(0).floats(), ElementsAre(1.0f, 1.0f, 2.0f, 3.0f));
   EXPECT_EQ(upsample.attribute(1).s(), "nearest");
 
-  std::map<std::string, Tensor> values;
-  values.emplace("x", Floats({1, 1, 2, 2}, {1, 2, 3, 4}));
-  const std::map<std::string, Tensor> results = RunLegalized(legalized, std::move(values));
-  EXPECT_EQ(FloatValues(results.at("y")), (std::vector<float>{1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2,  //
-                                                              3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4}));
+  ExpectGrownTwoByThreeNearest(legalized);
 }
 
 TEST(RemovedOpsTest, ExperimentalUpsampleOneAtLaterTargets) {
