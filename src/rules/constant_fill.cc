@@ -67,7 +67,7 @@ class ConstantFillRule final : public RemovedOpRule {
     return spec;
   }
 
-  absl::StatusOr<int64_t> MinOpset(const ParsedNode& node) const override { return HasInput(node) ? 9 : 1; }
+  absl::StatusOr<int64_t> MinOpset(const ParsedNode& node) const override { return HasFillInput(node) ? 9 : 1; }
 
   // When its shape is known (ShapeKnown): the output's element count from the attributes and what is known of
   // the input, times the dtype's size, computed without allocating and saturating at INT64_MAX.
@@ -75,7 +75,7 @@ class ConstantFillRule final : public RemovedOpRule {
     if (!ShapeKnown(node)) return std::nullopt;
     const auto& spec = node.attributes<FillSpec>();
     std::vector<int64_t> dims = spec.shape;
-    if (HasInput(node)) {
+    if (HasFillInput(node)) {
       const RuleInput& input = node.inputs[0];
       if (spec.input_as_shape && input.constant != nullptr) {
         dims = input.constant->ToInt64s("shape").value_or(std::vector<int64_t>{});
@@ -106,7 +106,7 @@ class ConstantFillRule final : public RemovedOpRule {
     const auto& spec = node.attributes<FillSpec>();
     const std::string& output = node.node->output(0);
     Replacement replacement;
-    if (!HasInput(node)) {
+    if (!HasFillInput(node)) {
       // No input: the value is known now; a Constant is its whole replacement.
       std::vector<int64_t> dims = spec.shape;
       dims.insert(dims.end(), spec.extra_shape.begin(), spec.extra_shape.end());
@@ -152,7 +152,7 @@ class ConstantFillRule final : public RemovedOpRule {
     const auto& spec = node.attributes<FillSpec>();
     std::vector<int64_t> dims = spec.shape;
     const Tensor* input = inputs.empty() ? nullptr : inputs[0];
-    if (HasInput(node)) {
+    if (HasFillInput(node)) {
       if (spec.input_as_shape) {
         if (input == nullptr) return Invalid(node, "the shape input has no value");
         if (input->rank() != 1) return Invalid(node, "the shape input has rank ", input->rank(), "; it must be 1-D");
@@ -185,7 +185,7 @@ class ConstantFillRule final : public RemovedOpRule {
 
   absl::StatusOr<std::vector<Tensor>> TrialInputs(const ParsedNode& node, TrialRandom& random) const override {
     std::vector<Tensor> inputs;
-    if (!HasInput(node)) return inputs;
+    if (!HasFillInput(node)) return inputs;
     const RuleInput& input = node.inputs[0];
     if (input.constant != nullptr) {
       inputs.push_back(input.constant->Clone());
@@ -217,8 +217,6 @@ class ConstantFillRule final : public RemovedOpRule {
   }
 
  private:
-  static bool HasInput(const RuleNode& node) { return HasFillInput(node); }
-
   // True when the output's shape is known while planning (FillShapeKnown).
   static bool ShapeKnown(const ParsedNode& node) {
     return FillShapeKnown(node, node.attributes<FillSpec>().input_as_shape);
@@ -252,10 +250,10 @@ class ConstantFillRule final : public RemovedOpRule {
     for (int64_t dim : spec.extra_shape) {
       if (dim < 0) return Invalid(node, "extra_shape holds ", dim);
     }
-    if (HasInput(node) && FindAttribute(*node.node, "shape") != nullptr) {
+    if (HasFillInput(node) && FindAttribute(*node.node, "shape") != nullptr) {
       return Invalid(node, "has both an input and a shape attribute; the old op takes one or the other");
     }
-    if (!HasInput(node) && spec.input_as_shape) return Invalid(node, "input_as_shape is 1 but there is no input");
+    if (!HasFillInput(node) && spec.input_as_shape) return Invalid(node, "input_as_shape is 1 but there is no input");
     return spec;
   }
 };

@@ -84,7 +84,7 @@ class GivenTensorFillRule final : public RemovedOpRule {
       } else {
         dims = input->dims();
       }
-    } else if (HasInput(node)) {
+    } else if (HasFillInput(node)) {
       // Not a constant, but its static shape is all that is read (ShapeKnown).
       dims = node.inputs[0].type.dims.value_or(std::vector<int64_t>{});
     }
@@ -100,8 +100,6 @@ class GivenTensorFillRule final : public RemovedOpRule {
   }
 
  private:
-  static bool HasInput(const RuleNode& node) { return HasFillInput(node); }
-
   // True when the output's shape is known while planning (FillShapeKnown).
   static bool ShapeKnown(const ParsedNode& node) {
     return FillShapeKnown(node, node.attributes<GivenTensorFillAttributes>().input_as_shape);
