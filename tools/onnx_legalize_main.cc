@@ -415,6 +415,10 @@ void PrintSummary(const std::string& input, const std::string& output, const onn
             << report.opset_after << ", IR version " << report.ir_version_before << " -> " << report.ir_version_after
             << "\n";
   for (const std::string& repair : report.legacy_repairs) std::cout << "  read as its era wrote it: " << repair << "\n";
+  for (const onnx_legalize::InterfaceChange& change : report.interface_changes) {
+    std::cout << "  output '" << change.value << "' declared anew: " << change.before << " -> " << change.after << " ("
+              << change.why << ")\n";
+  }
   for (const onnx_legalize::NodeReport& node : report.nodes) {
     std::cout << "  " << node.graph_path << ": " << node.op_type << " node " << Quoted(node.node_name) << " (output '"
               << node.output << "'): ";

@@ -49,6 +49,16 @@ struct PassedOverTarget {
   std::string reason;  // the failure at that opset
 };
 
+// A graph output whose declared type legalizing wrote anew, because onnx's checker and ONNX Runtime refuse the
+// model with the type its exporter declared (Report::interface_changes): a caller reading that output by its
+// old type must read the new one.
+struct InterfaceChange {
+  std::string value;   // the graph output's name
+  std::string before;  // its type as declared: "map(string,tensor(float))"; "tensor(float)" (no shape)
+  std::string after;   // its type as written: "seq(map(string,tensor(float)))"; "tensor(float)[?,1000]"
+  std::string why;     // in a few words
+};
+
 struct Report {
   int64_t opset_before = 0;  // default-domain opset
   int64_t opset_after = 0;
@@ -59,6 +69,11 @@ struct Report {
   // "graph main: nodes listed out of topological order, sorted (...)", "BatchNormalization 'bn' (graph main):
   // consumed_inputs, which BatchNormalization-1 requires ..."). Empty for a model of a later era.
   std::vector<std::string> legacy_repairs;
+  // The graph outputs whose declared types were written anew, main graph first: a ZipMap's output declared as
+  // the map its exporter thought of, written as the sequence of maps ZipMap makes; an output declared without
+  // a shape (onnx's checker requires one on the main graph's outputs), written with the shape inference finds.
+  // Empty when the model's interface is as it was.
+  std::vector<InterfaceChange> interface_changes;
   // One per removed node found: the other removed ops (main graph first, subgraphs depth first), then
   // every DynamicSlice in graph order.
   std::vector<NodeReport> nodes;

@@ -128,7 +128,9 @@ def legalize(model, *, target_opset=None, keep_opset=False, verify=True,
     ``(legalized, report)``: a new ``onnx.ModelProto`` and the report as a dict, the same document
     ``onnx-legalize --report`` writes (keys ``changed``, ``opset_before``, ``opset_after``,
     ``ir_version_before``, ``ir_version_after``, ``onnx_check``, ``opset_move``, ``opset_move_proof``,
-    ``legacy_repairs``, ``targets_passed_over``, ``nodes``). ``opset_move_proof`` counts what the opset move's
+    ``legacy_repairs``, ``interface_changes``, ``targets_passed_over``, ``nodes``). ``interface_changes`` lists
+    each graph output whose declared type was written anew (``value``, ``before``, ``after``, ``why``): read the
+    output by its new type. ``opset_move_proof`` counts what the opset move's
     proof ran: ``executed``, ``input_sets``, ``nodes_executed``, ``work`` (element operations), ``seconds``
     (wall time, the one value that differs from run to run) and ``why_not``.
 

@@ -8,14 +8,17 @@
 #include <future>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
+#include "driver/declared_output_shapes.h"
 #include "driver/legalize_internal.h"
 #include "driver/onnx_check.h"
 #include "driver/planned_passes.h"
 #include "driver/proofs_under_way.h"
 #include "driver/target_session.h"
+#include "driver/transform.h"
 #include "era/legacy_repairs.h"
 #include "google/protobuf/arena.h"
 #include "graph/graph_validation.h"
@@ -73,6 +76,34 @@ bool AcceptedAsItIs(const onnx::ModelProto& model) {
   return CheckWithOnnx(*SkeletonToCheck(model, arena)).status.ok();
 }
 
+// An ai.onnx.ml-only model (a scikit-learn or CoreML conversion): no removed op can be in it, and it has no
+// default opset to move. Nothing to legalize is not valid, though: what onnx's checker wants of its declarations
+// is written (the IR version, output shapes), and the result must pass the checker and strict shape inference
+// like any other, or the model is refused and left as it was.
+internal::Attempt LegalizeWithoutDefaultDomain(onnx::ModelProto& model, const internal::UseLegalized* use,
+                                               Report& report) {
+  const int64_t ir_version_before = model.ir_version();
+  const google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> outputs_before = model.graph().output();
+  RaiseIrVersionAsTheCheckerNeeds(model);
+  std::vector<InterfaceChange> declared = DeclareInferredOutputShapes(model);
+  google::protobuf::Arena arena;
+  const OnnxVerdict verdict = CheckWithOnnx(*SkeletonToCheck(model, arena));
+  if (!verdict.status.ok()) {
+    model.set_ir_version(ir_version_before);
+    *model.mutable_graph()->mutable_output() = outputs_before;
+    return absl::FailedPreconditionError(
+        absl::StrCat("the model (of no default-domain op, so nothing to legalize) would not pass onnx's checker and "
+                     "strict shape inference: ",
+                     verdict.status.message()));
+  }
+  report.ir_version_after = model.ir_version();
+  report.changed = report.changed || report.ir_version_after != ir_version_before || !declared.empty();
+  report.interface_changes.insert(report.interface_changes.end(), declared.begin(), declared.end());
+  report.onnx_check = "onnx's checker and strict shape inference accept the result";
+  if (use != nullptr) RETURN_IF_ERROR((*use)(model, {}, [] { return absl::OkStatus(); }));
+  return report;
+}
+
 // Legalize, in either of two orders. Without `use`, the proofs complete before the model changes, and a
 // failure leaves it as it was. With `use`, the legalized model goes to `use` while they still run.
 // `repairs` receives what the model's era left implicit and is written anew (era/legacy_repairs.h), so that
@@ -86,12 +117,8 @@ internal::Attempt LegalizeImpl(onnx::ModelProto& model, const Options& options, 
   report.legacy_repairs = repairs.Describe();
   report.changed = !repairs.empty();
   RETURN_IF_ERROR(ValidateGraphs(model));
-  if (HoldsNoDefaultDomainAtAll(model)) {
-    // An ai.onnx.ml-only model (a scikit-learn export): no removed op can be in it, it is the same at every
-    // default opset, and --check finds nothing either. Nothing to do, as for any model that holds no removed op.
-    if (use != nullptr) RETURN_IF_ERROR((*use)(model, {}, [] { return absl::OkStatus(); }));
-    return report;
-  }
+  report.interface_changes = repairs.InterfaceChanges();
+  if (HoldsNoDefaultDomainAtAll(model)) return LegalizeWithoutDefaultDomain(model, use, report);
   ASSIGN_OR_RETURN(const int64_t current, DefaultOpset(model));
   report.opset_before = report.opset_after = current;
 
@@ -116,6 +143,8 @@ internal::Attempt LegalizeImpl(onnx::ModelProto& model, const Options& options, 
     SessionEnd end = session.TransformCopy();
     if (end.status.ok()) end = use == nullptr ? session.AwaitProofsAndCommit() : session.CommitAndUse(*use);
     if (!end.status.ok()) return std::move(end).AsAttempt();
+    report.interface_changes.insert(report.interface_changes.end(), session.interface_changes().begin(),
+                                    session.interface_changes().end());
     report.opset_move = std::move(session.opset_move().text);
     report.opset_move_proof = std::move(session.opset_move().proof);
   }

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
+#include "driver/declared_output_shapes.h"
 #include "driver/transform.h"
 #include "google/protobuf/arena.h"
 #include "onnx_legalize/findings.h"
@@ -84,6 +85,7 @@ SessionEnd TargetSession::TransformCopy() {
     return RollBack(FailedStep(std::move(transformed).status(), internal::TargetFailure::Step::kTransform));
   }
   values_to_come_ = std::move(*transformed);
+  interface_changes_ = DeclareInferredOutputShapes(result_);
   if (std::optional<StepFailure> made_wrong = RefuseNewSchemaMismatches(model_, result_)) {
     return RollBack(std::move(*made_wrong));
   }

@@ -15,6 +15,7 @@
 #include "driver/proofs_under_way.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/options.h"
+#include "onnx_legalize/report.h"
 #include "pass/pass.h"
 #include "verify/opset_move_proof.h"
 
@@ -67,6 +68,8 @@ class TargetSession {
   SessionEnd CommitAndUse(const internal::UseLegalized& use);
 
   OpsetMoveProofResult& opset_move() { return opset_move_; }
+  // The outputs whose declarations the transformation wrote anew (driver/declared_output_shapes.h).
+  const std::vector<InterfaceChange>& interface_changes() const { return interface_changes_; }
 
  private:
   // The model as it was (the large initializers' data back in it), and the failure: the target's, unless
@@ -96,6 +99,7 @@ class TargetSession {
   const int64_t current_;
   const Options& options_;
   OpsetMoveProofResult opset_move_;
+  std::vector<InterfaceChange> interface_changes_;
   // Declared before the verification, so that they outlive it on every path: the plan's large constants view the
   // bytes of the model's initializers (GraphScope::FindConstant), which move into `aside_` and on into `result_`'s
   // stubs, and verification reads them until it is joined.

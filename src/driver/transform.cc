@@ -109,6 +109,15 @@ bool HoldsUnlistedInitializer(const onnx::GraphProto& graph) {
 
 }  // namespace
 
+void RaiseIrVersionAsTheCheckerNeeds(onnx::ModelProto& model) {
+  // IR 1-2 cannot import opsets ("IR version < 3 cannot have opset_import"); PyTorch 0.3 wrote such models, and
+  // IR 3 is the lowest that can.
+  if (model.ir_version() < 3 && model.opset_import_size() > 0) model.set_ir_version(3);
+  // IR 3 wants every initializer listed as a graph input too; WinMLTools 0.1 did not list them. IR 4 (onnx 1.4)
+  // dropped the rule: raised to 4 rather than listing them, which would make them inputs a caller may override.
+  if (model.ir_version() == 3 && HoldsUnlistedInitializer(model.graph())) model.set_ir_version(4);
+}
+
 // Moves the model to `target`, proving the move where the model runner can execute the model (its text goes
 // to `opset_move`), and applies the passes; returns the values they left to fill later. UpgradeDefaultOpset is
 // transactional. The passes are applied last first: DynamicSlice's new names were chosen while planning, from the
@@ -126,13 +135,8 @@ absl::StatusOr<std::vector<ValuesToCome>> Transform(const std::vector<std::uniqu
     }
     RETURN_IF_ERROR(MoveOpset(target, folds, options, aside, model, opset_move, renamed));
   }
-  // The IR version what onnx's checker wants of the model needs, before the passes apply (they write their
-  // constants as the IR version says). IR 1-2 cannot import opsets ("IR version < 3 cannot have opset_import");
-  // PyTorch 0.3 wrote such models, and IR 3 is the lowest that can.
-  if (model.ir_version() < 3 && model.opset_import_size() > 0) model.set_ir_version(3);
-  // IR 3 wants every initializer listed as a graph input too; WinMLTools 0.1 did not list them. IR 4 (onnx 1.4)
-  // dropped the rule: raised to 4 rather than listing them, which would make them inputs a caller may override.
-  if (model.ir_version() == 3 && HoldsUnlistedInitializer(model.graph())) model.set_ir_version(4);
+  // Before the passes apply: they write their constants as the IR version says.
+  RaiseIrVersionAsTheCheckerNeeds(model);
   std::vector<ValuesToCome> to_come;
   for (auto pass = passes.rbegin(); pass != passes.rend(); ++pass) {
     ASSIGN_OR_RETURN(ValuesToCome values, (*pass)->Apply(model, target, renamed));

@@ -16,6 +16,10 @@
 
 namespace onnx_legalize {
 
+// Raises the IR version of `model` to what onnx's checker wants of it: 3 where it imports opsets (IR 1-2 could
+// not), 4 where a graph holds an initializer it does not list as an input (IR 3 required them listed).
+void RaiseIrVersionAsTheCheckerNeeds(onnx::ModelProto& model);
+
 // Moves the model to `target`, proving the move where the model runner can execute the model (its text goes
 // to `opset_move`), and applies the passes; returns the values they left to fill later. UpgradeDefaultOpset is
 // transactional. The passes are applied last first: DynamicSlice's new names were chosen while planning, from the

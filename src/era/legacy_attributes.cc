@@ -11,18 +11,26 @@
 //  - MaxPool carries dilations [1, 1] in WinMLTools 0.1's exports at opsets where MaxPool has none (dilations
 //    came with MaxPool-10). Dilations of 1 are what a pooling without them does: dropped. Others are left, and
 //    the check refuses them at a target below 10.
+//  - RNN, GRU and LSTM name their activations in lower case in PyTorch 0.4's exports (activations=["tanh"],
+//    onnx 1.2's own test models); the era's runtimes matched the names regardless of case, and the specs spell
+//    them "Tanh", "Relu", ...: ONNX Runtime refuses any other spelling. A name that is one of the spec's but for
+//    its case is written as the spec spells it; any other is left for the check to refuse.
 #include <algorithm>
+#include <array>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/status_macros.h"
 #include "era/era_walk.h"
 #include "era/legacy_repairs.h"
 #include "graph/attributes.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
+#include "graph/untyped_era_ops.h"
 
 namespace onnx_legalize {
 namespace {
@@ -96,6 +104,36 @@ void RepairMaxPoolDilations(onnx::NodeProto& node, const std::string& path, Lega
   }
 }
 
+// The activation functions RNN, GRU and LSTM name, spelled as their specs spell them.
+constexpr std::array<const char*, 11> kRecurrentActivations = {
+    "Relu",       "Tanh",        "Sigmoid", "Affine",   "LeakyRelu", "ThresholdedRelu",
+    "ScaledTanh", "HardSigmoid", "Elu",     "Softsign", "Softplus"};
+
+void RepairActivationSpelling(onnx::NodeProto& node, const std::string& path, LegacyRepairs& repairs) {
+  for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
+    if (attribute.name() != "activations") continue;
+    const std::vector<std::string> before(attribute.strings().begin(), attribute.strings().end());
+    std::vector<std::string> after = before;
+    for (std::string& name : after) {
+      for (const char* spelled : kRecurrentActivations) {
+        if (absl::EqualsIgnoreCase(name, spelled)) name = spelled;
+      }
+    }
+    if (after == before) continue;
+    for (size_t k = 0; k < after.size(); ++k) *attribute.mutable_strings(static_cast<int>(k)) = after[k];
+    repairs.Add(LegacyRepair{path, node.op_type(), node.name(),
+                             absl::StrCat("activations [", absl::StrJoin(before, ", "),
+                                          "] spelled as the spec spells "
+                                          "them, [",
+                                          absl::StrJoin(after, ", "),
+                                          "]: the era's runtimes read them regardless of case, ONNX Runtime does not")},
+                [&attribute, before] {
+                  for (size_t k = 0; k < before.size(); ++k)
+                    *attribute.mutable_strings(static_cast<int>(k)) = before[k];
+                });
+  }
+}
+
 }  // namespace
 
 absl::Status RepairLegacyAttributes(onnx::ModelProto& model, LegacyRepairs& repairs) {
@@ -114,6 +152,8 @@ absl::Status RepairLegacyAttributes(onnx::ModelProto& model, LegacyRepairs& repa
         RepairMaxPoolDilations(node, path, repairs);
       } else if (node.op_type() == "InstanceNormalization") {
         repaired = RepairInstanceNormalization(node, path, repairs);
+      } else if (IsRecurrentOp(node.op_type())) {
+        RepairActivationSpelling(node, path, repairs);
       }
     }
   });

@@ -15,6 +15,7 @@ void LegacyRepairs::Add(LegacyRepair repair, std::function<void()> undo) {
 std::vector<std::string> LegacyRepairs::Describe() const {
   std::vector<std::string> lines;
   for (const LegacyRepair& repair : repairs_) {
+    if (repair.interface_change.has_value()) continue;
     if (repair.graph_path.empty()) {
       lines.push_back(absl::StrCat("the model: ", repair.what));
     } else if (repair.op_type.empty()) {
@@ -25,6 +26,14 @@ std::vector<std::string> LegacyRepairs::Describe() const {
     }
   }
   return lines;
+}
+
+std::vector<InterfaceChange> LegacyRepairs::InterfaceChanges() const {
+  std::vector<InterfaceChange> changes;
+  for (const LegacyRepair& repair : repairs_) {
+    if (repair.interface_change.has_value()) changes.push_back(*repair.interface_change);
+  }
+  return changes;
 }
 
 void LegacyRepairs::Undo() {
@@ -41,7 +50,8 @@ void LegacyRepairs::Absorb(LegacyRepairs&& other) {
 
 absl::Status ReadAsItsEra(onnx::ModelProto& model, LegacyRepairs& repairs) {
   LegacyRepairs made;
-  absl::Status read = RepairOpsetImports(model, made);
+  absl::Status read = RepairIrVersion(model, made);
+  if (read.ok()) read = RepairOpsetImports(model, made);
   if (read.ok()) read = RecoverAttributeTypes(model, made);
   if (read.ok()) read = RepairLegacyAttributes(model, made);
   if (!read.ok()) {
@@ -49,6 +59,7 @@ absl::Status ReadAsItsEra(onnx::ModelProto& model, LegacyRepairs& repairs) {
     return read;
   }
   SortNodesTopologically(model, made);
+  RepairDeclarations(model, made);
   repairs.Absorb(std::move(made));
   return absl::OkStatus();
 }

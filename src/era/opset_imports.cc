@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "era/era_walk.h"
@@ -38,10 +39,10 @@ bool IsLegacyFlag(const std::string& attribute) {
   return attribute == "is_test" || attribute == "spatial" || attribute == "consumed_inputs";
 }
 
-// Whether `node` fits default opset `opset`, as the header says.
-bool FitsOpset(const onnx::NodeProto& node, int64_t opset) {
-  if (FindRemovedOpRule(node, opset) != nullptr) return true;
-  const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(opset), "");
+// Whether `node` fits opset `opset` of `domain`'s schemas: its op is defined there, each attribute it sets is
+// one the schema declares, and its input and output counts are in the schema's range.
+bool FitsSchema(const onnx::NodeProto& node, int64_t opset, const std::string& domain) {
+  const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(opset), domain);
   if (schema == nullptr || schema->Deprecated()) return false;
   for (const onnx::AttributeProto& attribute : node.attribute()) {
     if (schema->attributes().count(attribute.name()) == 0 && !IsLegacyFlag(attribute.name())) return false;
@@ -50,6 +51,11 @@ bool FitsOpset(const onnx::NodeProto& node, int64_t opset) {
   while (inputs > 0 && node.input(inputs - 1).empty()) --inputs;  // trailing omitted inputs are not there
   return inputs >= schema->min_input() && inputs <= schema->max_input() && node.output_size() >= schema->min_output() &&
          node.output_size() <= schema->max_output();
+}
+
+// Whether `node` fits default opset `opset`, as the header says.
+bool FitsOpset(const onnx::NodeProto& node, int64_t opset) {
+  return FindRemovedOpRule(node, opset) != nullptr || FitsSchema(node, opset, kDefaultDomain);
 }
 
 // The lowest default opset every default-domain node of `model` fits, or 0.
@@ -90,8 +96,46 @@ bool HoldsDefaultDomainNode(onnx::ModelProto& model) {
   return found;
 }
 
+// The nodes of `domain` in every graph of `model`.
+std::vector<const onnx::NodeProto*> NodesOfDomain(onnx::ModelProto& model, const std::string& domain) {
+  std::vector<const onnx::NodeProto*> nodes;
+  ForEachGraphOf(model, [&](onnx::GraphProto& graph, const std::string&) {
+    for (const onnx::NodeProto& node : graph.node()) {
+      if (node.domain() == domain) nodes.push_back(&node);
+    }
+  });
+  return nodes;
+}
+
 void AddImportRepair(onnx::ModelProto& model, std::string what, const ImportList& before, LegacyRepairs& repairs) {
   repairs.Add(LegacyRepair{"", "", "", std::move(what)}, [&model, before] { *model.mutable_opset_import() = before; });
+}
+
+// A model that uses ai.onnx.ml's nodes without importing the domain (CoreML conversions of 2018 that import
+// nothing at all): the domain is imported at the lowest version whose schemas every one of its nodes fits, as
+// for the default domain below. Left as it is when none fits: the check then names the node.
+void ImportTheMlDomainWhereUsed(onnx::ModelProto& model, LegacyRepairs& repairs) {
+  const bool imported = std::any_of(model.opset_import().begin(), model.opset_import().end(),
+                                    [](const auto& import) { return import.domain() == kMlDomain; });
+  const std::vector<const onnx::NodeProto*> nodes = NodesOfDomain(model, kMlDomain);
+  if (imported || nodes.empty()) return;
+  const auto& versions = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  const auto range = versions.find(kMlDomain);
+  if (range == versions.end()) return;
+  for (int64_t version = range->second.first; version <= range->second.second; ++version) {
+    const bool fits = std::all_of(nodes.begin(), nodes.end(),
+                                  [&](const onnx::NodeProto* node) { return FitsSchema(*node, version, kMlDomain); });
+    if (!fits) continue;
+    const ImportList before = model.opset_import();
+    onnx::OperatorSetIdProto* import = model.add_opset_import();
+    import->set_domain(kMlDomain);
+    import->set_version(version);
+    AddImportRepair(model,
+                    absl::StrCat("its ", kMlDomain, " nodes were not imported: read as ", kMlDomain, " opset ", version,
+                                 ", the lowest whose schemas every one of them fits, and imported"),
+                    before, repairs);
+    return;
+  }
 }
 
 }  // namespace
@@ -133,6 +177,7 @@ absl::Status RepairOpsetImports(onnx::ModelProto& model, LegacyRepairs& repairs)
                     before, repairs);
   }
 
+  ImportTheMlDomainWhereUsed(model, repairs);
   const bool imports_default = std::any_of(model.opset_import().begin(), model.opset_import().end(),
                                            [](const auto& import) { return IsDefaultDomain(import.domain()); });
   if (imports_default) return absl::OkStatus();

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
@@ -91,6 +92,43 @@ absl::Status ValidateTensorSizes(const onnx::TensorProto& tensor, const std::str
   return absl::OkStatus();
 }
 
+// An initializer agrees with what its graph declares of it as an input: the same element type, and where the
+// declaration has a shape, the same rank and each declared size. onnx's strict inference finds the same
+// contradictions, but only in the initializers it sees: the light copy it checks (graph/model_skeleton.h)
+// leaves the large ones out, and the declaration alone would stand for them. A data_type no onnx knows is
+// refused here for the same reason.
+absl::Status CheckInitializerDeclared(const onnx::TensorProto& initializer, const onnx::ValueInfoProto* declared,
+                                      const std::string& what) {
+  const int32_t type = initializer.data_type();
+  if (type == onnx::TensorProto::UNDEFINED || !onnx::TensorProto_DataType_IsValid(type)) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": data_type ", type, " is no element type onnx knows"));
+  }
+  if (declared == nullptr || !declared->type().has_tensor_type()) return absl::OkStatus();
+  const onnx::TypeProto::Tensor& tensor = declared->type().tensor_type();
+  const std::string dims = absl::StrCat("[", absl::StrJoin(initializer.dims(), ", "), "]");
+  if (tensor.elem_type() != 0 && tensor.elem_type() != type) {
+    return absl::InvalidArgumentError(absl::StrCat(what, " is ", DataTypeName(type), " ", dims,
+                                                   ", but the graph input of that name is declared ",
+                                                   DataTypeName(tensor.elem_type())));
+  }
+  if (!tensor.has_shape()) return absl::OkStatus();
+  bool agrees = tensor.shape().dim_size() == initializer.dims_size();
+  for (int d = 0; agrees && d < tensor.shape().dim_size(); ++d) {
+    const onnx::TensorShapeProto::Dimension& dim = tensor.shape().dim(d);
+    agrees = !dim.has_dim_value() || dim.dim_value() == initializer.dims(d);
+  }
+  if (agrees) return absl::OkStatus();
+  std::vector<std::string> declared_dims;
+  for (const auto& dim : tensor.shape().dim()) {
+    declared_dims.push_back(dim.has_dim_value()   ? absl::StrCat(dim.dim_value())
+                            : dim.has_dim_param() ? dim.dim_param()
+                                                  : "?");
+  }
+  return absl::InvalidArgumentError(absl::StrCat(what, " has dims ", dims,
+                                                 ", but the graph input of that name is declared with dims [",
+                                                 absl::StrJoin(declared_dims, ", "), "]"));
+}
+
 // InvalidArgument for an output of `graph` (shown as graph `where`) that no name `names` sees defines.
 absl::Status CheckOutputsDefined(const onnx::GraphProto& graph, const std::string& where, const Names& names) {
   for (const auto& output : graph.output()) {
@@ -159,6 +197,9 @@ struct WalkRules {
   // What only onnx's converter needs: graph inputs and initializers named, inputs listed once, every
   // attribute typed.
   bool converter_names = false;
+  // Each initializer agrees with its own declaration as a graph input (CheckInitializerDeclared): what onnx's
+  // check of the light copy cannot see. Legalize's validation, not the converter's.
+  bool initializer_declarations = false;
 };
 
 // The walk over a graph and, depth first, its subgraphs. Names are defined as the walk meets them, so a node
@@ -214,10 +255,16 @@ class Validator {
       names.defined.insert(name);
       return absl::OkStatus();
     };
+    absl::flat_hash_map<absl::string_view, const onnx::ValueInfoProto*> inputs;
+    for (const auto& input : graph.input()) inputs.emplace(input.name(), &input);
     for (const auto& initializer : graph.initializer()) {
       RETURN_IF_ERROR(add(initializer.name()));
+      const std::string what = InGraph(absl::StrCat("initializer '", initializer.name(), "'"), path);
+      RETURN_IF_ERROR(ValidateTensorSizes(initializer, what));
+      if (!rules_.initializer_declarations) continue;
+      auto declared = inputs.find(initializer.name());
       RETURN_IF_ERROR(
-          ValidateTensorSizes(initializer, InGraph(absl::StrCat("initializer '", initializer.name(), "'"), path)));
+          CheckInitializerDeclared(initializer, declared == inputs.end() ? nullptr : declared->second, what));
     }
     for (const auto& sparse : graph.sparse_initializer()) RETURN_IF_ERROR(add(sparse.values().name()));
     return absl::OkStatus();
@@ -298,6 +345,7 @@ absl::Status ValidateGraphs(const onnx::ModelProto& model) {
   // The default-domain opset the nodes' schemas are looked up at; none when the imports do not name one
   // clearly (Legalize refuses such a model on its own terms).
   WalkRules rules;
+  rules.initializer_declarations = true;
   const absl::StatusOr<int64_t> imported = DefaultOpset(model);
   if (imported.ok() && *imported <= std::numeric_limits<int>::max()) rules.schema_opset = *imported;
   return Validator(rules).Graph(model.graph(), kMainGraphPath, nullptr, 0);

@@ -4,6 +4,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "graph/op_names.h"
 #include "graph/subgraphs.h"
 #include "onnx/shape_inference/implementation.h"
 
@@ -108,7 +109,7 @@ void HideZipMapsFromInference(onnx::ModelProto& skeleton) {
   auto* nodes = graph.mutable_node();
   for (int i = nodes->size() - 1; i >= 0; --i) {
     const onnx::NodeProto& node = nodes->Get(i);
-    if (node.op_type() != "ZipMap" || node.domain() != "ai.onnx.ml") continue;
+    if (node.op_type() != kZipMapOp || node.domain() != kMlDomain) continue;
     if (std::any_of(node.output().begin(), node.output().end(), [&](const auto& o) { return read.count(o) > 0; })) {
       continue;
     }

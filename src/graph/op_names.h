@@ -14,6 +14,10 @@ inline constexpr char kConstantOp[] = "Constant";
 inline constexpr char kDefaultDomain[] = "";
 inline constexpr char kDefaultDomainAlias[] = "ai.onnx";
 
+// The domain of onnx's traditional machine-learning ops (ZipMap, LinearClassifier, ...).
+inline constexpr char kMlDomain[] = "ai.onnx.ml";
+inline constexpr char kZipMapOp[] = "ZipMap";
+
 inline bool IsDefaultDomain(const std::string& domain) {
   return domain == kDefaultDomain || domain == kDefaultDomainAlias;
 }

@@ -39,6 +39,19 @@ absl::StatusOr<int64_t> DefaultOpset(const onnx::ModelProto& model) {
   return found->second;
 }
 
+int64_t MinIrVersionForOpset(int64_t opset) {
+  // onnx releases: 1.3 IR 3 / opset 8, 1.4 IR 4 / 9, 1.5 IR 5 / 10, 1.6 IR 6 / 11, 1.7-1.9 IR 7 / 12-14,
+  // 1.10-1.12 IR 8 / 15-17, 1.13 IR 8 / 18, 1.14-1.15 IR 9 / 19-20, 1.16 IR 10 / 21.
+  if (opset <= 8) return 3;
+  if (opset == 9) return 4;
+  if (opset == 10) return 5;
+  if (opset == 11) return 6;
+  if (opset <= 14) return 7;
+  if (opset <= 18) return 8;
+  if (opset <= 20) return 9;
+  return 10;
+}
+
 std::string NormalizedDomain(const std::string& domain) {
   return IsDefaultDomain(domain) ? std::string(kDefaultDomain) : domain;
 }

@@ -32,6 +32,10 @@ absl::StatusOr<OpsetImports> ModelOpsetImports(const onnx::ModelProto& model);
 // it is refused).
 absl::StatusOr<int64_t> DefaultOpset(const onnx::ModelProto& model);
 
+// The lowest IR version that a model importing default opset `opset` needs, as onnx's releases paired them
+// (3 for <=8, 4 for 9, 5 for 10, 6 for 11, 7 for 12-14, 8 for 15-18, 9 for 19-20, 10 from 21).
+int64_t MinIrVersionForOpset(int64_t opset);
+
 // `domain` as OpsetImports keys it: "" for either spelling of the default domain.
 std::string NormalizedDomain(const std::string& domain);
 

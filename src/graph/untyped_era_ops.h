@@ -96,6 +96,28 @@ inline std::optional<std::vector<int64_t>> ReshapedDims(const std::vector<int64_
   return dims;
 }
 
+// RNN, GRU and LSTM of opsets 1-6 (PyTorch 0.3's and CoreML's recurrent layers): every output has X's element
+// type, and onnx 1.12 types none of them.
+inline bool IsRecurrentOp(const std::string& op_type) {
+  return op_type == "RNN" || op_type == "GRU" || op_type == "LSTM";
+}
+
+// Output `output` of such a node from X's dims [seq_length, batch_size, input_size] (-1 for an unknown dim):
+// Y [seq_length, num_directions, batch_size, hidden_size], Y_h and Y_c [num_directions, batch_size,
+// hidden_size]. nullopt when X is not of rank 3 or the node has no hidden_size.
+inline std::optional<std::vector<int64_t>> RecurrentOutputDims(const onnx::NodeProto& node,
+                                                               const std::vector<int64_t>& x, int output) {
+  int64_t hidden_size = -1;
+  int64_t directions = 1;
+  for (const auto& attribute : node.attribute()) {
+    if (attribute.name() == "hidden_size") hidden_size = attribute.i();
+    if (attribute.name() == "direction" && attribute.s() == "bidirectional") directions = 2;
+  }
+  if (x.size() != 3 || hidden_size <= 0) return std::nullopt;
+  if (output == 0) return std::vector<int64_t>{x[0], directions, x[1], hidden_size};
+  return std::vector<int64_t>{directions, x[1], hidden_size};
+}
+
 // An input's dims as what types it says (-1 for an unknown dim), or nullopt when its shape is not known.
 using EraInputDims = std::function<std::optional<std::vector<int64_t>>(int input)>;
 

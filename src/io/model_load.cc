@@ -142,10 +142,17 @@ absl::Status CheckExternalReferences(const onnx::ModelProto& model, const std::s
 // What a parsed model must have beyond protobuf's well-formedness.
 absl::Status CheckParsedModel(const onnx::ModelProto& model, const std::string& path) {
   // Protobuf accepts many byte strings as a message made only of unknown fields; a real model has at
-  // least an IR version and a graph.
-  if (model.ir_version() <= 0 || !model.has_graph()) {
+  // least a graph, and an IR version. The early runtimes' own test models (2018) left the IR version out: a
+  // model without one that has a graph with a node and an output is let in, and its era read from its
+  // imports (era/ir_version.cc).
+  const bool has_graph_with_work =
+      model.has_graph() && model.graph().node_size() > 0 && model.graph().output_size() > 0;
+  if (model.ir_version() < 0 || !model.has_graph() || (model.ir_version() == 0 && !has_graph_with_work)) {
     return absl::InvalidArgumentError(absl::StrCat("model file '", path, "' is not a valid ONNX model (",
-                                                   model.ir_version() <= 0 ? "no ir_version" : "no graph", ")"));
+                                                   !model.has_graph()       ? "no graph"
+                                                   : model.ir_version() < 0 ? "a negative ir_version"
+                                                                            : "no ir_version",
+                                                   ")"));
   }
   return CheckExternalReferences(model, path);
 }

@@ -116,6 +116,18 @@ std::string ReportToJson(const Report& report) {
     AppendJsonString(report.legacy_repairs[i], out);
     if (i + 1 == report.legacy_repairs.size()) out.append("\n  ]");
   }
+  AppendKey("interface_changes", kIndent, first, out);
+  if (report.interface_changes.empty()) out.append("[]");
+  for (size_t i = 0; i < report.interface_changes.size(); ++i) {
+    const InterfaceChange& change = report.interface_changes[i];
+    out.append(i == 0 ? "[\n    {" : ",\n    {");
+    bool first_field = true;
+    AppendMember("value", change.value, 6, first_field, out);
+    AppendMember("before", change.before, 6, first_field, out);
+    AppendMember("after", change.after, 6, first_field, out);
+    AppendMember("why", change.why, 6, first_field, out);
+    out.append(i + 1 == report.interface_changes.size() ? "\n    }\n  ]" : "\n    }");
+  }
   AppendKey("targets_passed_over", kIndent, first, out);
   if (report.targets_passed_over.empty()) out.append("[]");
   for (size_t i = 0; i < report.targets_passed_over.size(); ++i) {

@@ -117,8 +117,9 @@ class RemovedOpRule {
 
   // What is known of the node's (first) output type, for removed ops that read it: onnx's shape inference
   // has no schema for the node. The default: its first input's type (the elementwise ops keep it). Asked of
-  // nodes not yet parsed (the whole model is typed before any node is planned), so it reads what it needs
-  // leniently: a node its rule will refuse still gets what can be told of it.
+  // nodes not yet planned (the whole model is typed before any node is planned), but only of nodes Parse
+  // accepts: it may read every input and attribute the rule's signature promises, and what their types leave
+  // unknown it leaves unknown.
   virtual ValueType OutputType(const RuleNode& node) const {
     return node.inputs.empty() ? ValueType{} : node.inputs[0].type;
   }

@@ -79,6 +79,9 @@ void InferByRule(onnx::InferenceContext& ctx) {
     }
     rule_node.inputs.push_back(std::move(input));
   }
+  // A node its rule does not parse (too few inputs, an attribute of the wrong type) is refused when it is
+  // planned, naming why; OutputType reads the inputs and attributes the rule's signature promises.
+  if (!rule->Parse(rule_node).ok()) return;
   const ValueType output_type = rule->OutputType(rule_node);
   if (output_type.elem_type == 0) return;
   onnx::TypeProto_Tensor* output = ctx.getOutputType(0)->mutable_tensor_type();
@@ -101,10 +104,33 @@ void InferByRule(onnx::InferenceContext& ctx) {
 constexpr char kEraStandIn[] = "FirstOutputLikeFirstInput";
 constexpr char kKeepsShapeAttribute[] = "onnx_legalize.keeps_shape";
 
+// A recurrent op of the first opsets: each output has X's element type, and its dims where X's are known.
+void InferRecurrentOutputs(onnx::InferenceContext& ctx, const onnx::NodeProto& node, int32_t element_type) {
+  const std::optional<std::vector<int64_t>> x = ValueTypeOf(ctx.getInputType(0)).dims;
+  for (size_t k = 0; k < ctx.getNumOutputs(); ++k) {
+    onnx::TypeProto_Tensor* output = ctx.getOutputType(k)->mutable_tensor_type();
+    output->set_elem_type(element_type);
+    const std::optional<std::vector<int64_t>> dims =
+        x.has_value() ? RecurrentOutputDims(node, *x, static_cast<int>(k)) : std::nullopt;
+    if (!dims.has_value()) continue;
+    onnx::TensorShapeProto* shape = output->mutable_shape();
+    for (int64_t dim : *dims) {
+      onnx::TensorShapeProto_Dimension* added = shape->add_dim();
+      if (dim >= 0) added->set_dim_value(dim);
+    }
+  }
+}
+
 void InferLikeFirstInput(onnx::InferenceContext& ctx) {
   if (ctx.getNumInputs() == 0 || ctx.getNumOutputs() == 0) return;
   const onnx::TypeProto* input = ctx.getInputType(0);
   if (input == nullptr || !input->has_tensor_type() || input->tensor_type().elem_type() == 0) return;
+  const onnx::AttributeProto* carried = ctx.getAttribute(kNodeAttribute);
+  onnx::NodeProto carried_node;
+  if (carried != nullptr && carried_node.ParseFromString(carried->s()) && IsRecurrentOp(carried_node.op_type())) {
+    InferRecurrentOutputs(ctx, carried_node, input->tensor_type().elem_type());
+    return;
+  }
   onnx::TypeProto_Tensor* output = ctx.getOutputType(0)->mutable_tensor_type();
   output->set_elem_type(input->tensor_type().elem_type());
   const onnx::AttributeProto* keeps_shape = ctx.getAttribute(kKeepsShapeAttribute);
@@ -112,10 +138,8 @@ void InferLikeFirstInput(onnx::InferenceContext& ctx) {
     *output->mutable_shape() = input->tensor_type().shape();
   }
   // A node that carries itself (a Concat-1) has its output dims from its inputs'.
-  const onnx::AttributeProto* serialized = ctx.getAttribute(kNodeAttribute);
-  onnx::NodeProto node;
-  if (serialized == nullptr || !node.ParseFromString(serialized->s())) return;
-  const std::optional<std::vector<int64_t>> dims = EraOutputDims(node, [&ctx](int i) {
+  if (carried == nullptr || carried_node.op_type().empty()) return;
+  const std::optional<std::vector<int64_t>> dims = EraOutputDims(carried_node, [&ctx](int i) {
     return static_cast<size_t>(i) < ctx.getNumInputs() ? ValueTypeOf(ctx.getInputType(i)).dims : std::nullopt;
   });
   if (!dims.has_value()) return;
@@ -133,11 +157,12 @@ bool ShowUntypedEraNode(onnx::NodeProto& node, int64_t opset) {
   keeps_shape.set_name(kKeepsShapeAttribute);
   keeps_shape.set_type(onnx::AttributeProto::INT);
   keeps_shape.set_i(UntypedEraOpKeepsShape(node.op_type()) ? 1 : 0);
-  // A Concat-1 carries itself, whose output dims EraOutputDims reads from it. (The planners' inference has never
+  // A Concat-1 carries itself, whose output dims EraOutputDims reads from it, and so does a recurrent op, whose
+  // outputs InferRecurrentOutputs types. (The planners' inference has never
   // given Gemm-1's or Reshape-1's output dims, which EraOutputDims also knows: new types for the planners to read
   // would be a change of its own.)
   std::optional<onnx::AttributeProto> itself;
-  if (node.op_type() == "Concat") {
+  if (node.op_type() == "Concat" || IsRecurrentOp(node.op_type())) {
     itself.emplace();
     itself->set_name(kNodeAttribute);
     itself->set_type(onnx::AttributeProto::STRING);

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -206,11 +207,15 @@ void SpellOutPadValue(const NodeProto& node, const Move& move, NodeProto* shown)
 // (fixes/resize_10_11.cc).
 void KeepResize10Coordinates(const NodeProto& orig, const Move& move, NodeProto* node);
 
-// FailedPrecondition naming the node and the dims when a legacy broadcast (opset 6 and below, broadcast=1,
-// axis=a) of known ranks is one onnx 1.12's 6->7 adapter cannot convert: it gives B rank(A) - rank(B)
-// trailing ones whatever `a` is, and then stops at its own broadcast check. Run before the converter, so that
-// the refusal says which node and why rather than the converter's assertion (fixes/legacy_broadcast_6_7.cc).
-absl::Status CheckLegacyBroadcastsConvert(const Skeleton& skeleton, const Move& move);
+// Aligns, in the caller's main graph, each legacy broadcast (opset 6 and below, broadcast=1, axis=a) of known
+// ranks that onnx 1.12's 6->7 adapter cannot convert (it gives B rank(A) - rank(B) trailing ones whatever `a`
+// is, and then stops at its own broadcast check): an Unsqueeze-1 gives B the trailing ones it needs to end at
+// A's last axis. Returns the main graph's nodes as they were when it changed them (the caller rebuilds the
+// skeleton, and puts them back if the move fails), else nullopt. FailedPrecondition naming the node and the
+// dims for one it cannot align (in a subgraph, or B not fitting in A). Run before the converter
+// (fixes/legacy_broadcast_6_7.cc).
+absl::StatusOr<std::optional<google::protobuf::RepeatedPtrField<NodeProto>>> AlignLegacyBroadcasts(
+    const Skeleton& skeleton, const Move& move, ModelProto& model);
 
 // Puts right what the adapters made of the spliced nodes of one graph (shown as graph `where`): per node,
 // `emitted_record` is the record it stands for (-1 for a converter-made node) and `converted` the skeleton's

@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <exception>
 #include <new>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -125,12 +126,26 @@ absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes,
     }
   }
   // The phases: the skeleton the converter sees, its conversion, and the converted nodes spliced back.
-  ASSIGN_OR_RETURN(const Skeleton skeleton, BuildSkeleton(model, move));
-  RETURN_IF_ERROR(CheckLegacyBroadcastsConvert(skeleton, move));
-  ASSIGN_OR_RETURN(const GraphProto converted, RunConverter(skeleton, move, *converter, chunk_nodes));
+  ASSIGN_OR_RETURN(Skeleton skeleton, BuildSkeleton(model, move));
+  ASSIGN_OR_RETURN(std::optional<google::protobuf::RepeatedPtrField<NodeProto>> unaligned,
+                   AlignLegacyBroadcasts(skeleton, move, model));
+  // What the alignment added to the caller's model is taken out again when the move fails: it is transactional.
+  auto failed = [&](absl::Status status) {
+    if (unaligned.has_value()) model.mutable_graph()->mutable_node()->Swap(&*unaligned);
+    return status;
+  };
+  if (unaligned.has_value()) {
+    absl::StatusOr<Skeleton> rebuilt = BuildSkeleton(model, move);
+    if (!rebuilt.ok()) return failed(rebuilt.status());
+    skeleton = *std::move(rebuilt);
+  }
+  absl::StatusOr<GraphProto> converted = RunConverter(skeleton, move, *converter, chunk_nodes);
+  if (!converted.ok()) return failed(converted.status());
   RenamedOutputs renamed_here;
-  ASSIGN_OR_RETURN(google::protobuf::RepeatedPtrField<NodeProto> nodes,
-                   SpliceMainGraph(converted, model.graph(), move, skeleton, renamed_here));
+  absl::StatusOr<google::protobuf::RepeatedPtrField<NodeProto>> spliced =
+      SpliceMainGraph(*converted, model.graph(), move, skeleton, renamed_here);
+  if (!spliced.ok()) return failed(spliced.status());
+  google::protobuf::RepeatedPtrField<NodeProto>& nodes = *spliced;
   // Commit: nothing below can fail.
   model.mutable_graph()->mutable_node()->Swap(&nodes);
   model.set_ir_version(ir_version);
@@ -142,19 +157,6 @@ absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes,
 
 }  // namespace
 }  // namespace opset_upgrade
-
-int64_t MinIrVersionForOpset(int64_t opset) {
-  // onnx releases: 1.3 IR 3 / opset 8, 1.4 IR 4 / 9, 1.5 IR 5 / 10, 1.6 IR 6 / 11, 1.7-1.9 IR 7 / 12-14,
-  // 1.10-1.12 IR 8 / 15-17, 1.13 IR 8 / 18, 1.14-1.15 IR 9 / 19-20, 1.16 IR 10 / 21.
-  if (opset <= 8) return 3;
-  if (opset == 9) return 4;
-  if (opset == 10) return 5;
-  if (opset == 11) return 6;
-  if (opset <= 14) return 7;
-  if (opset <= 18) return 8;
-  if (opset <= 20) return 9;
-  return 10;
-}
 
 absl::Status UpgradeDefaultOpset(onnx::ModelProto& model, int64_t target_opset, const PassThroughOps& pass_through,
                                  RenamedOutputs* renamed) {

@@ -60,10 +60,6 @@ absl::Status UpgradeDefaultOpset(onnx::ModelProto& model, int64_t target_opset, 
 absl::Status UpgradeDefaultOpsetInChunks(onnx::ModelProto& model, int64_t target_opset, int64_t chunk_nodes,
                                          const PassThroughOps& pass_through = {}, RenamedOutputs* renamed = nullptr);
 
-// The lowest IR version that a model importing default opset `opset` needs
-// (3 for <=8, 4 for 9, 5 for 10, 6 for 11, 7 for 12-14, 8 for 15-17).
-int64_t MinIrVersionForOpset(int64_t opset);
-
 }  // namespace onnx_legalize
 
 #endif  // ONNX_LEGALIZE_SRC_UPGRADE_OPSET_UPGRADE_H_

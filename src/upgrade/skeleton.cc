@@ -219,8 +219,32 @@ std::optional<std::vector<int64_t>> InferredDims(const GraphProto& graph, const 
   return dims;
 }
 
+// Declares every output of a recurrent op of the first opsets (graph/untyped_era_ops.h) from its X, `x`: X's
+// element type, and Y's and Y_h's dims where X's are known (a CoreML GRU's Y_h feeds an FC, whose Softmax's
+// 12 -> 13 adapter reads the rank). The number declared.
+int DeclareRecurrentOutputs(GraphProto& graph, const NodeProto& node, const onnx::TypeProto& x) {
+  const std::optional<std::vector<int64_t>> x_dims = InferredDims(graph, node.input(0));
+  int declared = 0;
+  for (int k = 0; k < node.output_size(); ++k) {
+    if (node.output(k).empty() || InferredType(graph, node.output(k)) != nullptr) continue;
+    ValueInfoProto* value = graph.add_value_info();
+    value->set_name(node.output(k));
+    onnx::TypeProto_Tensor* tensor = value->mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(x.tensor_type().elem_type());
+    if (std::optional<std::vector<int64_t>> dims =
+            x_dims.has_value() ? RecurrentOutputDims(node, *x_dims, k) : std::nullopt) {
+      for (int64_t dim : *dims) {
+        auto* added = tensor->mutable_shape()->add_dim();
+        if (dim >= 0) added->set_dim_value(dim);
+      }
+    }
+    ++declared;
+  }
+  return declared;
+}
+
 // Declares the first output of each main-graph node onnx 1.12 cannot type at `opset` (graph/untyped_era_ops.h)
-// whose first input inference typed; the number declared.
+// whose first input inference typed (every output of a recurrent op); the number declared.
 int DeclareUntypedEraOutputs(GraphProto& graph, int64_t opset) {
   int declared = 0;
   for (const NodeProto& node : graph.node()) {
@@ -228,6 +252,10 @@ int DeclareUntypedEraOutputs(GraphProto& graph, int64_t opset) {
     if (InferredType(graph, node.output(0)) != nullptr) continue;
     const onnx::TypeProto* input = InferredType(graph, node.input(0));
     if (input == nullptr) continue;
+    if (IsRecurrentOp(node.op_type())) {
+      declared += DeclareRecurrentOutputs(graph, node, *input);
+      continue;
+    }
     ValueInfoProto* value = graph.add_value_info();
     value->set_name(node.output(0));
     onnx::TypeProto_Tensor* tensor = value->mutable_type()->mutable_tensor_type();
@@ -246,13 +274,55 @@ int DeclareUntypedEraOutputs(GraphProto& graph, int64_t opset) {
   return declared;
 }
 
-// Shape inference through the ops of opsets 1-6 that onnx cannot type: inference, then their outputs declared
-// from their inputs, again while that declares more (each round types the model up to the next such node).
-// Some adapters (the 6 -> 7 legacy broadcasts) read the shapes.
+// Whether any declaration of `name` in `graph` (inference may have added one with an element type alone) has a
+// shape.
+bool ShapeDeclared(const GraphProto& graph, const std::string& name) {
+  for (const auto* values : {&graph.input(), &graph.value_info(), &graph.output()}) {
+    for (const ValueInfoProto& value : *values) {
+      if (value.name() == name && value.type().has_tensor_type() && value.type().tensor_type().has_shape()) return true;
+    }
+  }
+  return false;
+}
+
+// Declares the rank of each main-graph Reshape output (Reshape-5 on, the shape an input) that inference left
+// without a shape, where the shape input's length is known: the output has that many dims, each unknown. onnx
+// 1.12 infers nothing from a shape computed at run time (PyTorch's detectors reshape to [batch, -1, 2] so), and
+// Softmax's 12 -> 13 adapter stops at an input of unknown rank ("Version conversion for Softmax failed because
+// input shape is unknown"); with the rank it rewrites the node as it must. The number declared.
+int DeclareReshapeRanks(GraphProto& graph) {
+  int declared = 0;
+  for (const NodeProto& node : graph.node()) {
+    if (!IsDefaultDomain(node.domain()) || node.op_type() != kReshape || node.input_size() != 2) continue;
+    if (ShapeDeclared(graph, node.output(0))) continue;
+    const onnx::TypeProto* data = InferredType(graph, node.input(0));
+    const std::optional<std::vector<int64_t>> shape_dims = InferredDims(graph, node.input(1));
+    if (data == nullptr || !shape_dims.has_value() || shape_dims->size() != 1 || (*shape_dims)[0] < 0) continue;
+    ValueInfoProto* value = graph.add_value_info();
+    value->set_name(node.output(0));
+    onnx::TypeProto_Tensor* tensor = value->mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(data->tensor_type().elem_type());
+    onnx::TensorShapeProto* shape = tensor->mutable_shape();
+    for (int64_t d = 0; d < (*shape_dims)[0]; ++d) shape->add_dim();
+    ++declared;
+  }
+  return declared;
+}
+
+// Shape inference through the ops of opsets 1-6 that onnx cannot type, and through Reshapes to shapes computed
+// at run time: inference, then their outputs declared from their inputs, again while that declares more (each
+// round types the model up to the next such node). Some adapters (the 6 -> 7 legacy broadcasts, Softmax 12 ->
+// 13) read the shapes.
 void InferShapesThroughEraOps(ModelProto& model, int64_t opset) {
   InferShapesIfConsistent(model);
-  if (opset >= 7) return;
-  while (DeclareUntypedEraOutputs(*model.mutable_graph(), opset) > 0) InferShapesIfConsistent(model);
+  auto declare_more = [&] {
+    const int era = opset < 7 ? DeclareUntypedEraOutputs(*model.mutable_graph(), opset) : 0;
+    return era + DeclareReshapeRanks(*model.mutable_graph());
+  };
+  // Each round declares values not declared before, so the rounds are at most the nodes.
+  for (int round = 0; round <= model.graph().node_size() && declare_more() > 0; ++round) {
+    InferShapesIfConsistent(model);
+  }
 }
 
 }  // namespace

@@ -117,7 +117,7 @@ void CollectScanInputs(const GraphProto& graph, std::unordered_set<std::string>&
 }
 
 // The inputs of the skeleton's two-input nodes with an axis, legacy broadcasts among them (whose dims
-// CheckLegacyBroadcastsConvert reads).
+// AlignLegacyBroadcasts reads).
 void CollectLegacyBroadcastInputs(const GraphProto& graph, std::unordered_set<std::string>& names) {
   for (const auto& node : graph.node()) {
     bool broadcast_at_axis = false;

@@ -39,8 +39,6 @@ namespace {
 // each run cost ~0.1-1 s in the runner, a small model's each costs microseconds.
 constexpr int64_t kMaxConstantBytes = int64_t{2} << 30;
 
-constexpr char kZipMapOp[] = "ZipMap";
-constexpr char kMlDomain[] = "ai.onnx.ml";
 constexpr char kTrainingDomain[] = "ai.onnx.preview.training";
 
 // For messages: 0 when the model has no one default opset (the proof refused it before then).

@@ -1,40 +1,66 @@
-#!/usr/bin/python3
-"""Differential test of the onnx-legalize CLI on real legacy models held outside the project.
+"""Differential test of the onnx-legalize CLI on real legacy models held outside the project, with what users run.
 
 Usage:
-    /usr/bin/python3 tests/differential/run_real_models.py CLI MODELS_DIR SCRATCH_DIR [--targets default 13 17]
-        [--only FILE ...]
+    PY=$(bash tests/differential/python_env.sh)
+    "$PY" tests/differential/run_real_models.py CLI MODELS_DIR SCRATCH_DIR [--targets default 13 17] [--only FILE ...]
+
+The Python is python_env.sh's virtual environment: onnx 1.23.2 and onnxruntime 1.31.1 from PyPI, what users of a
+legalized model run (the script refuses other versions). Nothing is taken out of any model: a check that loads
+a model with its ZipMaps removed, or checks it with an older onnx, passes results that users cannot load.
 
 MODELS_DIR holds the models (every *.onnx directly in it) and says where each came from (a PROVENANCE.md beside them:
-their licenses do not let the project ship them). For each model and target (`default`: no --target-opset):
-  1. `CLI IN OUT [--target-opset=N]` must exit 0 and write OUT; OUT must hold no removed op in any graph, be at opset
-     N when one is given, and pass onnx.checker, and with full_check=True (strict inference) once its ZipMaps are
-     taken out (onnx 1.12's inference fails on every ZipMap).
-  2. ONNX Runtime (tests/ort/run_model.js) runs IN and OUT on the same seeded inputs (symbolic dims drawn as 1,
-     floats uniform in [0, 255), as images are; or the model's own FILE.test_data_set_0 beside it): every output must
-     be equal byte for byte (MVN-1: within 4 ULPs, ONNX Runtime's kernel summing in its own order; ORT_DIFFERS names
-     the models ONNX Runtime itself computes differently at another opset, and why). ONNX Runtime for Node
-     cannot return maps, so both models are run with each ZipMap taken out and its input made a graph output
-     instead (ZipMap only labels those values). A model ORT does not run as written (opset < 7, IR < 3) has no
-     oracle in ORT: its legalized form must run there, and where the model comes with its exporter's own outputs
-     (FILE.test_data_set_0 with output_*.pb: PyTorch 0.3's, say), ORT's outputs of the legalized model must equal
-     them within EXPORTER_ULP ULPs or EXPORTER_ABS (the exporter's framework summed in an order of its own);
-     without them the model passes on step 1 and that run.
+their licenses do not let the project ship them). For each model and target (`default`: no --target-opset;
+otherwise `--target-opset=N`):
+  1. `CLI IN OUT [--target-opset=N]` must exit 0 and write OUT. OUT must hold no removed op in any graph, be at
+     opset N when one is given, and pass onnx 1.23's `onnx.checker.check_model(OUT, full_check=True)` (strict
+     shape and type inference) as it is, the whole model.
+  2. onnxruntime 1.31's Python InferenceSession (CPUExecutionProvider, ORT's default session options: every graph
+     optimization on) loads IN and OUT whole and runs both on the same inputs: the model's own
+     FILE.test_data_set_0 beside it (input_*.pb; onnx's test models, whose index inputs must be valid), else
+     seeded ones (symbolic dims drawn as 1, values uniform in [0, 255), as images are; seed: the length of the
+     file's stem). Every output, in the graph's order and under the same name, must be equal: a tensor of the same
+     element type and shape, bit for bit (floats: by their bits, so -0 vs +0 and NaN payloads count; strings
+     exactly); a sequence of maps (ZipMap's output) of the same length, each map with the same keys and each value
+     exactly equal (by its bits). Allowances, each named with its reason: MVN_ULP (MeanVarianceNormalization-1:
+     ORT's kernel sums in its own order), ORT_DIFFERS (models ORT computes differently at another opset),
+     OPTIMIZER_DIFFERS (models whose outputs differ only under ORT's graph optimizations). When the outputs
+     differ, both are run again at ORT_ENABLE_EXTENDED, ORT_ENABLE_BASIC, ORT_DISABLE_ALL, then also without
+     weight pre-packing: where they first agree the line names the level (or the pre-packing) the difference
+     comes from, an artifact of ORT's optimizer; it still fails unless OPTIMIZER_DIFFERS names the model.
+  3. A model ORT 1.31 does not load as written (IR < 3 or no ir_version, opset < 7, no opset_import, an op or
+     attribute ORT does not know; the line says which and quotes ORT) has no oracle: OUT must load and run in ORT,
+     and where the model comes with its exporter's own outputs (FILE.test_data_set_0 with output_*.pb: PyTorch
+     0.3's, say), OUT's outputs must equal them within EXPORTER_ULP ULPs or EXPORTER_ABS (the exporter's framework
+     summed in an order of its own). The one exception: OUT at an ai.onnx opset below 7 (the default target keeps a
+     legal model's opset), which ORT does not run; then step 1 is all there is, and the line says so.
 A model that is not ONNX (EXPECTED_REFUSALS: why) must be refused instead: exit 3, the message saying so, no OUT.
+ORT runs in a child process of this script (a crash or a hang in ORT fails one line, not the run).
 One line per model and target, then `N passed, M failed`; the exit status is non-zero when anything failed.
+Scratch: SCRATCH_DIR/STEM_TARGET/ holds legalized.onnx, cli.log, the seeded inputs (inputs/input_*.pb) and each
+run's outputs (*.pkl).
 """
 
 import argparse
 import os
+import pickle
+import re
 import shutil
+import struct
+import subprocess
 import sys
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper, numpy_helper
 
-from run_differential import (Failure, compare_dirs_tolerant, default_opset, output_files, removed_ops_left,
-                              run_checks, run_cli, run_ort, select_only)
+# Version-neutral helpers shared with the ctest differential (which runs under /usr/bin/python3 and onnx 1.12):
+# the removed ops' list and the CLI, selection and PASS/FAIL plumbing.
+import run_differential
+from run_differential import Failure, default_opset, float_ulp_distance, removed_ops_left, run_checks, run_cli, \
+    select_only
+
+ONNX_VERSION, ORT_VERSION = "1.23.2", "1.31.1"
+ORT_TIMEOUT = 900
 
 # MeanVarianceNormalization-1 over each channel: ONNX Runtime's kernel sums in another order than any ReduceMean
 # (testdata/make_removed_op_models.py's MVN_ULP); every other difference must be none.
@@ -61,149 +87,419 @@ ORT_DIFFERS = {
            "Dropout and Softmax are exact)"),
 }
 
+# Where the outputs differ under ORT's default session options only (its graph optimizations or weight pre-packing
+# fuse or pack the original and the legalized graph differently) and are identical with them off, by file: why.
+OPTIMIZER_DIFFERS = {}
 
-def without_zipmaps(model):
-    """`model` with every main-graph ZipMap removed and its input a graph output in place of its output."""
-    m = onnx.ModelProto()
-    m.CopyFrom(model)
-    g = m.graph
-    zipmaps = [n for n in g.node if n.op_type == "ZipMap"]
-    if not zipmaps:
-        return m
-    for zipmap in zipmaps:
-        g.node.remove(zipmap)
-        outputs = [o for o in g.output if o.name not in set(zipmap.output)]
-        del g.output[:]
-        g.output.extend(outputs)
-    # The ZipMaps' inputs as outputs, typed as inference finds them (IR 3 wants a shape on every output).
-    inferred = {v.name: v for v in onnx.shape_inference.infer_shapes(m).graph.value_info}
-    for zipmap in zipmaps:
-        g.output.append(inferred.get(zipmap.input[0]) or
-                        helper.make_tensor_value_info(zipmap.input[0], TensorProto.FLOAT, []))
-    return m
+# Session options of each run: (what the line calls it, graph optimization level, weight pre-packing on). The
+# default is ORT's (ORT_ENABLE_ALL, pre-packing on); the reruns step the level down to find the one that differs.
+DEFAULT_RUN = ("ORT_ENABLE_ALL", "all", True)
+RERUNS = (("ORT_ENABLE_EXTENDED", "extended", True), ("ORT_ENABLE_BASIC", "basic", True),
+          ("ORT_DISABLE_ALL", "disabled", True), ("ORT_DISABLE_ALL without weight pre-packing", "disabled", False))
 
 
-def write_inputs(model, folder, seed):
-    """Seeded inputs for the model's graph inputs that no initializer sets."""
+# ---------------------------------------------------------------------------------------------- ORT, in a child
+
+def ort_worker(model_path, feeds_path, result_path, level, prepack):
+    """Child process: loads the model whole in an InferenceSession and runs it on the pickled feeds; pickles
+    {"names", "types", "values"}. Exit 3: ORT refused to load it; 4: it failed to run it."""
+    import onnxruntime as ort
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    options.graph_optimization_level = {
+        "disabled": ort.GraphOptimizationLevel.ORT_DISABLE_ALL, "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
+        "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED, "all": ort.GraphOptimizationLevel.ORT_ENABLE_ALL,
+    }[level]
+    if not prepack:
+        options.add_session_config_entry("session.disable_prepacking", "1")
+    try:
+        session = ort.InferenceSession(model_path, options, providers=["CPUExecutionProvider"])
+    except Exception as e:  # noqa: BLE001 - the refusal is the finding
+        sys.stderr.write(str(e))
+        return 3
+    with open(feeds_path, "rb") as f:
+        feeds = pickle.load(f)
+    try:
+        values = session.run(None, feeds)
+    except Exception as e:  # noqa: BLE001
+        sys.stderr.write(str(e))
+        return 4
+    with open(result_path, "wb") as f:
+        pickle.dump({"names": [o.name for o in session.get_outputs()],
+                     "types": [o.type for o in session.get_outputs()], "values": values}, f)
+    return 0
+
+
+def ort_message(text):
+    """ORT's error, without its code, source location and the model's path; a node's error as node and error."""
+    text = " ".join(text.split())
+    text = re.sub(r"^\[ONNXRuntimeError\] : \d+ : \w+ : ", "", text)
+    text = re.sub(r"^Load model from \S+ failed:\s*", "", text)
+    text = re.sub(r"^\S+\.(cc|h):\d+ .*?\) (?=[A-Z])", "", text)
+    node = re.match(r'This is an invalid model\. In Node, \("([^"]*)", ([^,]+), "([^"]*)", -?\d+\) : .*? , (.*)$', text)
+    if node:
+        text = f"node {node.group(2)} '{node.group(1)}' ({node.group(3) or 'ai.onnx'}): {node.group(4)}"
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+class OrtRun:
+    def __init__(self, error=None, stage=None, names=(), types=(), values=()):
+        self.error, self.stage, self.names, self.types, self.values = error, stage, list(names), list(types), list(values)
+
+
+def run_ort(model_path, feeds_path, result_path, session):
+    _, level, prepack = session
+    if os.path.exists(result_path):
+        os.remove(result_path)
+    cmd = [sys.executable, os.path.abspath(__file__), "--ort-worker", model_path, feeds_path, result_path,
+           level, "1" if prepack else "0"]
+    try:
+        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=ORT_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return OrtRun(f"timed out after {ORT_TIMEOUT}s", "run")
+    if p.returncode == 3:
+        return OrtRun(ort_message(p.stderr), "load")
+    if p.returncode != 0:
+        why = ort_message(p.stderr) if p.returncode == 4 else \
+            f"exit {p.returncode}: {(p.stderr.strip().splitlines() or [''])[-1]}"
+        return OrtRun(why, "run")
+    with open(result_path, "rb") as f:
+        result = pickle.load(f)
+    return OrtRun(None, None, result["names"], result["types"], result["values"])
+
+
+# ---------------------------------------------------------------------------------------------- inputs
+
+def real_inputs(model):
+    initializers = {t.name for t in model.graph.initializer}
+    return [v for v in model.graph.input if v.name not in initializers]
+
+
+def seeded_inputs(model, folder, seed):
+    """Seeded inputs for the model's graph inputs that no initializer sets, written to folder/input_K.pb too."""
     rng = np.random.default_rng(seed)
     os.makedirs(folder, exist_ok=True)
-    initializers = {t.name for t in model.graph.initializer}
-    k = 0
-    for value in model.graph.input:
-        if value.name in initializers:
-            continue
+    feeds = {}
+    for k, value in enumerate(real_inputs(model)):
+        if not value.type.HasField("tensor_type"):
+            raise Failure(f"input '{value.name}' is not a tensor: no seeded input for it")
         tensor_type = value.type.tensor_type
         dims = [d.dim_value if d.dim_value > 0 else 1 for d in tensor_type.shape.dim]
-        dtype = onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[tensor_type.elem_type]
-        array = (rng.random(dims) * 255).astype(dtype)
+        dtype = helper.tensor_dtype_to_np_dtype(tensor_type.elem_type)
+        draws = rng.random(dims) * 255
+        array = draws.astype(np.int64).astype(str).astype(object) if dtype == object else draws.astype(dtype)
+        feeds[value.name] = array
         with open(os.path.join(folder, f"input_{k}.pb"), "wb") as f:
             f.write(numpy_helper.from_array(array, value.name).SerializeToString())
-        k += 1
+    return feeds
 
 
-def write_named_outputs(folder, graph, destination):
-    """The stored outputs of `folder` copied to `destination`, each named as the graph output it is (exporters of
-    2017 stored them unnamed)."""
-    os.makedirs(destination, exist_ok=True)
-    for k, name in enumerate(output_files(folder)):
-        tensor = onnx.load_tensor(os.path.join(folder, name))
-        if not tensor.name and k < len(graph.output):
-            tensor.name = graph.output[k].name
-        with open(os.path.join(destination, name), "wb") as f:
-            f.write(tensor.SerializeToString())
+def stored_files(folder, prefix):
+    found = [f for f in os.listdir(folder) if re.fullmatch(prefix + r"_(\d+)\.pb", f)]
+    return sorted(found, key=lambda f: int(re.search(r"(\d+)", f).group(1)))
 
 
-def ort_runs(model):
-    return model.ir_version >= 3 and (default_opset(model) or 0) >= 7
+def stored_inputs(model, folder):
+    """The model's own test inputs: each tensor by its name, or (unnamed, as exporters of 2017 stored them) by its
+    file's position among the inputs that no initializer sets."""
+    names = [v.name for v in real_inputs(model)]
+    feeds = {}
+    for f in stored_files(folder, "input"):
+        tensor = onnx.load_tensor(os.path.join(folder, f))
+        k = int(re.search(r"(\d+)", f).group(1))
+        name = tensor.name or (names[k] if k < len(names) else None)
+        if name is None or name not in names or name in feeds:
+            raise Failure(f"{folder}/{f}: no input of the model to feed it to")
+        feeds[name] = numpy_helper.to_array(tensor)
+    return feeds
+
+
+# ---------------------------------------------------------------------------------------------- comparing
+
+def float_bits(x):
+    return struct.pack("<d", x)
+
+
+def compare_floats(got, want, max_ulp, abs_tol):
+    """None when the float arrays agree (bit for bit when max_ulp and abs_tol are 0), else what differs."""
+    itype = {2: np.uint16, 4: np.uint32, 8: np.uint64}[got.dtype.itemsize]
+    g, w = np.ascontiguousarray(got), np.ascontiguousarray(want)
+    differ = g.view(itype) != w.view(itype)
+    if not differ.any():
+        return None
+    gn, wn = np.isnan(g), np.isnan(w)
+    with np.errstate(invalid="ignore", over="ignore"):
+        same = (g == w) | (gn & wn)
+        ulp = np.where(same | gn | wn, 0, float_ulp_distance(g, w)).astype(np.float64)
+        absd = np.where(same | gn | wn, 0.0, np.abs(g.astype(np.float64) - w.astype(np.float64)))
+    if max_ulp or abs_tol:
+        bad = (gn != wn) | (~same & (ulp > max_ulp) & ~(absd <= abs_tol))
+        if not bad.any():
+            return None
+        allowed = f"beyond {max_ulp} ULP / abs {abs_tol:g}"
+    else:
+        bad, allowed = differ, "differ bit for bit"
+    k = int(np.flatnonzero(bad)[0])
+    parts = [f"{int(bad.sum())} of {bad.size} element(s) {allowed}"]
+    values = ~same & ~gn & ~wn
+    if values.any():
+        parts.append(f"max {int(ulp.max())} ULP, max |diff| {float(absd.max()):.3g}")
+    if int(np.sum(differ & same & ~gn)):
+        parts.append(f"{int(np.sum(differ & same & ~gn))} only in the sign of zero")
+    if int(np.sum(gn != wn)):
+        parts.append(f"{int(np.sum(gn != wn))} NaN vs a number")
+    if int(np.sum(differ & gn & wn)):
+        parts.append(f"{int(np.sum(differ & gn & wn))} NaN vs NaN of other bits")
+    parts.append(f"first at flat index {k}: {g.flat[k].item()!r} vs {w.flat[k].item()!r}")
+    return "; ".join(parts)
+
+
+def describe(value):
+    if isinstance(value, np.ndarray):
+        return f"tensor({value.dtype}) {list(value.shape)}"
+    if isinstance(value, list):
+        return f"sequence of {len(value)}" + (f" {describe(value[0])}" if value else "")
+    if isinstance(value, dict):
+        return "map" + (f" of {type(next(iter(value.values()))).__name__}" if value else "")
+    return type(value).__name__
+
+
+def compare_values(got, want, where, max_ulp, abs_tol):
+    """What differs between an output of the legalized model (got) and of the original (want), element by element."""
+    if isinstance(got, np.ndarray) and isinstance(want, np.ndarray):
+        if got.dtype != want.dtype or got.shape != want.shape:
+            return [f"{where}: {describe(got)} vs {describe(want)}"]
+        if got.dtype.kind == "f":
+            why = compare_floats(got, want, max_ulp, abs_tol)
+            return [f"{where}: {why}"] if why else []
+        equal = got == want
+        if not np.all(equal):
+            k = int(np.flatnonzero(~np.asarray(equal))[0])
+            return [f"{where}: {int(np.sum(~np.asarray(equal)))} element(s) differ; first at flat index {k}: "
+                    f"{got.flat[k].item()!r} vs {want.flat[k].item()!r}"]
+        return []
+    if isinstance(got, list) and isinstance(want, list):
+        if len(got) != len(want):
+            return [f"{where}: a sequence of {len(got)} vs {len(want)}"]
+        problems = []
+        for k, (g, w) in enumerate(zip(got, want)):
+            problems += compare_values(g, w, f"{where}[{k}]", max_ulp, abs_tol)
+            if len(problems) >= 3:
+                break
+        return problems
+    if isinstance(got, dict) and isinstance(want, dict):
+        if list(got) != list(want):
+            missing, extra = [k for k in want if k not in got], [k for k in got if k not in want]
+            return [f"{where}: keys differ" + (f" (missing {missing[:5]})" if missing else "") +
+                    (f" (extra {extra[:5]})" if extra else "") + ("" if missing or extra else " in order")]
+        problems = []
+        for key in want:
+            g, w = got[key], want[key]
+            if isinstance(g, float) and isinstance(w, float):
+                if float_bits(g) == float_bits(w):
+                    continue
+                # A map's float value is a float32 made a Python float: its ULPs are float32's.
+                dtype = np.float32 if np.float32(g) == g and np.float32(w) == w else np.float64
+                ga, wa = np.array([g], dtype), np.array([w], dtype)
+                if compare_floats(ga, wa, max_ulp, abs_tol):
+                    with np.errstate(invalid="ignore", over="ignore"):
+                        ulp = int(float_ulp_distance(ga, wa)[0]) if not np.isnan(ga[0]) and not np.isnan(wa[0]) else None
+                    problems.append(f"{where}[{key!r}]: {g!r} vs {w!r}" + (f" ({ulp} ULP of {dtype.__name__})"
+                                                                            if ulp is not None else ""))
+            else:
+                problems += compare_values(g, w, f"{where}[{key!r}]", max_ulp, abs_tol)
+            if len(problems) >= 3:
+                break
+        return problems
+    if got is None and want is None:
+        return []
+    if type(got) is type(want) and not isinstance(got, (np.ndarray, list, dict)):
+        return [] if got == want else [f"{where}: {got!r} vs {want!r}"]
+    return [f"{where}: {describe(got)} vs {describe(want)}"]
+
+
+def compare_runs(got, want, max_ulp, abs_tol):
+    """What differs between the legalized model's run (got) and the original's (want): outputs by name and order."""
+    if got.names != want.names:
+        return [f"outputs {got.names} vs the original's {want.names}"]
+    problems = []
+    for name, t_got, t_want, g, w in zip(want.names, got.types, want.types, got.values, want.values):
+        if t_got != t_want:
+            problems.append(f"output '{name}': ORT's type {t_got} vs the original's {t_want}")
+        problems += compare_values(g, w, f"output '{name}'", max_ulp, abs_tol)
+    return problems
+
+
+def kinds(run):
+    maps = sum(1 for t in run.types if "map(" in t)
+    return f"{len(run.types)} output(s)" + (f", {maps} a sequence of maps" if maps else "")
+
+
+# ---------------------------------------------------------------------------------------------- one model, one target
+
+def opset_text(model):
+    v = default_opset(model)
+    return "none" if v is None else str(v)
+
+
+def ort_cannot(model, run):
+    """Why ORT does not load (or run) the model: the legacy trait it has, if any, then ORT's own words."""
+    traits = []
+    if model.ir_version < 3:
+        traits.append(f"IR {model.ir_version}" if model.ir_version else "no ir_version")
+    if not model.opset_import:
+        traits.append("no opset_import")
+    elif default_opset(model) is not None and default_opset(model) < 7:
+        traits.append(f"opset {default_opset(model)} < 7")
+    said = f"ORT {'refuses it' if run.stage == 'load' else 'fails to run it'}: {run.error}"
+    return ", ".join(traits + [said])
+
+
+def constants_made_inputs(model, out):
+    """Why ORT may compute OUT otherwise under its optimizations: at IR < 4 an initializer listed in graph.input is
+    a constant; at IR >= 4 it is an overridable input, which ORT neither folds, nor lays out, nor pre-packs."""
+    if model.ir_version >= 4 or out.ir_version < 4:
+        return ""
+    initializers = {t.name for t in out.graph.initializer}
+    listed = sum(1 for v in out.graph.input if v.name in initializers)
+    if not listed:
+        return ""
+    return (f"; the legalized model (IR {out.ir_version}) lists {listed} of the IR-{model.ir_version} model's constant "
+            f"initializers as graph inputs, which ORT takes as overridable, not constant")
 
 
 def check(cli, in_path, scratch, target):
-    name = os.path.splitext(os.path.basename(in_path))[0]
+    base = os.path.basename(in_path)
+    name = os.path.splitext(base)[0]
     work = os.path.join(scratch, f"{name}_{target}")
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     out_path = os.path.join(work, "legalized.onnx")
     p = run_cli(cli, in_path, out_path, work, None if target == "default" else int(target))
-    refusal = EXPECTED_REFUSALS.get(os.path.basename(in_path))
+    refusal = EXPECTED_REFUSALS.get(base)
     if refusal is not None:
-        if p.returncode != 3 or refusal[0] not in p.stderr or os.path.exists(out_path):
+        if p.returncode != 3 or refusal[0] not in p.stdout + p.stderr or os.path.exists(out_path):
             raise Failure(f"expected a refusal saying '{refusal[0]}' ({refusal[1]}); CLI exited {p.returncode}")
         return f"refused as it must be: {refusal[1]}"
     if p.returncode != 0:
-        tail = (p.stderr.strip() or p.stdout.strip()).splitlines()[-1:] or [""]
-        raise Failure(f"CLI exited {p.returncode}: {tail[0]}")
+        said = " ".join((p.stderr.strip() or p.stdout.strip()).split())
+        raise Failure(f"CLI exited {p.returncode}: {said if len(said) <= 500 else said[:497] + '...'}")
+    if not os.path.isfile(out_path):
+        raise Failure("CLI exited 0 but wrote no output model")
+
+    # 1. OUT as written: no removed op, the target opset, onnx 1.23's full check of the whole model.
     model, out = onnx.load(in_path), onnx.load(out_path)
     problems = [f"{op} left in {where}" for op, where in removed_ops_left(out)]
     if target != "default" and default_opset(out) != int(target):
-        problems.append(f"default opset {default_opset(out)}, not {target}")
+        problems.append(f"default opset {opset_text(out)}, not {target}")
     try:
-        # onnx 1.12's strict inference fails on every ZipMap (it cannot merge a map type): the checker reads the
-        # model as it is, and the full check (strict inference) the model without its ZipMaps.
-        onnx.checker.check_model(out)
-        onnx.checker.check_model(without_zipmaps(out), full_check=True)
+        onnx.checker.check_model(out, full_check=True)
     except Exception as e:  # noqa: BLE001
-        problems.append(f"onnx.checker: {str(e).splitlines()[0]}")
-    if problems:
+        problems.append(f"onnx {onnx.__version__} check_model(full_check=True): "
+                        f"{' '.join(str(e).split())[:300] or type(e).__name__}")
+    moved = f"opset {opset_text(model)} -> {opset_text(out)}"
+
+    # 2. Both models whole in ORT, on the model's own inputs or seeded ones.
+    own = os.path.splitext(in_path)[0] + ".test_data_set_0"
+    own_inputs = os.path.isdir(own) and bool(stored_files(own, "input"))
+    feeds = stored_inputs(model, own) if own_inputs else seeded_inputs(model, os.path.join(work, "inputs"), len(name))
+    feeds_path = os.path.join(work, "feeds.pkl")
+    with open(feeds_path, "wb") as f:
+        pickle.dump(feeds, f)
+    original = run_ort(in_path, feeds_path, os.path.join(work, "original.pkl"), DEFAULT_RUN)
+    legalized = run_ort(out_path, feeds_path, os.path.join(work, "legalized.pkl"), DEFAULT_RUN)
+
+    if original.error:
+        # 3. No oracle: OUT must run, and give the exporter's own outputs where they are stored.
+        unrun = f"ORT {ORT_VERSION} does not load the original ({ort_cannot(model, original)})"
+        if original.stage == "run":
+            unrun = f"ORT {ORT_VERSION} does not run the original ({ort_cannot(model, original)})"
+        if legalized.error:
+            out_opset = default_opset(out)
+            if out_opset is not None and out_opset < 7 and not problems:
+                return (f"{moved}; {unrun}; nor the legalized model, at opset {out_opset} < 7: checked by onnx "
+                        f"{onnx.__version__} only")
+            problems.append(f"ORT {ORT_VERSION} {'refuses' if legalized.stage == 'load' else 'fails to run'} the "
+                            f"legalized model: {legalized.error}")
+            raise Failure("; ".join(problems + [unrun]))
+        expected = stored_files(own, "output") if own_inputs else []
+        if expected:
+            if len(expected) != len(legalized.values):
+                problems.append(f"{len(legalized.values)} outputs vs the exporter's {len(expected)}")
+            for f, name_k, value in zip(expected, legalized.names, legalized.values):
+                tensor = onnx.load_tensor(os.path.join(own, f))
+                if tensor.name and tensor.name != name_k:
+                    problems.append(f"output '{name_k}' vs the exporter's '{tensor.name}'")
+                problems += [f"vs the exporter's outputs: {d}" for d in
+                             compare_values(value, numpy_helper.to_array(tensor), f"output '{name_k}'",
+                                            EXPORTER_ULP, EXPORTER_ABS)]
+        if problems:
+            raise Failure("; ".join(problems + [unrun]))
+        if expected:
+            return (f"{moved}; {unrun}; the legalized model gives the exporter's own stored outputs "
+                    f"(within {EXPORTER_ULP} ULP / abs {EXPORTER_ABS:g})")
+        return f"{moved}; {unrun}; it loads and runs the legalized model ({kinds(legalized)})"
+
+    if legalized.error:
+        problems.append(f"ORT {ORT_VERSION} {'refuses' if legalized.stage == 'load' else 'fails to run'} the "
+                        f"legalized model (it runs the original): {legalized.error}")
         raise Failure("; ".join(problems))
-    moved = f"opset {default_opset(model)} -> {default_opset(out)}"
-    if not ort_runs(model) and not ort_runs(out):
-        # Nothing legalized moved the model to an opset ONNX Runtime runs (the default target keeps a legal model's
-        # opset): onnx's checker above is all there is.
-        return f"{moved}; ONNX Runtime runs neither the original nor the legalized model (opset {default_opset(out)})"
-    if not ort_runs(model):
-        # No oracle for the original: the legalized model must at least run in ONNX Runtime.
-        runnable_out = os.path.join(work, "legalized_run.onnx")
-        onnx.save(without_zipmaps(out), runnable_out)
-        own = os.path.splitext(in_path)[0] + ".test_data_set_0"
-        inputs = own if os.path.isdir(own) else os.path.join(work, "inputs")
-        if inputs != own:
-            write_inputs(model, inputs, seed=len(name))
-        rc, err = run_ort(runnable_out, inputs, os.path.join(work, "legalized"))
-        if rc != 0:
-            raise Failure(f"ORT failed on the legalized model: {err.splitlines()[0] if err else rc}")
-        unrun = f"ONNX Runtime does not run the original (IR {model.ir_version}, opset {default_opset(model)})"
-        if inputs != own or not output_files(own):
-            return f"{moved}; {unrun}; it runs the legalized model"
-        expected = os.path.join(work, "exporter")
-        write_named_outputs(own, onnx.load(runnable_out).graph, expected)
-        differences = compare_dirs_tolerant(os.path.join(work, "legalized"), expected,
-                                            "legalized vs the exporter's outputs", EXPORTER_ULP, EXPORTER_ABS)
-        if differences:
-            raise Failure("; ".join(differences))
-        return f"{moved}; {unrun}; the legalized model gives the exporter's own stored outputs in it"
-    runnable_in, runnable_out = os.path.join(work, "original_run.onnx"), os.path.join(work, "legalized_run.onnx")
-    onnx.save(without_zipmaps(model), runnable_in)
-    onnx.save(without_zipmaps(out), runnable_out)
-    # The model's own test data where it comes with some (onnx's test models: index inputs must be valid).
-    inputs = os.path.splitext(in_path)[0] + ".test_data_set_0"
-    if not os.path.isdir(inputs):
-        inputs = os.path.join(work, "inputs")
-        write_inputs(model, inputs, seed=len(name))
-    for path, folder in ((runnable_in, "original"), (runnable_out, "legalized")):
-        rc, err = run_ort(path, inputs, os.path.join(work, folder))
-        if rc != 0:
-            raise Failure(f"ORT failed on the {folder} model: {err.splitlines()[0] if err else rc}")
+
     max_ulp = MVN_ULP if any(n.op_type == "MeanVarianceNormalization" for n in model.graph.node) else 0
-    ort_differs = ORT_DIFFERS.get(os.path.basename(in_path))
+    ort_differs = ORT_DIFFERS.get(base)
     if ort_differs is not None and default_opset(out) != default_opset(model):
         max_ulp = max(max_ulp, ort_differs[0])
-    differences = compare_dirs_tolerant(os.path.join(work, "legalized"), os.path.join(work, "original"),
-                                        "legalized vs original", max_ulp, 0.0)
-    if differences:
-        raise Failure("; ".join(differences))
-    if max_ulp:
-        return f"{moved}; within {max_ulp} ULP in ONNX Runtime"
-    return f"{moved}; identical in ONNX Runtime"
+    differences = compare_runs(legalized, original, max_ulp, 0.0)
+    inputs_said = "its own test inputs" if own_inputs else "seeded inputs"
+    tolerance = f"within {max_ulp} ULP" if max_ulp else "identical"
+    if not differences:
+        if problems:
+            raise Failure("; ".join(problems + [f"(outputs {tolerance} in ORT {ORT_VERSION})"]))
+        return f"{moved}; {tolerance} in ORT {ORT_VERSION} on {inputs_said} ({kinds(original)})"
+
+    # The outputs differ under ORT's default options: again at lower optimization levels, to tell the artifacts of
+    # its optimizer apart (the first level, going down, at which the two agree).
+    shown = "; ".join(differences[:3]) + (f"; and {len(differences) - 3} more" if len(differences) > 3 else "")
+    previous = DEFAULT_RUN[0]
+    for session in RERUNS:
+        o = run_ort(in_path, feeds_path, os.path.join(work, f"original_{session[1]}.pkl"), session)
+        l = run_ort(out_path, feeds_path, os.path.join(work, f"legalized_{session[1]}.pkl"), session)
+        if o.error or l.error:
+            continue
+        if not compare_runs(l, o, max_ulp, 0.0):
+            artifact = (f"{tolerance} with {session[0]}, not with {previous}: an artifact of ORT's "
+                        f"{'weight pre-packing' if session is RERUNS[-1] else previous + ' optimizations'}"
+                        f"{constants_made_inputs(model, out)}")
+            if base in OPTIMIZER_DIFFERS and not problems:
+                return (f"{moved}; under ORT {ORT_VERSION}'s default options: {shown}; {artifact} "
+                        f"({OPTIMIZER_DIFFERS[base]})")
+            raise Failure("; ".join(problems + [
+                f"under ORT {ORT_VERSION}'s default options: {shown}; {artifact} (OPTIMIZER_DIFFERS names none for "
+                f"this model)"]))
+        previous = session[0]
+    raise Failure("; ".join(problems + [f"legalized vs original in ORT {ORT_VERSION}: {shown} (at every "
+                                        f"optimization level, and without weight pre-packing){constants_made_inputs(model, out)}"]))
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("cli", help="the onnx-legalize binary")
     ap.add_argument("models_dir", help="a folder of real legacy models (*.onnx) and their PROVENANCE.md")
     ap.add_argument("scratch_dir", help="where legalized models and outputs go (created)")
     ap.add_argument("--targets", nargs="+", default=["default", "13", "17"], help="'default' and/or opsets")
     ap.add_argument("--only", nargs="+", metavar="FILE", help="run only these files of MODELS_DIR")
+    ap.add_argument("--cli-timeout", type=int, default=run_differential.CLI_TIMEOUT, metavar="S",
+                    help=f"seconds the CLI may take on one model and target (default {run_differential.CLI_TIMEOUT})")
     args = ap.parse_args()
+    run_differential.CLI_TIMEOUT = args.cli_timeout
+    for target in args.targets:
+        if target != "default" and not target.isdigit():
+            ap.error(f"--targets: '{target}' is neither 'default' nor an opset")
+    import onnxruntime
+    if (onnx.__version__, onnxruntime.__version__) != (ONNX_VERSION, ORT_VERSION):
+        sys.exit(f"run_real_models: onnx {onnx.__version__} and onnxruntime {onnxruntime.__version__} here, not "
+                 f"{ONNX_VERSION} and {ORT_VERSION}: run it with the python that tests/differential/python_env.sh "
+                 "prints")
     files = [{"file": f} for f in sorted(os.listdir(args.models_dir)) if f.endswith(".onnx")]
     files = select_only(files, args.only, "file")
     cli, scratch = os.path.abspath(args.cli), os.path.abspath(args.scratch_dir)
@@ -215,4 +511,6 @@ def main():
 
 
 if __name__ == "__main__":
+    if len(sys.argv) == 7 and sys.argv[1] == "--ort-worker":
+        sys.exit(ort_worker(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6] == "1"))
     sys.exit(main())

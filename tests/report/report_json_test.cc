@@ -48,6 +48,7 @@ TEST(ReportToJsonTest, WritesAnUnchangedReport) {
     "why_not": ""
   },
   "legacy_repairs": [],
+  "interface_changes": [],
   "targets_passed_over": [],
   "nodes": []
 }
@@ -69,6 +70,8 @@ TEST(ReportToJsonTest, WritesNodesInOrderWithStableKeys) {
   report.opset_move_proof.work = 123456789012;
   report.opset_move_proof.seconds = 1.23456;
   report.targets_passed_over = {{10, "checker says \"no\""}, {11, "converter"}};
+  report.interface_changes = {
+      {"loss", "map(string,tensor(float))", "seq(map(string,tensor(float)))", "ZipMap makes a sequence"}};
   NodeReport folded;
   folded.graph_path = "main";
   folded.node_name = "crop";
@@ -104,6 +107,14 @@ TEST(ReportToJsonTest, WritesNodesInOrderWithStableKeys) {
     "why_not": ""
   },
   "legacy_repairs": [],
+  "interface_changes": [
+    {
+      "value": "loss",
+      "before": "map(string,tensor(float))",
+      "after": "seq(map(string,tensor(float)))",
+      "why": "ZipMap makes a sequence"
+    }
+  ],
   "targets_passed_over": [
     {
       "opset": 10,

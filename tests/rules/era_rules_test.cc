@@ -61,6 +61,31 @@ g (float[2,4,3,2] x, float[2,3,2] w, float[2] b) => (float[2,4,2] y) {
   }
 }
 
+// CoreML's gesture classifiers (opset 1): a GRU-1, whose outputs onnx 1.12 types none of, then an FC reading
+// its last hidden state. Every output of a recurrent op of the first opsets has X's element type, and its dims
+// follow from X's and hidden_size.
+TEST(FullyConnected, AfterARecurrentOpOfOpset1KnowsItsInputsType) {
+  const onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 1]>
+g (float[5,1,4] x, float[1,9,4] w, float[1,9,3] r) => (float[1,2] y) {
+  seq, h = GRU<hidden_size = 3>(x, w, r)
+  fc_w = Constant<value = float[2,3] {1, 2, 3, 4, 5, 6}>()
+  fc_b = Constant<value = float[2] {0.5, -0.5}>()
+  y = FC<axis = 1, axis_w = 1>(h, fc_w, fc_b)
+}
+)");
+  // Not at 1: onnx 1.12's strict inference types nothing after a GRU-1, and the default target goes past it.
+  for (int64_t target : {0, 7, 13, 17}) {
+    Options options;
+    if (target > 0) options.target_opset = target;
+    Report report;
+    const onnx::ModelProto legalized = LegalizedCopy(model, options, &report);
+    EXPECT_EQ(CountOps(legalized, "FC"), 0) << target;
+    EXPECT_EQ(NodeFor(report, "y").became, "Flatten + Gemm") << target;
+    EXPECT_THAT(NodeFor(report, "y").verification, HasSubstr("bit for bit")) << target;
+  }
+}
+
 TEST(FullyConnected, OfConstantsIsFolded) {
   const onnx::ModelProto model = ParseModel(R"(
 <ir_version: 3, opset_import: ["" : 7]>

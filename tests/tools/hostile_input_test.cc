@@ -132,6 +132,32 @@ TEST_F(HostileInputTest, NotProtobufExits3) {
   ExpectRejected(Write("ff.onnx", std::string(64, '\xff')), {"is not a valid ONNX model"});
 }
 
+// The early runtimes' test models left the IR version out, and are read as their imports say (era/ir_version.cc);
+// a message without one whose graph holds no node, or no output, is protobuf's reading of stray bytes.
+TEST_F(HostileInputTest, NoIrVersionIsAModelOnlyWithAGraphThatComputesSomething) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 7]>
+g (float[1,3] x) => (float[1,3] y) {
+  y = Relu(x)
+}
+)");
+  model.clear_ir_version();
+  const CliRun run = Run({WriteModel("no_ir.onnx", model), PathOf("out.onnx")});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  onnx::ModelProto written;
+  ASSERT_TRUE(written.ParseFromString(ReadBytes(dir_ / "out.onnx")));
+  EXPECT_EQ(written.ir_version(), 3);
+  EXPECT_THAT(run.out, HasSubstr("no ir_version: written as 3"));
+  fs::remove(dir_ / "out.onnx");
+
+  onnx::ModelProto no_nodes = model;
+  no_nodes.mutable_graph()->clear_node();
+  ExpectRejected(WriteModel("no_nodes.onnx", no_nodes), {"is not a valid ONNX model (no ir_version)"});
+  onnx::ModelProto negative = model;
+  negative.set_ir_version(-1);
+  ExpectRejected(WriteModel("negative.onnx", negative), {"is not a valid ONNX model (a negative ir_version)"});
+}
+
 TEST_F(HostileInputTest, EmptyFileExits3) { ExpectRejected(Write("empty.onnx", ""), {"is empty"}); }
 
 // Every prefix of a small legacy model (subgraphs included): a prefix may still be a valid protobuf, and a

@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
+#include "graph/opsets.h"
 #include "gtest/gtest.h"
 #include "onnx/checker.h"
 #include "onnx/onnx_pb.h"

@@ -11,14 +11,13 @@
 #include "eval/kernels/kernel_support.h"
 #include "eval/kernels/registry.h"
 #include "eval/typed_elements.h"
+#include "graph/op_names.h"
 
 namespace onnx_legalize {
 namespace {
 
 using ::absl::StrCat;
 using ::onnx::TensorProto;
-
-constexpr char kMlDomain[] = "ai.onnx.ml";
 
 // ArrayFeatureExtractor: the elements of X at positions Y (int64, any shape, read flat) along X's last axis;
 // the output is X's dims with the last replaced by Y's element count, and [1, count] for a 1-D X (onnx's

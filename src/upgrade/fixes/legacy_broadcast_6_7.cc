@@ -5,19 +5,24 @@
 // unsqueezes B at [rank(B) .. rank(A)-1], rank(A) - rank(B) of them whatever a is: a too many. Where the ranks
 // are known and B so padded does not broadcast with A, the adapter then stops at its own broadcast check.
 //
-// The fix: before the converter, CheckLegacyBroadcastsConvert refuses, naming the node and the dims, a legacy
-// broadcast the adapter would stop at (rather than the converter's assertion); after it, FixLegacyBroadcast
-// drops the last a axes of the adapter's Unsqueeze.
+// The fix: before the converter, AlignLegacyBroadcasts gives B of a legacy broadcast the adapter would stop at
+// (B of rank 2 or more at a middle axis: Caffe2's and CNTK's exports, B [2,4] at axis 1 of A [1,2,4,3]) the
+// trailing ones it needs, by an Unsqueeze-1 of B placed before the node in the caller's model: B then ends at
+// A's last axis, where the adapter leaves it, and numpy broadcasting computes what the legacy one did. After
+// the converter, FixLegacyBroadcast drops the last a axes of the adapter's Unsqueeze, where it made one.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "graph/labels.h"
+#include "graph/names.h"
 #include "graph/op_names.h"
 #include "upgrade/fixes/adapter_fix.h"
 
@@ -62,8 +67,13 @@ bool NumpyBroadcastable(const std::vector<int64_t>& a, const std::vector<int64_t
 
 }  // namespace
 
-absl::Status CheckLegacyBroadcastsConvert(const Skeleton& skeleton, const Move& move) {
-  if (move.from >= 7 || !move.Crosses(7)) return absl::OkStatus();
+absl::StatusOr<std::optional<google::protobuf::RepeatedPtrField<NodeProto>>> AlignLegacyBroadcasts(
+    const Skeleton& skeleton, const Move& move, ModelProto& model) {
+  std::optional<google::protobuf::RepeatedPtrField<NodeProto>> before;
+  if (move.from >= 7 || !move.Crosses(7)) return before;
+  FreshNames fresh;
+  // The Unsqueezes to add, by the node they go before (its index in the caller's main graph).
+  std::map<int, NodeProto> unsqueezes;
   for (const NodeRecord& record : skeleton.records) {
     const NodeProto& node = *record.original;
     if (record.opaque || node.input_size() != 2 || !TakesLegacyBroadcast(node.op_type())) continue;
@@ -81,13 +91,40 @@ absl::Status CheckLegacyBroadcastsConvert(const Skeleton& skeleton, const Move& 
     std::vector<int64_t> adapted = *b_dims;  // what the adapter makes of B
     adapted.resize(static_cast<size_t>(std::max(a_rank, b_rank)), 1);
     if (NumpyBroadcastable(*a_dims, adapted)) continue;  // converted, then put right by FixLegacyBroadcast
-    return absl::FailedPreconditionError(
-        absl::StrCat(InGraph(NodeLabel(node), record.path), ": its legacy broadcast puts B '", node.input(1),
-                     "' (dims ", DimsText(b_dims), ") at axis ", *axis, " of A '", node.input(0), "' (dims ",
-                     DimsText(a_dims), "); onnx 1.12's 6->7 adapter gives B trailing ones (dims ", DimsText(&adapted),
-                     "), which do not broadcast with A, so it cannot be moved to opset ", move.to));
+    const std::string label = InGraph(NodeLabel(node), record.path);
+    if (record.owner != &model.graph() || *axis < 0 || *axis + b_rank > a_rank) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          label, ": its legacy broadcast puts B '", node.input(1), "' (dims ", DimsText(b_dims), ") at axis ", *axis,
+          " of A '", node.input(0), "' (dims ", DimsText(a_dims), "), which ",
+          record.owner != &model.graph() ? "onnx-legalize aligns only in the main graph" : "does not fit in A",
+          ", so it cannot be moved to opset ", move.to));
+    }
+    if (unsqueezes.empty()) fresh.ReserveAll(model.graph());
+    int index = 0;
+    while (&model.graph().node(index) != &node) ++index;
+    NodeProto unsqueeze;
+    unsqueeze.set_op_type("Unsqueeze");
+    unsqueeze.set_name(fresh.Make(absl::StrCat(node.name().empty() ? node.op_type() : node.name(), "_align_b")));
+    unsqueeze.add_input(node.input(1));
+    unsqueeze.add_output(fresh.Make(absl::StrCat(node.input(1), "_at_axis_", *axis)));
+    AttributeProto* axes = unsqueeze.add_attribute();
+    axes->set_name("axes");
+    axes->set_type(AttributeProto::INTS);
+    for (int64_t d = b_rank; d < a_rank - *axis; ++d) axes->add_ints(d);
+    unsqueezes.emplace(index, std::move(unsqueeze));
   }
-  return absl::OkStatus();
+  if (unsqueezes.empty()) return before;
+  before = model.graph().node();
+  google::protobuf::RepeatedPtrField<NodeProto> aligned;
+  for (int i = 0; i < model.graph().node_size(); ++i) {
+    auto unsqueeze = unsqueezes.find(i);
+    if (unsqueeze != unsqueezes.end()) *aligned.Add() = unsqueeze->second;
+    NodeProto* node = aligned.Add();
+    *node = model.graph().node(i);
+    if (unsqueeze != unsqueezes.end()) node->set_input(1, unsqueeze->second.output(0));
+  }
+  model.mutable_graph()->mutable_node()->Swap(&aligned);
+  return before;
 }
 
 absl::Status FixLegacyBroadcast(const SplicedNodes& g, int i, const NodeProto& orig, SpliceContext& ctx) {

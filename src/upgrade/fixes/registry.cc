@@ -13,7 +13,7 @@
 // Some fixes act before the converter or while splicing, where what they repair is made or read, and are called
 // from there (declared in upgrade/internal.h):
 //   skeleton.cc        OpTypeShownToConverter (a Hardmax shown as a Softmax), SpellOutPadValue
-//   opset_upgrade.cc   CheckLegacyBroadcastsConvert, before the converter runs
+//   opset_upgrade.cc   AlignLegacyBroadcasts, before the converter runs
 //   splice.cc          KeepResize10Coordinates, as each converted node is spliced; FixAdapterResults (below),
 //                      once a graph's nodes are spliced
 // (upgrade/constants_below_nine.cc, after the whole move, makes the int64 Constants that Reshape 4->5 and others

@@ -68,24 +68,48 @@ g (float[N,3,4,4] x, float[3] b, float[5,48] w, float[5] c) => (float[N,3,4,4] y
   }
 }
 
-// onnx 1.12's 6->7 adapter gives a legacy broadcast's B rank(A) - rank(B) trailing ones whatever its axis,
-// then checks the shapes: at an axis other than 0 and rank(A) - rank(B) that check stops it. The refusal
-// names the node and the dims instead of repeating the converter's assertion.
-TEST(OpsetUpgradeTest, RefusesALegacyBroadcastTheConverterCannotMoveNamingItsDims) {
+// onnx 1.12's 6->7 adapter gives a legacy broadcast's B rank(A) - rank(B) trailing ones whatever its axis, then
+// checks the shapes: at an axis other than 0 and rank(A) - rank(B) that check stopped it (Caffe2's and CNTK's
+// exports: B [3,4] at axis 1 of A [2,3,4,5]). B is given the trailing ones it needs before the converter runs,
+// by an Unsqueeze-1, and numpy broadcasting then computes what the legacy one did.
+TEST(OpsetUpgradeTest, ALegacyBroadcastAtAMiddleAxisIsAlignedBeforeTheConverter) {
   const ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 3, opset_import: ["" : 6]>
 g (float[2,3,4,5] a, float[3,4] b) => (float[2,3,4,5] y) {
   y = Add<broadcast=1, axis=1>(a, b)
 }
 )ONNX");
-  for (int64_t target : {7, 13}) {
-    ExpectRejectedUnchanged(model, target, absl::StatusCode::kFailedPrecondition,
-                            absl::StrCat("Add 'node_y' (graph main): its legacy broadcast puts B 'b' (dims [3,4]) at "
-                                         "axis 1 of A 'a' (dims [2,3,4,5]); onnx 1.12's 6->7 adapter gives B trailing "
-                                         "ones (dims [3,4,1,1]), which do not broadcast with A, so it cannot be moved "
-                                         "to opset ",
-                                         target));
+  const Tensor a = Iota({2, 3, 4, 5});
+  const Tensor b = Iota({3, 4});
+  for (int64_t target : {7, 13, 17}) {
+    SCOPED_TRACE(target);
+    ModelProto moved = model;
+    const absl::Status status = UpgradeDefaultOpset(moved, target);
+    ASSERT_TRUE(status.ok()) << status;
+    const NodeProto* add = FindNode(moved.graph(), "node_y");
+    ASSERT_NE(add, nullptr);
+    const NodeProto* unsqueeze = Producer(moved.graph(), add->input(1));
+    ASSERT_NE(unsqueeze, nullptr);
+    EXPECT_EQ(unsqueeze->op_type(), "Unsqueeze");
+    EXPECT_EQ(unsqueeze->input(0), "b");
+    EXPECT_EQ(add->attribute_size(), 0);
+    EXPECT_NO_THROW(onnx::checker::check_model(moved));
+    ExpectStrictShapeInferenceAccepts(moved);
+    ExpectSameOutputs(model, moved, {{"a", &a}, {"b", &b}});
   }
+}
+
+// A legacy broadcast whose B does not fit in A at its axis has no meaning to align: refused naming it.
+TEST(OpsetUpgradeTest, RefusesALegacyBroadcastWhoseBDoesNotFitInANamingItsDims) {
+  const ModelProto model = ParseModelNamingNodes(R"ONNX(
+<ir_version: 3, opset_import: ["" : 6]>
+g (float[2,3,4,5] a, float[4,5] b) => (float[2,3,4,5] y) {
+  y = Add<broadcast=1, axis=3>(a, b)
+}
+)ONNX");
+  ExpectRejectedUnchanged(model, 7, absl::StatusCode::kFailedPrecondition,
+                          "Add 'node_y' (graph main): its legacy broadcast puts B 'b' (dims [4,5]) at axis 3 of A 'a' "
+                          "(dims [2,3,4,5]), which does not fit in A, so it cannot be moved to opset 7");
 }
 
 }  // namespace

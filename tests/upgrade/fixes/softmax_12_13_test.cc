@@ -33,6 +33,34 @@ g (float[N,C,4] x) => (float[N,C,4] y) { y = LogSoftmax<axis=1>(x) }
   EXPECT_NO_THROW(onnx::checker::check_model(model));
 }
 
+// PyTorch 1.x's face detectors (opset 9): a Softmax over the last axis of a Reshape to [batch, -1, 2], a shape
+// computed at run time. onnx 1.12 infers no rank for the Reshape's output, and Softmax's adapter stopped ("input
+// shape is unknown"); the shape's length is known, and so the rank.
+TEST(OpsetUpgradeTest, SoftmaxAfterAReshapeToARunTimeShapeOfKnownLengthMoves) {
+  for (int64_t target : {13, 17}) {
+    ModelProto model = ParseModelNamingNodes(R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[1,4,6] x) => (float[1,12,2] y) {
+  shape = Shape(x)
+  zero = Constant<value = int64 {0}>()
+  batch = Gather<axis = 0>(shape, zero)
+  batch1 = Unsqueeze<axes = [0]>(batch)
+  rest = Constant<value = int64[2] {-1, 2}>()
+  target = Concat<axis = 0>(batch1, rest)
+  r = Reshape(x, target)
+  y = Softmax<axis = 2>(r)
+}
+)ONNX");
+    const absl::Status moved = UpgradeDefaultOpset(model, target);
+    ASSERT_TRUE(moved.ok()) << target << ": " << moved;
+    const NodeProto* softmax = Producer(model.graph(), "y");
+    ASSERT_NE(softmax, nullptr);
+    EXPECT_EQ(softmax->op_type(), "Softmax") << "over the last axis, Softmax-13 computes what Softmax-1 did";
+    EXPECT_NO_THROW(onnx::checker::check_model(model));
+    ExpectStrictShapeInferenceAccepts(model);
+  }
+}
+
 // The same with nothing declaring d: the converter sees DynamicSlice as a stand-in whose output keeps its
 // data's element type and rank, which is all the adapter needs. (Without it the adapter stopped: "input
 // shape is unknown".)

@@ -1,0 +1,287 @@
+// What a check refuses and one step fixes is fixed and reported, never refused and never passed through: a graph
+// without a name, a ZipMap's output declared as a map, an output declared without a shape, an IR-3 model of
+// ai.onnx.ml alone whose initializers are not inputs, a domain used and not imported, no IR version, an
+// activation spelled in lower case. Each case is a real exporter's (issue 37), in its smallest form.
+#include <string>
+
+#include "gmock/gmock.h"
+#include "graph/attributes.h"
+#include "gtest/gtest.h"
+#include "onnx/checker.h"
+#include "onnx/defs/schema.h"
+#include "onnx/shape_inference/implementation.h"
+#include "onnx_legalize/legalize.h"
+#include "test_models.h"
+
+namespace onnx_legalize {
+namespace {
+
+using ::onnx_legalize::testing::DefaultOpset;
+using ::onnx_legalize::testing::ExpectRejected;
+using ::onnx_legalize::testing::LegalizedCopy;
+using ::onnx_legalize::testing::ParseModel;
+using ::onnx_legalize::testing::SameModel;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+// onnx 1.12's checker, with strict shape inference when `full`, on `model`: "" when it accepts it, else its words.
+std::string OnnxCheckerSays(const onnx::ModelProto& model, bool full = false) {
+  onnx::ModelProto copy = model;
+  try {
+    onnx::checker::check_model(copy);
+    if (full) {
+      onnx::ShapeInferenceOptions strict(/*check_type_val=*/true, /*strict_mode_val=*/1);
+      onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), strict);
+    }
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// --- a graph without a name --------------------------------------------------------------------------------------
+
+// Windows ML's own preprocessing models (opset 12) name no graph; ONNX Runtime runs them, onnx's checker does not.
+TEST(LegalityRepairs, AGraphWithoutANameIsNamedAndReported) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 7, opset_import: ["" : 12]>
+g (float[1,3] x) => (float[1,3] y) {
+  y = Relu(x)
+}
+)");
+  model.mutable_graph()->clear_name();
+  ASSERT_THAT(OnnxCheckerSays(model), HasSubstr("Field 'name' of 'graph' is required to be non-empty"));
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(legalized.graph().name(), "main_graph");
+  EXPECT_EQ(OnnxCheckerSays(legalized, /*full=*/true), "");
+  EXPECT_TRUE(report.changed);
+  EXPECT_THAT(report.legacy_repairs, ElementsAre(HasSubstr("graph main: a graph without a name")));
+  EXPECT_EQ(DefaultOpset(legalized), 12) << "nothing else to do: the model keeps its opset";
+}
+
+TEST(LegalityRepairs, ASubgraphWithoutANameIsNamedAsMessagesCallIt) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 7, opset_import: ["" : 13]>
+g (bool c, float[2] x) => (float[2] y) {
+  y = If(c) <then_branch = then_g () => (float[2] t) { t = Relu(x) },
+             else_branch = else_g () => (float[2] e) { e = Neg(x) }>
+}
+)");
+  model.mutable_graph()->mutable_node(0)->set_name("choose");
+  model.mutable_graph()->mutable_node(0)->mutable_attribute(1)->mutable_g()->clear_name();
+  const std::string unnamed = model.graph().node(0).attribute(1).name();
+  const onnx::ModelProto legalized = LegalizedCopy(model);
+  EXPECT_EQ(legalized.graph().node(0).attribute(1).g().name(), "choose." + unnamed);
+  EXPECT_EQ(OnnxCheckerSays(legalized, /*full=*/true), "");
+}
+
+// --- ZipMap's output declared as a map ----------------------------------------------------------------------------
+
+// WinMLTools 0.1's Custom Vision classifiers: Softmax, then a ZipMap whose output is declared a map.
+onnx::ModelProto ClassifierWithZipMapDeclaredAsAMap() {
+  onnx::ModelProto model = ParseModel(R"ONNX(
+<ir_version: 3, opset_import: ["" : 7, "ai.onnx.ml" : 1]>
+g (float[1,3] data) => (float[1,3] loss) {
+  probabilities = Softmax(data)
+  loss = ai.onnx.ml.ZipMap<classlabels_strings = ["cat", "dog", "fox"]>(probabilities)
+}
+)ONNX");
+  onnx::TypeProto& loss = *model.mutable_graph()->mutable_output(0)->mutable_type();
+  loss.Clear();
+  onnx::TypeProto_Map& map = *loss.mutable_map_type();
+  map.set_key_type(onnx::TensorProto::STRING);
+  map.mutable_value_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  return model;
+}
+
+TEST(LegalityRepairs, AZipMapOutputDeclaredAsAMapIsWrittenAsTheSequenceZipMapMakes) {
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(ClassifierWithZipMapDeclaredAsAMap(), {}, &report);
+  const onnx::TypeProto& loss = legalized.graph().output(0).type();
+  ASSERT_TRUE(loss.has_sequence_type());
+  ASSERT_TRUE(loss.sequence_type().elem_type().has_map_type());
+  EXPECT_EQ(loss.sequence_type().elem_type().map_type().key_type(), onnx::TensorProto::STRING);
+  EXPECT_EQ(loss.sequence_type().elem_type().map_type().value_type().tensor_type().elem_type(),
+            onnx::TensorProto::FLOAT);
+  ASSERT_EQ(report.interface_changes.size(), 1u);
+  EXPECT_EQ(report.interface_changes[0].value, "loss");
+  EXPECT_EQ(report.interface_changes[0].before, "map(string,tensor(float))");
+  EXPECT_EQ(report.interface_changes[0].after, "seq(map(string,tensor(float)))");
+  EXPECT_THAT(report.legacy_repairs, IsEmpty()) << "an interface change is listed once, as one";
+  EXPECT_TRUE(report.changed);
+}
+
+TEST(LegalityRepairs, AZipMapOfInt64LabelsMakesASequenceOfMapsFromInt64) {
+  onnx::ModelProto model = ClassifierWithZipMapDeclaredAsAMap();
+  onnx::AttributeProto& labels = *model.mutable_graph()->mutable_node(1)->mutable_attribute(0);
+  labels.Clear();
+  labels.set_name("classlabels_int64s");
+  labels.set_type(onnx::AttributeProto::INTS);
+  for (int64_t label : {7, 8, 9}) labels.add_ints(label);
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(legalized.graph().output(0).type().sequence_type().elem_type().map_type().key_type(),
+            onnx::TensorProto::INT64);
+  ASSERT_EQ(report.interface_changes.size(), 1u);
+  EXPECT_EQ(report.interface_changes[0].after, "seq(map(int64,tensor(float)))");
+}
+
+TEST(LegalityRepairs, AZipMapOutputDeclaredAsItIsMadeIsNoChange) {
+  onnx::ModelProto model = ClassifierWithZipMapDeclaredAsAMap();
+  onnx::TypeProto& loss = *model.mutable_graph()->mutable_output(0)->mutable_type();
+  const onnx::TypeProto map = loss;
+  *loss.mutable_sequence_type()->mutable_elem_type() = map;
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_TRUE(SameModel(legalized, model));
+  EXPECT_THAT(report.interface_changes, IsEmpty());
+  EXPECT_FALSE(report.changed);
+}
+
+// --- an output declared without a shape ---------------------------------------------------------------------------
+
+TEST(LegalityRepairs, AnOutputWithoutAShapeGetsTheShapeInferenceFinds) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 7, opset_import: ["" : 12]>
+g (float[N,3] x) => (float[N,3] y, float[N,3] z) {
+  y = Relu(x)
+  z = Neg(y)
+}
+)");
+  model.mutable_graph()->mutable_output(1)->mutable_type()->mutable_tensor_type()->clear_shape();
+  ASSERT_THAT(OnnxCheckerSays(model), HasSubstr("Field 'shape' of 'type' is required but missing"));
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(OnnxCheckerSays(legalized, /*full=*/true), "");
+  ASSERT_EQ(report.interface_changes.size(), 1u);
+  EXPECT_EQ(report.interface_changes[0].value, "z");
+  EXPECT_EQ(report.interface_changes[0].before, "tensor(float)");
+  EXPECT_EQ(report.interface_changes[0].after, "tensor(float)[N,3]");
+  EXPECT_EQ(legalized.graph().output(0).type().SerializeAsString(), model.graph().output(0).type().SerializeAsString())
+      << "an output declared with its shape keeps it";
+}
+
+TEST(LegalityRepairs, AnOutputWhoseRankNoOneKnowsIsRefusedNamingTheField) {
+  // Reshape to a shape computed at run time: inference finds no rank for y.
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 7, opset_import: ["" : 12]>
+g (float[6] x, int64[2] s) => (float[2,3] y) {
+  y = Reshape(x, s)
+}
+)");
+  model.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  ExpectRejected(model, absl::StatusCode::kFailedPrecondition, "Field 'shape' of 'type' is required but missing");
+}
+
+// --- models of ai.onnx.ml alone ------------------------------------------------------------------------------------
+
+// A CoreML conversion of 2018 (IR 3) of ai.onnx.ml alone, whose index is an initializer not listed as an input.
+onnx::ModelProto MlOnlyModelWithUnlistedInitializer() {
+  onnx::ModelProto model = ParseModel(R"ONNX(
+<ir_version: 3, opset_import: ["ai.onnx.ml" : 1]>
+g (float[1,4] x) => (float[1,2] y) {
+  y = ai.onnx.ml.ArrayFeatureExtractor(x, index)
+}
+)ONNX");
+  onnx::TensorProto& index = *model.mutable_graph()->add_initializer();
+  index.set_name("index");
+  index.set_data_type(onnx::TensorProto::INT64);
+  index.add_dims(2);
+  index.add_int64_data(3);
+  index.add_int64_data(0);
+  return model;
+}
+
+TEST(LegalityRepairs, AnMlOnlyIr3ModelWithInitializersNotListedAsInputsIsRaisedToIr4) {
+  const onnx::ModelProto model = MlOnlyModelWithUnlistedInitializer();
+  ASSERT_THAT(OnnxCheckerSays(model), HasSubstr("in initializer but not in graph input"));
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(legalized.ir_version(), 4);
+  EXPECT_EQ(OnnxCheckerSays(legalized, /*full=*/true), "");
+  EXPECT_TRUE(report.changed);
+  EXPECT_EQ(report.ir_version_after, 4);
+  EXPECT_EQ(report.onnx_check, "onnx's checker and strict shape inference accept the result");
+}
+
+TEST(LegalityRepairs, AnMlOnlyModelImportingNothingImportsTheMlDomain) {
+  onnx::ModelProto model = MlOnlyModelWithUnlistedInitializer();
+  model.clear_opset_import();
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  ASSERT_EQ(legalized.opset_import_size(), 1);
+  EXPECT_EQ(legalized.opset_import(0).domain(), "ai.onnx.ml");
+  EXPECT_EQ(legalized.opset_import(0).version(), 1);
+  EXPECT_THAT(report.legacy_repairs, ElementsAre(HasSubstr("read as ai.onnx.ml opset 1")));
+  EXPECT_EQ(OnnxCheckerSays(legalized, /*full=*/true), "");
+}
+
+// "Nothing to legalize" is not "valid": a broken model of ai.onnx.ml alone is refused like any other.
+TEST(LegalityRepairs, AnMlOnlyModelTheCheckerRefusesIsRefusedAndLeftAsItWas) {
+  onnx::ModelProto too_new = MlOnlyModelWithUnlistedInitializer();
+  too_new.set_ir_version(99);
+  ExpectRejected(too_new, absl::StatusCode::kFailedPrecondition, "would not pass onnx's checker");
+
+  onnx::ModelProto dangling = MlOnlyModelWithUnlistedInitializer();
+  dangling.mutable_graph()->mutable_node(0)->set_input(0, "nowhere");
+  ExpectRejected(dangling, absl::StatusCode::kInvalidArgument, "input 'nowhere' is not defined");
+}
+
+// --- no IR version ---------------------------------------------------------------------------------------------------
+
+TEST(LegalityRepairs, AModelWithoutAnIrVersionGetsTheOneItsImportsImply) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 7]>
+g (float[1,3] x) => (float[1,3] y) {
+  y = Relu(x)
+}
+)");
+  model.clear_ir_version();
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(legalized.ir_version(), 3);
+  EXPECT_EQ(report.ir_version_before, 0);
+  EXPECT_THAT(report.legacy_repairs, ElementsAre(HasSubstr("no ir_version: written as 3")));
+  EXPECT_EQ(OnnxCheckerSays(legalized, /*full=*/true), "");
+}
+
+TEST(LegalityRepairs, AModelWithoutAnIrVersionOrImportsIsReadAsIr3AndTheOpsetItsNodesFit) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 7]>
+g (float[1,3] x) => (float[1,3] y) {
+  y = Relu(x)
+}
+)");
+  model.clear_ir_version();
+  model.clear_opset_import();
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_GE(legalized.ir_version(), 3);
+  EXPECT_EQ(DefaultOpset(legalized), 1);
+  EXPECT_THAT(report.legacy_repairs,
+              ElementsAre(HasSubstr("no ir_version: written as 3"), HasSubstr("read as opset 1")));
+}
+
+// --- an activation spelled in lower case -------------------------------------------------------------------------
+
+TEST(LegalityRepairs, ARecurrentActivationInLowerCaseIsSpelledAsTheSpecSpellsIt) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 7]>
+g (float[2,1,2] x, float[1,3,2] w, float[1,3,3] r) => (float[1,1,3] h) {
+  y, h = RNN<hidden_size = 3, activations = ["tanh"]>(x, w, r)
+}
+)");
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  const onnx::AttributeProto* activations = FindAttribute(legalized.graph().node(0), "activations");
+  ASSERT_NE(activations, nullptr);
+  ASSERT_EQ(activations->strings_size(), 1);
+  EXPECT_EQ(activations->strings(0), "Tanh");
+  EXPECT_THAT(report.legacy_repairs,
+              ElementsAre(HasSubstr("activations [tanh] spelled as the spec spells them, [Tanh]")));
+}
+
+}  // namespace
+}  // namespace onnx_legalize
