@@ -231,7 +231,8 @@ TEST(LegalityRepairs, AnMlOnlyModelTheCheckerRefusesIsRefusedAndLeftAsItWas) {
 
 // --- no IR version ---------------------------------------------------------------------------------------------------
 
-TEST(LegalityRepairs, AModelWithoutAnIrVersionGetsTheOneItsImportsImply) {
+// The early runtimes' test models: an opset-7 import, and the IR version left unset.
+onnx::ModelProto ReluWithoutIrVersion() {
   onnx::ModelProto model = ParseModel(R"(
 <ir_version: 3, opset_import: ["" : 7]>
 g (float[1,3] x) => (float[1,3] y) {
@@ -239,6 +240,11 @@ g (float[1,3] x) => (float[1,3] y) {
 }
 )");
   model.clear_ir_version();
+  return model;
+}
+
+TEST(LegalityRepairs, AModelWithoutAnIrVersionGetsTheOneItsImportsImply) {
+  onnx::ModelProto model = ReluWithoutIrVersion();
   Report report;
   const onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
   EXPECT_EQ(legalized.ir_version(), 3);
@@ -248,13 +254,7 @@ g (float[1,3] x) => (float[1,3] y) {
 }
 
 TEST(LegalityRepairs, AModelWithoutAnIrVersionOrImportsIsReadAsIr3AndTheOpsetItsNodesFit) {
-  onnx::ModelProto model = ParseModel(R"(
-<ir_version: 3, opset_import: ["" : 7]>
-g (float[1,3] x) => (float[1,3] y) {
-  y = Relu(x)
-}
-)");
-  model.clear_ir_version();
+  onnx::ModelProto model = ReluWithoutIrVersion();
   model.clear_opset_import();
   Report report;
   const onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
