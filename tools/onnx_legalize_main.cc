@@ -393,12 +393,18 @@ int RunCheck(const std::vector<std::string>& positionals, const std::set<std::st
   return any_finding ? kExitFindings : kExitOk;
 }
 
+// "opset 6 -> 9", or what a model of no default-domain node (ai.onnx.ml alone) has instead.
+std::string OpsetText(const onnx_legalize::Report& report) {
+  if (report.opset_before == 0 && report.opset_after == 0) return "no default-domain opset (no node of it to move)";
+  return absl::StrCat("opset ", report.opset_before, " -> ", report.opset_after);
+}
+
 void PrintSummary(const std::string& input, const std::string& output, const onnx_legalize::Report& report,
                   bool in_place) {
   std::cout << input << " -> " << output << ": ";
   if (!report.changed) {
-    std::cout << "no removed op; model " << (in_place ? "left as it is, not written" : "written unchanged")
-              << " (opset " << report.opset_after << ")\n";
+    std::cout << "no removed op; model " << (in_place ? "left as it is, not written" : "written unchanged") << " ("
+              << (report.opset_after == 0 ? OpsetText(report) : absl::StrCat("opset ", report.opset_after)) << ")\n";
     return;
   }
   int folded = 0;
@@ -411,9 +417,8 @@ void PrintSummary(const std::string& input, const std::string& output, const onn
   counts.reserve(by_op.size());
   for (const auto& [op, count] : by_op) counts.push_back(absl::StrCat(count, " ", op));
   std::cout << (counts.empty() ? std::string("nothing") : absl::StrJoin(counts, ", ")) << " legalized (" << folded
-            << " folded, " << report.nodes.size() - folded << " rewritten); opset " << report.opset_before << " -> "
-            << report.opset_after << ", IR version " << report.ir_version_before << " -> " << report.ir_version_after
-            << "\n";
+            << " folded, " << report.nodes.size() - folded << " rewritten); " << OpsetText(report) << ", IR version "
+            << report.ir_version_before << " -> " << report.ir_version_after << "\n";
   for (const std::string& repair : report.legacy_repairs) std::cout << "  read as its era wrote it: " << repair << "\n";
   for (const onnx_legalize::InterfaceChange& change : report.interface_changes) {
     std::cout << "  output '" << change.value << "' declared anew: " << change.before << " -> " << change.after << " ("

@@ -70,9 +70,10 @@ struct Report {
   // consumed_inputs, which BatchNormalization-1 requires ..."). Empty for a model of a later era.
   std::vector<std::string> legacy_repairs;
   // The graph outputs whose declared types were written anew, main graph first: a ZipMap's output declared as
-  // the map its exporter thought of, written as the sequence of maps ZipMap makes; an output declared without
-  // a shape (onnx's checker requires one on the main graph's outputs), written with the shape inference finds.
-  // Empty when the model's interface is as it was.
+  // the map its exporter thought of, written as the sequence of maps ZipMap makes; a recurrent op's Y declared
+  // without its num_directions axis (PyTorch 0.3), written with it; an output declared without a shape (onnx's checker
+  // requires one on the main graph's outputs), written with the shape inference finds. Empty when the model's interface
+  // is as it was.
   std::vector<InterfaceChange> interface_changes;
   // One per removed node found: the other removed ops (main graph first, subgraphs depth first), then
   // every DynamicSlice in graph order.

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 #include "driver/declared_output_shapes.h"
+#include "driver/ir3_initializer_inputs.h"
 #include "driver/legalize_internal.h"
 #include "driver/onnx_check.h"
 #include "driver/planned_passes.h"
@@ -83,13 +84,16 @@ bool AcceptedAsItIs(const onnx::ModelProto& model) {
 internal::Attempt LegalizeWithoutDefaultDomain(onnx::ModelProto& model, const internal::UseLegalized* use,
                                                Report& report) {
   const int64_t ir_version_before = model.ir_version();
+  const google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> inputs_before = model.graph().input();
   const google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> outputs_before = model.graph().output();
   RaiseIrVersionAsTheCheckerNeeds(model);
+  std::optional<std::string> unlisted = UnlistIr3InitializerInputs(ir_version_before, model);
   std::vector<InterfaceChange> declared = DeclareInferredOutputShapes(model);
   google::protobuf::Arena arena;
   const OnnxVerdict verdict = CheckWithOnnx(*SkeletonToCheck(model, arena));
   if (!verdict.status.ok()) {
     model.set_ir_version(ir_version_before);
+    *model.mutable_graph()->mutable_input() = inputs_before;
     *model.mutable_graph()->mutable_output() = outputs_before;
     return absl::FailedPreconditionError(
         absl::StrCat("the model (of no default-domain op, so nothing to legalize) would not pass onnx's checker and "
@@ -99,6 +103,7 @@ internal::Attempt LegalizeWithoutDefaultDomain(onnx::ModelProto& model, const in
   report.ir_version_after = model.ir_version();
   report.changed = report.changed || report.ir_version_after != ir_version_before || !declared.empty();
   report.interface_changes.insert(report.interface_changes.end(), declared.begin(), declared.end());
+  if (unlisted.has_value()) report.legacy_repairs.push_back(*std::move(unlisted));
   report.onnx_check = "onnx's checker and strict shape inference accept the result";
   if (use != nullptr) RETURN_IF_ERROR((*use)(model, {}, [] { return absl::OkStatus(); }));
   return report;
@@ -145,6 +150,8 @@ internal::Attempt LegalizeImpl(onnx::ModelProto& model, const Options& options, 
     if (!end.status.ok()) return std::move(end).AsAttempt();
     report.interface_changes.insert(report.interface_changes.end(), session.interface_changes().begin(),
                                     session.interface_changes().end());
+    report.legacy_repairs.insert(report.legacy_repairs.end(), session.legacy_repairs().begin(),
+                                 session.legacy_repairs().end());
     report.opset_move = std::move(session.opset_move().text);
     report.opset_move_proof = std::move(session.opset_move().proof);
   }

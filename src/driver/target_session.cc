@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 #include "driver/declared_output_shapes.h"
+#include "driver/ir3_initializer_inputs.h"
 #include "driver/transform.h"
 #include "google/protobuf/arena.h"
 #include "onnx_legalize/findings.h"
@@ -85,6 +86,9 @@ SessionEnd TargetSession::TransformCopy() {
     return RollBack(FailedStep(std::move(transformed).status(), internal::TargetFailure::Step::kTransform));
   }
   values_to_come_ = std::move(*transformed);
+  if (std::optional<std::string> unlisted = UnlistIr3InitializerInputs(model_.ir_version(), result_)) {
+    legacy_repairs_.push_back(*std::move(unlisted));
+  }
   interface_changes_ = DeclareInferredOutputShapes(result_);
   if (std::optional<StepFailure> made_wrong = RefuseNewSchemaMismatches(model_, result_)) {
     return RollBack(std::move(*made_wrong));

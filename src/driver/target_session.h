@@ -70,6 +70,9 @@ class TargetSession {
   OpsetMoveProofResult& opset_move() { return opset_move_; }
   // The outputs whose declarations the transformation wrote anew (driver/declared_output_shapes.h).
   const std::vector<InterfaceChange>& interface_changes() const { return interface_changes_; }
+  // What the transformation wrote anew of the era's habits (driver/ir3_initializer_inputs.h), for
+  // Report::legacy_repairs.
+  const std::vector<std::string>& legacy_repairs() const { return legacy_repairs_; }
 
  private:
   // The model as it was (the large initializers' data back in it), and the failure: the target's, unless
@@ -100,6 +103,7 @@ class TargetSession {
   const Options& options_;
   OpsetMoveProofResult opset_move_;
   std::vector<InterfaceChange> interface_changes_;
+  std::vector<std::string> legacy_repairs_;
   // Declared before the verification, so that they outlive it on every path: the plan's large constants view the
   // bytes of the model's initializers (GraphScope::FindConstant), which move into `aside_` and on into `result_`'s
   // stubs, and verification reads them until it is joined.

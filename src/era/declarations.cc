@@ -9,9 +9,17 @@
 //    ("type case mismatch", "does not match expected type (seq(map(string,tensor(float))))"). The declaration
 //    is written as the schema types the output, seq(map(K, tensor(float))) with K what the class labels are; a
 //    graph output so written is an interface change (Report::interface_changes).
+//  - A recurrent op's Y declared without its num_directions axis. PyTorch 0.3 declared a single-layer RNN's,
+//    GRU's or LSTM's Y as its own framework's output, [seq_length, batch, hidden]; ONNX's Y is [seq_length,
+//    num_directions, batch, hidden] in every version, and onnx's strict inference refuses the model ("Inferred
+//    shape and existing shape differ in rank"). Where no node reads Y (the graph output does), the declaration is
+//    the exporter's mistake and not the graph's: it is written with num_directions, 1 for one direction, at axis
+//    1, an interface change when Y is a graph output. A Y that a node reads at rank 3 (the stacked exports, whose
+//    next layer takes it as X) and a bidirectional Y are left to the check, which refuses them.
 #include <string>
 #include <utility>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "era/era_walk.h"
 #include "era/legacy_repairs.h"
@@ -19,6 +27,7 @@
 #include "graph/op_names.h"
 #include "graph/subgraphs.h"
 #include "graph/type_text.h"
+#include "graph/untyped_era_ops.h"
 
 namespace onnx_legalize {
 namespace {
@@ -60,20 +69,45 @@ std::optional<onnx::TypeProto> ZipMapOutputType(const onnx::NodeProto& node) {
   return type;
 }
 
-// Writes `declared` (a graph output's or value_info's type, a map) as `schema_type`, recording it.
+// Why a declaration was written anew, in the words of the report.
+struct Redeclaration {
+  const char* as;   // "as ZipMap makes it"
+  const char* why;  // InterfaceChange::why
+};
+
+constexpr Redeclaration kZipMapSequence{"as ZipMap makes it",
+                                        "ZipMap makes a sequence of maps, one per row of scores; its exporter declared "
+                                        "one map"};
+constexpr Redeclaration kRecurrentY{"with the num_directions axis the op's Y has",
+                                    "Y has the num_directions axis, [seq_length, num_directions, batch_size, "
+                                    "hidden_size]; its exporter declared its own framework's output, without it"};
+
+// Writes `declared` (a graph output's or value_info's type) as `schema_type`, recording it.
 void DeclareAsSchemaTypes(onnx::ValueInfoProto& declared, const onnx::TypeProto& schema_type, bool graph_output,
-                          const onnx::NodeProto& node, const std::string& path, LegacyRepairs& repairs) {
+                          const onnx::NodeProto& node, const std::string& path, const Redeclaration& redeclaration,
+                          LegacyRepairs& repairs) {
   onnx::TypeProto before = declared.type();
   *declared.mutable_type() = schema_type;
   LegacyRepair repair{path, node.op_type(), node.name(),
                       absl::StrCat(graph_output ? "graph output '" : "value_info of '", declared.name(), "' declared ",
-                                   TypeText(before), ", written as ZipMap makes it, ", TypeText(schema_type))};
+                                   TypeText(before), ", written ", redeclaration.as, ", ", TypeText(schema_type))};
   if (graph_output) {
-    repair.interface_change = InterfaceChange{declared.name(), TypeText(before), TypeText(schema_type),
-                                              "ZipMap makes a sequence of maps, one per row of scores; its exporter "
-                                              "declared one map"};
+    repair.interface_change =
+        InterfaceChange{declared.name(), TypeText(before), TypeText(schema_type), redeclaration.why};
   }
   repairs.Add(std::move(repair), [&declared, before = std::move(before)] { *declared.mutable_type() = before; });
+}
+
+// Calls `declare(value, graph_output)` on each declaration of `name` in `graph`: its graph outputs, then its
+// value_info.
+void ForEachDeclarationOf(onnx::GraphProto& graph, const std::string& name,
+                          absl::FunctionRef<void(onnx::ValueInfoProto&, bool)> declare) {
+  for (onnx::ValueInfoProto& output : *graph.mutable_output()) {
+    if (output.name() == name) declare(output, /*graph_output=*/true);
+  }
+  for (onnx::ValueInfoProto& value : *graph.mutable_value_info()) {
+    if (value.name() == name) declare(value, /*graph_output=*/false);
+  }
 }
 
 void DeclareZipMapOutputsAsSequences(onnx::ModelProto& model, LegacyRepairs& repairs) {
@@ -82,16 +116,55 @@ void DeclareZipMapOutputsAsSequences(onnx::ModelProto& model, LegacyRepairs& rep
       if (node.op_type() != kZipMapOp || node.domain() != kMlDomain || node.output_size() != 1) continue;
       const std::optional<onnx::TypeProto> schema_type = ZipMapOutputType(node);
       if (!schema_type.has_value()) continue;
-      for (onnx::ValueInfoProto& output : *graph.mutable_output()) {
-        if (output.name() == node.output(0) && output.type().has_map_type()) {
-          DeclareAsSchemaTypes(output, *schema_type, /*graph_output=*/true, node, path, repairs);
+      ForEachDeclarationOf(graph, node.output(0), [&](onnx::ValueInfoProto& declared, bool graph_output) {
+        if (declared.type().has_map_type()) {
+          DeclareAsSchemaTypes(declared, *schema_type, graph_output, node, path, kZipMapSequence, repairs);
         }
-      }
-      for (onnx::ValueInfoProto& value : *graph.mutable_value_info()) {
-        if (value.name() == node.output(0) && value.type().has_map_type()) {
-          DeclareAsSchemaTypes(value, *schema_type, /*graph_output=*/false, node, path, repairs);
+      });
+    }
+  });
+}
+
+// Whether a node of `graph`, or of a graph in it, reads `name`.
+bool ReadByANode(const onnx::GraphProto& graph, const std::string& name) {
+  bool read = false;
+  for (const onnx::NodeProto& node : graph.node()) {
+    for (const std::string& input : node.input()) read = read || input == name;
+    ForEachSubgraph(node, [&](const std::string&, const onnx::GraphProto& subgraph) {
+      read = read || ReadByANode(subgraph, name);
+    });
+  }
+  return read;
+}
+
+bool OneDirection(const onnx::NodeProto& node) {
+  const onnx::AttributeProto* direction = FindAttribute(node, "direction");
+  return direction == nullptr || direction->s() != "bidirectional";
+}
+
+// `declared` (a tensor of rank 3) with num_directions, 1, inserted at axis 1.
+onnx::TypeProto WithOneDirection(const onnx::TypeProto& declared) {
+  onnx::TypeProto type = declared;
+  onnx::TensorShapeProto& shape = *type.mutable_tensor_type()->mutable_shape();
+  shape.add_dim();
+  for (int axis = 3; axis > 1; --axis) *shape.mutable_dim(axis) = shape.dim(axis - 1);
+  shape.mutable_dim(1)->Clear();
+  shape.mutable_dim(1)->set_dim_value(1);
+  return type;
+}
+
+void DeclareRecurrentYWithItsDirections(onnx::ModelProto& model, LegacyRepairs& repairs) {
+  ForEachGraphOf(model, [&](onnx::GraphProto& graph, const std::string& path) {
+    for (const onnx::NodeProto& node : graph.node()) {
+      if (!IsRecurrentOp(node.op_type()) || !IsDefaultDomain(node.domain()) || node.output_size() < 1) continue;
+      const std::string& y = node.output(0);
+      if (y.empty() || !OneDirection(node) || ReadByANode(graph, y)) continue;
+      ForEachDeclarationOf(graph, y, [&](onnx::ValueInfoProto& declared, bool graph_output) {
+        const onnx::TypeProto& type = declared.type();
+        if (type.has_tensor_type() && type.tensor_type().has_shape() && type.tensor_type().shape().dim_size() == 3) {
+          DeclareAsSchemaTypes(declared, WithOneDirection(type), graph_output, node, path, kRecurrentY, repairs);
         }
-      }
+      });
     }
   });
 }
@@ -101,6 +174,7 @@ void DeclareZipMapOutputsAsSequences(onnx::ModelProto& model, LegacyRepairs& rep
 void RepairDeclarations(onnx::ModelProto& model, LegacyRepairs& repairs) {
   NameUnnamedGraphs(model, repairs);
   DeclareZipMapOutputsAsSequences(model, repairs);
+  DeclareRecurrentYWithItsDirections(model, repairs);
 }
 
 }  // namespace onnx_legalize

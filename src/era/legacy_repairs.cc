@@ -54,6 +54,7 @@ absl::Status ReadAsItsEra(onnx::ModelProto& model, LegacyRepairs& repairs) {
   if (read.ok()) read = RepairOpsetImports(model, made);
   if (read.ok()) read = RecoverAttributeTypes(model, made);
   if (read.ok()) read = RepairLegacyAttributes(model, made);
+  if (read.ok()) read = CheckRecurrentWeightRanks(model);
   if (!read.ok()) {
     made.Undo();
     return read;

@@ -8,8 +8,11 @@
 //  - node order: WinMLTools 0.1 listed some nodes after the nodes that read them;
 //  - declarations: a graph without a name (onnx's checker requires one); a ZipMap's output declared as the map
 //    its exporter thought of (WinMLTools 0.1, OnnxMLTools 1.2), where ZipMap makes a sequence of maps;
+//  - declarations (2): a single-layer RNN's, GRU's or LSTM's Y declared without its num_directions axis (PyTorch
+//    0.3) where no node reads it;
 //  - legacy attributes: the Caffe2-era flags a schema omits or requires (BatchNormalization-1's required
 //    consumed_inputs, which exporters left out; InstanceNormalization's is_test and spatial).
+// What no runtime of today can run and no one step repairs is refused: recurrent weights of rank 2 (PyTorch 0.3).
 // Each repair is recorded with how to take it back, so that Legalize stays transactional.
 #ifndef ONNX_LEGALIZE_SRC_ERA_LEGACY_REPAIRS_H_
 #define ONNX_LEGALIZE_SRC_ERA_LEGACY_REPAIRS_H_
@@ -74,6 +77,7 @@ absl::Status RepairIrVersion(onnx::ModelProto& model, LegacyRepairs& repairs);  
 absl::Status RepairOpsetImports(onnx::ModelProto& model, LegacyRepairs& repairs);      // opset_imports.cc
 absl::Status RecoverAttributeTypes(onnx::ModelProto& model, LegacyRepairs& repairs);   // attribute_types.cc
 absl::Status RepairLegacyAttributes(onnx::ModelProto& model, LegacyRepairs& repairs);  // legacy_attributes.cc
+absl::Status CheckRecurrentWeightRanks(onnx::ModelProto& model);                       // recurrent_weights.cc
 void SortNodesTopologically(onnx::ModelProto& model, LegacyRepairs& repairs);          // topological_order.cc
 void RepairDeclarations(onnx::ModelProto& model, LegacyRepairs& repairs);              // declarations.cc
 

@@ -1,8 +1,12 @@
 // What a check refuses and one step fixes is fixed and reported, never refused and never passed through: a graph
 // without a name, a ZipMap's output declared as a map, an output declared without a shape, an IR-3 model of
-// ai.onnx.ml alone whose initializers are not inputs, a domain used and not imported, no IR version, an
-// activation spelled in lower case. Each case is a real exporter's (issue 37), in its smallest form.
+// ai.onnx.ml alone whose initializers are not inputs, a domain used and not imported (ai.onnx.ml, or one onnx
+// does not define), no IR version, IR 3's initializers listed as inputs past IR 3, a recurrent Y declared
+// without num_directions, an activation spelled in lower case; and what no one step fixes is refused (2-D
+// recurrent weights). Each case is a real exporter's (issue 37), in its smallest form.
 #include <string>
+
+#include "absl/strings/str_cat.h"
 
 #include "gmock/gmock.h"
 #include "graph/attributes.h"
@@ -12,12 +16,15 @@
 #include "onnx/shape_inference/implementation.h"
 #include "onnx_legalize/legalize.h"
 #include "test_models.h"
+#include "test_tensors.h"
 
 namespace onnx_legalize {
 namespace {
 
 using ::onnx_legalize::testing::DefaultOpset;
 using ::onnx_legalize::testing::ExpectRejected;
+using ::onnx_legalize::testing::ExpectSameOutputs;
+using ::onnx_legalize::testing::Iota;
 using ::onnx_legalize::testing::LegalizedCopy;
 using ::onnx_legalize::testing::ParseModel;
 using ::onnx_legalize::testing::SameModel;
@@ -229,6 +236,31 @@ TEST(LegalityRepairs, AnMlOnlyModelTheCheckerRefusesIsRefusedAndLeftAsItWas) {
   ExpectRejected(dangling, absl::StatusCode::kInvalidArgument, "input 'nowhere' is not defined");
 }
 
+// --- a domain used and not imported ---------------------------------------------------------------------------------
+
+// Windows ML's mel-spectrogram preprocessing model (opset 13) uses com.microsoft.experimental's HannWindow and
+// imports only the default domain; ONNX Runtime runs it, onnx's checker does not ("No opset import for domain").
+TEST(LegalityRepairs, ADomainOnnxDefinesNoOpOfUsedAndNotImportedIsImportedAtVersion1) {
+  const onnx::ModelProto model = ParseModel(R"(
+<ir_version: 7, opset_import: ["" : 13]>
+g (int64 n) => (float[8] y) {
+  window = com.microsoft.experimental.HannWindow(n)
+  y = Relu(window)
+}
+)");
+  ASSERT_THAT(OnnxCheckerSays(model), HasSubstr("No opset import for domain 'com.microsoft.experimental'"));
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  ASSERT_EQ(legalized.opset_import_size(), 2);
+  EXPECT_EQ(legalized.opset_import(1).domain(), "com.microsoft.experimental");
+  EXPECT_EQ(legalized.opset_import(1).version(), 1);
+  EXPECT_THAT(report.legacy_repairs,
+              ElementsAre(HasSubstr("its com.microsoft.experimental nodes were not imported: read as "
+                                    "com.microsoft.experimental opset 1, onnx defines no op of the domain")));
+  EXPECT_EQ(OnnxCheckerSays(legalized, /*full=*/true), "");
+  EXPECT_EQ(DefaultOpset(legalized), 13);
+}
+
 // --- no IR version ---------------------------------------------------------------------------------------------------
 
 // The early runtimes' test models: an opset-7 import, and the IR version left unset.
@@ -262,6 +294,139 @@ TEST(LegalityRepairs, AModelWithoutAnIrVersionOrImportsIsReadAsIr3AndTheOpsetIts
   EXPECT_EQ(DefaultOpset(legalized), 1);
   EXPECT_THAT(report.legacy_repairs,
               ElementsAre(HasSubstr("no ir_version: written as 3"), HasSubstr("read as opset 1")));
+}
+
+// --- a recurrent op's Y declared without num_directions -----------------------------------------------------------
+
+// PyTorch 0.3's single-layer RNN (onnx/onnx#926's re-export): weights of ONNX's ranks, Y declared as PyTorch's own
+// output, [seq_length, batch, hidden], without the num_directions axis.
+onnx::ModelProto RnnWithYDeclaredAtRank3(const std::string& direction = "forward") {
+  const std::string text = absl::StrCat(R"(
+<ir_version: 3, opset_import: ["" : 7]>
+g (float[4,1,2] x, float[1,3,2] w, float[1,3,3] r) => (float[4,1,3] y, float[1,1,3] h) {
+  y, h = RNN<hidden_size = 3, direction = ")",
+                                        direction, R"(">(x, w, r)
+}
+)");
+  return ParseModel(text.c_str());
+}
+
+TEST(LegalityRepairs, ARecurrentYDeclaredWithoutNumDirectionsIsDeclaredWithIt) {
+  const onnx::ModelProto model = RnnWithYDeclaredAtRank3();
+  ASSERT_THAT(OnnxCheckerSays(model, /*full=*/true), HasSubstr("Inferred shape and existing shape differ in rank"));
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(OnnxCheckerSays(legalized, /*full=*/true), "");
+  ASSERT_EQ(report.interface_changes.size(), 1U);
+  EXPECT_EQ(report.interface_changes[0].value, "y");
+  EXPECT_EQ(report.interface_changes[0].before, "tensor(float)[4,1,3]");
+  EXPECT_EQ(report.interface_changes[0].after, "tensor(float)[4,1,1,3]");
+  EXPECT_THAT(report.interface_changes[0].why, HasSubstr("num_directions"));
+  const Tensor x = Iota({4, 1, 2});
+  const Tensor w = Iota({1, 3, 2});
+  const Tensor r = Iota({1, 3, 3});
+  ExpectSameOutputs(LegalizedCopy(RnnWithYDeclaredAtRank3(), {}), legalized, {{"x", &x}, {"w", &w}, {"r", &r}});
+}
+
+TEST(LegalityRepairs, ARecurrentYANodeReadsAtRank3IsLeftToTheCheck) {
+  onnx::ModelProto model = RnnWithYDeclaredAtRank3();
+  onnx::NodeProto& relu = *model.mutable_graph()->add_node();
+  relu.set_op_type("Relu");
+  relu.add_input("y");
+  relu.add_output("z");
+  *model.mutable_graph()->add_output() = model.graph().output(0);
+  model.mutable_graph()->mutable_output(2)->set_name("z");
+  ExpectRejected(model, absl::StatusCode::kFailedPrecondition, "differ in rank");
+}
+
+TEST(LegalityRepairs, ABidirectionalYDeclaredAtRank3IsLeftToTheCheck) {
+  ExpectRejected(RnnWithYDeclaredAtRank3("bidirectional"), absl::StatusCode::kFailedPrecondition, "differ in rank");
+}
+
+// --- recurrent weights of rank 2
+// --------------------------------------------------------------------------------------
+
+TEST(LegalityRepairs, RecurrentWeightsOfRank2AreRefusedNamingTheNodeAndTheWeight) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 7]>
+g (float[4,1,2] x, float[3,2] w, float[1,3,3] r) => (float[4,1,1,3] y) {
+  y = RNN<hidden_size = 3>(x, w, r)
+}
+)");
+  ExpectRejected(model, absl::StatusCode::kInvalidArgument,
+                 "RNN node #0 (graph main): W 'w' is of rank 2, and RNN takes it of rank 3 in every version");
+}
+
+// --- IR 3's initializers listed as inputs, past IR 3 -----------------------------------------------------------------
+
+// An exporter of onnx 1.1-1.3's era (IR 3): the weight is an initializer and, as IR 3 required, a graph input too.
+onnx::ModelProto Ir3ModelWithItsWeightListedAsAnInput() {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["" : 7]>
+g (float[1,3] x, float[1,3] w) => (float[1,3] y) {
+  y = Add(x, w)
+}
+)");
+  onnx::TensorProto& weight = *model.mutable_graph()->add_initializer();
+  weight.set_name("w");
+  weight.set_data_type(onnx::TensorProto::FLOAT);
+  weight.add_dims(1);
+  weight.add_dims(3);
+  for (float value : {0.5F, -1.0F, 2.0F}) weight.add_float_data(value);
+  return model;
+}
+
+TEST(LegalityRepairs, MovedPastIr3AnInitializerListedAsAnInputIsNoLongerAnInputACallerMayFeed) {
+  const onnx::ModelProto model = Ir3ModelWithItsWeightListedAsAnInput();
+  Options at_13;
+  at_13.target_opset = 13;
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, at_13, &report);
+  EXPECT_EQ(legalized.ir_version(), 7);
+  ASSERT_EQ(legalized.graph().input_size(), 1);
+  EXPECT_EQ(legalized.graph().input(0).name(), "x") << "the input a caller feeds stays";
+  ASSERT_EQ(legalized.graph().initializer_size(), 1);
+  EXPECT_EQ(legalized.graph().initializer(0).name(), "w") << "the weight stays, a constant as it was";
+  EXPECT_THAT(report.legacy_repairs, ElementsAre(HasSubstr("graph main: 1 initializer(s) listed as graph inputs, as "
+                                                           "IR 3 required, are no longer listed at IR 7")));
+  EXPECT_EQ(OnnxCheckerSays(legalized, /*full=*/true), "");
+  const Tensor x = Iota({1, 3});
+  ExpectSameOutputs(model, legalized, {{"x", &x}});
+  EXPECT_TRUE(SameModel(LegalizedCopy(legalized, at_13), legalized)) << "a second run changes nothing";
+}
+
+TEST(LegalityRepairs, AtIr3AnInitializerListedAsAnInputStaysListed) {
+  const onnx::ModelProto model = Ir3ModelWithItsWeightListedAsAnInput();
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(legalized.ir_version(), 3);
+  EXPECT_EQ(legalized.graph().input_size(), 2) << "IR 3 requires it";
+  EXPECT_THAT(report.legacy_repairs, IsEmpty());
+}
+
+TEST(LegalityRepairs, AnMlOnlyIr3ModelRaisedToIr4UnlistsTheInitializersItListed) {
+  onnx::ModelProto model = MlOnlyModelWithUnlistedInitializer();
+  onnx::TensorProto& listed = *model.mutable_graph()->add_initializer();
+  listed = model.graph().initializer(0);
+  listed.set_name("listed_index");
+  onnx::ValueInfoProto& listed_input = *model.mutable_graph()->add_input();
+  listed_input.set_name("listed_index");
+  onnx::TypeProto::Tensor& declared = *listed_input.mutable_type()->mutable_tensor_type();
+  declared.set_elem_type(onnx::TensorProto::INT64);
+  declared.mutable_shape()->add_dim()->set_dim_value(2);
+  onnx::NodeProto& second = *model.mutable_graph()->add_node();
+  second = model.graph().node(0);
+  second.set_input(1, "listed_index");
+  second.set_output(0, "z");
+  *model.mutable_graph()->add_output() = model.graph().output(0);
+  model.mutable_graph()->mutable_output(1)->set_name("z");
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(legalized.ir_version(), 4);
+  ASSERT_EQ(legalized.graph().input_size(), 1);
+  EXPECT_EQ(legalized.graph().input(0).name(), "x");
+  EXPECT_THAT(report.legacy_repairs, ElementsAre(HasSubstr("1 initializer(s) listed as graph inputs")));
+  EXPECT_EQ(OnnxCheckerSays(legalized, /*full=*/true), "");
 }
 
 // --- an activation spelled in lower case -------------------------------------------------------------------------
