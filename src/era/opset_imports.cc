@@ -9,13 +9,11 @@
 //    with `pads`, which Pad-1 called `paddings`: opset 2.
 //  - The same tool wrote the default domain twice, at opsets 1 and 2 (FNS-Mosaic): an import of opset 2 holds
 //    every op of opset 1 that it did not redefine, and a node written for Pad-2 needs 2. The highest is meant.
-//  - A domain used and not imported (ai.onnx.ml in CoreML conversions that import nothing, Windows ML's
-//    com.microsoft.experimental) is imported: ImportTheDomainsUsed says at which version.
+//  - CoreML conversions of 2018 used ai.onnx.ml and imported nothing: ImportTheMlDomainWhereUsed imports it.
 #include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -114,51 +112,32 @@ void AddImportRepair(onnx::ModelProto& model, std::string what, const ImportList
   repairs.Add(LegacyRepair{"", "", "", std::move(what)}, [&model, before] { *model.mutable_opset_import() = before; });
 }
 
-// The domains other than the default one whose nodes `model` holds and does not import, in name order.
-std::set<std::string> DomainsUsedAndNotImported(onnx::ModelProto& model) {
-  std::set<std::string> used;
-  ForEachGraphOf(model, [&](onnx::GraphProto& graph, const std::string&) {
-    for (const onnx::NodeProto& node : graph.node()) {
-      if (!IsDefaultDomain(node.domain())) used.insert(node.domain());
-    }
-  });
-  for (const onnx::OperatorSetIdProto& import : model.opset_import()) used.erase(import.domain());
-  return used;
-}
-
-// A model that uses a domain's nodes without importing it: CoreML conversions of 2018 that import nothing at
-// all (ai.onnx.ml), Windows ML's preprocessing models (com.microsoft.experimental's HannWindow, say). A domain
-// onnx defines is imported at the lowest version whose schemas every one of its nodes fits, as for the default
-// domain below, and left as it is when none fits (the check then names the node). A domain onnx defines no op
-// of is imported at version 1, its first: ONNX Runtime reads a domain a model does not import at the latest
-// version it defines, and each of its own domains has the one.
-void ImportTheDomainsUsed(onnx::ModelProto& model, LegacyRepairs& repairs) {
+// A model that uses ai.onnx.ml's nodes without importing the domain: CoreML conversions of 2018 that import
+// nothing at all. The domain is imported at the lowest version whose schemas every one of its nodes fits, as for
+// the default domain below, and left as it is when none fits (the check then names the node). Only ai.onnx.ml:
+// a model of any later era that uses another domain without importing it (com.microsoft.experimental in Windows
+// ML's preprocessing models) is malformed, not legacy; the check names it (`--check`: domain-not-imported).
+void ImportTheMlDomainWhereUsed(onnx::ModelProto& model, LegacyRepairs& repairs) {
+  const bool imported = std::any_of(model.opset_import().begin(), model.opset_import().end(),
+                                    [](const auto& import) { return import.domain() == kMlDomain; });
+  const std::vector<const onnx::NodeProto*> nodes = NodesOfDomain(model, kMlDomain);
+  if (imported || nodes.empty()) return;
   const auto& versions = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
-  for (const std::string& domain : DomainsUsedAndNotImported(model)) {
-    const auto range = versions.find(domain);
-    int64_t version = 0;
-    std::string why = "onnx defines no op of the domain; its first version";
-    if (range == versions.end()) {
-      version = 1;
-    } else {
-      const std::vector<const onnx::NodeProto*> nodes = NodesOfDomain(model, domain);
-      for (int64_t candidate = range->second.first; candidate <= range->second.second && version == 0; ++candidate) {
-        if (std::all_of(nodes.begin(), nodes.end(),
-                        [&](const onnx::NodeProto* node) { return FitsSchema(*node, candidate, domain); })) {
-          version = candidate;
-        }
-      }
-      why = "the lowest whose schemas every one of them fits";
-    }
-    if (version == 0) continue;
+  const auto range = versions.find(kMlDomain);
+  if (range == versions.end()) return;
+  for (int64_t version = range->second.first; version <= range->second.second; ++version) {
+    const bool fits = std::all_of(nodes.begin(), nodes.end(),
+                                  [&](const onnx::NodeProto* node) { return FitsSchema(*node, version, kMlDomain); });
+    if (!fits) continue;
     const ImportList before = model.opset_import();
     onnx::OperatorSetIdProto* import = model.add_opset_import();
-    import->set_domain(domain);
+    import->set_domain(kMlDomain);
     import->set_version(version);
     AddImportRepair(model,
-                    absl::StrCat("its ", domain, " nodes were not imported: read as ", domain, " opset ", version, ", ",
-                                 why, ", and imported"),
+                    absl::StrCat("its ", kMlDomain, " nodes were not imported: read as ", kMlDomain, " opset ", version,
+                                 ", the lowest whose schemas every one of them fits, and imported"),
                     before, repairs);
+    return;
   }
 }
 
@@ -201,7 +180,7 @@ absl::Status RepairOpsetImports(onnx::ModelProto& model, LegacyRepairs& repairs)
                     before, repairs);
   }
 
-  ImportTheDomainsUsed(model, repairs);
+  ImportTheMlDomainWhereUsed(model, repairs);
   const bool imports_default = std::any_of(model.opset_import().begin(), model.opset_import().end(),
                                            [](const auto& import) { return IsDefaultDomain(import.domain()); });
   if (imports_default) return absl::OkStatus();
