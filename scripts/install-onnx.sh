@@ -14,8 +14,6 @@
 # The cache: $ONNX_LEGALIZE_ONNX_PREFIX if set, else ${XDG_CACHE_HOME:-~/.cache}/onnx-legalize/onnx-<version>-<key>,
 # where <key> names the wheel, this recipe, protoc and the compiler, so that a change of any builds anew. A
 # prefix is complete once its .complete file is written, last; a complete one is reused as it is.
-# Issue 38, first step: the build does not use it yet (it still finds Debian's libonnx-dev 1.12); switching
-# CMakeLists.txt to it leaves 27 tests to settle, listed in the issue's notes.
 # Needs: curl, python3, cmake, make, g++, protoc and libprotobuf-dev (scripts/install-deps.sh installs them).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
