@@ -7,7 +7,9 @@ packages=(
   cmake g++ make
   # Eigen: the model runner's matrix work (src/eval/kernels/), header-only
   libeigen3-dev
-  libonnx-dev libprotobuf-dev protobuf-compiler libabsl-dev
+  # onnx's C++ library is built from its PyPI wheel (scripts/install-onnx.sh): curl fetches the wheel, protoc
+  # and Debian's protobuf headers build it.
+  curl ca-certificates libprotobuf-dev protobuf-compiler libabsl-dev
   libgtest-dev libgmock-dev
   libonnx-testdata python3-onnx python3-numpy
   # The Python module (python/): pybind11 builds it, pytest tests it, python3-build makes its wheel
