@@ -17,7 +17,7 @@ using ::testing::HasSubstr;
 // test_models.h's ParseModel lives in the test support, which links the whole library; this binary must not.
 onnx::ModelProto Parse(const char* text) {
   onnx::ModelProto model;
-  const onnx::Status status = onnx::OnnxParser::Parse(model, text);
+  const onnx::Common::Status status = onnx::OnnxParser::Parse(model, text);
   EXPECT_TRUE(status.IsOK()) << status.ErrorMessage();
   return model;
 }
