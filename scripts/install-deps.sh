@@ -15,6 +15,9 @@ packages=(
   # The Python module (python/): pybind11 builds it, pytest tests it, python3-build makes its wheel
   # offline; pkg-config is how tests/consumer checks the installed onnx_legalize.pc.
   pybind11-dev python3-dev python3-pytest python3-build python3-setuptools python3-wheel pkg-config
+  # The tests judge results with onnx 1.23.2 and onnxruntime 1.31.1 from PyPI, in a virtual environment
+  # (scripts/install-python-env.sh).
+  python3-venv python3-pip
   # legalize_tree(executor=client.get_executor()) is tested on a LocalCluster of dask.distributed workers.
   python3-distributed
   # The sanitizer build and the fuzzers (scripts/test-sanitizers.sh, fuzz/run.sh): clang, its ASan/UBSan

@@ -90,7 +90,7 @@ TEST(FuzzRegressionTest, DeclaredShapeOfHighRankIsScaledWithinTheTrialBudget) {
   ExpectRewrittenAndVerified(absl::StrCat(R"(
 <ir_version: 4, opset_import: ["" : 9]>
 g (float[)",
-                                          dims, R"(] x, int64[1] s, int64[1] e) => (float y) {
+                                          dims, R"(] x, int64[1] s, int64[1] e) => (float[] y) {
   y = DynamicSlice(x, s, e)
 }
 )"));
@@ -103,7 +103,7 @@ TEST(FuzzRegressionTest, DeclaredDimOfInt64MaxBesideAZeroIsScaledDown) {
 <ir_version: 4, opset_import: ["" : 9]>
 g (float[0,)",
                                           std::numeric_limits<int64_t>::max(),
-                                          R"(] x, int64[1] s, int64[1] e) => (float y) {
+                                          R"(] x, int64[1] s, int64[1] e) => (float[] y) {
   y = DynamicSlice(x, s, e)
 }
 )"));

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/error_kind.h"
+#include "onnx/common/version.h"
 #include "onnx_legalize/options.h"
 #include "onnx_legalize/save_options.h"
 
@@ -23,7 +24,7 @@ absl::Status ValidateOptions(const Options& options) {
       (*options.target_opset < kMinTargetOpset || *options.target_opset > kMaxTargetOpset)) {
     return InvalidRequestError(
         "target_opset", absl::StrCat("target_opset ", *options.target_opset, " is outside ", kMinTargetOpset, "..",
-                                     kMaxTargetOpset, " (the default-domain opsets onnx 1.12 knows)"));
+                                     kMaxTargetOpset, " (the default-domain opsets onnx " ONNX_VERSION_STRING " knows)"));
   }
   if (options.target_opset.has_value() && options.keep_opset) {
     return InvalidRequestError("keep_opset", "keep_opset and target_opset contradict each other; give one");

@@ -40,8 +40,9 @@ absl::StatusOr<int64_t> DefaultOpset(const onnx::ModelProto& model) {
 }
 
 int64_t MinIrVersionForOpset(int64_t opset) {
-  // onnx releases: 1.3 IR 3 / opset 8, 1.4 IR 4 / 9, 1.5 IR 5 / 10, 1.6 IR 6 / 11, 1.7-1.9 IR 7 / 12-14,
-  // 1.10-1.12 IR 8 / 15-17, 1.13 IR 8 / 18, 1.14-1.15 IR 9 / 19-20, 1.16 IR 10 / 21.
+  // onnx releases (onnx.helper.VERSION_TABLE): 1.3 IR 3 / opset 8, 1.4 IR 4 / 9, 1.5 IR 5 / 10, 1.6 IR 6 / 11,
+  // 1.7-1.9 IR 7 / 12-14, 1.10-1.12 IR 8 / 15-17, 1.13 IR 8 / 18, 1.14-1.15 IR 9 / 19-20, 1.16-1.17 IR 10 /
+  // 21-22, 1.18 IR 11 / 23, 1.19 IR 12 / 24, 1.20-1.22 IR 13 / 25-27, 1.23 IR 14 / 28.
   if (opset <= 8) return 3;
   if (opset == 9) return 4;
   if (opset == 10) return 5;
@@ -49,7 +50,11 @@ int64_t MinIrVersionForOpset(int64_t opset) {
   if (opset <= 14) return 7;
   if (opset <= 18) return 8;
   if (opset <= 20) return 9;
-  return 10;
+  if (opset <= 22) return 10;
+  if (opset == 23) return 11;
+  if (opset == 24) return 12;
+  if (opset <= 27) return 13;
+  return 14;
 }
 
 std::string NormalizedDomain(const std::string& domain) {

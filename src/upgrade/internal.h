@@ -199,10 +199,6 @@ absl::StatusOr<google::protobuf::RepeatedPtrField<NodeProto>> SpliceMainGraph(co
 // (fixes/softmax_12_13.cc).
 std::string OpTypeShownToConverter(const NodeProto& node, const Move& move);
 
-// Adds to `shown`, the skeleton of `node`, the Pad-2 `value` default the Pad 10->11 adapter reads
-// (fixes/clip_pad_10_11.cc).
-void SpellOutPadValue(const NodeProto& node, const Move& move, NodeProto* shown);
-
 // Gives a Resize that Upsample or Resize-10 became (`node`, spliced from `orig`) Resize-10's coordinates
 // (fixes/resize_10_11.cc).
 void KeepResize10Coordinates(const NodeProto& orig, const Move& move, NodeProto* node);

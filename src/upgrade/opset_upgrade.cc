@@ -24,6 +24,7 @@
 //     (upgrade/chunks.cc);
 //   - adapter bugs change meaning (Pad, Clip, Resize, Softmax, Hardmax, legacy broadcasting, PRelu, Scan):
 //     they are put right around the converter (upgrade/fixes/, one file per adapter).
+#include "onnx/common/version.h"
 #include "upgrade/opset_upgrade.h"
 
 #include <algorithm>
@@ -76,11 +77,11 @@ absl::StatusOr<GraphProto> RunConverter(const Skeleton& skeleton, const Move& mo
   } catch (const std::bad_alloc&) {
     throw;
   } catch (const std::exception& e) {
-    return absl::FailedPreconditionError(absl::StrCat("onnx 1.12's version converter cannot move the model from opset ",
+    return absl::FailedPreconditionError(absl::StrCat("onnx " ONNX_VERSION_STRING "'s version converter cannot move the model from opset ",
                                                       move.from, " to ", move.to, ": ", e.what()));
   } catch (...) {
     return absl::FailedPreconditionError(
-        absl::StrCat("onnx 1.12's version converter cannot move the model from opset ", move.from, " to ", move.to));
+        absl::StrCat("onnx " ONNX_VERSION_STRING "'s version converter cannot move the model from opset ", move.from, " to ", move.to));
   }
   return converted;
 }
@@ -99,7 +100,7 @@ absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes,
                          RenamedOutputs* renamed) {
   if (target < 1 || target > kMaxTargetOpset) {
     return absl::InvalidArgumentError(absl::StrCat("target opset ", target, " is outside [1, ", kMaxTargetOpset,
-                                                   "], what onnx 1.12's version converter knows"));
+                                                   "], what onnx " ONNX_VERSION_STRING "'s version converter knows"));
   }
   ASSIGN_OR_RETURN(const int64_t from, SourceOpset(model, target));
   const int64_t ir_version = std::max<int64_t>(model.ir_version(), MinIrVersionForOpset(target));

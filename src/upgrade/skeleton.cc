@@ -35,6 +35,7 @@
 #include "graph/labels.h"
 #include "graph/op_names.h"
 #include "graph/untyped_era_ops.h"
+#include "onnx/common/version.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
 #include "upgrade/internal.h"
@@ -109,7 +110,6 @@ absl::Status BuildSkeletonNode(const NodeProto& node, const GraphProto& owner, c
     }
     *s->add_attribute() = attr;
   }
-  if (!opaque) SpellOutPadValue(node, move, s);
   skeleton.records[index].opaque = opaque;
   return absl::OkStatus();
 }
@@ -365,7 +365,7 @@ absl::Status CheckOpKnownAtSourceOpset(const NodeProto& node, const std::string&
   }
   return absl::FailedPreconditionError(absl::StrCat(InGraph(NodeLabel(node), where), ": op '", node.op_type(),
                                                     "' is not defined in default opset ", move.from,
-                                                    " of onnx 1.12, so it cannot be moved to opset ", move.to));
+                                                    " of onnx " ONNX_VERSION_STRING ", so it cannot be moved to opset ", move.to));
 }
 
 namespace {

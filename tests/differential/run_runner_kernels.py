@@ -70,7 +70,7 @@ def ints(shape, low, high, seed=0, dtype=np.int64):
 
 
 def tensor_type(dtype):
-    return onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(dtype)]
+    return helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
 
 
 class Case:

@@ -142,7 +142,7 @@ class Rewriter:
             return [N("Resize", [x, roi, scales], [y], **kw)]
         if op == "ConstantFill":
             dtype = a.get("dtype", TensorProto.FLOAT)
-            npt = onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[dtype]
+            npt = onnx.helper.tensor_dtype_to_np_dtype(dtype)
             value = np.array([a.get("value", 0.0)]).astype(npt)
             extra = list(a.get("extra_shape", []))
             if not x:

@@ -494,7 +494,7 @@ two (float[2,4] z) => (float[2,4] y) {
 TEST(RemovedOpsTest, MixedWithARewrittenDynamicSliceBothGoInOneTarget) {
   onnx::ModelProto model = ParseModel(R"(
 <ir_version: 3, opset_import: ["" : 9]>
-mixed (float[1,3,4,4] x, int64[1] e) => (float[1,3,4,4] s, float y) {
+mixed (float[1,3,4,4] x, int64[1] e) => (float[1,3,4,4] s, float[] y) {
   s = ImageScaler <bias = [0.0, 1.0, 2.0]> (x)
   starts = Constant <value = int64[1] {0}> ()
   y = DynamicSlice(s, starts, e)

@@ -57,8 +57,6 @@ absl::Status FixSoftmax13Reshape(const SplicedNodes& g, int i, const NodeProto& 
 absl::Status FixLegacyBroadcast(const SplicedNodes& g, int i, const NodeProto& orig, SpliceContext& ctx);
 // clip_pad_10_11.cc
 absl::Status RetypeClipPadInputs(const SplicedNodes& g, int i, const NodeProto& orig, SpliceContext& ctx);
-// reshape_4_5.cc
-absl::Status GiveReshape5ShapeItsDims(const SplicedNodes& g, int i, const NodeProto& orig, SpliceContext& ctx);
 // prelu_6_7.cc
 absl::Status KeepPReluSlopePerChannel(const SplicedNodes& g, int i, const NodeProto& orig, SpliceContext& ctx);
 // scan_8_9.cc

@@ -1,12 +1,11 @@
 // Clip and Pad 10->11.
 //
-// What onnx 1.12 gets wrong: the Pad 10->11 adapter reads Pad-2's `value` attribute unconditionally, and throws
-// when it is absent (Pad-2 defaults it to 0). Both adapters turn the float attributes (Clip's min and max,
-// Pad's value) into float Constant inputs, where Clip-11 and Pad-11 want them of the data's type: invalid for
-// double and float16 data.
+// What onnx 1.23 (as 1.12) gets wrong: both adapters turn the float attributes (Clip's min and max, Pad's
+// value) into float Constant inputs, where Clip-11 and Pad-11 want them of the data's type: invalid for double
+// and float16 data (clip_pad_10_11_test: ClipBoundsTakeTheDataType, PadValueTakesTheDataType).
 //
-// The fix: the skeleton spells out Pad's default `value` (SpellOutPadValue, before the converter); after it,
-// RetypeClipPadInputs rewrites the adapter's float Constants to double or float16 when the data is.
+// The fix: after the converter, RetypeClipPadInputs rewrites the adapter's float Constants to double or float16
+// when the data is. (onnx 1.12's Pad adapter also threw on Pad-2 without `value`; 1.23's reads it as 0.)
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -39,21 +38,6 @@ void RetypeFloatTensor(TensorProto* t, int32_t elem_type) {
 }
 
 }  // namespace
-
-void SpellOutPadValue(const NodeProto& node, const Move& move, NodeProto* shown) {
-  if (node.op_type() != kPad || !move.Crosses(11)) return;
-  bool constant_mode = true, has_value = false;
-  for (const auto& attr : node.attribute()) {
-    if (attr.name() == "mode") constant_mode = attr.s() == "constant";
-    if (attr.name() == "value") has_value = true;
-  }
-  if (constant_mode && !has_value) {
-    AttributeProto* a = shown->add_attribute();
-    a->set_name("value");
-    a->set_type(AttributeProto::FLOAT);
-    a->set_f(0.0f);
-  }
-}
 
 absl::Status RetypeClipPadInputs(const SplicedNodes& g, int i, const NodeProto& orig, SpliceContext& ctx) {
   const NodeProto& node = g.nodes->Get(i);

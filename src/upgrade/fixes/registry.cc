@@ -1,18 +1,17 @@
-// Which of onnx 1.12's version-converter adapters are repaired, where, and in which order. One file per
+// Which of onnx 1.23's version-converter adapters are repaired, where, and in which order. One file per
 // repaired adapter (op, from, to), as onnx's own adapters are; each says what the adapter gets wrong and what
 // its fix does:
 //   softmax_12_13.cc         Softmax, LogSoftmax, Hardmax 12->13: the Reshape constant of unknown dims, 0-sized
 //                            dims; Hardmax registered as compatible
 //   legacy_broadcast_6_7.cc  Add, Sub, Mul, Div, Pow 6->7: B unsqueezed `axis` times too many
 //   clip_pad_10_11.cc        Clip, Pad 10->11: Pad's absent `value` throws; float inputs for double/float16 data
-//   reshape_4_5.cc           Reshape 4->5: a shape Constant without dims
 //   prelu_6_7.cc             PRelu 6->7: registered as compatible though the slope now broadcasts from the end
 //   scan_8_9.cc              Scan 8->9: the batch axis kept where Scan-9 has none
 //   resize_10_11.cc          Resize 10->11 (and Upsample): Resize-11's default coordinates instead of Resize-10's
 //
 // Some fixes act before the converter or while splicing, where what they repair is made or read, and are called
 // from there (declared in upgrade/internal.h):
-//   skeleton.cc        OpTypeShownToConverter (a Hardmax shown as a Softmax), SpellOutPadValue
+//   skeleton.cc        OpTypeShownToConverter (a Hardmax shown as a Softmax)
 //   opset_upgrade.cc   AlignLegacyBroadcasts, before the converter runs
 //   splice.cc          KeepResize10Coordinates, as each converted node is spliced; FixAdapterResults (below),
 //                      once a graph's nodes are spliced
@@ -40,8 +39,7 @@ namespace {
 // index keep the order they were added in (Scan's Unsqueezes go before node i + 1, where a PRelu's nodes may go
 // too), and the first refusal in graph order is the one reported.
 constexpr AdapterFix kFixesOfSplicedNodes[] = {
-    FixSoftmax13Reshape,      FixLegacyBroadcast,       RetypeClipPadInputs,
-    GiveReshape5ShapeItsDims, KeepPReluSlopePerChannel, KeepScan8BatchOfOne,
+    FixSoftmax13Reshape, FixLegacyBroadcast, RetypeClipPadInputs, KeepPReluSlopePerChannel, KeepScan8BatchOfOne,
 };
 
 // Who defines each value; a value defined twice is an error.

@@ -1,15 +1,15 @@
 // Scan 8->9.
 //
-// What onnx 1.12 gets wrong: Scan-8's inputs are [sequence_lens (optional), states [B, ...], scan inputs
-// [B, seq, ...]] and its outputs [final states [B, ...], scan outputs [B, seq, ...]]; its body sees one batch
-// element, without the batch axis, exactly as Scan-9's body sees its tensors. The 8->9 adapter drops the
-// optional sequence_lens and renames `directions`, but leaves the inputs batched, where Scan-9 has no batch
-// axis: it would scan the batch.
+// What onnx gets wrong (1.12 and 1.23 alike): Scan-8's inputs are [sequence_lens (optional), states [B, ...],
+// scan inputs [B, seq, ...]] and its outputs [final states [B, ...], scan outputs [B, seq, ...]]; its body sees
+// one batch element, without the batch axis, exactly as Scan-9's body sees its tensors. The 8->9 adapter
+// renames `directions` but leaves the inputs batched, where Scan-9 has no batch axis: it would scan the batch.
 //
 // The fix: with a batch of one and no sequence_lens, Scan-9 over the tensors without their batch axis computes
 // the same thing: each input is squeezed at axis 0 before it, each output unsqueezed at axis 0 after it (under
-// its original name). A larger or unknown batch, or sequence_lens, would need a loop over the batch that no
-// repair here writes: such a node is refused.
+// its original name). A larger or unknown batch would need a loop over the batch that no repair here writes:
+// such a node is refused. A Scan-8 with sequence_lens onnx 1.23's adapter refuses itself ("Unsupported
+// conversion to opset 9").
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -48,9 +48,6 @@ absl::Status RefuseScan8(const NodeProto& orig, const std::string& where, const 
 
 absl::Status KeepScan8BatchOfOne(const SplicedNodes& g, int i, const NodeProto& orig, SpliceContext& ctx) {
   if (orig.op_type() != kScan || ctx.move.from != 8 || !ctx.move.Crosses(9)) return absl::OkStatus();
-  if (orig.input_size() > 0 && !orig.input(0).empty()) {
-    return RefuseScan8(orig, g.where, absl::StrCat("it takes sequence_lens '", orig.input(0), "'"));
-  }
   for (int k = 1; k < orig.input_size(); ++k) {
     const std::vector<int64_t>* dims = KnownDims(ctx.skeleton.types, ctx.skeleton.codec.Encoded(orig.input(k)));
     if (dims == nullptr || dims->empty() || (*dims)[0] != 1) {

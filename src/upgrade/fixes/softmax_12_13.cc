@@ -1,23 +1,18 @@
 // Softmax, LogSoftmax and Hardmax 12->13.
 //
-// What onnx 1.12 gets wrong: Softmax 12->13 rebuilds the 2-D coercion of Softmax-1/11 as Flatten -> Softmax ->
-// Reshape(constant shape), the constant being the IR's Dimension::dim of each dim of the input: -1 for a
-// symbolic dim, and for an unknown one (no dim_value, no dim_param) whatever its uninitialized `dim` holds (see
-// IrSizes, upgrade/chunks.cc), often a plausible positive size ([1,2,?,?] became [1,2,2,2]); dims above 2^31
-// are truncated. And that Reshape (no allowzero at 13) copies a 0-sized dim from its 2-D input. Hardmax 12->13
-// is registered as compatible though Hardmax-13 reads `axis` as one axis where Hardmax-1/11 flatten to 2-D at
-// it, exactly like Softmax.
+// What onnx 1.23 gets wrong: Softmax 12->13 rebuilds the 2-D coercion of Softmax-1/11, where the axis is not
+// the last, as Shape(x) -> Reshape(Softmax(Flatten(x)), shape). That Reshape (no allowzero at 13, and none
+// written at 14 and later) copies a 0 in the shape from its 2-D input [A, B] = [d0*..*d(a-1), da*..] of Flatten
+// at axis a: right only for dim 0 when a >= 1 (A is 0 then) and dim 1 when a <= 1 (B is 0 then); any other
+// zero-sized dim fails the Reshape or makes a wrong shape (softmax_12_13_test: SoftmaxOverUnknownDims*).
+// Hardmax 12->13 is registered as compatible though Hardmax-13 reads `axis` as one axis where Hardmax-1/11
+// flatten to 2-D at it, exactly like Softmax (HardmaxKeepsItsTwoDimensionalMeaningAtOpset13).
 //
 // The fix: the skeleton shows a Hardmax as a Softmax, so that Softmax's adapter restructures it too
-// (OpTypeShownToConverter; the splice keeps the original op type). After the converter, the adapter's shape
-// constant is kept only where the skeleton declares every dim of the input with a positive size equal to it;
-// otherwise the Reshape takes the Flatten input's shape at run time.
-// A 0 in that shape: Reshape (allowzero=0, the only kind at 13) copies the dim at that index from its data,
-// the 2-D [A, B] = [d0*..*d(a-1), da*..] of Flatten at axis a, which is right only for dim 0 when a >= 1 (A is
-// 0 then) and dim 1 when a <= 1 (B is 0 then); any other zero-sized dim fails the Reshape or makes a wrong
-// shape. From opset 14 allowzero=1 takes the shape as it is; at 13, unless every other dim is declared
-// non-zero, the Reshape is guarded: y = If(Cast<to=BOOL>(Size(x))) { Reshape(..) } else { Identity(x) } (an
-// empty input is its own Softmax/LogSoftmax/Hardmax: same type, same shape).
+// (OpTypeShownToConverter; the splice keeps the original op type). After the converter, from opset 14 the
+// adapter's Reshape gets allowzero=1, which takes the shape as it is; at 13, unless every dim that could be
+// misread is declared non-zero, the Reshape is guarded: y = If(Cast<to=BOOL>(Size(x))) { Reshape(..) } else
+// { Identity(x) } (an empty input is its own Softmax/LogSoftmax/Hardmax: same type, same shape).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -55,26 +50,8 @@ int FindAdapterReshape(const SplicedNodes& g, int i) {
   return -1;
 }
 
-// What the skeleton declares of the dims of `input` when it declares as many as the adapter saw (`rank`),
-// else null.
-const std::vector<int64_t>* DeclaredDims(const KnownTypes& types, const std::string& input, int64_t rank) {
-  auto it = types.known_dims.find(input);
-  if (it == types.known_dims.end() || rank <= 0 || static_cast<int64_t>(it->second.size()) != rank) return nullptr;
-  return &it->second;
-}
-
 bool KnownPositive(const std::vector<int64_t>* known, int64_t k) {
   return known != nullptr && (*known)[static_cast<size_t>(k)] > 0;
-}
-
-// Whether the adapter's shape constant can be trusted: the skeleton declares every dim positive and equal
-// to it.
-bool ShapeConstantIsDeclared(const TensorProto* value, int64_t rank, const std::vector<int64_t>* known) {
-  bool exact = known != nullptr && value != nullptr && value->raw_data().empty() && value->int64_data_size() == rank;
-  for (int k = 0; exact && k < rank; ++k) {
-    exact = KnownPositive(known, k) && value->int64_data(k) == (*known)[static_cast<size_t>(k)];
-  }
-  return exact;
 }
 
 int64_t FlattenAxis(const NodeProto& flatten) {
@@ -150,8 +127,7 @@ void GuardReshapeAgainstEmpty(NodeProto* r, const std::string& x, const std::str
 
 }  // namespace
 
-// Keeps the adapter's shape constant where it is declared, else takes the shape at run time, with allowzero
-// or the guard where a 0 could be misread.
+// Makes the adapter's Reshape take a zero-sized dim as it is: allowzero from 14, the guard at 13.
 absl::Status FixSoftmax13Reshape(const SplicedNodes& g, int i, const NodeProto& orig, SpliceContext& ctx) {
   const NodeProto& node = g.nodes->Get(i);
   if (!RestructuredAt13(orig.op_type()) || !ctx.move.Crosses(13) || node.input_size() != 1 || node.output_size() != 1) {
@@ -160,28 +136,22 @@ absl::Status FixSoftmax13Reshape(const SplicedNodes& g, int i, const NodeProto& 
   const int flatten = g.MadeProducer(node.input(0), kFlatten);
   if (flatten < 0) return absl::OkStatus();
   const int reshape = FindAdapterReshape(g, i);
-  if (reshape < 0) return absl::OkStatus();
-  const int shape = g.MadeProducer(g.nodes->Get(reshape).input(1), kConstantOp);
-  if (shape < 0) return absl::OkStatus();
-  const TensorProto* value = ConstantValue(g.nodes->Get(shape));
-  // The input's rank as the adapter saw it, and what the skeleton declares of its dims.
-  const int64_t rank = value != nullptr && value->dims_size() == 1 ? value->dims(0) : -1;
-  const std::string input = g.SkeletonInput(flatten, 0);
-  const std::vector<int64_t>* known = DeclaredDims(ctx.skeleton.types, input, rank);
-  if (ShapeConstantIsDeclared(value, rank, known)) return absl::OkStatus();
-
+  if (reshape < 0 || g.MadeProducer(g.nodes->Get(reshape).input(1), kShape) < 0) return absl::OkStatus();
   const std::string x = g.nodes->Get(flatten).input(0);
-  NodeProto* s = g.nodes->Mutable(shape);
-  s->clear_attribute();
-  s->set_op_type(kShape);
-  s->add_input(x);
   NodeProto* r = g.nodes->Mutable(reshape);
   if (ctx.move.to >= 14) {
     AttributeProto* a = r->add_attribute();
     a->set_name("allowzero");
     a->set_type(AttributeProto::INT);
     a->set_i(1);
-  } else if (ReshapeNeedsEmptyGuard(rank, known, FlattenAxis(g.nodes->Get(flatten)))) {
+    return absl::OkStatus();
+  }
+  // What the skeleton declares of the dims of the input, if anything.
+  const std::string input = g.SkeletonInput(flatten, 0);
+  auto declared = ctx.skeleton.types.known_dims.find(input);
+  const std::vector<int64_t>* known = declared != ctx.skeleton.types.known_dims.end() ? &declared->second : nullptr;
+  const int64_t rank = known != nullptr ? static_cast<int64_t>(known->size()) : -1;
+  if (ReshapeNeedsEmptyGuard(rank, known, FlattenAxis(g.nodes->Get(flatten)))) {
     GuardReshapeAgainstEmpty(r, x, input, ctx, &(*g.insert_before)[reshape]);
   }
   return absl::OkStatus();

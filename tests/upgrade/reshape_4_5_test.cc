@@ -1,5 +1,6 @@
-// Reshape 4->5 (src/upgrade/fixes/reshape_4_5.cc): the shape Constant the adapter makes of Reshape-1's `shape`
-// attribute gets its one dim, through UpgradeDefaultOpset.
+// Reshape 4->5: the shape Constant onnx's adapter makes of Reshape-1's `shape` attribute has its one dim,
+// through UpgradeDefaultOpset. onnx 1.12's adapter wrote it without dims (a scalar holding several values) and a
+// fix here gave it its dim; onnx 1.23's writes the dim itself, and these tests hold it to that.
 #include "upgrade/opset_upgrade.h"
 
 #include "gmock/gmock.h"
