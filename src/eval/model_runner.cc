@@ -442,12 +442,12 @@ std::optional<std::string> FirstUnsupportedNodeIn(const onnx::GraphProto& graph,
 }
 
 // The model's default-domain opset, when the runner implements it: the kernels apply the op version each opset
-// of onnx 1.12 selects, the opsets a target may be (target_opsets.h).
+// of onnx 1.23 selects, up to kMaxRunnerOpset (model_runner.h).
 absl::StatusOr<int64_t> RunnableOpset(const onnx::ModelProto& model) {
   ASSIGN_OR_RETURN(const int64_t opset, DefaultOpset(model));
-  if (opset < kMinTargetOpset || opset > kMaxTargetOpset) {
+  if (opset < kMinTargetOpset || opset > kMaxRunnerOpset) {
     return absl::UnimplementedError(StrCat("opset ", opset, " (the model runner implements opsets ", kMinTargetOpset,
-                                           " to ", kMaxTargetOpset, ")"));
+                                           " to ", kMaxRunnerOpset, ")"));
   }
   return opset;
 }

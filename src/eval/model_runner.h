@@ -12,7 +12,7 @@
 // The kernels live in src/eval/kernels/, one file per op family, found by op type in its registry
 // (kernels/registry.h); this file's .cc runs graphs: values, the order of nodes, If and Loop (M, cond,
 // loop-carried values, scan outputs stacked along a new axis 0) with subgraphs that read outer-scope values,
-// and errors that name the node and its graph. Opsets 1..17 of the default domain: the model's
+// and errors that name the node and its graph. Opsets 1..28 (kMaxRunnerOpset) of the default domain: the model's
 // default-domain opset_import picks each op's version, whose own semantics the kernel applies (Conv,
 // ConvTranspose, BatchNormalization, pools, Gemm/MatMul, activations, Softmax, arithmetic with the legacy
 // broadcast of opset < 7, shape and data-movement ops, reductions, Pad, Upsample/Resize, Cast, ...: the
@@ -37,6 +37,12 @@
 #include "onnx/onnx_pb.h"
 
 namespace onnx_legalize {
+
+// The newest default-domain opset the runner implements: onnx 1.23's newest, above the opsets a request may
+// target (target_opsets.h's kMaxTargetOpset), which stay onnx 1.12's until the opset move reaches 28 too. The
+// runner's kernels apply each op version up to it; an op version they do not implement in full (a type, an
+// attribute value) is refused by name.
+inline constexpr int64_t kMaxRunnerOpset = 28;
 
 // Ops the runner has no kernel for that a caller computes: the legalizer's removed ops (of any domain: a
 // com.microsoft one too), by their rules' reference kernels. They are asked first, before the runner's kernels.

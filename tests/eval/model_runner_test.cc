@@ -801,13 +801,19 @@ TEST(ModelRunnerTest, RejectsAnUnsupportedOpByName) {
                         {"Erf 'squash' (graph main)", "op Erf"}));
 }
 
+// The runner implements onnx 1.23's opsets, 1 to 28 (kMaxRunnerOpset): 28 runs, 29 is refused by number.
 TEST(ModelRunnerTest, RejectsAnOpsetOutsideTheImplementedRange) {
-  const auto model = ParseModel(R"(
-    <ir_version: 8, opset_import: ["" : 18]>
+  const auto newest = ParseModel(R"(
+    <ir_version: 13, opset_import: ["" : 28]>
     g (float[2] x) => (float[2] y) { y = Relu(x) })");
-  EXPECT_TRUE(
-      FailsWith(RunModel(model, Feed("x", Floats({2}, {1, 2}))), absl::StatusCode::kUnimplemented, {"opset 18"}));
-  EXPECT_THAT(FirstUnsupportedNode(model), Optional(HasSubstr("opset 18")));
+  EXPECT_TRUE(OutputIs(RunModel(newest, Feed("x", Floats({2}, {-1, 2}))), "y", Floats({2}, {0, 2})));
+  EXPECT_EQ(FirstUnsupportedNode(newest), std::nullopt);
+  const auto model = ParseModel(R"(
+    <ir_version: 13, opset_import: ["" : 29]>
+    g (float[2] x) => (float[2] y) { y = Relu(x) })");
+  EXPECT_TRUE(FailsWith(RunModel(model, Feed("x", Floats({2}, {1, 2}))), absl::StatusCode::kUnimplemented,
+                        {"opset 29", "opsets 1 to 28"}));
+  EXPECT_THAT(FirstUnsupportedNode(model), Optional(HasSubstr("opset 29")));
 }
 
 Feeds TwoFeeds(const std::string& a, Tensor ta, const std::string& b, Tensor tb) {

@@ -4,6 +4,10 @@
 // Each element converts once, as C++'s static_cast does (round to nearest for a float target), except that a
 // float16 target goes through float (as the runtimes do). A float that is NaN or out of an integer target's
 // range is an error: ONNX (and C++) leave that cast undefined. A bool target is value != 0.
+//
+// Cast-19 to Cast-28 add only types the runner has none of (float8, int4, float4, float8e8m0, int2, float6) and
+// two attributes that apply only to them: saturate (19, the float8 targets) and round_mode (24, float8e8m0).
+// The runner takes both where they exist, as they change nothing it computes, and refuses them before.
 #include <cmath>
 #include <limits>
 #include <string>
@@ -76,8 +80,26 @@ absl::StatusOr<DataType> TargetType(const KernelContext& ctx) {
   return static_cast<DataType>(*to);
 }
 
+constexpr int64_t kCastSaturateOpset = 19;
+constexpr int64_t kCastRoundModeOpset = 24;
+
+absl::Status CheckFloat8Attributes(const KernelContext& ctx) {
+  if (ctx.opset < kCastSaturateOpset) {
+    RETURN_IF_ERROR(RejectAttribute(ctx, "saturate", "does not have (added at opset 19)"));
+  }
+  if (ctx.opset < kCastRoundModeOpset) {
+    return RejectAttribute(ctx, "round_mode", "does not have (added at opset 24)");
+  }
+  ASSIGN_OR_RETURN(const std::string round_mode, StringAttributeOr(ctx.node, "round_mode", "up"));
+  if (round_mode != "up" && round_mode != "down" && round_mode != "nearest") {
+    return absl::InvalidArgumentError(StrCat("round_mode '", round_mode, "' is none of up, down, nearest"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Outputs> RunCast(const KernelContext& ctx) {
   RETURN_IF_ERROR(ExpectInputCount(ctx, 1, 1));
+  RETURN_IF_ERROR(CheckFloat8Attributes(ctx));
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "input"));
   ASSIGN_OR_RETURN(const DataType to, TargetType(ctx));
   if (to == x->type()) return Outputs{ctx.inputs[0]};

@@ -76,8 +76,29 @@ absl::StatusOr<Outputs> RunConcat(const KernelContext& ctx) {
   return Single(ConcatenateAlong(parts, axis, std::move(out_dims)));
 }
 
+constexpr int64_t kSplitNumOutputsOpset = 18;
+
+// Split-18's num_outputs parts: equal, or when they cannot be, each ceil(dim / n) and the last what remains.
+absl::StatusOr<std::vector<int64_t>> NumOutputsSizes(const KernelContext& ctx, int64_t num_outputs, int64_t dim) {
+  if (num_outputs < 1 || num_outputs != ctx.node.output_size()) {
+    return absl::InvalidArgumentError(
+        StrCat("num_outputs ", num_outputs, " is not the node's ", ctx.node.output_size(), " outputs"));
+  }
+  const int64_t chunk = (dim + num_outputs - 1) / num_outputs;
+  const int64_t last = dim - chunk * (num_outputs - 1);
+  if (last < 0) {
+    // 5 into 4: chunks of 2 leave -1 for the last; the text gives no other rule.
+    return absl::InvalidArgumentError(StrCat("axis of size ", dim, " does not split into ", num_outputs, " parts of ",
+                                             chunk, " and a smaller last one"));
+  }
+  std::vector<int64_t> sizes(static_cast<size_t>(num_outputs), chunk);
+  sizes.back() = last;
+  return sizes;
+}
+
 // The part sizes of Split: attribute `split` (Split-1, Split-2, Split-11), or input 1 (Split-1's optional
-// input, Split-13); without either, equal parts, one per output, which must divide the axis.
+// input, Split-13); without either, equal parts, one per output, which must divide the axis. Split-18 asks for
+// input 1 or attribute num_outputs, exactly one of them.
 absl::StatusOr<std::vector<int64_t>> SplitSizes(const KernelContext& ctx, int64_t dim) {
   std::optional<std::vector<int64_t>> sizes;
   if (ctx.opset >= 13) {
@@ -87,6 +108,15 @@ absl::StatusOr<std::vector<int64_t>> SplitSizes(const KernelContext& ctx, int64_
   }
   if (const Tensor* input = ctx.Input(1)) {
     ASSIGN_OR_RETURN(sizes, input->ToInt64s("split"));
+  }
+  if (ctx.opset >= kSplitNumOutputsOpset) {
+    ASSIGN_OR_RETURN(const std::optional<int64_t> num_outputs, IntAttribute(ctx.node, "num_outputs"));
+    if (sizes.has_value() == num_outputs.has_value()) {
+      return absl::InvalidArgumentError("Split-18 takes exactly one of input 'split' and attribute 'num_outputs'");
+    }
+    if (num_outputs) return NumOutputsSizes(ctx, *num_outputs, dim);
+  } else {
+    RETURN_IF_ERROR(RejectAttribute(ctx, "num_outputs", "does not have (added at opset 18)"));
   }
   const int outputs = ctx.node.output_size();
   if (!sizes) {
@@ -298,17 +328,31 @@ absl::StatusOr<Outputs> RunDepthToSpace(const KernelContext& ctx) {
   return absl::InvalidArgumentError(StrCat("mode '", mode, "' is neither DCR nor CRD"));
 }
 
-// SpaceToDepth-1: each b x b block of a channel becomes b^2 channels, [b, b, C] order.
+constexpr int64_t kSpaceToDepthModeOpset = 28;
+
+// SpaceToDepth: each b x b block of a channel becomes b^2 channels. DCR (SpaceToDepth-1, and SpaceToDepth-28's
+// default) writes the depth as [b, b, C], the order SpaceToDepth always had; CRD (from 28) as [C, b, b], the
+// inverse of DepthToSpace's CRD.
 absl::StatusOr<Outputs> RunSpaceToDepth(const KernelContext& ctx) {
   RETURN_IF_ERROR(ExpectInputCount(ctx, 1, 1));
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "input"));
   RETURN_IF_ERROR(RejectStrings(*x, "SpaceToDepth"));
   ASSIGN_OR_RETURN(const int64_t b, BlockSize(ctx, *x));
+  std::string mode = "DCR";
+  if (ctx.opset >= kSpaceToDepthModeOpset) {
+    ASSIGN_OR_RETURN(mode, StringAttributeOr(ctx.node, "mode", "DCR"));
+  } else {
+    RETURN_IF_ERROR(RejectAttribute(ctx, "mode", "does not have (SpaceToDepth-28 added it)"));
+  }
   const int64_t n = x->dims()[0], c = x->dims()[1], h = x->dims()[2], w = x->dims()[3];
   if (h % b != 0 || w % b != 0) {
     return absl::InvalidArgumentError(StrCat("spatial dims of ", Describe(*x), " are not multiples of ", b));
   }
-  return Single(Permute(*x, {n, c, h / b, b, w / b, b}, {0, 3, 5, 1, 2, 4}, {n, c * b * b, h / b, w / b}));
+  const std::vector<int64_t> blocks = {n, c, h / b, b, w / b, b};
+  const std::vector<int64_t> out_dims = {n, c * b * b, h / b, w / b};
+  if (mode == "DCR") return Single(Permute(*x, blocks, {0, 3, 5, 1, 2, 4}, out_dims));
+  if (mode == "CRD") return Single(Permute(*x, blocks, {0, 1, 3, 5, 2, 4}, out_dims));
+  return absl::InvalidArgumentError(StrCat("mode '", mode, "' is neither DCR nor CRD"));
 }
 
 }  // namespace

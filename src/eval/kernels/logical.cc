@@ -1,4 +1,5 @@
-// Comparisons and logic, producing bool: Equal, Less, Greater (any numeric type, and bool for Equal), Not,
+// Comparisons and logic, producing bool: Equal, Less, Greater (any numeric type, and bool for Equal, and
+// string for Equal-19: equal bytes), Not,
 // And, Or (bool), and Where (picking between two tensors of any fixed-size type). The binary ones broadcast
 // as their opset says (legacy `broadcast`/`axis` before opset 7: broadcast.h); Where broadcasts its three
 // inputs numpy-style (Where-9). NaN compares unequal and unordered, as in IEEE 754.
@@ -22,6 +23,8 @@ using ::absl::StrCat;
 using ::onnx::TensorProto;
 
 enum class Compare { kEqual, kLess, kGreater, kAnd, kOr };
+
+constexpr int64_t kEqualStringOpset = 19;
 
 template <typename T>
 bool Apply(Compare op, T a, T b) {
@@ -48,6 +51,18 @@ absl::StatusOr<Tensor> ApplyCompare(Compare op, const Tensor& a, const Tensor& b
   return TensorOf<uint8_t>(TensorProto::BOOL, shapes.out, out);
 }
 
+// Equal-19 of two string tensors: an element is true where the strings hold the same bytes.
+absl::StatusOr<Tensor> ApplyStringEqual(const Tensor& a, const Tensor& b, const BinaryShapes& shapes) {
+  ASSIGN_OR_RETURN(const int64_t count, CheckedOutputCount(shapes.out, "the output"));
+  std::vector<uint8_t> out(static_cast<size_t>(count));
+  const std::array<std::vector<int64_t>, 2> strides = {BroadcastStrides(shapes.a, shapes.out),
+                                                       BroadcastStrides(shapes.b, shapes.out)};
+  ForEachBroadcast(shapes.out, strides, [&](int64_t i, const std::array<int64_t, 2>& at) {
+    out[i] = a.strings()[at[0]] == b.strings()[at[1]] ? 1 : 0;
+  });
+  return TensorOf<uint8_t>(TensorProto::BOOL, shapes.out, out);
+}
+
 absl::StatusOr<Outputs> RunCompare(const KernelContext& ctx, Compare op) {
   RETURN_IF_ERROR(ExpectInputCount(ctx, 2, 2));
   ASSIGN_OR_RETURN(const Tensor* a, RequiredInput(ctx, 0, "A"));
@@ -61,6 +76,9 @@ absl::StatusOr<Outputs> RunCompare(const KernelContext& ctx, Compare op) {
   }
   ASSIGN_OR_RETURN(const BinaryShapes shapes, BinaryOperandShapes(ctx, a->dims(), b->dims()));
   if (a->type() == TensorProto::BOOL) return Single(ApplyCompare<uint8_t>(op, *a, *b, shapes));
+  if (a->is_string() && op == Compare::kEqual && ctx.opset >= kEqualStringOpset) {
+    return Single(ApplyStringEqual(*a, *b, shapes));
+  }
   return Single(VisitNumeric(a->type(), ctx.node.op_type(),
                              [&](auto tag) { return ApplyCompare<decltype(tag)>(op, *a, *b, shapes); }));
 }

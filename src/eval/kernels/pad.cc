@@ -1,7 +1,11 @@
 // Pad: the pads are attribute `paddings` in Pad-1, `pads` in Pad-2, input 1 from Pad-11 (with the constant
 // value as optional input 2 instead of attribute `value`); [begin_0, ..., begin_n, end_0, ..., end_n], negative
-// to remove. Modes: constant (the value, default 0), reflect (mirrored without repeating the edge), edge
-// (the edge repeated). Each output element copies one input element or the value: nothing is computed.
+// to remove. Pad-18 adds optional input 3, `axes` (int32 or int64, negative from the back): the pads then
+// hold a begin and an end for each of those axes only, the others unpadded. Modes: constant (the value,
+// default 0), reflect (mirrored without repeating the edge), edge (the edge repeated), and from Pad-19 wrap
+// (the data as a torus: the elements a negative pad keeps repeat from the other end). Each output element
+// copies one input element or the value: nothing is computed.
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -20,13 +24,25 @@ using ::absl::StrCat;
 
 constexpr int64_t kPadsAttributeOpset = 2;
 constexpr int64_t kPadsInputOpset = 11;
+constexpr int64_t kPadAxesInputOpset = 18;
+constexpr int64_t kPadWrapOpset = 19;
 
-// The input coordinate output coordinate `o` reads along a dim of size `size` with `begin` padding before,
-// or -1 for the constant.
-int64_t SourceIndex(int64_t o, int64_t begin, int64_t size, const std::string& mode) {
+// The input coordinate output coordinate `o` reads along a dim of size `size` with `begin` padding before and
+// `end` after, or -1 for the constant.
+int64_t SourceIndex(int64_t o, int64_t begin, int64_t end, int64_t size, const std::string& mode) {
   int64_t i = o - begin;
   if (i >= 0 && i < size) return i;
   if (mode == "edge") return i < 0 ? 0 : size - 1;
+  if (mode == "wrap") {
+    // The torus is what the pads keep, [kept_begin, kept_end): a negative pad removes before it repeats, as
+    // ONNX Runtime reads it (numpy.pad, the reference, takes no negative pads). ApplyPad has checked it is
+    // not empty.
+    const int64_t kept_begin = begin < 0 ? -begin : 0;
+    const int64_t kept = size + (end < 0 ? end : 0) - kept_begin;
+    int64_t k = (i - kept_begin) % kept;
+    if (k < 0) k += kept;
+    return kept_begin + k;
+  }
   if (mode == "reflect") {
     if (size == 1) return 0;
     const int64_t period = 2 * (size - 1);
@@ -44,14 +60,43 @@ struct PadSpec {
   const Tensor* value_input = nullptr;  // Pad-11
 };
 
-absl::StatusOr<PadSpec> ReadPadSpec(const KernelContext& ctx) {
+absl::Status CheckMode(const KernelContext& ctx, const std::string& mode) {
+  if (mode == "constant" || mode == "reflect" || mode == "edge") return absl::OkStatus();
+  if (mode == "wrap" && ctx.opset >= kPadWrapOpset) return absl::OkStatus();
+  if (mode == "wrap") return absl::InvalidArgumentError("mode 'wrap' is Pad's only from opset 19");
+  return absl::InvalidArgumentError(
+      StrCat("mode '", mode, "' is none of constant, reflect, edge", ctx.opset >= kPadWrapOpset ? ", wrap" : ""));
+}
+
+// Pad-18's pads for `axes` only (input 3), spread over every dim of `x`: the dims not named are not padded.
+absl::StatusOr<std::vector<int64_t>> PadsOfAxes(const Tensor& axes_tensor, const Tensor& x,
+                                                const std::vector<int64_t>& pads) {
+  if (axes_tensor.type() != onnx::TensorProto::INT64 && axes_tensor.type() != onnx::TensorProto::INT32) {
+    return absl::InvalidArgumentError(StrCat("axes must be int32 or int64, got ", Describe(axes_tensor)));
+  }
+  ASSIGN_OR_RETURN(std::vector<int64_t> raw_axes, axes_tensor.ToInt64s("axes"));
+  // The text leaves a repeated axis undefined; NormalizeAxes refuses it.
+  ASSIGN_OR_RETURN(const std::vector<int64_t> axes, NormalizeAxes(std::move(raw_axes), x.rank(), "axes"));
+  if (pads.size() != 2 * axes.size()) {
+    return absl::InvalidArgumentError(
+        StrCat("pads ", DimsString(pads), " do not fit axes ", DimsString(axes), " (two per axis)"));
+  }
+  const size_t rank = x.dims().size();
+  std::vector<int64_t> all(2 * rank, 0);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    all[axes[i]] = pads[i];
+    all[rank + axes[i]] = pads[axes.size() + i];
+  }
+  return all;
+}
+
+absl::StatusOr<PadSpec> ReadPadSpec(const KernelContext& ctx, const Tensor& x) {
   PadSpec spec;
   ASSIGN_OR_RETURN(spec.mode, StringAttributeOr(ctx.node, "mode", "constant"));
-  if (spec.mode != "constant" && spec.mode != "reflect" && spec.mode != "edge") {
-    return absl::InvalidArgumentError(StrCat("mode '", spec.mode, "' is none of constant, reflect, edge"));
-  }
+  RETURN_IF_ERROR(CheckMode(ctx, spec.mode));
   if (ctx.opset >= kPadsInputOpset) {
-    RETURN_IF_ERROR(ExpectInputCount(ctx, 2, 3));
+    // An axes input before Pad-18 is an extra input: ExpectInputCount names it.
+    RETURN_IF_ERROR(ExpectInputCount(ctx, 2, ctx.opset >= kPadAxesInputOpset ? 4 : 3));
     RETURN_IF_ERROR(RejectAttribute(ctx, "pads", "takes as input 1 instead"));
     RETURN_IF_ERROR(RejectAttribute(ctx, "value", "takes as input 2 instead"));
     ASSIGN_OR_RETURN(const Tensor* pads, RequiredInput(ctx, 1, "pads"));
@@ -60,6 +105,9 @@ absl::StatusOr<PadSpec> ReadPadSpec(const KernelContext& ctx) {
     }
     ASSIGN_OR_RETURN(spec.pads, pads->ToInt64s("pads"));
     spec.value_input = ctx.Input(2);
+    if (const Tensor* axes = ctx.Input(3)) {
+      ASSIGN_OR_RETURN(spec.pads, PadsOfAxes(*axes, x, spec.pads));
+    }
     return spec;
   }
   RETURN_IF_ERROR(ExpectInputCount(ctx, 1, 1));
@@ -92,6 +140,11 @@ absl::StatusOr<Tensor> ApplyPad(const Tensor& x, const PadSpec& spec) {
     if (spec.mode != "constant" && x.dims()[d] == 0 && out_dims[d] > 0) {
       return absl::InvalidArgumentError(StrCat("mode '", spec.mode, "' cannot pad the empty dim ", d));
     }
+    const int64_t kept = x.dims()[d] + std::min<int64_t>(spec.pads[d], 0) + std::min<int64_t>(spec.pads[rank + d], 0);
+    if (spec.mode == "wrap" && kept <= 0 && out_dims[d] > 0) {
+      return absl::InvalidArgumentError(StrCat("pads ", DimsString(spec.pads), " remove all of dim ", d, " of ",
+                                               Describe(x), ", which wrap repeats"));
+    }
   }
   ASSIGN_OR_RETURN(const int64_t count, CheckedOutputCount(out_dims, "Pad's output"));
   const std::vector<T> in = ReadAs<T>(x);
@@ -101,7 +154,7 @@ absl::StatusOr<Tensor> ApplyPad(const Tensor& x, const PadSpec& spec) {
     int64_t offset = 0;
     bool inside = true;
     for (size_t d = 0; d < rank && inside; ++d) {
-      const int64_t i = SourceIndex(o[d], spec.pads[d], x.dims()[d], spec.mode);
+      const int64_t i = SourceIndex(o[d], spec.pads[d], spec.pads[rank + d], x.dims()[d], spec.mode);
       inside = i >= 0;
       offset = offset * x.dims()[d] + i;
     }
@@ -115,8 +168,8 @@ absl::StatusOr<Tensor> ApplyPad(const Tensor& x, const PadSpec& spec) {
 }
 
 absl::StatusOr<Outputs> RunPad(const KernelContext& ctx) {
-  ASSIGN_OR_RETURN(const PadSpec spec, ReadPadSpec(ctx));
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "data"));
+  ASSIGN_OR_RETURN(const PadSpec spec, ReadPadSpec(ctx, *x));
   if (spec.pads.size() != 2 * x->dims().size()) {
     return absl::InvalidArgumentError(
         StrCat("pads ", DimsString(spec.pads), " do not fit ", Describe(*x), " (two per dim)"));

@@ -1,11 +1,13 @@
 // Pooling: MaxPool, AveragePool (windows as conv_geometry.h says), GlobalAveragePool, GlobalMaxPool.
 //
 // Versions: MaxPool-8 adds storage_order and the Indices output, MaxPool-10/AveragePool-10 ceil_mode,
-// MaxPool-10 dilations, AveragePool-7 count_include_pad; an attribute used before its version is an error.
+// MaxPool-10 and AveragePool-19 dilations, AveragePool-7 count_include_pad; an attribute used before its
+// version is an error.
 // MaxPool keeps the first greatest element in window order, starting from the type's lowest value (NaN
 // never wins, as in ONNX Runtime); the padding takes no part. AveragePool adds its window in row-major order
 // and divides by the number of elements inside the input, or, with count_include_pad, inside the padded
-// input. Global pools reduce every spatial position in row-major order. float16 is computed in float.
+// input (a dilated window's elements, not the span they cover: onnx's reference counts the taps). Global pools reduce
+// every spatial position in row-major order. float16 is computed in float.
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -27,6 +29,7 @@ using ::absl::StrCat;
 constexpr int64_t kStorageOrderOpset = 8;
 constexpr int64_t kCeilModeOpset = 10;
 constexpr int64_t kCountIncludePadOpset = 7;
+constexpr int64_t kAveragePoolDilationsOpset = 19;
 
 struct PoolInput {
   int64_t planes;  // N * C
@@ -44,7 +47,7 @@ absl::StatusOr<PoolInput> PoolWindow(const KernelContext& ctx, const Tensor& x, 
     return absl::InvalidArgumentError(StrCat("kernel_shape ", DimsString(*kernel), " does not fit X ", Describe(x)));
   }
   WindowOptions options;
-  options.takes_dilations = is_max && ctx.opset >= kCeilModeOpset;
+  options.takes_dilations = ctx.opset >= (is_max ? kCeilModeOpset : kAveragePoolDilationsOpset);
   if (ctx.opset >= kCeilModeOpset) {
     ASSIGN_OR_RETURN(options.ceil_mode, IntAttributeOr(ctx.node, "ceil_mode", 0));
   } else {
@@ -185,6 +188,21 @@ absl::StatusOr<Outputs> RunMaxPool(const KernelContext& ctx) {
   });
 }
 
+// The window's elements inside the padded input [-pad_begin, in + pad_end): per dim, the taps start + k * dilation
+// (k < kernel) that fall there, multiplied.
+int64_t TapsInsidePadding(const WindowGeometry& g, const std::vector<int64_t>& start) {
+  int64_t taps = 1;
+  for (size_t d = 0; d < g.rank(); ++d) {
+    int64_t inside = 0;
+    for (int64_t k = 0; k < g.kernel[d]; ++k) {
+      const int64_t at = start[d] + k * g.dilations[d];
+      if (at >= -g.pad_begin[d] && at < g.in[d] + g.pad_end[d]) ++inside;
+    }
+    taps *= inside;
+  }
+  return taps;
+}
+
 template <typename T>
 absl::StatusOr<Tensor> ApplyAveragePool(const Tensor& x, const PoolInput& input, bool count_include_pad) {
   const WindowGeometry& g = input.g;
@@ -202,14 +220,7 @@ absl::StatusOr<Tensor> ApplyAveragePool(const Tensor& x, const PoolInput& input,
         ++inside;
       });
       int64_t divisor = inside;
-      if (count_include_pad) {
-        // The window clipped to the padded input [-pad_begin, in + pad_end).
-        divisor = 1;
-        for (size_t d = 0; d < g.rank(); ++d) {
-          const int64_t end = std::min(start[d] + g.kernel[d], g.in[d] + g.pad_end[d]);
-          divisor *= end - std::max(start[d], -g.pad_begin[d]);
-        }
-      }
+      if (count_include_pad) divisor = TapsInsidePadding(g, start);
       y[plane * out_size + p] = sum / static_cast<T>(divisor);
     });
   }

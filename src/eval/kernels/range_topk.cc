@@ -1,15 +1,19 @@
 // Range and TopK.
 //
 // Range-11: output[i] = start + i * delta for i < max(ceil((limit - start) / delta), 0) (each element computed
-// from i, as the text says, not by repeated addition).
+// from i, as the text says, not by repeated addition). Range-27 adds float16 (and bfloat16, which the runner
+// has no type for), computed in attribute stash_type's type, float (the default) or double, and rounded to
+// float16 once at the end; stash_type has no effect on the other types.
 // TopK: k is attribute `k` in TopK-1, input 1 (a one-element int64) from TopK-10; TopK-11 adds `largest`
 // (default 1), `sorted` (default 1) and negative axes. Values and their int64 indices along `axis` (default
 // -1), ordered greatest first (least first with largest=0), equal values by lower index; NaN counts as greater
 // than every number. With sorted=0 the order is left open by the text; the runner gives the sorted one.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <optional>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -25,12 +29,12 @@ namespace {
 
 using ::absl::StrCat;
 
+constexpr int64_t kRangeFloat16Opset = 27;
 constexpr int64_t kTopKInputOpset = 10;
 constexpr int64_t kTopKLargestOpset = 11;
 
 template <typename T>
-absl::StatusOr<Tensor> ApplyRange(const Tensor& start_t, const Tensor& limit_t, const Tensor& delta_t) {
-  const T start = ReadAs<T>(start_t)[0], limit = ReadAs<T>(limit_t)[0], delta = ReadAs<T>(delta_t)[0];
+absl::StatusOr<std::vector<T>> RangeValues(T start, T limit, T delta) {
   if (delta == T{0}) return absl::InvalidArgumentError("delta is 0");
   const double steps =
       std::ceil((static_cast<double>(limit) - static_cast<double>(start)) / static_cast<double>(delta));
@@ -40,7 +44,59 @@ absl::StatusOr<Tensor> ApplyRange(const Tensor& start_t, const Tensor& limit_t, 
   const int64_t count = std::max<int64_t>(0, static_cast<int64_t>(steps));
   std::vector<T> out(static_cast<size_t>(count));
   for (int64_t i = 0; i < count; ++i) out[i] = static_cast<T>(start + static_cast<T>(i) * delta);
-  return WriteAs<T>(start_t.type(), {count}, out);
+  return out;
+}
+
+template <typename T>
+absl::StatusOr<Tensor> ApplyRange(const Tensor& start, const Tensor& limit, const Tensor& delta) {
+  ASSIGN_OR_RETURN(const std::vector<T> out,
+                   RangeValues<T>(ReadAs<T>(start)[0], ReadAs<T>(limit)[0], ReadAs<T>(delta)[0]));
+  return WriteAs<T>(start.type(), {static_cast<int64_t>(out.size())}, out);
+}
+
+// A double rounded to float16 as one rounding (to nearest, ties to even): rounded first to float by round-to-odd
+// (an inexact result keeps its last bit set), which the second rounding to float16, 13 bits shorter, cannot
+// mistake for a tie. Eigen::half(double) goes through float rounded to nearest: two roundings.
+uint16_t DoubleToHalfBits(double value) {
+  float narrowed = static_cast<float>(value);
+  if (std::isfinite(value) && static_cast<double>(narrowed) != value) {
+    if (std::fabs(static_cast<double>(narrowed)) > std::fabs(value)) narrowed = std::nextafter(narrowed, 0.0f);
+    uint32_t bits;
+    std::memcpy(&bits, &narrowed, 4);
+    bits |= 1;
+    std::memcpy(&narrowed, &bits, 4);
+  }
+  return Eigen::numext::bit_cast<uint16_t>(Eigen::half(narrowed));
+}
+
+// Range-27 of float16 computed in double (stash_type 11).
+absl::StatusOr<Tensor> ApplyFloat16RangeInDouble(const Tensor& start_t, const Tensor& limit_t, const Tensor& delta_t) {
+  ASSIGN_OR_RETURN(
+      const std::vector<double> values,
+      RangeValues<double>(ReadAs<float>(start_t)[0], ReadAs<float>(limit_t)[0], ReadAs<float>(delta_t)[0]));
+  std::string bytes(values.size() * 2, '\0');
+  for (size_t i = 0; i < values.size(); ++i) {
+    const uint16_t bits = DoubleToHalfBits(values[i]);
+    std::memcpy(bytes.data() + 2 * i, &bits, 2);
+  }
+  return Tensor::FromBytes(onnx::TensorProto::FLOAT16, {static_cast<int64_t>(values.size())}, std::move(bytes));
+}
+
+// Range-27's stash_type for a float16 range: float or double. Refused before opset 27, which has neither it nor
+// float16.
+absl::StatusOr<int64_t> RangeStashType(const KernelContext& ctx, DataType type) {
+  if (ctx.opset < kRangeFloat16Opset) {
+    RETURN_IF_ERROR(RejectAttribute(ctx, "stash_type", "does not have (added at opset 27)"));
+    if (type == onnx::TensorProto::FLOAT16) {
+      return absl::InvalidArgumentError("Range takes float16 only from opset 27");
+    }
+    return int64_t{onnx::TensorProto::FLOAT};
+  }
+  ASSIGN_OR_RETURN(const int64_t stash, IntAttributeOr(ctx.node, "stash_type", onnx::TensorProto::FLOAT));
+  if (type == onnx::TensorProto::FLOAT16 && stash != onnx::TensorProto::FLOAT && stash != onnx::TensorProto::DOUBLE) {
+    return absl::InvalidArgumentError(StrCat("stash_type ", stash, " is neither float (1) nor double (11)"));
+  }
+  return stash;
 }
 
 absl::StatusOr<Outputs> RunRange(const KernelContext& ctx) {
@@ -53,6 +109,10 @@ absl::StatusOr<Outputs> RunRange(const KernelContext& ctx) {
           StrCat("start, limit and delta must be scalars of one type, got ", Describe(*input)));
     }
     inputs.push_back(input);
+  }
+  ASSIGN_OR_RETURN(const int64_t stash, RangeStashType(ctx, inputs[0]->type()));
+  if (inputs[0]->type() == onnx::TensorProto::FLOAT16 && stash == onnx::TensorProto::DOUBLE) {
+    return Single(ApplyFloat16RangeInDouble(*inputs[0], *inputs[1], *inputs[2]));
   }
   return Single(VisitSignedNumeric(inputs[0]->type(), "Range", [&](auto tag) {
     return ApplyRange<decltype(tag)>(*inputs[0], *inputs[1], *inputs[2]);

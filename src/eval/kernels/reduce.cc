@@ -1,13 +1,17 @@
 // Reductions: ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2, ReduceSumSquare,
 // ReduceLogSum, ReduceLogSumExp, and ArgMax, ArgMin.
 //
-// The axes are the `axes` attribute (every version up to 17), or input 1 for ReduceSum-13; none means all
-// (unless ReduceSum-13's noop_with_empty_axes). keepdims (default 1) keeps the reduced dims as 1. Each output
+// The axes are the `axes` attribute (up to 17, ReduceSum up to 12), or optional input 1 (ReduceSum from 13,
+// the others from 18); none or empty means all, unless noop_with_empty_axes (which comes with the input) says
+// none: then every element is its own set, and the composite reductions still take their other steps (the
+// text: ReduceLogSum gives the log of the input, ReduceSumSquare its square). keepdims (default 1) keeps the
+// reduced dims as 1. ReduceMax-20 and ReduceMin-20 also take bool (any and all). Each output
 // element folds its input elements in row-major order of the reduced coordinates: Sum and Mean add (Mean
 // divides by the count after), Prod multiplies, Max and Min keep the greatest/least with NaN propagating,
 // L1/L2/SumSquare add |x|, x*x (L2 takes the root last), LogSum takes the log of the sum, LogSumExp is
 // m + log(sum(exp(x - m))) with m the maximum (the same value as the spec's log(sum(exp(x))) but without
 // overflowing where the result is finite). float16 is computed in float; integers for Sum, Prod, Max, Min.
+// ReduceLogSum-28 and ReduceLogSumExp-28 drop the integer types the runner never computed for them.
 //
 // ArgMax/ArgMin: the index of the first (or, select_last_index from opset 12, last) greatest/least element
 // along `axis` (default 0), as int64; NaN never wins.
@@ -31,6 +35,9 @@ namespace {
 using ::absl::StrCat;
 
 constexpr int64_t kReduceSumAxesInputOpset = 13;
+// Every reduction but ReduceSum takes its axes as input 1 from opset 18.
+constexpr int64_t kReduceAxesInputOpset = 18;
+constexpr int64_t kReduceBoolOpset = 20;
 constexpr int64_t kSelectLastIndexOpset = 12;
 
 enum class Reduction { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kSumSquare, kLogSum, kLogSumExp };
@@ -42,10 +49,14 @@ struct ReducedShape {
   int64_t count = 1;               // input elements per output element
 };
 
+bool TakesAxesInput(const KernelContext& ctx, bool is_sum) {
+  return ctx.opset >= (is_sum ? kReduceSumAxesInputOpset : kReduceAxesInputOpset);
+}
+
 absl::StatusOr<ReducedShape> ShapeOfReduction(const KernelContext& ctx, const Tensor& x, bool is_sum) {
   std::optional<std::vector<int64_t>> axes;
   bool noop_with_empty_axes = false;
-  if (is_sum && ctx.opset >= kReduceSumAxesInputOpset) {
+  if (TakesAxesInput(ctx, is_sum)) {
     RETURN_IF_ERROR(RejectAttribute(ctx, "axes", "takes as input 1 instead"));
     RETURN_IF_ERROR(ExpectInputCount(ctx, 1, 2));
     if (const Tensor* axes_tensor = ctx.Input(1)) {
@@ -54,7 +65,9 @@ absl::StatusOr<ReducedShape> ShapeOfReduction(const KernelContext& ctx, const Te
     ASSIGN_OR_RETURN(const int64_t noop, IntAttributeOr(ctx.node, "noop_with_empty_axes", 0));
     noop_with_empty_axes = noop != 0;
   } else {
+    // An axes input before its opset is an extra input: ExpectInputCount names it.
     RETURN_IF_ERROR(ExpectInputCount(ctx, 1, 1));
+    RETURN_IF_ERROR(RejectAttribute(ctx, "noop_with_empty_axes", "does not have (it comes with the axes input)"));
     ASSIGN_OR_RETURN(axes, IntsAttribute(ctx.node, "axes"));
   }
   ASSIGN_OR_RETURN(const int64_t keepdims, IntAttributeOr(ctx.node, "keepdims", 1));
@@ -168,8 +181,12 @@ absl::StatusOr<Outputs> RunReduce(const KernelContext& ctx, Reduction op) {
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "data"));
   ASSIGN_OR_RETURN(const ReducedShape shape, ShapeOfReduction(ctx, *x, op == Reduction::kSum));
   auto reduce = [&](auto tag) { return ApplyReduction<decltype(tag)>(op, *x, shape); };
-  const bool integers =
-      op == Reduction::kSum || op == Reduction::kProd || op == Reduction::kMax || op == Reduction::kMin;
+  const bool max_or_min = op == Reduction::kMax || op == Reduction::kMin;
+  if (x->type() == onnx::TensorProto::BOOL && max_or_min && ctx.opset >= kReduceBoolOpset) {
+    // bool is stored as one byte 0 or 1: the greatest is any, the least all.
+    return Single(ApplyReduction<uint8_t>(op, *x, shape));
+  }
+  const bool integers = op == Reduction::kSum || op == Reduction::kProd || max_or_min;
   if (integers) return Single(VisitNumeric(x->type(), ctx.node.op_type(), reduce));
   return Single(VisitFloating(x->type(), ctx.node.op_type(), reduce));
 }

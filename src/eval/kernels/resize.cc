@@ -10,6 +10,13 @@
 // exclude_outside (0); tf_crop_and_resize with input roi (each dim's start and end as fractions of its last
 // index) and extrapolation_value (0) for the outputs whose coordinate falls outside the input.
 // Output dims: floor(in * scale), or `sizes`.
+// Resize-18 adds attribute axes (roi, scales and sizes then name those dims only; the others keep scale 1 and
+// roi [0, 1]), keep_aspect_ratio_policy (stretch, the default, takes sizes as they are; not_larger and
+// not_smaller take the least or greatest of sizes / in over the resized dims as every one's scale, in float,
+// and round scale * in to the output dim, as ONNX Runtime and onnx's reference do) and antialias, which the
+// runner does not implement and refuses when set. Resize-19 adds coordinate_transformation_mode
+// half_pixel_symmetric: half_pixel moved so that the output's center maps to the input's when the output dim
+// is not exactly in * scale.
 //
 // Linear interpolates each dim whose scale is not 1: a coordinate clamped to [0, in - 1] between its floor
 // x0 and x0 + 1 (clamped), weights 1 - t and t; the corners are added in binary order (the first dim's low
@@ -42,6 +49,8 @@ using ::absl::StrCat;
 constexpr int64_t kUpsampleScalesAttributeOpset = 7;
 constexpr int64_t kUpsampleScalesInputOpset = 9;
 constexpr int64_t kResizeModesOpset = 11;
+constexpr int64_t kResizeAxesOpset = 18;
+constexpr int64_t kResizeSymmetricOpset = 19;
 
 enum class Interpolation { kNearest, kLinear, kCubic };
 
@@ -75,6 +84,13 @@ float SourceCoordinate(const ResizePlan& plan, int64_t x, size_t d, int64_t in) 
   const int64_t out = plan.out_dims[d];
   const auto xf = static_cast<float>(x);
   if (plan.transform == "half_pixel") return (xf + 0.5f) / scale - 0.5f;
+  if (plan.transform == "half_pixel_symmetric") {
+    // The text's steps, in float and in its order (ONNX Runtime's too).
+    const auto length = static_cast<float>(in);
+    const float adjustment = static_cast<float>(out) / (scale * length);
+    const float offset = length / 2.0f * (1.0f - adjustment);
+    return offset + (xf + 0.5f) / scale - 0.5f;
+  }
   if (plan.transform == "pytorch_half_pixel") return out > 1 ? (xf + 0.5f) / scale - 0.5f : 0.0f;
   if (plan.transform == "align_corners") {
     return out == 1 ? 0.0f : xf * static_cast<float>(in - 1) / static_cast<float>(out - 1);
@@ -370,8 +386,77 @@ absl::StatusOr<Outputs> RunUpsample(const KernelContext& ctx) {
   return Resized(*x, plan, "Upsample");
 }
 
-// Resize-11/13's scales or sizes, whichever is given (a present but empty tensor counts as absent).
-absl::Status ResizeTarget(const KernelContext& ctx, const Tensor& x, ResizePlan& plan) {
+// Resize-18's axes and keep_aspect_ratio_policy (before 18: every dim, stretch).
+struct ResizeAxes {
+  std::vector<int64_t> axes;  // non-negative, in the order the node names them
+  bool named = false;         // by attribute axes, rather than every dim by default
+  std::string policy = "stretch";
+};
+
+// How messages name the dims a node resizes: "float[1,3,4,4]", or "axes [2,3] of float[1,3,4,4]".
+std::string ResizedDims(const ResizeAxes& axes, const Tensor& x) {
+  return axes.named ? StrCat("axes ", DimsString(axes.axes), " of ", Describe(x)) : Describe(x);
+}
+
+absl::StatusOr<ResizeAxes> ReadResizeAxes(const KernelContext& ctx, const Tensor& x) {
+  ResizeAxes result;
+  if (ctx.opset < kResizeAxesOpset) {
+    for (const char* name : {"axes", "keep_aspect_ratio_policy", "antialias"}) {
+      RETURN_IF_ERROR(RejectAttribute(ctx, name, "does not have (added at opset 18)"));
+    }
+  } else {
+    ASSIGN_OR_RETURN(const int64_t antialias, IntAttributeOr(ctx.node, "antialias", 0));
+    if (antialias != 0) {
+      return absl::UnimplementedError(
+          StrCat("attribute 'antialias' = ", antialias, " (the model runner resizes without an antialiasing filter)"));
+    }
+    ASSIGN_OR_RETURN(result.policy, StringAttributeOr(ctx.node, "keep_aspect_ratio_policy", "stretch"));
+    if (result.policy != "stretch" && result.policy != "not_larger" && result.policy != "not_smaller") {
+      return absl::InvalidArgumentError(
+          StrCat("keep_aspect_ratio_policy '", result.policy, "' is none of stretch, not_larger, not_smaller"));
+    }
+    ASSIGN_OR_RETURN(const std::optional<std::vector<int64_t>> axes, IntsAttribute(ctx.node, "axes"));
+    if (axes) {
+      ASSIGN_OR_RETURN(result.axes, NormalizeAxes(*axes, x.rank(), "axes"));
+      result.named = true;
+      return result;
+    }
+  }
+  for (int64_t d = 0; d < x.rank(); ++d) result.axes.push_back(d);
+  return result;
+}
+
+// `values` (one per axis) spread over every dim of `x`, `fallback` for the dims no axis names.
+template <typename T>
+absl::StatusOr<std::vector<T>> OverAllDims(const std::vector<T>& values, const ResizeAxes& axes, const Tensor& x,
+                                           T fallback, absl::string_view what) {
+  if (values.size() != axes.axes.size()) {
+    return absl::InvalidArgumentError(StrCat(what, " has ", values.size(), " values for ", ResizedDims(axes, x)));
+  }
+  std::vector<T> all(x.dims().size(), fallback);
+  for (size_t i = 0; i < values.size(); ++i) all[axes.axes[i]] = values[i];
+  return all;
+}
+
+// not_larger / not_smaller: one scale for every resized dim, the least (greatest) of sizes / in, in float.
+void KeepAspectRatio(const ResizeAxes& axes, const Tensor& x, const std::vector<int64_t>& sizes, ResizePlan& plan) {
+  const bool not_larger = axes.policy == "not_larger";
+  float scale = 0.0f;
+  for (size_t i = 0; i < axes.axes.size(); ++i) {
+    const float s = static_cast<float>(sizes[i]) / static_cast<float>(x.dims()[axes.axes[i]]);
+    scale = i == 0 ? s : (not_larger ? std::min(scale, s) : std::max(scale, s));
+  }
+  plan.out_dims = x.dims();
+  plan.scales.assign(x.dims().size(), 1.0f);
+  for (const int64_t d : axes.axes) {
+    plan.scales[d] = scale;
+    plan.out_dims[d] = static_cast<int64_t>(std::round(scale * static_cast<float>(x.dims()[d])));
+  }
+}
+
+// Resize-11's scales or sizes, whichever is given (a present but empty tensor counts as absent), for the dims
+// Resize-18's axes name.
+absl::Status ResizeTarget(const KernelContext& ctx, const Tensor& x, const ResizeAxes& axes, ResizePlan& plan) {
   const Tensor* scales = ctx.Input(2);
   const Tensor* sizes = ctx.Input(3);
   if (scales != nullptr && scales->element_count() == 0) scales = nullptr;
@@ -380,31 +465,52 @@ absl::Status ResizeTarget(const KernelContext& ctx, const Tensor& x, ResizePlan&
     return absl::InvalidArgumentError("exactly one of scales and sizes must be given");
   }
   if (scales != nullptr) {
+    if (axes.policy != "stretch") {
+      return absl::InvalidArgumentError(
+          StrCat("keep_aspect_ratio_policy '", axes.policy, "' applies to sizes; the node gives scales"));
+    }
     ASSIGN_OR_RETURN(std::vector<float> values, FloatValues(*scales, "scales"));
-    return SetScales(plan, x, std::move(values));
+    ASSIGN_OR_RETURN(std::vector<float> all, OverAllDims<float>(values, axes, x, 1.0f, "scales"));
+    return SetScales(plan, x, std::move(all));
   }
-  ASSIGN_OR_RETURN(plan.out_dims, sizes->ToInt64s("sizes"));
-  if (plan.out_dims.size() != x.dims().size()) {
-    return absl::InvalidArgumentError(StrCat("sizes ", DimsString(plan.out_dims), " do not fit ", Describe(x)));
+  ASSIGN_OR_RETURN(const std::vector<int64_t> values, sizes->ToInt64s("sizes"));
+  for (const int64_t size : values) {
+    if (size < 0) return absl::InvalidArgumentError(StrCat("sizes ", DimsString(values), " has a negative size"));
+  }
+  ASSIGN_OR_RETURN(plan.out_dims, OverAllDims<int64_t>(values, axes, x, 0, "sizes"));
+  if (axes.policy != "stretch") {
+    KeepAspectRatio(axes, x, values, plan);
+    return absl::OkStatus();
   }
   for (size_t d = 0; d < plan.out_dims.size(); ++d) {
-    if (plan.out_dims[d] < 0) return absl::InvalidArgumentError(StrCat("sizes ", DimsString(plan.out_dims)));
+    if (std::find(axes.axes.begin(), axes.axes.end(), static_cast<int64_t>(d)) == axes.axes.end()) {
+      plan.out_dims[d] = x.dims()[d];
+    }
     plan.scales.push_back(static_cast<float>(plan.out_dims[d]) / static_cast<float>(x.dims()[d]));
   }
   return absl::OkStatus();
 }
 
-// tf_crop_and_resize's roi (input 1): a start and an end per dim, of any floating type, read as float.
-absl::Status SetRoi(const KernelContext& ctx, const Tensor& x, ResizePlan& plan) {
+// tf_crop_and_resize's roi (input 1): a start and an end per resized axis (every dim before Resize-18), of any
+// floating type, read as float; a dim no axis names keeps [0, 1].
+absl::Status SetRoi(const KernelContext& ctx, const Tensor& x, const ResizeAxes& axes, ResizePlan& plan) {
   ASSIGN_OR_RETURN(const Tensor* roi, RequiredInput(ctx, 1, "roi"));
-  if (roi->rank() != 1 || roi->element_count() != 2 * x.rank()) {
+  const auto count = static_cast<int64_t>(axes.axes.size());
+  if (roi->rank() != 1 || roi->element_count() != 2 * count) {
     return absl::InvalidArgumentError(
-        StrCat("roi ", Describe(*roi), " must hold a start and an end for each dim of ", Describe(x)));
+        StrCat("roi ", Describe(*roi), " must hold a start and an end for each dim of ", ResizedDims(axes, x)));
   }
-  ASSIGN_OR_RETURN(plan.roi, VisitFloating(roi->type(), "roi", [&](auto tag) -> absl::StatusOr<std::vector<float>> {
-                     const ElementsAs<decltype(tag)> values(*roi);
-                     return std::vector<float>(values.begin(), values.end());
+  ASSIGN_OR_RETURN(const std::vector<float> values,
+                   VisitFloating(roi->type(), "roi", [&](auto tag) -> absl::StatusOr<std::vector<float>> {
+                     const ElementsAs<decltype(tag)> elements(*roi);
+                     return std::vector<float>(elements.begin(), elements.end());
                    }));
+  ASSIGN_OR_RETURN(const std::vector<float> starts,
+                   OverAllDims<float>({values.begin(), values.begin() + count}, axes, x, 0.0f, "roi's starts"));
+  ASSIGN_OR_RETURN(const std::vector<float> ends,
+                   OverAllDims<float>({values.begin() + count, values.end()}, axes, x, 1.0f, "roi's ends"));
+  plan.roi = starts;
+  plan.roi.insert(plan.roi.end(), ends.begin(), ends.end());
   return absl::OkStatus();
 }
 
@@ -424,7 +530,12 @@ absl::StatusOr<Outputs> RunResize(const KernelContext& ctx) {
     ASSIGN_OR_RETURN(plan.nearest_mode, StringAttributeOr(ctx.node, "nearest_mode", "round_prefer_floor"));
     const std::vector<std::string> transforms = {"half_pixel", "pytorch_half_pixel",   "align_corners",
                                                  "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize"};
-    if (std::find(transforms.begin(), transforms.end(), plan.transform) == transforms.end()) {
+    const bool symmetric = plan.transform == "half_pixel_symmetric";
+    if (symmetric && ctx.opset < kResizeSymmetricOpset) {
+      return absl::InvalidArgumentError(
+          "coordinate_transformation_mode 'half_pixel_symmetric' is Resize's from opset 19");
+    }
+    if (!symmetric && std::find(transforms.begin(), transforms.end(), plan.transform) == transforms.end()) {
       return absl::UnimplementedError(StrCat("coordinate_transformation_mode '", plan.transform, "'"));
     }
     const std::vector<std::string> roundings = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
@@ -435,8 +546,9 @@ absl::StatusOr<Outputs> RunResize(const KernelContext& ctx) {
     ASSIGN_OR_RETURN(const int64_t exclude_outside, IntAttributeOr(ctx.node, "exclude_outside", 0));
     plan.exclude_outside = exclude_outside != 0;
     ASSIGN_OR_RETURN(plan.extrapolation_value, FloatAttributeOr(ctx.node, "extrapolation_value", 0.0f));
-    RETURN_IF_ERROR(ResizeTarget(ctx, *x, plan));
-    if (Crops(plan)) RETURN_IF_ERROR(SetRoi(ctx, *x, plan));
+    ASSIGN_OR_RETURN(const ResizeAxes axes, ReadResizeAxes(ctx, *x));
+    RETURN_IF_ERROR(ResizeTarget(ctx, *x, axes, plan));
+    if (Crops(plan)) RETURN_IF_ERROR(SetRoi(ctx, *x, axes, plan));
   }
   return Resized(*x, plan, "Resize");
 }

@@ -38,6 +38,11 @@ inline Feeds Feed(const std::string& a, Tensor ta, const std::string& b, Tensor 
   feeds.emplace(b, std::move(tb));
   return feeds;
 }
+inline Feeds Feed(const std::string& a, Tensor ta, const std::string& b, Tensor tb, const std::string& c, Tensor tc) {
+  Feeds feeds = Feed(a, std::move(ta), b, std::move(tb));
+  feeds.emplace(c, std::move(tc));
+  return feeds;
+}
 
 // The run succeeded and its output `name` equals `want` bit for bit (type and dims included).
 ::testing::AssertionResult OutputIs(const Results& result, const std::string& name, const Tensor& want);

@@ -135,5 +135,38 @@ TEST(PoolKernelTest, GlobalPoolsReduceEverySpatialPosition) {
   EXPECT_TRUE(OutputIs(result, "max", Floats({1, 2, 1, 1}, {2, 5})));
 }
 
+// AveragePool-19 adds dilations: the window's taps are `dilation` apart. Over [1..9] as 3x3, a 2x2 window with
+// dilation 2 reads the four corners (1, 3, 7, 9). Before opset 19 the attribute does not exist.
+TEST(PoolKernelTest, AveragePoolDilatesFromOpset19Only) {
+  const auto at19 = ParseModel(R"(
+    <ir_version: 9, opset_import: ["" : 19]>
+    g (float[1,1,3,3] x) => (float[1,1,1,1] y) { y = AveragePool <kernel_shape = [2, 2], dilations = [2, 2]> (x) })");
+  EXPECT_TRUE(OutputIs(RunModel(at19, Feed("x", Floats({1, 1, 3, 3}, kOneToNine))), "y", Floats({1, 1, 1, 1}, {5})));
+  const auto at18 = ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[1,1,3,3] x) => (float[1,1,1,1] y) { y = AveragePool <kernel_shape = [2, 2], dilations = [2, 2]> (x) })");
+  EXPECT_TRUE(FailsWith(RunModel(at18, Feed("x", Floats({1, 1, 3, 3}, kOneToNine))), StatusCode::kInvalidArgument,
+                        {"attribute 'dilations'", "AveragePool at opset 18"}));
+}
+
+// With dilations, count_include_pad counts the window's taps inside the padded input, not the span they cover:
+// over [1, 2, 3] padded by 1 on each side, a window of 2 taps 2 apart starting at -1 reads the pad and 2
+// (2 / 2 = 1 with the pad counted, 2 without); the next, from 0, reads 1 and 3 (2 either way).
+TEST(PoolKernelTest, AveragePoolWithDilationsCountsTheTapsInThePadding) {
+  constexpr char kModel[] = R"(
+    <ir_version: 9, opset_import: ["" : 19]>
+    g (float[1,1,3] x) => (float[1,1,3] y) {
+      y = AveragePool <kernel_shape = [2], dilations = [2], pads = [1, 1], count_include_pad = COUNT> (x)
+    })";
+  auto with = [&](const std::string& count) {
+    std::string text = kModel;
+    text.replace(text.find("COUNT"), 5, count);
+    return ParseModel(text.c_str());
+  };
+  const Feeds x = Feed("x", Floats({1, 1, 3}, {1, 2, 3}));
+  EXPECT_TRUE(OutputIs(RunModel(with("1"), x), "y", Floats({1, 1, 3}, {1, 2, 1})));
+  EXPECT_TRUE(OutputIs(RunModel(with("0"), x), "y", Floats({1, 1, 3}, {2, 2, 2})));
+}
+
 }  // namespace
 }  // namespace onnx_legalize::testing

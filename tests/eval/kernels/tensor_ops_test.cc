@@ -317,5 +317,321 @@ TEST(TensorOpsKernelTest, ArgMaxTopKAndRange) {
                         StatusCode::kInvalidArgument, {"Range producing 'r'", "input 'a' is not defined"}));
 }
 
+// ---- onnx 1.23's versions, opsets 18..28
+
+// From opset 18 every reduction takes its axes as optional input 1, as ReduceSum-13 does; the attribute is gone.
+TEST(TensorOpsKernelTest, ReductionsTakeTheirAxesAsInputFromOpset18) {
+  const auto at18 = ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,3] x, int64[1] a) => (float[2] mean, float[1,3] max, float[2,1] l1, float[1,1] all) {
+      mean = ReduceMean <keepdims = 0> (x, a)
+      z = Constant <value = int64[1] {-2}> ()
+      max = ReduceMax(x, z)
+      l1 = ReduceL1(x, a)
+      all = ReduceProd(x)
+    })");
+  const Results result = RunModel(at18, Feed("x", Floats({2, 3}, kSix), "a", Int64s({1}, {1})));
+  EXPECT_TRUE(OutputIs(result, "mean", Floats({2}, {2, 5})));
+  EXPECT_TRUE(OutputIs(result, "max", Floats({1, 3}, {4, 5, 6})));
+  EXPECT_TRUE(OutputIs(result, "l1", Floats({2, 1}, {6, 15})));
+  EXPECT_TRUE(OutputIs(result, "all", Floats({1, 1}, {720})));
+}
+
+TEST(TensorOpsKernelTest, RejectsReductionAxesWhereTheirOpsetDoesNotHaveThem) {
+  const auto attribute_at18 = ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,3] x) => (float[2,1] y) { y = ReduceMean <axes = [1]> (x) })");
+  EXPECT_TRUE(FailsWith(RunModel(attribute_at18, Feed("x", Floats({2, 3}, kSix))), StatusCode::kInvalidArgument,
+                        {"attribute 'axes'", "ReduceMean at opset 18", "takes as input 1 instead"}));
+  const auto input_at17 = ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[2,3] x, int64[1] a) => (float[2,1] y) { y = ReduceMean(x, a) })");
+  EXPECT_TRUE(FailsWith(RunModel(input_at17, Feed("x", Floats({2, 3}, kSix), "a", Int64s({1}, {1}))),
+                        StatusCode::kInvalidArgument, {"has 2 inputs", "ReduceMean at opset 17 takes 1"}));
+  const auto noop_at17 = ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[2,3] x) => (float[2,3] y) { y = ReduceMax <noop_with_empty_axes = 1> (x) })");
+  EXPECT_TRUE(FailsWith(RunModel(noop_at17, Feed("x", Floats({2, 3}, kSix))), StatusCode::kInvalidArgument,
+                        {"attribute 'noop_with_empty_axes'", "ReduceMax at opset 17"}));
+}
+
+// noop_with_empty_axes: empty or absent axes reduce nothing, but the composite reductions keep their other steps
+// (the text: ReduceSumSquare squares, ReduceLogSum takes the log). Without it, empty axes reduce everything.
+TEST(TensorOpsKernelTest, NoopWithEmptyAxesReducesNothingButKeepsTheOtherSteps) {
+  const auto model = ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,2] x, int64[0] e) => (float[2,2] mean, float[2,2] square, float[2,2] l2, float[1,1] all) {
+      mean = ReduceMean <noop_with_empty_axes = 1> (x, e)
+      square = ReduceSumSquare <noop_with_empty_axes = 1> (x)
+      l2 = ReduceL2 <noop_with_empty_axes = 1> (x, e)
+      all = ReduceMin(x, e)
+    })");
+  const Results result = RunModel(model, Feed("x", Floats({2, 2}, {-3, 2, 1, 4}), "e", Int64s({0}, {})));
+  EXPECT_TRUE(OutputIs(result, "mean", Floats({2, 2}, {-3, 2, 1, 4})));
+  EXPECT_TRUE(OutputIs(result, "square", Floats({2, 2}, {9, 4, 1, 16})));
+  EXPECT_TRUE(OutputIs(result, "l2", Floats({2, 2}, {3, 2, 1, 4})));
+  EXPECT_TRUE(OutputIs(result, "all", Floats({1, 1}, {-3})));
+}
+
+// ReduceMax-20 and ReduceMin-20 take bool: any and all. Before opset 20 bool is not theirs.
+TEST(TensorOpsKernelTest, ReduceMaxAndMinTakeBoolFromOpset20) {
+  const auto at20 = ParseModel(R"(
+    <ir_version: 9, opset_import: ["" : 20]>
+    g (bool[2,3] x, int64[1] a) => (bool[2] any, bool[2] all) {
+      any = ReduceMax <keepdims = 0> (x, a)
+      all = ReduceMin <keepdims = 0> (x, a)
+    })");
+  const Feeds feeds = Feed("x", Bools({2, 3}, {0, 1, 0, 1, 1, 1}), "a", Int64s({1}, {1}));
+  const Results result = RunModel(at20, feeds);
+  EXPECT_TRUE(OutputIs(result, "any", Bools({2}, {1, 1})));
+  EXPECT_TRUE(OutputIs(result, "all", Bools({2}, {0, 1})));
+  const auto at19 = ParseModel(R"(
+    <ir_version: 9, opset_import: ["" : 19]>
+    g (bool[2,3] x, int64[1] a) => (bool[2] any) { any = ReduceMax <keepdims = 0> (x, a) })");
+  EXPECT_TRUE(FailsWith(RunModel(at19, feeds), StatusCode::kUnimplemented, {"bool"}));
+}
+
+// Pad-18's axes input names the dims the pads are for (negative from the back); the others are not padded.
+TEST(TensorOpsKernelTest, PadsOnlyTheAxesItIsGivenFromOpset18) {
+  const auto at18 = ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,3] x, int64[2] p, int32[1] a) => (float[2,5] y) { y = Pad(x, p, , a) })");
+  auto feeds = [] { return Feed("x", Floats({2, 3}, kSix), "p", Int64s({2}, {1, 1}), "a", Int32s({1}, {-1})); };
+  EXPECT_TRUE(OutputIs(RunModel(at18, feeds()), "y", Floats({2, 5}, {0, 1, 2, 3, 0, 0, 4, 5, 6, 0})));
+  const auto at17 = ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[2,3] x, int64[2] p, int32[1] a) => (float[2,5] y) { y = Pad(x, p, , a) })");
+  EXPECT_TRUE(FailsWith(RunModel(at17, feeds()), StatusCode::kInvalidArgument, {"has 4 inputs", "Pad at opset 17"}));
+  const auto repeated = ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,3] x, int64[4] p, int32[2] a) => (float[2,5] y) { y = Pad(x, p, , a) })");
+  EXPECT_TRUE(FailsWith(
+      RunModel(repeated, Feed("x", Floats({2, 3}, kSix), "p", Int64s({4}, {1, 1, 1, 1}), "a", Int32s({2}, {1, -1}))),
+      StatusCode::kInvalidArgument, {"axes 1 appears twice"}));
+}
+
+// Pad-19's wrap reads the data as a torus: the rows before come from the end, the columns after from the start
+// (the text's example 4). A negative pad removes before it wraps. Before opset 19 the mode does not exist.
+TEST(TensorOpsKernelTest, PadWrapsAroundFromOpset19) {
+  const auto at19 = ParseModel(R"(
+    <ir_version: 9, opset_import: ["" : 19]>
+    g (float[3,2] x, int64[4] p) => (float[6,4] y) { y = Pad <mode = "wrap"> (x, p) })");
+  const Tensor x = Floats({3, 2}, {1.0f, 1.2f, 2.3f, 3.4f, 4.5f, 5.7f});
+  EXPECT_TRUE(OutputIs(RunModel(at19, Feed("x", x.Clone(), "p", Int64s({4}, {2, 1, 1, 1}))), "y",
+                       Floats({6, 4}, {3.4f, 2.3f, 3.4f, 2.3f, 5.7f, 4.5f, 5.7f, 4.5f, 1.2f, 1.0f, 1.2f, 1.0f,
+                                       3.4f, 2.3f, 3.4f, 2.3f, 5.7f, 4.5f, 5.7f, 4.5f, 1.2f, 1.0f, 1.2f, 1.0f})));
+  // Rows: the first is removed, then [2.3, 4.5] wraps to 4.5 2.3 4.5 2.3 (2 before, 1 after).
+  const auto cropped = ParseModel(R"(
+    <ir_version: 9, opset_import: ["" : 19]>
+    g (float[3,2] x, int64[4] p) => (float[4,1] y) { y = Pad <mode = "wrap"> (x, p) })");
+  EXPECT_TRUE(OutputIs(RunModel(cropped, Feed("x", x.Clone(), "p", Int64s({4}, {-1, 0, 2, -1}))), "y",
+                       Floats({4, 1}, {2.3f, 4.5f, 2.3f, 4.5f})));
+  const auto at18 = ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[3,2] x, int64[4] p) => (float[6,4] y) { y = Pad <mode = "wrap"> (x, p) })");
+  EXPECT_TRUE(FailsWith(RunModel(at18, Feed("x", x.Clone(), "p", Int64s({4}, {2, 1, 1, 1}))),
+                        StatusCode::kInvalidArgument, {"mode 'wrap'", "opset 19"}));
+}
+
+// Split-18's num_outputs: equal parts, or parts of ceil(dim / n) and a smaller last one.
+TEST(TensorOpsKernelTest, SplitsIntoNumOutputsFromOpset18) {
+  const auto even = ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[6] x) => (float[3] a, float[3] b) { a, b = Split <num_outputs = 2> (x) })");
+  const Results halves = RunModel(even, Feed("x", Floats({6}, kSix)));
+  EXPECT_TRUE(OutputIs(halves, "a", Floats({3}, {1, 2, 3})));
+  EXPECT_TRUE(OutputIs(halves, "b", Floats({3}, {4, 5, 6})));
+  const auto uneven = ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,3] x) => (float[2,2] a, float[2,1] b) { a, b = Split <axis = 1, num_outputs = 2> (x) })");
+  const Results parts = RunModel(uneven, Feed("x", Floats({2, 3}, kSix)));
+  EXPECT_TRUE(OutputIs(parts, "a", Floats({2, 2}, {1, 2, 4, 5})));
+  EXPECT_TRUE(OutputIs(parts, "b", Floats({2, 1}, {3, 6})));
+}
+
+TEST(TensorOpsKernelTest, RejectsSplitsThatSplit18DoesNotDefine) {
+  const Feeds x = Feed("x", Floats({5}, {1, 2, 3, 4, 5}));
+  // 5 into 4: parts of 2 leave -1 for the last.
+  const auto too_many = ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[5] x) => (float[2] a, float[2] b, float[2] c, float[2] d) { a, b, c, d = Split <num_outputs = 4> (x) })");
+  EXPECT_TRUE(FailsWith(RunModel(too_many, x), StatusCode::kInvalidArgument, {"does not split into 4"}));
+  const auto neither = ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[5] x) => (float[5] a) { a = Split(x) })");
+  EXPECT_TRUE(FailsWith(RunModel(neither, x), StatusCode::kInvalidArgument, {"exactly one", "num_outputs"}));
+  const auto both = ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[5] x, int64[2] s) => (float[2] a, float[3] b) { a, b = Split <num_outputs = 2> (x, s) })");
+  EXPECT_TRUE(FailsWith(RunModel(both, Feed("x", Floats({5}, {1, 2, 3, 4, 5}), "s", Int64s({2}, {2, 3}))),
+                        StatusCode::kInvalidArgument, {"exactly one"}));
+  const auto mismatched = ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[5] x) => (float[5] a) { a = Split <num_outputs = 2> (x) })");
+  EXPECT_TRUE(FailsWith(RunModel(mismatched, x), StatusCode::kInvalidArgument, {"num_outputs 2", "1 outputs"}));
+  const auto at17 = ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[6] x) => (float[3] a, float[3] b) { a, b = Split <num_outputs = 2> (x) })");
+  EXPECT_TRUE(FailsWith(RunModel(at17, Feed("x", Floats({6}, kSix))), StatusCode::kInvalidArgument,
+                        {"attribute 'num_outputs'", "Split at opset 17"}));
+}
+
+// SpaceToDepth-28's mode: DCR, the default, is the order SpaceToDepth always had ([b, b, C] depth); CRD writes
+// [C, b, b], and undoes DepthToSpace's CRD. Before opset 28 there is no mode.
+TEST(TensorOpsKernelTest, SpaceToDepthTakesAModeFromOpset28) {
+  // Two channels of 2x2: channel 0 is 1..4, channel 1 is 5..8; one block each.
+  const Feeds x = Feed("x", Floats({1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}));
+  const auto model = ParseModel(R"(
+    <ir_version: 13, opset_import: ["" : 28]>
+    g (float[1,2,2,2] x) => (float[1,8,1,1] dcr, float[1,8,1,1] crd, float[1,2,2,2] back) {
+      dcr = SpaceToDepth <blocksize = 2> (x)
+      crd = SpaceToDepth <blocksize = 2, mode = "CRD"> (x)
+      back = DepthToSpace <blocksize = 2, mode = "CRD"> (crd)
+    })");
+  const Results result = RunModel(model, x);
+  EXPECT_TRUE(OutputIs(result, "dcr", Floats({1, 8, 1, 1}, {1, 5, 2, 6, 3, 7, 4, 8})));
+  EXPECT_TRUE(OutputIs(result, "crd", Floats({1, 8, 1, 1}, {1, 2, 3, 4, 5, 6, 7, 8})));
+  EXPECT_TRUE(OutputIs(result, "back", Floats({1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8})));
+  const auto at13 = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[1,2,2,2] x) => (float[1,8,1,1] y) { y = SpaceToDepth <blocksize = 2> (x) })");
+  EXPECT_TRUE(OutputIs(RunModel(at13, x), "y", Floats({1, 8, 1, 1}, {1, 5, 2, 6, 3, 7, 4, 8})));
+  const auto mode_at13 = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[1,2,2,2] x) => (float[1,8,1,1] y) { y = SpaceToDepth <blocksize = 2, mode = "DCR"> (x) })");
+  EXPECT_TRUE(FailsWith(RunModel(mode_at13, x), StatusCode::kInvalidArgument,
+                        {"attribute 'mode'", "SpaceToDepth at opset 13"}));
+}
+
+// Range-27 takes float16, computed in stash_type's float (default) or double and rounded to float16 once;
+// stash_type is float or double only. Before opset 27 there is neither float16 nor stash_type.
+TEST(TensorOpsKernelTest, RangeTakesFloat16FromOpset27) {
+  constexpr char kModel[] = R"(
+    <ir_version: 13, opset_import: ["" : 27]>
+    g (float16 a, float16 b, float16 c) => (float16[3] y) { y = Range <stash_type = STASH> (a, b, c) })";
+  auto with = [&](const std::string& stash) {
+    std::string text = kModel;
+    text.replace(text.find("STASH"), 5, stash);
+    return ParseModel(text.c_str());
+  };
+  auto feeds = [] { return Feed("a", Halves({}, {2046}), "b", Halves({}, {2052}), "c", Halves({}, {2})); };
+  EXPECT_TRUE(OutputIs(RunModel(with("1"), feeds()), "y", Halves({3}, {2046, 2048, 2050})));
+  EXPECT_TRUE(OutputIs(RunModel(with("11"), feeds()), "y", Halves({3}, {2046, 2048, 2050})));
+  EXPECT_TRUE(FailsWith(RunModel(with("10"), feeds()), StatusCode::kInvalidArgument, {"stash_type 10"}));
+  const auto float16_at26 = ParseModel(R"(
+    <ir_version: 13, opset_import: ["" : 26]>
+    g (float16 a, float16 b, float16 c) => (float16[3] y) { y = Range(a, b, c) })");
+  EXPECT_TRUE(FailsWith(RunModel(float16_at26, feeds()), StatusCode::kInvalidArgument, {"float16 only from opset 27"}));
+  const auto stash_at26 = ParseModel(R"(
+    <ir_version: 13, opset_import: ["" : 26]>
+    g (float a, float b, float c) => (float[3] y) { y = Range <stash_type = 1> (a, b, c) })");
+  EXPECT_TRUE(FailsWith(RunModel(stash_at26, Feed("a", Floats({}, {0}), "b", Floats({}, {3}), "c", Floats({}, {1}))),
+                        StatusCode::kInvalidArgument, {"attribute 'stash_type'", "Range at opset 26"}));
+}
+
+// Equal-19 compares strings, byte for byte.
+TEST(TensorOpsKernelTest, EqualComparesStringsFromOpset19) {
+  auto strings = [](std::vector<int64_t> dims, std::vector<std::string> values) {
+    return Tensor::FromStrings(std::move(dims), std::move(values)).value();
+  };
+  const auto at19 = ParseModel(R"(
+    <ir_version: 9, opset_import: ["" : 19]>
+    g (string[3] a, string[1] b) => (bool[3] y) { y = Equal(a, b) })");
+  auto feeds = [&] { return Feed("a", strings({3}, {"cat", "Cat", "cat"}), "b", strings({1}, {"cat"})); };
+  EXPECT_TRUE(OutputIs(RunModel(at19, feeds()), "y", Bools({3}, {1, 0, 1})));
+  const auto at13 = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (string[3] a, string[1] b) => (bool[3] y) { y = Equal(a, b) })");
+  EXPECT_TRUE(FailsWith(RunModel(at13, feeds()), StatusCode::kUnimplemented, {"string"}));
+}
+
+// Cast-19's saturate and Cast-24's round_mode apply to float8 targets only, which the runner has no type for:
+// taken where they exist, refused before.
+TEST(TensorOpsKernelTest, CastTakesSaturateFromOpset19Only) {
+  const auto at19 = ParseModel(R"(
+    <ir_version: 9, opset_import: ["" : 19]>
+    g (float[2] x) => (float16[2] y) { y = Cast <to = 10, saturate = 0> (x) })");
+  EXPECT_TRUE(OutputIs(RunModel(at19, Feed("x", Floats({2}, {1.5f, -2}))), "y", Halves({2}, {1.5f, -2})));
+  const auto at13 = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[2] x) => (float16[2] y) { y = Cast <to = 10, saturate = 0> (x) })");
+  EXPECT_TRUE(FailsWith(RunModel(at13, Feed("x", Floats({2}, {1.5f, -2}))), StatusCode::kInvalidArgument,
+                        {"attribute 'saturate'", "Cast at opset 13"}));
+  const auto round_mode_at23 = ParseModel(R"(
+    <ir_version: 11, opset_import: ["" : 23]>
+    g (float[2] x) => (float16[2] y) { y = Cast <to = 10, round_mode = "up"> (x) })");
+  EXPECT_TRUE(FailsWith(RunModel(round_mode_at23, Feed("x", Floats({2}, {1.5f, -2}))), StatusCode::kInvalidArgument,
+                        {"attribute 'round_mode'", "Cast at opset 23"}));
+}
+
+// Resize-18's axes: scales (or sizes, or roi) for the named dims only, the others kept.
+TEST(TensorOpsKernelTest, ResizesOnlyTheAxesItIsGivenFromOpset18) {
+  const auto at18 = ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[1,1,2,2] x, float[1] s) => (float[1,1,2,4] y) {
+      y = Resize <mode = "nearest", axes = [-1], coordinate_transformation_mode = "asymmetric", nearest_mode = "floor"> (x, , s)
+    })");
+  const Feeds feeds = Feed("x", Floats({1, 1, 2, 2}, {1, 2, 3, 4}), "s", Floats({1}, {2}));
+  EXPECT_TRUE(OutputIs(RunModel(at18, feeds), "y", Floats({1, 1, 2, 4}, {1, 1, 2, 2, 3, 3, 4, 4})));
+  const auto at13 = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[1,1,2,2] x, float[1] s) => (float[1,1,2,4] y) { y = Resize <axes = [3]> (x, , s) })");
+  EXPECT_TRUE(
+      FailsWith(RunModel(at13, feeds), StatusCode::kInvalidArgument, {"attribute 'axes'", "Resize at opset 13"}));
+}
+
+// keep_aspect_ratio_policy not_larger: one scale for every resized dim, the least of sizes / in (here 3/2 of
+// W's 4 -> 6 and 4/2 of H's: 1.5), and H becomes round(1.5 * 2) = 3, not 4.
+TEST(TensorOpsKernelTest, KeepsTheAspectRatioTheNodeAsksFor) {
+  const auto model = ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[1,1,2,4] x, int64[2] z) => (float[1,1,3,6] y) {
+      y = Resize <mode = "nearest", axes = [2, 3], keep_aspect_ratio_policy = "not_larger"> (x, , , z)
+    })");
+  const Results result =
+      RunModel(model, Feed("x", Floats({1, 1, 2, 4}, {1, 2, 3, 4, 5, 6, 7, 8}), "z", Int64s({2}, {4, 6})));
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->at("y").dims(), (std::vector<int64_t>{1, 1, 3, 6}));
+  const auto with_scales = ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[1,1,2,4] x, float[4] s) => (float[1,1,4,8] y) {
+      y = Resize <keep_aspect_ratio_policy = "not_smaller"> (x, , s)
+    })");
+  EXPECT_TRUE(FailsWith(
+      RunModel(with_scales, Feed("x", Floats({1, 1, 2, 4}, {1, 2, 3, 4, 5, 6, 7, 8}), "s", Floats({4}, {1, 1, 2, 2}))),
+      StatusCode::kInvalidArgument, {"applies to sizes"}));
+}
+
+// antialias changes linear and cubic downscaling, which the runner does not implement: refused by name.
+TEST(TensorOpsKernelTest, RefusesAntialias) {
+  const auto model = ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[1,1,2,4] x, float[4] s) => (float[1,1,1,2] y) { y = Resize <mode = "linear", antialias = 1> (x, , s) })");
+  EXPECT_TRUE(FailsWith(
+      RunModel(model, Feed("x", Floats({1, 1, 2, 4}, {1, 2, 3, 4, 5, 6, 7, 8}), "s", Floats({4}, {1, 1, 0.5f, 0.5f}))),
+      StatusCode::kUnimplemented, {"attribute 'antialias' = 1"}));
+}
+
+// Resize-19's half_pixel_symmetric: half_pixel shifted so that the centers meet when in * scale is not whole.
+// W: 4 * 0.6 = 2.4 -> 2 outputs; adjustment 2 / 2.4, offset 2 * (1 - 5/6) = 1/3; x = 1/3 + (o + 0.5) / 0.6 - 0.5,
+// 0.667 and 2.333 for o = 0, 1: nearest (round_prefer_floor) reads 1 and 2, where half_pixel (0.333, 2) reads 0
+// and 2. Before opset 19 the mode does not exist.
+TEST(TensorOpsKernelTest, HalfPixelSymmetricFromOpset19) {
+  constexpr char kModel[] = R"(
+    <ir_version: 9, opset_import: ["" : OPSET]>
+    g (float[1,4] x, float[2] s) => (float[1,2] y) { y = Resize <coordinate_transformation_mode = "MODE"> (x, , s) })";
+  auto at = [&](const std::string& opset, const std::string& mode) {
+    std::string text = kModel;
+    text.replace(text.find("OPSET"), 5, opset);
+    text.replace(text.find("MODE"), 4, mode);
+    return ParseModel(text.c_str());
+  };
+  const Feeds feeds = Feed("x", Floats({1, 4}, {10, 20, 30, 40}), "s", Floats({2}, {1, 0.6f}));
+  EXPECT_TRUE(OutputIs(RunModel(at("19", "half_pixel_symmetric"), feeds), "y", Floats({1, 2}, {20, 30})));
+  EXPECT_TRUE(OutputIs(RunModel(at("19", "half_pixel"), feeds), "y", Floats({1, 2}, {10, 30})));
+  EXPECT_TRUE(FailsWith(RunModel(at("18", "half_pixel_symmetric"), feeds), StatusCode::kInvalidArgument,
+                        {"half_pixel_symmetric", "opset 19"}));
+}
+
 }  // namespace
 }  // namespace onnx_legalize::testing
