@@ -85,11 +85,12 @@ float SourceCoordinate(const ResizePlan& plan, int64_t x, size_t d, int64_t in) 
   const auto xf = static_cast<float>(x);
   if (plan.transform == "half_pixel") return (xf + 0.5f) / scale - 0.5f;
   if (plan.transform == "half_pixel_symmetric") {
-    // The text's steps, in float and in its order (ONNX Runtime's too).
+    // The text's steps in its order, as ONNX Runtime computes them: the offset in float, the last line in
+    // double (its 0.5 is a double), rounded to float once.
     const auto length = static_cast<float>(in);
     const float adjustment = static_cast<float>(out) / (scale * length);
     const float offset = length / 2.0f * (1.0f - adjustment);
-    return offset + (xf + 0.5f) / scale - 0.5f;
+    return static_cast<float>(offset + (static_cast<double>(xf) + 0.5) / scale - 0.5);
   }
   if (plan.transform == "pytorch_half_pixel") return out > 1 ? (xf + 0.5f) / scale - 0.5f : 0.0f;
   if (plan.transform == "align_corners") {
