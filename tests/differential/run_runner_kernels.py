@@ -4,7 +4,8 @@
 Usage:
     /usr/bin/python3 tests/differential/run_runner_kernels.py MODEL_RUNNER_CLI SCRATCH_DIR [--only SUBSTRING ...]
 
-Every case below is one node of one op at one opset (7..17, where the op's version changes and around),
+Every case below is one node of one op at one opset (7..26, where the op's version changes and around; ORT 1.30
+runs opsets up to 26, not 27 and 28, which tests/eval/kernels/ checks alone),
 written with onnx 1.12's helpers into SCRATCH_DIR/<case>/model.onnx with its inputs. ONNX Runtime
 (tests/ort/run_model.js: CPU, graph optimizations off, one thread) and the runner (MODEL_RUNNER_CLI, built from
 tests/differential/model_runner_cli.cc) run it on the same inputs, floats among them +-0, +-inf, NaN, denormals
@@ -37,7 +38,8 @@ INSTALL_ORT = os.path.normpath(os.path.join(HERE, "..", "ort", "install.sh"))
 TIMEOUT = 120
 
 # IR version each opset was released with (helper.VERSION_TABLE): ORT checks the pair.
-IR_OF_OPSET = {7: 3, 8: 3, 9: 4, 10: 5, 11: 6, 12: 7, 13: 7, 14: 7, 15: 8, 16: 8, 17: 8}
+IR_OF_OPSET = {7: 3, 8: 3, 9: 4, 10: 5, 11: 6, 12: 7, 13: 7, 14: 7, 15: 8, 16: 8, 17: 8, 18: 8, 19: 9, 20: 9, 21: 10,
+               22: 10, 23: 11, 24: 12, 25: 13, 26: 13}
 
 SPECIAL = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.25, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 65504.0, 1e30,
                     -1e-7, 7.5, 2.0, -0.75, 100.0, -30.0], dtype=np.float32)
@@ -602,6 +604,71 @@ for case in [c for c in CASES if c.opset == 13]:
     again.opset = 17
     again.name = case.name[: -len("13")] + "17"
     CASES.append(again)
+
+# ------------------------------------------------------------------ onnx 1.23's versions (opsets 18..26)
+# Reductions take their axes as input 1 from 18 (ReduceSum from 13) and noop_with_empty_axes with them.
+for op, bound in [("ReduceMax", 0), ("ReduceMin", 0), ("ReduceMean", 2), ("ReduceProd", 2), ("ReduceL2", 2),
+                  ("ReduceLogSumExp", 4), ("ReduceSumSquare", 2), ("ReduceL1", 2), ("ReduceLogSum", 2)]:
+    data = positive((2, 3, 4, 5)) if bound else normal((2, 3, 4, 5), 5)
+    why = REDUCE_SUM if bound else ""
+    add(op.lower() + "_axes_input", [18, 20], op, [("x", data), ("a", np.array([1, -1], np.int64))], max_ulp=bound,
+        why=why)
+    add(op.lower() + "_all_nokeep", [18], op, [("x", data)], attrs={"keepdims": 0}, max_ulp=bound, why=why)
+    add(op.lower() + "_noop", [18], op, [("x", data), ("a", np.array([], np.int64))],
+        attrs={"noop_with_empty_axes": 1}, max_ulp=bound, why=why)
+BOOLS = ints((2, 3, 4), 0, 2, 7, dtype=np.bool_)
+for op in ["ReduceMax", "ReduceMin"]:
+    add(op.lower() + "_bool", [20], op, [("x", BOOLS), ("a", np.array([1], np.int64))])
+    add(op.lower() + "_bool_all", [20], op, [("x", BOOLS)], attrs={"keepdims": 0})
+add("pad_axes", [18], "Pad", [("x", special((3, 4))), ("p", np.array([2, 1], np.int64)), ("v", np.array(2.5, np.float32)),
+                              ("a", np.array([-1], np.int64))])
+add("pad_axes_int32", [18], "Pad", [("x", special((2, 3, 4))), ("p", np.array([1, 0, 2, 1], np.int64)), ("v", None),
+                                    ("a", np.array([2, 0], np.int32))], attrs={"mode": "edge"})
+add("pad_wrap", [19], "Pad", [("x", special((3, 4))), ("p", np.array([2, 1, 1, 6], np.int64))], attrs={"mode": "wrap"})
+add("pad_reflect_19", [19], "Pad", [("x", special((3, 4))), ("p", np.array([2, 1, 1, 2], np.int64))],
+    attrs={"mode": "reflect"})
+add("split_num_outputs", [18], "Split", [("x", X4)], attrs={"axis": 1, "num_outputs": 3}, n_outputs=3)
+add("split_num_outputs_uneven", [18], "Split", [("x", X4)], attrs={"axis": -1, "num_outputs": 2}, n_outputs=2)
+add("split_num_outputs_uneven3", [18], "Split", [("x", special((7, 2)))], attrs={"num_outputs": 3}, n_outputs=3)
+add("split_input_18", [18], "Split", [("x", X4), ("s", np.array([1, 4], np.int64))], attrs={"axis": 3}, n_outputs=2)
+add("averagepool_dilated", [19], "AveragePool", [("x", positive((2, 3, 9, 8)))],
+    attrs={"kernel_shape": [3, 2], "strides": [2, 1], "dilations": [2, 3], "pads": [1, 1, 2, 0]}, max_ulp=4, why=POOL)
+add("averagepool_dilated_include_pad", [19], "AveragePool", [("x", positive((2, 3, 9, 8)))],
+    attrs={"kernel_shape": [3, 2], "strides": [2, 1], "dilations": [2, 3], "pads": [1, 1, 2, 0],
+           "count_include_pad": 1}, max_ulp=4, why=POOL)
+add("equal_string", [19], "Equal", [("a", np.array(["monday", "Monday", "", "monday "], dtype=object)), ("b", np.array(["monday"], dtype=object))],
+    out_types=[TensorProto.BOOL])
+add("resize_axes", [18], "Resize", [("x", XR), ("roi", EMPTY), ("s", np.array([2, 1.5], np.float32))],
+    attrs={"mode": "linear", "axes": [2, -1]}, max_ulp=4, why=LINEAR)
+add("resize_axes_sizes", [18], "Resize", [("x", XR), ("roi", EMPTY), ("s", None), ("z", np.array([5, 7], np.int64))],
+    attrs={"mode": "nearest", "axes": [3, 2]})
+for policy in ["not_larger", "not_smaller"]:
+    add("resize_" + policy, [18], "Resize", [("x", XR), ("roi", EMPTY), ("s", None), ("z", np.array([7, 7], np.int64))],
+        attrs={"mode": "nearest", "axes": [2, 3], "keep_aspect_ratio_policy": policy})
+for mode in ["nearest", "linear", "cubic"]:
+    add("resize_half_pixel_symmetric_" + mode, [19], "Resize",
+        [("x", XR), ("roi", EMPTY), ("s", np.array([1, 1, 1.7, 0.6], np.float32))],
+        attrs={"mode": mode, "coordinate_transformation_mode": "half_pixel_symmetric"},
+        max_ulp=4 if mode == "linear" else 0, why=LINEAR if mode == "linear" else "")
+add("resize_crop_axes", [18], "Resize",
+    [("x", XR), ("roi", np.array([0.4, -0.2, 0.8, 1.3], np.float32)), ("s", None), ("z", np.array([5, 6], np.int64))],
+    attrs={"mode": "nearest", "coordinate_transformation_mode": "tf_crop_and_resize", "extrapolation_value": -7.5,
+           "axes": [2, 3]})
+add("spacetodepth_18", [18, 26], "SpaceToDepth", [("x", special((1, 2, 4, 6)))], attrs={"blocksize": 2})
+# Not Cast-19's saturate on a target other than float8: the text allows it (it has no effect there), ORT 1.30
+# refuses it ("only used for cast to float 8 types"); tests/eval/kernels/tensor_ops_test.cc checks the runner.
+
+# Every case at opset 17 again at 21 and 26: from 18 the ops listed here change only in the types they take
+# (bfloat16, float8, int4, ...) and in what the cases above add, except the reductions other than ReduceSum,
+# whose axes become an input, and Split, which asks for split or num_outputs; their 17 cases stay at 17.
+AXES_BECOME_INPUTS = {"ReduceMax", "ReduceMin", "ReduceMean", "ReduceProd", "ReduceL2", "ReduceLogSumExp",
+                      "ReduceSumSquare", "ReduceL1", "ReduceLogSum", "Split"}
+for case in [c for c in CASES if c.opset == 17 and c.op not in AXES_BECOME_INPUTS]:
+    for opset in [21, 26]:
+        again = copy.copy(case)
+        again.opset = opset
+        again.name = case.name[: -len("17")] + str(opset)
+        CASES.append(again)
 
 
 # ------------------------------------------------------------------ running and comparing
