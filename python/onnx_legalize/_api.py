@@ -134,7 +134,7 @@ def legalize(model, *, target_opset=None, keep_opset=False, verify=True,
     proof ran: ``executed``, ``input_sets``, ``nodes_executed``, ``work`` (element operations), ``seconds``
     (wall time, the one value that differs from run to run) and ``why_not``.
 
-    Options, as the CLI's flags: ``target_opset`` (1..17, not below the model's; default: the lowest that works),
+    Options, as the CLI's flags: ``target_opset`` (1..28, not below the model's; default: the lowest that works),
     ``keep_opset`` (keep the model's opset: only removed ops whose replacement exists there),
     ``verify`` (execute both forms of every change and compare them bit for bit),
     ``max_fold_bytes`` / ``max_total_fold_bytes`` (larger constant results are rewritten instead),

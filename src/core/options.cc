@@ -23,8 +23,9 @@ absl::Status ValidateOptions(const Options& options) {
   if (options.target_opset.has_value() &&
       (*options.target_opset < kMinTargetOpset || *options.target_opset > kMaxTargetOpset)) {
     return InvalidRequestError(
-        "target_opset", absl::StrCat("target_opset ", *options.target_opset, " is outside ", kMinTargetOpset, "..",
-                                     kMaxTargetOpset, " (the default-domain opsets onnx " ONNX_VERSION_STRING " knows)"));
+        "target_opset",
+        absl::StrCat("target_opset ", *options.target_opset, " is outside ", kMinTargetOpset, "..", kMaxTargetOpset,
+                     " (the default-domain opsets onnx " ONNX_VERSION_STRING " knows)"));
   }
   if (options.target_opset.has_value() && options.keep_opset) {
     return InvalidRequestError("keep_opset", "keep_opset and target_opset contradict each other; give one");

@@ -1,4 +1,5 @@
-// onnx's checker and strict shape inference, called with the console silenced, and their verdict read.
+// onnx's full check (the checker and strict shape inference), called with the console silenced, and its verdict
+// read.
 #include "driver/onnx_check.h"
 
 #include <exception>
@@ -10,8 +11,6 @@
 #include "google/protobuf/arena.h"
 #include "graph/model_skeleton.h"
 #include "onnx/checker.h"
-#include "onnx/defs/schema.h"
-#include "onnx/shape_inference/implementation.h"
 
 namespace onnx_legalize {
 namespace {
@@ -68,10 +67,9 @@ OnnxVerdict CheckWithOnnx(onnx::ModelProto& skeleton) {
   SilencedConsole silenced;
   OnnxVerdict verdict;
   try {
-    onnx::checker::check_model(skeleton);
-    HideZipMapsFromInference(skeleton);
-    onnx::ShapeInferenceOptions strict(/*check_type_val=*/true, /*strict_mode_val=*/1);
-    onnx::shape_inference::InferShapes(skeleton, onnx::OpSchemaRegistry::Instance(), strict);
+    // What onnx's Python check_model(model, full_check=True) calls: the checker, then strict shape inference
+    // with type checks, of the whole model (nothing taken out).
+    onnx::checker::check_model(skeleton, /*full_check=*/true);
   } catch (const std::exception& e) {
     verdict.status = absl::FailedPreconditionError(e.what());
     verdict.node = ReadNodeNamedByOnnx(e.what());

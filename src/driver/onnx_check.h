@@ -25,14 +25,14 @@ struct OnnxVerdict {
   NodeNamedByOnnx node;
 };
 
-// Runs onnx's checker and strict shape inference on a light copy of a model (graph/model_skeleton.h), which
-// both change.
+// Runs onnx's full check (checker::check_model with full_check, as Python's check_model(full_check=True)) on
+// a light copy of a model (graph/model_skeleton.h), which it changes.
 OnnxVerdict CheckWithOnnx(onnx::ModelProto& skeleton);
 
 // onnx's checker alone on a model as it is: OK, or FailedPrecondition with why it rejects it.
 absl::Status InputCheckerVerdict(const onnx::ModelProto& model);
 
-// The node onnx's message names on its first line (the rest is context: a dump of the node). onnx 1.12's
+// The node onnx's message names on its first line (the rest is context: a dump of the node). onnx's
 // shape inference throws a string, "... (op_type:Constant, node name: labels): ...", not a field: this is
 // the one place that reads it. Only that form is read; a message that names no node so (the checker's own
 // errors, say) gives {"", ""}.

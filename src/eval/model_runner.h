@@ -35,14 +35,14 @@
 #include "absl/status/statusor.h"
 #include "core/tensor.h"
 #include "onnx/onnx_pb.h"
+#include "onnx_legalize/target_opsets.h"
 
 namespace onnx_legalize {
 
-// The newest default-domain opset the runner implements: onnx 1.23's newest, above the opsets a request may
-// target (target_opsets.h's kMaxTargetOpset), which stay onnx 1.12's until the opset move reaches 28 too. The
-// runner's kernels apply each op version up to it; an op version they do not implement in full (a type, an
-// attribute value) is refused by name.
-inline constexpr int64_t kMaxRunnerOpset = 28;
+// The newest default-domain opset the runner implements: every opset a request may target (target_opsets.h),
+// onnx 1.23's newest, so that every move is proved. The runner's kernels apply each op version up to it; an op
+// version they do not implement in full (a type, an attribute value) is refused by name.
+inline constexpr int64_t kMaxRunnerOpset = kMaxTargetOpset;
 
 // Ops the runner has no kernel for that a caller computes: the legalizer's removed ops (of any domain: a
 // com.microsoft one too), by their rules' reference kernels. They are asked first, before the runner's kernels.

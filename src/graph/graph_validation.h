@@ -1,7 +1,7 @@
 // Structural checks of a model's graphs, run before anything else looks at them. onnx's own version
-// converter, checker and shape inference are not safe on broken graphs (the converter of onnx 1.12 dies
-// with a segmentation fault on a graph output that no node produces), so a model reaches them only after
-// passing these checks.
+// converter, checker and shape inference are not safe on broken graphs (the converter of onnx 1.12 died
+// with a segmentation fault on a graph output that no node produces; 1.23's throws), so a model reaches them
+// only after passing these checks.
 #ifndef ONNX_LEGALIZE_SRC_GRAPH_GRAPH_VALIDATION_H_
 #define ONNX_LEGALIZE_SRC_GRAPH_GRAPH_VALIDATION_H_
 
@@ -34,9 +34,11 @@ absl::Status ValidateGraphs(const onnx::ModelProto& model);
 
 // The check UpgradeDefaultOpset (upgrade/opset_upgrade.h) makes of its input on its own, since it may be
 // called without ValidateGraphs: the same walk, without the schema checks (which read the model's opset),
-// and with what only onnx 1.12's version converter needs besides (it crashes on, or silently corrupts, a
-// graph without them). InvalidArgument for everything ValidateGraphs refuses but the schema checks, and
-// when the main graph `graph` or a subgraph at any depth:
+// and with what only onnx's version converter needs besides (1.12's crashed on, or silently corrupted, a graph
+// without them; 1.23's throws on an attribute without a type, renames an initializer without a name and takes
+// a graph input without one for every omitted optional input).
+// InvalidArgument for everything ValidateGraphs refuses but the schema checks, and when the main graph `graph`
+// or a subgraph at any depth:
 // - has a graph input without a name, or listed twice;
 // - has an initializer without a name;
 // - has an attribute without a type.

@@ -1,10 +1,8 @@
 #include "graph/model_skeleton.h"
 
-#include <algorithm>
 #include <string>
 #include <unordered_set>
 
-#include "graph/op_names.h"
 #include "graph/subgraphs.h"
 #include "onnx/shape_inference/implementation.h"
 
@@ -99,29 +97,6 @@ void BuildModelSkeleton(const onnx::ModelProto& model, onnx::ModelProto& skeleto
   CopyGraphSkeleton(model.graph(), *skeleton.mutable_graph());
 }
 
-void HideZipMapsFromInference(onnx::ModelProto& skeleton) {
-  onnx::GraphProto& graph = *skeleton.mutable_graph();
-  std::unordered_set<std::string> read;
-  for (const onnx::NodeProto& node : graph.node()) {
-    for (const std::string& input : node.input()) read.insert(input);
-  }
-  std::unordered_set<std::string> hidden;
-  auto* nodes = graph.mutable_node();
-  for (int i = nodes->size() - 1; i >= 0; --i) {
-    const onnx::NodeProto& node = nodes->Get(i);
-    if (node.op_type() != kZipMapOp || node.domain() != kMlDomain) continue;
-    if (std::any_of(node.output().begin(), node.output().end(), [&](const auto& o) { return read.count(o) > 0; })) {
-      continue;
-    }
-    hidden.insert(node.output().begin(), node.output().end());
-    nodes->DeleteSubrange(i, 1);
-  }
-  auto* outputs = graph.mutable_output();
-  for (int i = outputs->size() - 1; i >= 0; --i) {
-    if (hidden.count(outputs->Get(i).name()) > 0) outputs->DeleteSubrange(i, 1);
-  }
-}
-
 onnx::ModelProto* InferTypesOnSkeleton(const onnx::ModelProto& model, google::protobuf::Arena& arena,
                                        const InferenceStandIns& stand_ins) {
   auto* inferred = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
@@ -138,7 +113,6 @@ onnx::ModelProto* InferTypesOnSkeleton(const onnx::ModelProto& model, google::pr
   };
   build();
   try {
-    HideZipMapsFromInference(*inferred);
     onnx::shape_inference::InferShapes(*inferred);
   } catch (const std::exception&) {
     inferred->Clear();

@@ -27,13 +27,6 @@ bool SkeletonLeavesOut(const onnx::TensorProto& initializer);
 // freed much faster there than object by object.
 void BuildModelSkeleton(const onnx::ModelProto& model, onnx::ModelProto& skeleton);
 
-// Takes out of the main graph of `skeleton` (a copy for onnx's inference) the ai.onnx.ml ZipMaps whose outputs
-// no node reads, with the graph outputs they produce. onnx 1.12's inference fails on every ZipMap: its output
-// is a sequence of maps, and merging an inferred map type into the value's type has no case for maps
-// (mergeShapesAndTypes: "type case unsupported for symbolic shape inference"), whether or not the type is
-// declared. Every OnnxMLTools classifier ends with one; the checker reads them, inference the rest.
-void HideZipMapsFromInference(onnx::ModelProto& skeleton);
-
 // Nodes onnx has no schema for, shown to shape inference as nodes of a private domain that type their outputs
 // (the removed ops: rules/typed_stand_ins.h). `show` rewrites a node of the skeleton in place and says whether
 // it did; the skeleton then imports `domain` at version 1. Empty `show`: every node is shown as it is.

@@ -1,4 +1,4 @@
-// The ops of ONNX's first opsets whose schemas in onnx 1.12 have no inference function (Relu-1, Add-1,
+// The ops of ONNX's first opsets whose schemas in onnx 1.23 have no inference function (Relu-1, Add-1,
 // BatchNormalization-1, InstanceNormalization-1, ...: onnx types them only from opset 6 or 7 on). In a model
 // of those opsets they would stop every type after them; the planners' inference (rules/typed_stand_ins.cc)
 // and the opset move's skeleton (upgrade/skeleton.cc) type their first output as the first input is typed:
@@ -97,7 +97,8 @@ inline std::optional<std::vector<int64_t>> ReshapedDims(const std::vector<int64_
 }
 
 // RNN, GRU and LSTM of opsets 1-6 (PyTorch 0.3's and CoreML's recurrent layers): every output has X's element
-// type, and onnx 1.12 types none of them.
+// type. onnx (1.12 and 1.23 alike) types none of GRU-1's; RNN-1's, LSTM-1's and GRU-3's inference gives every
+// output X's element type, and dims only with output_sequence=1.
 inline bool IsRecurrentOp(const std::string& op_type) {
   return op_type == "RNN" || op_type == "GRU" || op_type == "LSTM";
 }

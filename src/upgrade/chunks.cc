@@ -1,10 +1,10 @@
 // The converter run on the skeleton's main graph in chunks.
 //
-// onnx 1.12's IR names every value it creates (Value's constructor calls Graph::getNextUnique) and checks
-// each candidate name against every node of the graph (Graph::isNameUnique), so importing a graph of n
-// nodes costs O(n^2): a 6,000-node chain took ~19 s. The converter is therefore run on the main graph in
-// chunks of at most kChunkNodes nodes, each its own onnx::Graph, with the same result as one conversion of
-// the whole graph:
+// onnx 1.12's IR checked each name it gave a new value against every node of the graph, so importing a graph of
+// n nodes cost O(n^2): a 6,000-node chain took ~19 s. 1.23's looks names up in a table, but each rename an
+// adapter makes (Value::replaceAllUsesWith, setUniqueName) still walks every node of the graph. The converter
+// is therefore run on the main graph in chunks of at most kChunkNodes nodes, each its own onnx::Graph, with
+// the same result as one conversion of the whole graph:
 //   - only nodes the converter would touch enter a chunk: nodes whose op has a schema change in
 //     (from, to] (convert_graph hands them to an adapter), nodes with subgraphs (it recurses into them),
 //     and, conservatively, nodes holding tensors (the IR rebuilds them). Every other node is left as it
@@ -12,12 +12,12 @@
 //     stand-in without inputs or outputs, so that nodes an adapter inserts before or after its node
 //     land on the same side of them as in one conversion;
 //   - the steps run in the converter's order: version by version, and within a version node by node,
-//     chunk after chunk (DefaultVersionConverter::convert_graph, replayed by StepConverter below);
+//     chunk after chunk (1.12's DefaultVersionConverter::convert_graph, replayed by StepConverter below);
 //   - a value one chunk produces and another reads is a Value in each of their graphs: before a chunk
 //     converts, its boundary values take the element type and sizes the whole graph's IR would give them
 //     now, and after it converts they hand back what its adapters made of them (an adapter may change the
 //     sizes of its inputs, Scan 8->9 does);
-//   - no upward adapter of onnx 1.12 reads another node or a graph-wide property but through these
+//   - no upward adapter of onnx 1.23 reads another node or a graph-wide property but through these
 //     values, and values adapters make never leave their chunk (they feed the adapted node); their names
 //     get a chunk prefix, since every chunk's IR counts from 1.
 #include <cstddef>
@@ -52,11 +52,10 @@ struct IrType {
   std::vector<onnx::Dimension> sizes;
 };
 
-// graphProtoToGraph's reading of a shape (dims pass through int, as there). An unknown dim is onnx 1.12's
-// Dimension(), which sets only is_unknown and leaves `dim` and `is_int` uninitialized, and the Softmax 12->13
-// adapter copies `dim` into its Reshape constant whatever the dim is: set them here as a symbolic dim has
-// them, so that a chunk's adapter reads -1 rather than leftover memory (graphProtoToGraph's own import, used
-// for whole-graph conversion, still leaves them uninitialized).
+// graphProtoToGraph's reading of a shape as onnx 1.12 wrote it: dims pass through int (1.23's keep all 64
+// bits). An unknown dim is Dimension(), which in 1.12 left `dim` and `is_int` uninitialized while its Softmax
+// 12->13 adapter copied `dim` into its Reshape constant: they are set here as a symbolic dim has them, -1 and
+// false, as 1.23's Dimension() sets them itself.
 std::vector<onnx::Dimension> IrSizes(const onnx::TensorShapeProto& shape) {
   std::vector<onnx::Dimension> sizes;
   for (const auto& dim : shape.dim()) {
@@ -118,7 +117,7 @@ struct Chunk {
 
 }  // namespace
 
-// The recurrent ops' first versions, which onnx 1.12 has no adapters for ("No Adapter From Version $6 for
+// The recurrent ops' first versions, which onnx 1.23, as 1.12, has no adapters for ("No Adapter From Version $6 for
 // LSTM": PyTorch 0.3's LSTM and RNN exports, onnx's own 1.1-1.2 test models). LSTM-1, GRU-1 and RNN-1 had
 // `output_sequence`, which said only whether the Y output was optional; at opset 7 every output is optional
 // and the attribute is gone, so it is dropped. GRU-3 added linear_before_reset, whose default 0 is GRU-1's
@@ -157,7 +156,7 @@ void StepConverter::ConvertStep(const std::shared_ptr<onnx::Graph>& g, int64_t c
   while (it != g->end()) {
     onnx::Node* node = *it;
     const std::string op_name = node->kind().toString();
-    // (convert_graph spins forever on ConstantFill; such a node never reaches the converter here.)
+    // (1.12's convert_graph spun forever on ConstantFill, 1.23's keeps it; none reaches the converter here.)
     if (op_name == "ConstantFill") throw std::runtime_error("ConstantFill reached the converter");
     if (op_name != "Undefined" && op_name != "Captured") {
       const auto& domains = all_schemas.at(op_name);
@@ -199,7 +198,7 @@ bool SubgraphReadsARestructuredValue(const GraphProto& graph, const Move& move) 
 // Whether the converter would leave every node as it is: no node of the main graph holds a subgraph,
 // meets an adapter between the two opsets (by op type, as convert_graph decides) or holds a tensor, so a
 // conversion in chunks would convert nothing and hand every node back unchanged. FailedPrecondition, as
-// the skeleton says it (CheckOpKnownAtSourceOpset), for a default-domain op onnx 1.12 does not know at the
+// the skeleton says it (CheckOpKnownAtSourceOpset), for a default-domain op onnx 1.23 does not know at the
 // model's opset.
 absl::StatusOr<bool> NothingToConvert(const GraphProto& graph, const Move& move, const StepConverter& converter) {
   std::unordered_map<std::string, bool> adapts;

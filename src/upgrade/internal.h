@@ -2,9 +2,9 @@
 // does one:
 //   skeleton.cc        the copy of the model the converter sees
 //   skeleton_types.cc  what the skeleton says of value types, for the converter and the fixes
-//   chunks.cc          the converter run on the main graph in chunks (onnx's IR is O(n^2))
+//   chunks.cc          the converter run on the main graph in chunks (onnx's IR walks the graph per rename)
 //   splice.cc          the converted nodes put back into the caller's graphs
-//   fixes/             what onnx 1.12's adapters get wrong, put right: one file per adapter, listed in
+//   fixes/             what onnx 1.23's adapters get wrong, put right: one file per adapter, listed in
 //                      fixes/registry.cc
 // Names and paths in messages: graph/labels.h. The check of the input: graph/graph_validation.h.
 #ifndef ONNX_LEGALIZE_SRC_UPGRADE_INTERNAL_H_
@@ -57,10 +57,12 @@ inline constexpr char kUnsqueeze[] = "Unsqueeze";
 inline constexpr char kSqueeze[] = "Squeeze";
 inline constexpr char kScan[] = "Scan";
 
-// The stand-in for nodes the converter must not touch. Softsign has a single schema (since version 1), so
-// no adapter can match it on the way up; the converter still recurses into its graph attributes. In its
-// domain (kStandInDomain) no Softsign is defined, so shape inference skips it instead of inferring Softsign.
-inline constexpr char kStandInOp[] = "Softsign";
+// The stand-in for nodes the converter must not touch: Not, the one default-domain op whose only schema in onnx
+// 1.23 is its first (Softsign, used until 1.12, gained Softsign-22), so no adapter meets it on any move
+// (CheckStandInIsInert says so should a later onnx define it anew). StepConverter::ConvertStep recurses into its
+// graph attributes; 1.23's own convert_graph skips a node of another domain, subgraphs included. In its domain
+// (kStandInDomain) no Not is defined, so shape inference skips it instead of inferring Not.
+inline constexpr char kStandInOp[] = "Not";
 // (kStandInDomain and DynamicSlice's own stand-in, kRankKeepingStandInOp: upgrade/stand_in_schema.h.)
 
 // One node of the caller's model, as the skeleton shows it; its index is its tag (NameCodec::NodeTag).
@@ -129,7 +131,7 @@ ValueInfoProto TypedPlaceholder(const std::string& name, int32_t elem_type,
 // opset move.from the model imports), other domains, large Constants.
 bool ShownAsStandIn(const NodeProto& node, const Move& move);
 
-// FailedPrecondition when onnx 1.12 does not define `node`'s op at the model's opset (node in graph `where`).
+// FailedPrecondition when onnx 1.23 does not define `node`'s op at the model's opset (node in graph `where`).
 absl::Status CheckOpKnownAtSourceOpset(const NodeProto& node, const std::string& where, const Move& move);
 
 // The copy of `model` the converter sees, with what shape inference learns of it (best effort: adapters
@@ -150,16 +152,17 @@ KnownTypes CollectKnownTypes(const GraphProto& graph, const Move& move);
 
 // --- upgrade/chunks.cc -----------------------------------------------------------------------------------------------
 
-// Nodes the converter touches per chunk. A chunk's import costs O(k^2) in its node count k, a chunk's
-// fixed cost (building, importing and exporting a small model) favours larger chunks; 64 balances the two
-// (measured in bench/, see docs/performance.md).
+// Nodes the converter touches per chunk. Each rename an adapter makes walks a chunk's k nodes (with onnx 1.12
+// its import cost O(k^2)), a chunk's fixed cost (building, importing and exporting a small model) favours
+// larger chunks; 64 balanced the two with onnx 1.12 (measured in bench/, see docs/performance.md).
 inline constexpr int64_t kChunkNodes = 64;
 
-// DefaultVersionConverter with its step loop exposed: convert_graph for one version step, unchanged in
-// effect (it is private in onnx 1.12), and the test it applies to decide whether a node meets an adapter.
+// DefaultVersionConverter with its step loop exposed: convert_graph for one version step as onnx 1.12 wrote
+// it (it is private, in 1.23 too), and the test it applies to decide whether a node meets an adapter. 1.23's
+// convert_graph differs: it skips nodes of other domains, their subgraphs included, and keeps ConstantFill.
 class StepConverter : public onnx::version_conversion::DefaultVersionConverter {
  public:
-  // onnx 1.12's adapters, and those it lacks for the recurrent ops of opsets 1-6 (chunks.cc).
+  // onnx 1.23's adapters, and those it lacks (as 1.12 did) for the recurrent ops of opsets 1-6 (chunks.cc).
   StepConverter();
 
   // Whether convert_graph hands a node of `op_type` to an adapter at some step from `from` to `to`.
@@ -204,11 +207,11 @@ std::string OpTypeShownToConverter(const NodeProto& node, const Move& move);
 void KeepResize10Coordinates(const NodeProto& orig, const Move& move, NodeProto* node);
 
 // Aligns, in the caller's main graph, each legacy broadcast (opset 6 and below, broadcast=1, axis=a) of known
-// ranks that onnx 1.12's 6->7 adapter cannot convert (it gives B rank(A) - rank(B) trailing ones whatever `a`
-// is, and then stops at its own broadcast check): an Unsqueeze-1 gives B the trailing ones it needs to end at
-// A's last axis. Returns the main graph's nodes as they were when it changed them (the caller rebuilds the
-// skeleton, and puts them back if the move fails), else nullopt. FailedPrecondition naming the node and the
-// dims for one it cannot align (in a subgraph, or B not fitting in A). Run before the converter
+// ranks that onnx 1.23's 6->7 adapter, as 1.12's, cannot convert (it gives B rank(A) - rank(B) trailing ones
+// whatever `a` is, and then stops at its own broadcast check): an Unsqueeze-1 gives B the trailing ones it
+// needs to end at A's last axis. Returns the main graph's nodes as they were when it changed them (the caller
+// rebuilds the skeleton, and puts them back if the move fails), else nullopt. FailedPrecondition naming the
+// node and the dims for one it cannot align (in a subgraph, or B not fitting in A). Run before the converter
 // (fixes/legacy_broadcast_6_7.cc).
 absl::StatusOr<std::optional<google::protobuf::RepeatedPtrField<NodeProto>>> AlignLegacyBroadcasts(
     const Skeleton& skeleton, const Move& move, ModelProto& model);

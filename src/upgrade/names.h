@@ -1,10 +1,11 @@
 // The names the opset upgrade gives: the private names values and nodes carry in the skeleton the converter
 // sees, and fresh names for the values the converter makes.
 //
-// Why private names: onnx 1.12's converter names every value it creates with a per-graph counter ("7",
-// "12"), which collides with the numeric names old PyTorch exports are full of, and across nested graphs.
-// In the skeleton every value is "v<k>", never numeric, so a converter-made name can never be mistaken for
-// one of ours, and every node is "n<k>", its index in the table of original nodes (Skeleton::records).
+// Why private names: onnx's converter names every value it creates with a per-graph counter, unique in its
+// own graph and that graph's subgraphs but not in the enclosing ones, so names collide across nested graphs
+// (1.23's are "_v_7"; 1.12's were "7", like the numeric names old PyTorch exports are full of).
+// In the skeleton every value is "v<k>", so a converter-made name can never be mistaken for one of ours, and
+// every node is "n<k>", its index in the table of original nodes (Skeleton::records).
 #ifndef ONNX_LEGALIZE_SRC_UPGRADE_NAMES_H_
 #define ONNX_LEGALIZE_SRC_UPGRADE_NAMES_H_
 

@@ -1,31 +1,34 @@
-// UpgradeDefaultOpset: onnx 1.12's version converter, wrapped. This file runs the steps; the parts that do
+// UpgradeDefaultOpset: onnx 1.23's version converter, wrapped. This file runs the steps; the parts that do
 // them are listed in upgrade/internal.h.
 //
-// What onnx::version_conversion::ConvertVersion (1.12) does, and why it is not called on the model itself
-// (read from onnx v1.12.0 convert.cc, common/ir_pb_converter.cc, common/ir.h and the adapters); each point is
+// What onnx::version_conversion::ConvertVersion (1.23) does, and why it is not called on the model itself
+// (read from onnx 1.23.2 convert.cc, common/ir_pb_converter.cc, common/ir.h and the adapters); each point is
 // taken up, in more detail, where it is dealt with:
-//   - it looks every node's op_type up by name alone, so ops without a schema, other domains' ops named like
-//     default-domain ones and ConstantFill break it: the converter sees a skeleton of the model in which
-//     such nodes are inert stand-ins (upgrade/skeleton.cc);
+//   - it throws on a default-domain op without a schema (DynamicSlice, ImageScaler, ...); 1.12 also converted
+//     other domains' ops named like default-domain ones and looped forever on ConstantFill, which 1.23 skips:
+//     the converter sees a skeleton of the model in which such nodes are inert stand-ins (upgrade/skeleton.cc);
 //   - it goes through onnx's IR, which drops much of a model (functions, training_info, sparse initializers,
-//     non-tensor types, external-data references, doc strings, newer fields), truncates dims above 2^31 and
-//     copies all initializer data twice: the skeleton holds no large data, and the converted nodes are
-//     spliced back into the caller's graphs, which keep everything else (upgrade/splice.cc);
-//   - values it creates are named with a per-graph counter that collides with numeric names: the skeleton's
-//     names are private (upgrade/names.h);
+//     metadata_props of graphs and nodes, attribute references, tensor doc strings, the non-tensor types of
+//     node outputs) and copies all initializer data twice (1.12's also dropped external-data references and
+//     truncated dims above 2^31): the skeleton holds no large data, and the converted nodes are spliced back
+//     into the caller's graphs, which keep everything else (upgrade/splice.cc);
+//   - values it creates are named with a per-graph counter, unique in their own graph and its subgraphs but
+//     not in the enclosing ones (1.12's names were numeric, like old PyTorch exports'): the skeleton's names
+//     are private (upgrade/names.h);
 //   - a node an adapter replaces (Upsample-9 -> Resize-10, Scatter-10 -> ScatterElements-11) loses its name
 //     and doc_string, and its output is renamed unless it is a graph output (ExposeReplacedOutputs, splice);
-//   - it runs no shape inference, yet Softmax/LogSoftmax 12->13 need the input's shape (they throw without
-//     it), Resize 10->11 needs its rank, Gemm and broadcasting 6->7 need shapes: shape inference runs on the
-//     skeleton here, and the types it finds reach captured values (upgrade/skeleton_types.cc);
-//   - it dies with SIGSEGV when a main-graph output is produced by nothing, and crashes or corrupts on other
-//     malformed graphs: ValidateGraphsForConverter (graph/graph_validation.h) refuses them first;
-//   - its IR is O(n^2) in a graph's node count: the main graph is converted in chunks
-//     (upgrade/chunks.cc);
+//   - its shape inference (1.12 ran none) stops at the untyped ops of opsets 1-6 and at ops without a schema,
+//     yet Resize 10->11 needs its input's rank, Gemm and broadcasting 6->7 need shapes of numeric dims, and
+//     Softmax/LogSoftmax 12->13 read the rank: inference runs on the skeleton here, carried past those ops,
+//     and the types it finds reach captured values (upgrade/skeleton_types.cc);
+//   - it throws on a main-graph output that nothing produces (1.12's died with SIGSEGV), and throws on or
+//     mis-reads other malformed graphs: ValidateGraphsForConverter (graph/graph_validation.h) refuses them first;
+//   - each rename an adapter makes walks every node of the graph (1.12's IR import alone was O(n^2) in a
+//     graph's node count): the main graph is converted in chunks (upgrade/chunks.cc);
 //   - adapter bugs change meaning (Pad, Clip, Resize, Softmax, Hardmax, legacy broadcasting, PRelu, Scan):
 //     they are put right around the converter (upgrade/fixes/, one file per adapter).
-#include "onnx/common/version.h"
 #include "upgrade/opset_upgrade.h"
+#include "onnx/common/version.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -70,18 +73,20 @@ absl::StatusOr<GraphProto> RunConverter(const Skeleton& skeleton, const Move& mo
     if (chunk_nodes > 0 && !SubgraphReadsARestructuredValue(skeleton.model.graph(), move)) {
       ASSIGN_OR_RETURN(converted, ConvertMainGraphInChunks(skeleton, move, converter, chunk_nodes));
     } else {
-      // What onnx::version_conversion::ConvertVersion does.
+      // What onnx::version_conversion::ConvertVersion does after its shape inference (BuildSkeleton ran ours).
       ModelProto whole = converter.convert_version(skeleton.model, onnx::OpSetID(move.from), onnx::OpSetID(move.to));
       converted.Swap(whole.mutable_graph());
     }
   } catch (const std::bad_alloc&) {
     throw;
   } catch (const std::exception& e) {
-    return absl::FailedPreconditionError(absl::StrCat("onnx " ONNX_VERSION_STRING "'s version converter cannot move the model from opset ",
+    return absl::FailedPreconditionError(absl::StrCat("onnx " ONNX_VERSION_STRING
+                                                      "'s version converter cannot move the model from opset ",
                                                       move.from, " to ", move.to, ": ", e.what()));
   } catch (...) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("onnx " ONNX_VERSION_STRING "'s version converter cannot move the model from opset ", move.from, " to ", move.to));
+    return absl::FailedPreconditionError(absl::StrCat("onnx " ONNX_VERSION_STRING
+                                                      "'s version converter cannot move the model from opset ",
+                                                      move.from, " to ", move.to));
   }
   return converted;
 }

@@ -1,4 +1,4 @@
-// Moves a model's default-domain opset forward with onnx 1.12's version converter, wrapped so that the
+// Moves a model's default-domain opset forward with onnx 1.23's version converter, wrapped so that the
 // converter only ever sees what it can handle and everything it would lose survives.
 //
 // How (the long form is at the top of upgrade/opset_upgrade.cc and of each part upgrade/internal.h lists):
@@ -25,7 +25,7 @@
 namespace onnx_legalize {
 
 // Default-domain ops besides DynamicSlice that the upgrade passes through untouched: ops removed from ONNX,
-// which onnx 1.12 has no schema for and which the caller rewrites afterwards. The upgrade knows none of
+// which onnx 1.23 has no schema for and which the caller rewrites afterwards. The upgrade knows none of
 // them itself; the library's rules say which (pass/passes.h, RemovedOpsPassThrough). Empty functions: none.
 struct PassThroughOps {
   // True when `node`, in a model whose default opset is `opset`, passes through.
@@ -36,8 +36,8 @@ struct PassThroughOps {
 };
 
 // Moves the model's default-domain opset ("" / "ai.onnx") from its current version to `target_opset`
-// (current <= target <= 17), converting every default-domain node of every graph — main graph and the
-// bodies of If/Loop/Scan at any depth — to the target opset's semantics with onnx 1.12's version converter.
+// (current <= target <= kMaxTargetOpset), converting every default-domain node of every graph — main graph and
+// the bodies of If/Loop/Scan at any depth — to the target opset's semantics with onnx 1.23's version converter.
 // Nodes whose op_type is "DynamicSlice" (default domain) pass through untouched (same inputs, outputs,
 // name, attributes, position relative to their neighbours) so the caller can rewrite them to Slice
 // afterwards, and so do the nodes `pass_through` names. Nodes of other domains pass through untouched too
@@ -48,15 +48,16 @@ struct PassThroughOps {
 // added to `renamed` when given (old name -> new), so that locators of the node's subgraphs still resolve.
 //
 // Errors: InvalidArgument for a malformed model or a bad target; FailedPrecondition when a node cannot be
-// moved (no schema in onnx 1.12, no adapter, an adapter that needs a shape the model does not give);
+// moved (no schema in onnx 1.23, no adapter, an adapter that needs a shape the model does not give);
 // ResourceExhausted when memory runs out; Internal for a broken invariant of this wrapper.
 absl::Status UpgradeDefaultOpset(onnx::ModelProto& model, int64_t target_opset, const PassThroughOps& pass_through = {},
                                  RenamedOutputs* renamed = nullptr);
 
 // UpgradeDefaultOpset with the main graph handed to the converter in chunks of at most `chunk_nodes` nodes
 // it converts (UpgradeDefaultOpset uses 64), or, for 0, whole, as onnx's ConvertVersion does. The result
-// is the same either way, byte for byte; whole, the conversion costs O(n^2) in the graph's node count n
-// (onnx 1.12's IR checks every new value's name against every node), in chunks O(n). For tests.
+// is the same either way, byte for byte; whole, the conversion costs O(n*m) for a graph of n nodes, m of which
+// an adapter replaces or renames (onnx 1.23's IR walks every node on each such rename; 1.12's import alone
+// was O(n^2)), in chunks O(n). For tests.
 absl::Status UpgradeDefaultOpsetInChunks(onnx::ModelProto& model, int64_t target_opset, int64_t chunk_nodes,
                                          const PassThroughOps& pass_through = {}, RenamedOutputs* renamed = nullptr);
 

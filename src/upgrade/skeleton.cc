@@ -1,21 +1,21 @@
-// The skeleton: the copy of the caller's model that onnx 1.12's version converter sees, small and safe for
+// The skeleton: the copy of the caller's model that onnx 1.23's version converter sees, small and safe for
 // it, from which upgrade/splice.cc later takes only what the converter changed.
 //
-// Why the converter must not see the model itself (read from onnx v1.12.0 convert.cc,
+// Why the converter must not see the model itself (read from onnx 1.23.2 convert.cc,
 // common/ir_pb_converter.cc, common/ir.h and the adapters):
-//   - it looks every node's op_type up in a table of all schemas by name alone (`all_schemas.at`): an op with
-//     no schema (DynamicSlice, ImageScaler, ...) throws std::out_of_range, a node of another domain whose
-//     op_type is also a default-domain op name (a custom "Slice") would be "converted" as that op, and the
-//     experimental ConstantFill sends it into an endless loop;
+//   - it looks every default-domain node's op_type up in a table of all schemas by name alone: an op with no
+//     schema (DynamicSlice, ImageScaler, ...) fails its assertion; 1.12's loop, which StepConverter replays in
+//     chunks, also looked up nodes of other domains (a custom "Slice" was "converted" as Slice) and spun
+//     forever on the experimental ConstantFill, both of which 1.23's skips;
 //   - its IR copies all initializer data twice, while no upward adapter reads the values of constant inputs
-//     (only the downward AxesInputToAttribute and Split_13_12 do), so the converter never needs initializer
-//     data; shape inference can use small ones;
+//     (only the downward AxesInputToAttribute, AxisInputToAttribute and Split_13_12 do), so the converter never
+//     needs initializer data; shape inference can use small ones;
 //   - a node an adapter replaces (Upsample-9 -> Resize-10, Scatter-10 -> ScatterElements-11) loses its name
 //     and its output is renamed unless it is a graph output.
 //
 // So in the skeleton every value name is replaced by "v<k>" and every node is named "n<k>", its index in a
 // table of the original nodes (upgrade/names.h); nodes the converter must not touch (DynamicSlice,
-// other domains, large Constants) become an inert stand-in (an op with a single schema version 1, in a
+// other domains, large Constants) become an inert stand-in (Not, an op whose only schema is its first, in a
 // domain where it has none, so shape inference skips it) that keeps their inputs, outputs and subgraphs (a
 // DynamicSlice's stand-in has a schema there, whose inference keeps its data's element type and rank); large
 // or external initializers become typed placeholders (graph inputs in the main graph, value_info in subgraphs,
@@ -243,7 +243,7 @@ int DeclareRecurrentOutputs(GraphProto& graph, const NodeProto& node, const onnx
   return declared;
 }
 
-// Declares the first output of each main-graph node onnx 1.12 cannot type at `opset` (graph/untyped_era_ops.h)
+// Declares the first output of each main-graph node onnx 1.23 cannot type at `opset` (graph/untyped_era_ops.h)
 // whose first input inference typed (every output of a recurrent op); the number declared.
 int DeclareUntypedEraOutputs(GraphProto& graph, int64_t opset) {
   int declared = 0;
@@ -286,10 +286,11 @@ bool ShapeDeclared(const GraphProto& graph, const std::string& name) {
 }
 
 // Declares the rank of each main-graph Reshape output (Reshape-5 on, the shape an input) that inference left
-// without a shape, where the shape input's length is known: the output has that many dims, each unknown. onnx
-// 1.12 infers nothing from a shape computed at run time (PyTorch's detectors reshape to [batch, -1, 2] so), and
-// Softmax's 12 -> 13 adapter stops at an input of unknown rank ("Version conversion for Softmax failed because
-// input shape is unknown"); with the rank it rewrites the node as it must. The number declared.
+// without a shape, where the shape input's length is known: the output has that many dims, each unknown. onnx's
+// Reshape-5 and -13 (1.12 and 1.23 alike; Reshape-14 on infer the rank) infer nothing from a shape computed at
+// run time (PyTorch's detectors reshape to [batch, -1, 2] so), and the adapters after one read its rank: Resize
+// 10 -> 11 sizes its roi by it, Softmax 12 -> 13 keeps a Softmax over the last axis as it is (1.12's stopped
+// without it: "input shape is unknown"). The number declared.
 int DeclareReshapeRanks(GraphProto& graph) {
   int declared = 0;
   for (const NodeProto& node : graph.node()) {
@@ -363,9 +364,9 @@ absl::Status CheckOpKnownAtSourceOpset(const NodeProto& node, const std::string&
   if (onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(move.from), "") != nullptr) {
     return absl::OkStatus();
   }
-  return absl::FailedPreconditionError(absl::StrCat(InGraph(NodeLabel(node), where), ": op '", node.op_type(),
-                                                    "' is not defined in default opset ", move.from,
-                                                    " of onnx " ONNX_VERSION_STRING ", so it cannot be moved to opset ", move.to));
+  return absl::FailedPreconditionError(
+      absl::StrCat(InGraph(NodeLabel(node), where), ": op '", node.op_type(), "' is not defined in default opset ",
+                   move.from, " of onnx " ONNX_VERSION_STRING ", so it cannot be moved to opset ", move.to));
 }
 
 namespace {
@@ -406,11 +407,11 @@ absl::StatusOr<Skeleton> BuildSkeleton(const ModelProto& model, const Move& move
   InferShapesThroughEraOps(shown, move.from);
   AddCaptureTypes(shown.mutable_graph(), {});
   skeleton.types = CollectKnownTypes(shown.graph(), move);
-  // onnx 1.12's 6->7 adapters of Gemm and of the legacy broadcasts assert that every dim of their operands is a
-  // number (assertNotParams), though they only read ranks and check that the operands broadcast: a symbolic
-  // batch, as every exporter of the time wrote it, stopped the move. The converter sees such dims as 1, which
-  // broadcasts with anything; no adapter of these steps writes a dim into the model, and the one that does
-  // (Softmax's 12->13 Reshape) is put right from the dims collected above, before the substitution.
+  // onnx's 6->7 adapters of Gemm and of the legacy broadcasts (1.12 and 1.23 alike) assert that every dim of their
+  // operands is a number (assertNotParams), though they only read ranks and check that the operands broadcast: a
+  // symbolic batch, as every exporter of the time wrote it, stopped the move. The converter sees such dims as 1,
+  // which broadcasts with anything; no adapter writes a dim it reads into the model (1.23's Softmax 12->13 takes
+  // the shape at run time), and Softmax's fix reads the dims collected above, before the substitution.
   if (move.from < 7 && move.Crosses(7)) SizeUnsizedDims(*shown.mutable_graph());
   ExposeReplacedOutputs(move, shown.mutable_graph());
   return skeleton;

@@ -1,11 +1,11 @@
 // The splice: the converted skeleton put back into the caller's graphs.
 //
-// Why the converter's output is not the result (read from onnx v1.12.0 common/ir_pb_converter.cc,
-// common/ir.h and the adapters): it goes through onnx's IR, which keeps only nodes, tensor-typed values and
-// initializers: model-local functions, training_info, sparse initializers, non-tensor types,
-// external-data references, tensor doc strings and every field newer than the IR are dropped, and dims
-// above 2^31 are truncated; a node an adapter replaces (Upsample-9 -> Resize-10, Scatter-10 ->
-// ScatterElements-11) loses its name and doc_string.
+// Why the converter's output is not the result (read from onnx 1.23.2 common/ir_pb_converter.cc,
+// common/ir.h and the adapters): it goes through onnx's IR, which keeps only nodes, values and initializers:
+// model-local functions, training_info, sparse initializers, metadata_props of graphs and nodes, attribute
+// references, tensor doc strings and the non-tensor types of node outputs are dropped (1.12's also dropped
+// external-data references and truncated dims above 2^31); a node an adapter replaces (Upsample-9 ->
+// Resize-10, Scatter-10 -> ScatterElements-11) loses its name and doc_string.
 //
 // So each graph's node list is rebuilt from the converted one: tagged nodes are copies of the original
 // NodeProto with only op-relevant fields (inputs, outputs, changed attributes) taken from the converter;

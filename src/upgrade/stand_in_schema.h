@@ -1,8 +1,8 @@
 // Stand-ins: ops of a private domain that take a node's place in the copy of a model that onnx's version
-// converter sees (upgrade/skeleton.cc). onnx 1.12 has no DynamicSlice (it was dropped in 1.5), so its
-// shape inference stopped at every DynamicSlice: nothing after one had a type, and adapters that need a
-// rank (Softmax 12->13) stopped. DynamicSlice keeps its data's element type and rank, and its stand-in
-// says so.
+// converter sees (upgrade/skeleton.cc). onnx (1.12 and 1.23 alike) has no DynamicSlice (it was dropped in
+// 1.5), so its shape inference stops at every DynamicSlice: nothing after one has a type, and adapters that
+// need a rank or shape (Resize 10->11, Gemm and the broadcasts 6->7) go wrong or stop. DynamicSlice keeps its
+// data's element type and rank, and its stand-in says so.
 #ifndef ONNX_LEGALIZE_SRC_UPGRADE_STAND_IN_SCHEMA_H_
 #define ONNX_LEGALIZE_SRC_UPGRADE_STAND_IN_SCHEMA_H_
 
@@ -19,8 +19,8 @@ inline constexpr char kStandInDomain[] = "onnx_legalize.hidden";
 inline constexpr char kRankKeepingStandInOp[] = "RankKeepingStandIn";
 
 // Registers kRankKeepingStandInOp's schema with onnx, once per process. Must run before onnx's version
-// converter builds its table of schemas (an op missing from that table makes it throw) and before shape
-// inference sees a stand-in.
+// converter builds its table of schemas (StepConverter::ConvertStep looks every node up there, stand-ins
+// included, and throws on one missing) and before shape inference sees a stand-in.
 void RegisterStandInSchemas();
 
 // True for a DynamicSlice, or another removed op that keeps its input's element type and rank

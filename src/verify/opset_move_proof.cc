@@ -47,9 +47,8 @@ int64_t DefaultOpsetOf(const onnx::ModelProto& model) { return DefaultOpset(mode
 // ai.onnx.ml's ZipMap pairs each row of scores with its attribute's class labels into a map, and its output is a
 // sequence of those maps, which the runner's values cannot hold. The move changes only the default domain (onnx's
 // converter leaves ai.onnx.ml nodes as they are), so a ZipMap whose output no node reads holds the same labels in
-// both forms, and the proof compares its input, the scores, in its output's place (the report says so), as
-// graph/model_skeleton.h's HideZipMapsFromInference takes such ZipMaps out of onnx's inference. The ZipMaps of
-// the main graph whose output no node of it reads, by output name.
+// both forms, and the proof compares its input, the scores, in its output's place (the report says so). The
+// ZipMaps of the main graph whose output no node of it reads, by output name.
 std::set<std::string> ComparedZipMaps(const onnx::GraphProto& graph) {
   std::set<std::string> read;
   for (const onnx::NodeProto& node : graph.node()) read.insert(node.input().begin(), node.input().end());

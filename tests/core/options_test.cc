@@ -34,9 +34,9 @@ TEST(ValidateOptionsTest, AcceptsEveryTargetInTheRange) {
 TEST(ValidateOptionsTest, RejectsATargetOutsideTheRange) {
   Options options;
   options.target_opset = kMinTargetOpset - 1;
-  ExpectInvalidRequest(ValidateOptions(options), "target_opset", "target_opset 0 is outside 1..17");
+  ExpectInvalidRequest(ValidateOptions(options), "target_opset", "target_opset 0 is outside 1..28");
   options.target_opset = kMaxTargetOpset + 1;
-  ExpectInvalidRequest(ValidateOptions(options), "target_opset", "target_opset 18 is outside 1..17");
+  ExpectInvalidRequest(ValidateOptions(options), "target_opset", "target_opset 29 is outside 1..28");
 }
 
 TEST(ValidateOptionsTest, RejectsKeepOpsetWithATarget) {

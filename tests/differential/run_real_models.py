@@ -27,6 +27,8 @@ otherwise `--target-opset=N`):
      differ, both are run again at ORT_ENABLE_EXTENDED, ORT_ENABLE_BASIC, ORT_DISABLE_ALL, then also without
      weight pre-packing: where they first agree the line names the level (or the pre-packing) the difference
      comes from, an artifact of ORT's optimizer; it still fails unless OPTIMIZER_DIFFERS names the model.
+  2'. At a target past ORT_MAX_OPSET (27, 28: ORT 1.31 runs opsets to 26), the model runner (model_runner_cli,
+     beside CLI or --runner) runs IN, read as its era, and OUT on the same inputs instead: identical outputs.
   3. A model ORT 1.31 does not load as written (IR < 3 or no ir_version, opset < 7, no opset_import, an op or
      attribute ORT does not know; the line says which and quotes ORT) has no oracle: OUT must load and run in ORT,
      and where the model comes with its exporter's own outputs (FILE.test_data_set_0 with output_*.pb: PyTorch
@@ -61,6 +63,10 @@ from run_differential import Failure, default_opset, float_ulp_distance, removed
 
 ONNX_VERSION, ORT_VERSION = "1.23.2", "1.31.1"
 ORT_TIMEOUT = 900
+# The newest default opset ONNX Runtime 1.31 runs; a result at a later one (27, 28) is run by the model runner.
+ORT_MAX_OPSET = 26
+# model_runner_cli (tests/differential/model_runner_cli.cc): beside the CLI in the build's bin/, or --runner.
+RUNNER = None
 
 # MeanVarianceNormalization-1 over each channel: ONNX Runtime's kernel sums in another order than any ReduceMean
 # (testdata/make_removed_op_models.py's MVN_ULP); every other difference must be none.
@@ -443,6 +449,8 @@ def check(cli, in_path, scratch, target):
         problems.append(f"onnx {onnx.__version__} check_model(full_check=True): "
                         f"{' '.join(str(e).split())[:300] or type(e).__name__}")
     moved = f"opset {opset_text(model)} -> {opset_text(out)}"
+    if target != "default" and int(target) > ORT_MAX_OPSET:
+        return check_beyond_ort(in_path, out_path, model, work, len(name), moved, problems)
 
     # 2. Both models whole in ORT, on the model's own inputs or seeded ones.
     own = os.path.splitext(in_path)[0] + ".test_data_set_0"
@@ -529,6 +537,47 @@ def check(cli, in_path, scratch, target):
                                         f"optimization level, and without weight pre-packing){constants_made_inputs(model, out)}"]))
 
 
+def run_runner(model_path, inputs_dir, outputs_dir, as_its_era):
+    """The model runner's outputs for the inputs in inputs_dir (named TensorProtos), in the graph's order, or raises
+    Failure with the runner's message."""
+    os.makedirs(outputs_dir, exist_ok=True)
+    command = [RUNNER] + (["--as-its-era"] if as_its_era else []) + [model_path, inputs_dir, outputs_dir]
+    p = subprocess.run(command, capture_output=True, text=True, timeout=ORT_TIMEOUT, check=False)
+    if p.returncode != 0:
+        form = "original (as its era)" if as_its_era else "legalized model"
+        raise Failure(f"the model runner fails the {form}: {' '.join(p.stderr.split())[:300]}")
+    return [numpy_helper.to_array(onnx.load_tensor(os.path.join(outputs_dir, f)))
+            for f in stored_files(outputs_dir, "output")]
+
+
+def check_beyond_ort(in_path, out_path, model, work, seed, moved, problems):
+    """Step 2 for a target past ORT_MAX_OPSET, which ONNX Runtime does not run: the model runner runs IN (read as
+    its era, its removed ops by their reference kernels) and OUT on the same seeded inputs, and every output must
+    be identical, bit for bit. The runner is checked against ONNX Runtime elsewhere (ort_runner_kernels)."""
+    if RUNNER is None:
+        raise Failure(f"target past opset {ORT_MAX_OPSET} and no model_runner_cli beside the CLI (--runner)")
+    own = os.path.splitext(in_path)[0] + ".test_data_set_0"
+    inputs_dir = os.path.join(work, "inputs")
+    if os.path.isdir(own) and stored_files(own, "input"):
+        os.makedirs(inputs_dir, exist_ok=True)
+        for k, (input_name, array) in enumerate(stored_inputs(model, own).items()):
+            with open(os.path.join(inputs_dir, f"input_{k}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(array, input_name).SerializeToString())
+    else:
+        seeded_inputs(model, inputs_dir, seed)
+    original = run_runner(in_path, inputs_dir, os.path.join(work, "runner_original"), as_its_era=True)
+    legalized = run_runner(out_path, inputs_dir, os.path.join(work, "runner_legalized"), as_its_era=False)
+    names = [o.name for o in model.graph.output]
+    if len(original) != len(legalized):
+        problems.append(f"{len(legalized)} outputs vs the original's {len(original)} in the model runner")
+    for output_name, got, want in zip(names, legalized, original):
+        problems += compare_values(got, want, f"output '{output_name}'", 0, 0.0)
+    if problems:
+        raise Failure("; ".join(problems))
+    return (f"{moved}; past ORT {ORT_VERSION}'s opset {ORT_MAX_OPSET}: identical in the model runner "
+            f"({len(legalized)} outputs)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("cli", help="the onnx-legalize binary")
@@ -536,6 +585,7 @@ def main():
     ap.add_argument("scratch_dir", help="where legalized models and outputs go (created)")
     ap.add_argument("--targets", nargs="+", default=["default", "13", "17"], help="'default' and/or opsets")
     ap.add_argument("--only", nargs="+", metavar="FILE", help="run only these files of MODELS_DIR")
+    ap.add_argument("--runner", metavar="PATH", help="model_runner_cli, for targets past ORT's (default: beside CLI)")
     ap.add_argument("--cli-timeout", type=int, default=run_differential.CLI_TIMEOUT, metavar="S",
                     help=f"seconds the CLI may take on one model and target (default {run_differential.CLI_TIMEOUT})")
     args = ap.parse_args()
@@ -551,6 +601,9 @@ def main():
     files = [{"file": f} for f in sorted(os.listdir(args.models_dir)) if f.endswith(".onnx")]
     files = select_only(files, args.only, "file")
     cli, scratch = os.path.abspath(args.cli), os.path.abspath(args.scratch_dir)
+    global RUNNER
+    beside = os.path.join(os.path.dirname(cli), "model_runner_cli")
+    RUNNER = os.path.abspath(args.runner) if args.runner else (beside if os.path.isfile(beside) else None)
     os.makedirs(scratch, exist_ok=True)
     return run_checks((f"{entry['file']} [{target}]",
                        lambda entry=entry, target=target: check(cli, os.path.join(args.models_dir, entry["file"]),

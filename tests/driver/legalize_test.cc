@@ -1013,14 +1013,13 @@ TEST(LegalizeTargetTest, JumpsToTheOpsetThatDefinesTheNamedOpAnewEvenWhenTheReas
   EXPECT_THAT(tried, ::testing::ElementsAre(7, 9));
   EXPECT_EQ(report->opset_after, 9);
 
-  // An op onnx never defines anew after the failed opset (Softsign has one schema, since opset 1): the usual rule
+  // An op onnx never defines anew after the failed opset (Not has one schema, since opset 1): the usual rule
   // (two alike in a row) stops the search.
   calls = 0;
   const absl::StatusOr<Report> hopeless = internal::TryLaterTargets(Options(), [&](const Options& at) {
     return AttemptAt(at, calls, [](int64_t) {
-      return StandInFailure{
-          absl::FailedPreconditionError("(op_type:Softsign, node name: s): output has unsupported type"),
-          Step::kOnnxCheck, "Softsign", "s"};
+      return StandInFailure{absl::FailedPreconditionError("(op_type:Not, node name: s): output has unsupported type"),
+                            Step::kOnnxCheck, "Not", "s"};
     });
   });
   EXPECT_FALSE(hopeless.ok());
@@ -1100,12 +1099,13 @@ g (bool c, float[2] x) => (float[2] y, float[2] z) {
   z = com.example.Flatten(x)
 }
 )ONNX");
-  // If: 11, 13, 16; Relu (in one branch): 6, 13, 14; Neg (in the other): 6, 13. Flatten, defined anew at 9, 11 and
-  // 13 in the default domain, is another domain's here.
+  // If: 11, 13, 16, 19, 21, 23, 24, 25; Relu (in one branch): 6, 13, 14; Neg (in the other): 6, 13. Flatten, defined
+  // anew at 9, 11 and 13 in the default domain, is another domain's here.
   EXPECT_EQ(internal::NextSchemaChangeOfOpsIn({&model}, 1), 6);
   EXPECT_EQ(internal::NextSchemaChangeOfOpsIn({&model}, 6), 11);
   EXPECT_EQ(internal::NextSchemaChangeOfOpsIn({&model}, 14), 16);
-  EXPECT_EQ(internal::NextSchemaChangeOfOpsIn({&model}, 16), 0);
+  EXPECT_EQ(internal::NextSchemaChangeOfOpsIn({&model}, 16), 19);
+  EXPECT_EQ(internal::NextSchemaChangeOfOpsIn({&model}, 25), 0);
   const onnx::ModelProto unknown = ParseModel(R"ONNX(
 <ir_version: 3, opset_import: ["" : 1]>
 g (float[2] x) => (float[2] y) {

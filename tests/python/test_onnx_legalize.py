@@ -174,7 +174,7 @@ def test_a_target_below_10_refuses_a_dynamic_slice_rewrite_naming_it():
 
 
 @pytest.mark.parametrize("options", [
-    {"target_opset": 0}, {"target_opset": 18}, {"verify_trials": 0}, {"verify_trials": 2**31},
+    {"target_opset": 0}, {"target_opset": 29}, {"verify_trials": 0}, {"verify_trials": 2**31},
     {"verify_seed": -1}, {"verify_seed": 2**64}, {"max_fold_bytes": -1}, {"max_total_fold_bytes": 2**63},
     {"proof_budget": -1}, {"proof_budget": 2**63},
     {"keep_opset": True, "target_opset": 11},

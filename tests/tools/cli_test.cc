@@ -119,8 +119,8 @@ TEST_F(CliTest, WrongNumberOfPositionalsIsAUsageError) {
 TEST_F(CliTest, BadFlagValuesAreUsageErrors) {
   const std::string in = PathOf("clean.onnx");
   const std::string out = PathOf("out.onnx");
-  ExpectFailureWritingNothing({"--target-opset=0", in, out}, 2, "--target-opset: target_opset 0 is outside 1..17");
-  ExpectFailureWritingNothing({"--target-opset=18", in, out}, 2, "outside 1..17");
+  ExpectFailureWritingNothing({"--target-opset=0", in, out}, 2, "--target-opset: target_opset 0 is outside 1..28");
+  ExpectFailureWritingNothing({"--target-opset=29", in, out}, 2, "outside 1..28");
   ExpectFailureWritingNothing({"--target-opset=abc", in, out}, 2, "bad value 'abc' for --target-opset");
   ExpectFailureWritingNothing({"--target-opset=", in, out}, 2, "--target-opset needs a value");
   ExpectFailureWritingNothing({in, out, "--target-opset"}, 2, "--target-opset needs a value");

@@ -1,9 +1,12 @@
 // Add, Sub, Mul, Div and Pow 6->7: legacy broadcasting.
 //
-// What onnx 1.12 gets wrong: legacy broadcasting (opset <= 6, broadcast=1, axis=a) aligns B with A starting at
-// axis a, so B needs rank(A) - a - rank(B) trailing ones to broadcast numpy-style. onnx 1.12's 6->7 adapter
-// unsqueezes B at [rank(B) .. rank(A)-1], rank(A) - rank(B) of them whatever a is: a too many. Where the ranks
-// are known and B so padded does not broadcast with A, the adapter then stops at its own broadcast check.
+// What onnx 1.23 (as 1.12) gets wrong: legacy broadcasting (opset <= 6, broadcast=1, axis=a) aligns B with A
+// starting at axis a, so B needs rank(A) - a - rank(B) trailing ones to broadcast numpy-style. onnx's 6->7
+// adapter unsqueezes B at [rank(B) .. rank(A)-1], rank(A) - rank(B) of them whatever a is: a too many. Where the
+// ranks are known and B so padded does not broadcast with A, the adapter then stops at its own broadcast check.
+// (legacy_broadcast_6_7_test: LegacyBroadcastAlignsTheSecondInputAtItsAxis fails without FixLegacyBroadcast;
+// ALegacyBroadcastAtAMiddleAxisIsAlignedBeforeTheConverter and
+// RefusesALegacyBroadcastWhoseBDoesNotFitInANamingItsDims fail without AlignLegacyBroadcasts.)
 //
 // The fix: before the converter, AlignLegacyBroadcasts gives B of a legacy broadcast the adapter would stop at
 // (B of rank 2 or more at a middle axis: Caffe2's and CNTK's exports, B [2,4] at axis 1 of A [1,2,4,3]) the

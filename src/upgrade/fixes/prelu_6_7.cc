@@ -1,8 +1,10 @@
 // PRelu 6->7.
 //
-// What onnx 1.12 gets wrong: PRelu-6 and before apply a slope of shape [C] per channel, along axis 1 of X
-// (Caffe2's and PyTorch's PRelu); PRelu-7 broadcasts the slope numpy-style, from the last axis, and onnx 1.12
-// registers 6->7 as compatible, so the slope would be applied along the last axis.
+// What onnx 1.23 (as 1.12) gets wrong: PRelu-6 and before apply a slope of shape [C] per channel, along axis 1
+// of X (Caffe2's and PyTorch's PRelu); PRelu-7 broadcasts the slope numpy-style, from the last axis, and onnx
+// registers 6->7 as compatible, so the slope would be applied along the last axis (prelu_6_7_test:
+// PReluSlopePerChannelBecomesChannelShaped and PReluSlopeOfUnknownMeaningIsRefusedNamingTheNodeAndDims fail
+// without this fix).
 //
 // The fix: a 1-D slope that is not a single value becomes [C, 1, ..., 1] (rank(X) - 1 dims) through an
 // Unsqueeze at axes 1..rank(X)-2, wherever X has rank 3 or more; for X of rank 1 or 2 both readings agree. A

@@ -1,10 +1,10 @@
 // Which of onnx 1.23's version-converter adapters are repaired, where, and in which order. One file per
 // repaired adapter (op, from, to), as onnx's own adapters are; each says what the adapter gets wrong and what
 // its fix does:
-//   softmax_12_13.cc         Softmax, LogSoftmax, Hardmax 12->13: the Reshape constant of unknown dims, 0-sized
-//                            dims; Hardmax registered as compatible
+//   softmax_12_13.cc         Softmax, LogSoftmax, Hardmax 12->13: the Reshape misreads 0-sized dims; Hardmax
+//                            registered as compatible
 //   legacy_broadcast_6_7.cc  Add, Sub, Mul, Div, Pow 6->7: B unsqueezed `axis` times too many
-//   clip_pad_10_11.cc        Clip, Pad 10->11: Pad's absent `value` throws; float inputs for double/float16 data
+//   clip_pad_10_11.cc        Clip, Pad 10->11: float inputs for double/float16 data
 //   prelu_6_7.cc             PRelu 6->7: registered as compatible though the slope now broadcasts from the end
 //   scan_8_9.cc              Scan 8->9: the batch axis kept where Scan-9 has none
 //   resize_10_11.cc          Resize 10->11 (and Upsample): Resize-11's default coordinates instead of Resize-10's

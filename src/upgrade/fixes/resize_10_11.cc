@@ -1,8 +1,9 @@
 // Resize 10->11 (and Upsample, which the converter turns into Resize-10 on its way).
 //
-// What onnx 1.12 gets wrong: Resize-10 (and Upsample) scale with asymmetric coordinates and take the floor for
-// nearest; Resize-11 defaults to half_pixel coordinates and round_prefer_floor, and the 10->11 adapter does not
-// say otherwise, so the image would be sampled elsewhere.
+// What onnx 1.23 (as 1.12) gets wrong: Resize-10 (and Upsample) scale with asymmetric coordinates and take the
+// floor for nearest; Resize-11 defaults to half_pixel coordinates and round_prefer_floor, and the 10->11 adapter
+// does not say otherwise, so the image would be sampled elsewhere (resize_10_11_test:
+// Resize10GetsResize10CoordinatesAtOpset11 fails without this fix).
 //
 // The fix: the splice writes Resize-10's coordinate_transformation_mode (asymmetric) and, for nearest, its
 // nearest_mode (floor) on the Resize where the converted node does not say them.
