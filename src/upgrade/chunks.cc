@@ -52,21 +52,17 @@ struct IrType {
   std::vector<onnx::Dimension> sizes;
 };
 
-// graphProtoToGraph's reading of a shape as onnx 1.12 wrote it: dims pass through int (1.23's keep all 64
-// bits). An unknown dim is Dimension(), which in 1.12 left `dim` and `is_int` uninitialized while its Softmax
-// 12->13 adapter copied `dim` into its Reshape constant: they are set here as a symbolic dim has them, -1 and
-// false, as 1.23's Dimension() sets them itself.
+// graphProtoToGraph's reading of a shape, as onnx 1.23 reads it: every dim with all its 64 bits (1.12's passed
+// them through int), an unknown one as Dimension() (-1, not an int).
 std::vector<onnx::Dimension> IrSizes(const onnx::TensorShapeProto& shape) {
   std::vector<onnx::Dimension> sizes;
   for (const auto& dim : shape.dim()) {
     if (dim.has_dim_value()) {
-      sizes.emplace_back(static_cast<int64_t>(static_cast<int>(dim.dim_value())));
+      sizes.emplace_back(dim.dim_value());
     } else if (dim.has_dim_param()) {
       sizes.emplace_back(dim.dim_param());
     } else {
       sizes.emplace_back();
-      sizes.back().is_int = false;
-      sizes.back().dim = -1;
     }
   }
   return sizes;

@@ -1,10 +1,10 @@
 """Differential test of the onnx-legalize CLI on real legacy models held outside the project, with what users run.
 
 Usage:
-    PY=$(bash tests/differential/python_env.sh)
+    PY=$(scripts/install-python-env.sh)
     "$PY" tests/differential/run_real_models.py CLI MODELS_DIR SCRATCH_DIR [--targets default 13 17] [--only FILE ...]
 
-The Python is python_env.sh's virtual environment: onnx 1.23.2 and onnxruntime 1.31.1 from PyPI, what users of a
+The Python is scripts/install-python-env.sh's virtual environment: onnx 1.23.2 and onnxruntime 1.31.1 from PyPI, what users of a
 legalized model run (the script refuses other versions). Nothing is taken out of any model: a check that loads
 a model with its ZipMaps removed, or checks it with an older onnx, passes results that users cannot load.
 
@@ -537,11 +537,17 @@ def check(cli, in_path, scratch, target):
                                         f"optimization level, and without weight pre-packing){constants_made_inputs(model, out)}"]))
 
 
-def run_runner(model_path, inputs_dir, outputs_dir, as_its_era):
+def zipmaps(model):
+    """The main graph's ai.onnx.ml ZipMaps, serialized, in order."""
+    return [n.SerializeToString() for n in model.graph.node if n.op_type == "ZipMap" and n.domain == "ai.onnx.ml"]
+
+
+def run_runner(model_path, inputs_dir, outputs_dir, as_its_era, zipmap_scores):
     """The model runner's outputs for the inputs in inputs_dir (named TensorProtos), in the graph's order, or raises
-    Failure with the runner's message."""
+    Failure with the runner's message. zipmap_scores: a ZipMap gives its scores (the runner holds no maps)."""
     os.makedirs(outputs_dir, exist_ok=True)
-    command = [RUNNER] + (["--as-its-era"] if as_its_era else []) + [model_path, inputs_dir, outputs_dir]
+    command = ([RUNNER] + (["--as-its-era"] if as_its_era else []) + (["--zipmap-scores"] if zipmap_scores else [])
+               + [model_path, inputs_dir, outputs_dir])
     p = subprocess.run(command, capture_output=True, text=True, timeout=ORT_TIMEOUT, check=False)
     if p.returncode != 0:
         form = "original (as its era)" if as_its_era else "legalized model"
@@ -553,7 +559,9 @@ def run_runner(model_path, inputs_dir, outputs_dir, as_its_era):
 def check_beyond_ort(in_path, out_path, model, work, seed, moved, problems):
     """Step 2 for a target past ORT_MAX_OPSET, which ONNX Runtime does not run: the model runner runs IN (read as
     its era, its removed ops by their reference kernels) and OUT on the same seeded inputs, and every output must
-    be identical, bit for bit. The runner is checked against ONNX Runtime elsewhere (ort_runner_kernels)."""
+    be identical, bit for bit. The runner is checked against ONNX Runtime elsewhere (ort_runner_kernels). The runner
+    holds no sequence of maps: a ZipMap (ai.onnx.ml, which the move leaves alone) must be the very same node in both,
+    and gives its scores in both."""
     if RUNNER is None:
         raise Failure(f"target past opset {ORT_MAX_OPSET} and no model_runner_cli beside the CLI (--runner)")
     own = os.path.splitext(in_path)[0] + ".test_data_set_0"
@@ -565,8 +573,12 @@ def check_beyond_ort(in_path, out_path, model, work, seed, moved, problems):
                 f.write(numpy_helper.from_array(array, input_name).SerializeToString())
     else:
         seeded_inputs(model, inputs_dir, seed)
-    original = run_runner(in_path, inputs_dir, os.path.join(work, "runner_original"), as_its_era=True)
-    legalized = run_runner(out_path, inputs_dir, os.path.join(work, "runner_legalized"), as_its_era=False)
+    out = onnx.load(out_path)
+    by_scores = bool(zipmaps(model))
+    if zipmaps(model) != zipmaps(out):
+        problems.append("the ZipMaps differ between the original and the result")
+    original = run_runner(in_path, inputs_dir, os.path.join(work, "runner_original"), True, by_scores)
+    legalized = run_runner(out_path, inputs_dir, os.path.join(work, "runner_legalized"), False, by_scores)
     names = [o.name for o in model.graph.output]
     if len(original) != len(legalized):
         problems.append(f"{len(legalized)} outputs vs the original's {len(original)} in the model runner")
@@ -574,8 +586,9 @@ def check_beyond_ort(in_path, out_path, model, work, seed, moved, problems):
         problems += compare_values(got, want, f"output '{output_name}'", 0, 0.0)
     if problems:
         raise Failure("; ".join(problems))
+    scores = "; ZipMaps the same node, compared by their scores" if by_scores else ""
     return (f"{moved}; past ORT {ORT_VERSION}'s opset {ORT_MAX_OPSET}: identical in the model runner "
-            f"({len(legalized)} outputs)")
+            f"({len(legalized)} outputs{scores})")
 
 
 def main():
@@ -596,7 +609,7 @@ def main():
     import onnxruntime
     if (onnx.__version__, onnxruntime.__version__) != (ONNX_VERSION, ORT_VERSION):
         sys.exit(f"run_real_models: onnx {onnx.__version__} and onnxruntime {onnxruntime.__version__} here, not "
-                 f"{ONNX_VERSION} and {ORT_VERSION}: run it with the python that tests/differential/python_env.sh "
+                 f"{ONNX_VERSION} and {ORT_VERSION}: run it with the python that scripts/install-python-env.sh "
                  "prints")
     files = [{"file": f} for f in sorted(os.listdir(args.models_dir)) if f.endswith(".onnx")]
     files = select_only(files, args.only, "file")

@@ -141,6 +141,8 @@ X4 = special((2, 3, 4, 5))
 # ------------------------------------------------------------------ elementwise, exact
 for op in ["Relu", "Neg", "Abs", "Floor", "Ceil", "Sqrt", "Reciprocal"]:
     add(op.lower(), [7, 13], op, [("x", X4)])
+add("round", [11, 22], "Round", [("x", X4)])
+add("round_halves", [11], "Round", [("x", np.arange(-5, 5, 0.5, dtype=np.float32).reshape(4, 5))])
 add("relu_f16", [14], "Relu", [("x", special((4, 5), dtype=F16))])
 add("relu_double", [14], "Relu", [("x", special((4, 5), dtype=np.float64))])
 add("relu_int32", [14], "Relu", [("x", ints((4, 5), -5, 5, dtype=np.int32))])

@@ -85,6 +85,20 @@ TEST_P(ChunkedConversionTest, EqualsWholeGraphConversionOverUnknownDims) {
   ExpectChunksConvertLikeTheWhole(ParseModelNamingNodes(kSoftmaxOverUnknownDims), GetParam());
 }
 
+// Dims past 2^31 (onnx 1.23's IR keeps all 64 bits of a dim; 1.12's passed them through int).
+TEST_P(ChunkedConversionTest, EqualsWholeGraphConversionOverDimsPastTwoToThe31) {
+  ExpectChunksConvertLikeTheWhole(ParseModelNamingNodes(R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[3000000000,2] x, float[3000000000] b) => (float[3000000000,2] y, float[3000000000,2] z) {
+  y = Softmax<axis=0>(x)
+  t = Transpose(x)
+  s = Add(t, b)
+  z = Transpose(s)
+}
+)ONNX"),
+                                  GetParam());
+}
+
 TEST_P(ChunkedConversionTest, EqualsWholeGraphConversionWhenABranchCapturesARestructuredValue) {
   ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 4, opset_import: ["" : 9]>

@@ -1,6 +1,6 @@
 // Arithmetic: Add, Sub, Mul, Div, Pow (binary, broadcasting as their opset says: broadcast.h), Sum, Max, Min,
 // Mean (variadic: equal shapes before opset 8, numpy broadcasting from Sum-8), and the unary math ops Sqrt, Exp,
-// Log, Abs, Neg, Sign, Reciprocal, Floor, Ceil.
+// Log, Abs, Neg, Sign, Reciprocal, Floor, Ceil, Round.
 //
 // Each output element is computed from its operands alone; the variadic ops fold their inputs left to right
 // ((x0 + x1) + x2 ...), Mean dividing that sum by the input count. float16 is computed in float. Integers
@@ -330,6 +330,10 @@ void AddElementwiseKernels(KernelTable& table) {
   table["Log"] = [](const KernelContext& ctx) { return RunFloatingUnary(ctx, [](auto x) { return std::log(x); }); };
   table["Floor"] = [](const KernelContext& ctx) { return RunFloatingUnary(ctx, [](auto x) { return std::floor(x); }); };
   table["Ceil"] = [](const KernelContext& ctx) { return RunFloatingUnary(ctx, [](auto x) { return std::ceil(x); }); };
+  // Round-11: halves to the even neighbour, as nearbyint does in the default rounding mode (which keeps -0).
+  table["Round"] = [](const KernelContext& ctx) {
+    return RunFloatingUnary(ctx, [](auto x) { return std::nearbyint(x); });
+  };
   table["Reciprocal"] = [](const KernelContext& ctx) {
     return RunFloatingUnary(ctx, [](auto x) { return decltype(x){1} / x; });
   };

@@ -55,6 +55,15 @@ TEST(ElementwiseKernelTest, IntegerDivisionTruncatesAndRefusesZero) {
                         StatusCode::kInvalidArgument, {"integer division by zero"}));
 }
 
+// Round-11 takes halves to the even neighbour and keeps the sign of a zero.
+TEST(ElementwiseKernelTest, RoundTakesHalvesToEven) {
+  const auto model = ParseModel(R"(
+    <ir_version: 6, opset_import: ["" : 11]>
+    g (float[8] x) => (float[8] y) { y = Round(x) })");
+  EXPECT_TRUE(OutputIs(RunModel(model, Feed("x", Floats({8}, {0.5f, 1.5f, 2.5f, -0.5f, -2.5f, 2.4f, -0.4f, 2.6f}))),
+                       "y", Floats({8}, {0.0f, 2.0f, 2.0f, -0.0f, -2.0f, 2.0f, -0.0f, 3.0f})));
+}
+
 // Pow-12 lets the exponent be an integer tensor; Pow-7 takes one type for both.
 TEST(ElementwiseKernelTest, PowTakesAnIntegerExponentFromOpset12) {
   constexpr char kModel[] = R"(
