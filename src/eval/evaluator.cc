@@ -264,26 +264,6 @@ absl::StatusOr<Tensor> MeanOver(const Tensor& x, const std::vector<int64_t>& axe
   return TensorOf(x.type(), std::move(dims), sums);
 }
 
-absl::StatusOr<Tensor> RunReduceMean(const NodeRun& run) {
-  ASSIGN_OR_RETURN(const Tensor* x, Input(run, 0));
-  std::vector<int64_t> axes;
-  if (Attribute(run.node, "axes") != nullptr) {
-    ASSIGN_OR_RETURN(axes, IntsAttribute(run, "axes"));
-  } else {
-    for (int64_t i = 0; i < x->rank(); ++i) axes.push_back(i);
-  }
-  ASSIGN_OR_RETURN(axes, NormalizedAxes(run, axes, x->rank()));
-  const onnx::AttributeProto* keepdims = Attribute(run.node, "keepdims");
-  ASSIGN_OR_RETURN(Tensor mean,
-                   WithFloatType(run, x->type(), [&](auto zero) { return MeanOver<decltype(zero)>(*x, axes); }));
-  if (keepdims == nullptr || keepdims->i() != 0) return mean;
-  std::vector<int64_t> dims;
-  for (int64_t i = 0; i < x->rank(); ++i) {
-    if (!std::binary_search(axes.begin(), axes.end(), i)) dims.push_back(x->dims()[static_cast<size_t>(i)]);
-  }
-  return Tensor::FromBytes(mean.type(), std::move(dims), mean.release_bytes());
-}
-
 // MeanVarianceNormalization-9, as its function body in onnx defines it:
 // (X - E[X]) / (Sqrt(E[X^2] - E[X]^2) + 1e-9), E over `axes` (default [0, 2, 3]).
 absl::StatusOr<Tensor> RunMeanVarianceNormalization(const NodeRun& run) {
@@ -632,9 +612,9 @@ absl::StatusOr<Tensor> RunIdentity(const NodeRun& run) {
   return x->Clone();
 }
 
-// Resize and Upsample, which an Upsample-1 or an Upsample at opset 10+ becomes, by the model runner's kernel
-// (checked against ONNX Runtime op by op): the Upsample rule's reference is its own code, so the two
-// computations stay independent.
+// Resize and Upsample, which an Upsample-1 or an Upsample at opset 10+ becomes, and ReduceMean (MVN-1's, whose
+// axes are an input from opset 18), by the model runner's kernel (checked against ONNX Runtime op by op): the
+// rules' references are their own code, so the two computations stay independent.
 absl::StatusOr<Tensor> RunByModelRunnerKernel(const NodeRun& run) {
   const onnx_legalize::Kernel* kernel = FindKernel(run.node.op_type());
   if (kernel == nullptr) return Fail(run, absl::StrCat("the model runner has no ", run.node.op_type(), " kernel"));
@@ -668,7 +648,7 @@ const std::unordered_map<std::string, Kernel>& Kernels() {
       {"Not", RunNot},
       {"Transpose", RunTranspose},
       {"Slice", RunSlice},
-      {"ReduceMean", RunReduceMean},
+      {"ReduceMean", RunByModelRunnerKernel},
       {"MeanVarianceNormalization", RunMeanVarianceNormalization},
       {"Shape", RunShape},
       {"Cast", RunCast},

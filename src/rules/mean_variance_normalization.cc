@@ -13,6 +13,7 @@
 //   across_channels 0: the same over axes [1,2,3] between Transpose<perm = [1,0,2,3]> of x and of the result,
 //   so that each channel's values are summed in the order ONNX Runtime summed them (a direct reduction
 //   over [0,2,3] differs from it by millions of ULPs near 0, measured).
+// From opset 18 ReduceMean takes its axes as an input: a constant beside the replacement.
 // MVN-9 is not used at opset 9 and later: its definition adds 1e-9 to the deviation and computes the
 // variance as E[X^2] - E[X]^2, which are not the old op's numbers.
 #include <cmath>
@@ -24,6 +25,8 @@
 
 namespace onnx_legalize::rules {
 namespace {
+
+constexpr int64_t kFirstReduceMeanWithAxesInput = 18;
 
 // Each 0 or 1: the only values the old text gives a meaning.
 struct MvnAttributes {
@@ -63,7 +66,7 @@ class MeanVarianceNormalizationRule final : public RemovedOpRule {
     return 7;  // ReduceMean with keepdims and numpy broadcasting
   }
 
-  absl::StatusOr<Replacement> Replace(const ParsedNode& node, int64_t, NameSource& names,
+  absl::StatusOr<Replacement> Replace(const ParsedNode& node, int64_t opset, NameSource& names,
                                       std::string& became) const override {
     const auto [across_channels, normalize_variance] = node.attributes<MvnAttributes>();
     const std::string& output = node.node->output(0);
@@ -84,12 +87,22 @@ class MeanVarianceNormalizationRule final : public RemovedOpRule {
       add(transpose(x, transposed));
       x = transposed;
     }
+    const std::vector<int64_t> axes =
+        across_channels ? std::vector<int64_t>{0, 1, 2, 3} : std::vector<int64_t>{1, 2, 3};
+    std::string axes_input;  // ReduceMean-18's second input; before 18, its attribute
+    if (opset >= kFirstReduceMeanWithAxesInput) {
+      axes_input = names.Fresh(output + "_axes");
+      replacement.constants.emplace_back(axes_input, Tensor::FromInt64s(axes));
+    }
+    auto reduce_mean = [&](const std::string& input, const std::string& result) {
+      onnx::NodeProto reduce = axes_input.empty() ? MakeNode("ReduceMean", {input}, {result})
+                                                  : MakeNode("ReduceMean", {input, axes_input}, {result});
+      if (axes_input.empty()) AddIntsAttribute(reduce, "axes", axes);
+      AddIntAttribute(reduce, "keepdims", 1);
+      return reduce;
+    };
     const std::string mean = names.Fresh(output + "_mean");
-    onnx::NodeProto mean_node = MakeNode("ReduceMean", {x}, {mean});
-    AddIntsAttribute(mean_node, "axes",
-                     across_channels ? std::vector<int64_t>{0, 1, 2, 3} : std::vector<int64_t>{1, 2, 3});
-    AddIntAttribute(mean_node, "keepdims", 1);
-    add(std::move(mean_node));
+    add(reduce_mean(x, mean));
     const bool transposed = !across_channels;
     const std::string centered = normalize_variance || transposed ? names.Fresh(output + "_centered") : output;
     add(MakeNode("Sub", {x, mean}, {centered}));
@@ -100,11 +113,7 @@ class MeanVarianceNormalizationRule final : public RemovedOpRule {
       const std::string deviation = names.Fresh(output + "_deviation");
       result = transposed ? names.Fresh(output + "_normalized") : output;
       add(MakeNode("Mul", {centered, centered}, {square}));
-      onnx::NodeProto variance_node = MakeNode("ReduceMean", {square}, {variance});
-      AddIntsAttribute(variance_node, "axes",
-                       across_channels ? std::vector<int64_t>{0, 1, 2, 3} : std::vector<int64_t>{1, 2, 3});
-      AddIntAttribute(variance_node, "keepdims", 1);
-      add(std::move(variance_node));
+      add(reduce_mean(square, variance));
       add(MakeNode("Sqrt", {variance}, {deviation}));
       add(MakeNode("Div", {centered, deviation}, {result}));
     }

@@ -313,6 +313,17 @@ mvn (float[1,2,1,2] x) => (float[1,2,1,2] y) {
       << "MVN-9 adds an epsilon and computes the variance otherwise than the old op";
   EXPECT_THAT(report.nodes.at(0).became, HasSubstr("ReduceMean"));
   ExpectLegal(at10);
+
+  // From opset 18 ReduceMean takes its axes as an input; the numbers stay the same.
+  for (const int64_t target : {18, 28}) {
+    options.target_opset = target;
+    onnx::ModelProto moved = LegalizedCopy(model, options);
+    EXPECT_EQ(DefaultOpset(moved), target);
+    ExpectLegal(moved);
+    std::map<std::string, Tensor> feeds;
+    feeds.emplace("x", Floats({1, 2, 1, 2}, {1, 3, -2, 2}));
+    EXPECT_EQ(FloatValues(RunLegalized(moved, std::move(feeds)).at("y")), y) << "at opset " << target;
+  }
 }
 
 TEST(RemovedOpsTest, ConstantFillWithAKnownShapeFoldsIntoAnInitializer) {
