@@ -39,7 +39,10 @@ esac
 recipe=$root/cmake/onnx-wheel/CMakeLists.txt
 # -O2 as Debian builds onnx; a Release configuration, as Debian's package names its libraries.
 build_flags=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O2)
-cxx=${CXX:-c++}
+# Always Debian's g++, whatever CXX says: the sanitizer and fuzzer builds (clang, which CMake hands its children
+# as CXX) link these same libraries, which need no instrumentation, so every build of the project shares one
+# cache and a fresh machine builds onnx once.
+cxx=g++
 key=$({
   echo "$sha256"
   sha256sum <"$recipe"
