@@ -272,6 +272,25 @@ g (float[4] x, int64[1] s, int64[1] e) => (float[4] r, float[?] y) {
   EXPECT_EQ(model.SerializeAsString(), before);
 }
 
+// legalize_fuzzer, 2026-12-06: a model that writes ir_version 0 (rather than leaving it unset) with a node no rule
+// replaces. The failed Legalize undid its IR-version repair by clearing the field: the caller's bytes changed.
+TEST(FuzzRegressionTest, AFailedLegalizationKeepsAnIrVersionWrittenAsZero) {
+  onnx::ModelProto model = ParseModel(R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[5,5] x) => (float[5,5] y) {
+  s = NoSuchOp(x)
+  y = Relu(s)
+}
+)ONNX");
+  model.set_ir_version(0);
+  ASSERT_TRUE(model.has_ir_version());
+  const std::string before = model.SerializeAsString();
+  const absl::StatusOr<Report> report = Legalize(model, Options());
+  EXPECT_FALSE(report.ok());
+  EXPECT_TRUE(model.has_ir_version());
+  EXPECT_EQ(model.SerializeAsString(), before);
+}
+
 // legalize_fuzzer, 2026-12-04, its very first input (the empty file, an empty ModelProto): Legalize failed
 // (onnx's checker: the graph has no name) and left the model changed, breaking the promise that a failed
 // Legalize changes nothing.

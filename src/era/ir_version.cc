@@ -29,9 +29,14 @@ absl::Status RepairIrVersion(onnx::ModelProto& model, LegacyRepairs& repairs) {
     ir_version = std::max(ir_version, MinIrVersionForOpset(import.version()));
     why = absl::StrCat("the lowest IR version that imports default opset ", import.version());
   }
+  // Undone as it was: unset, or written as 0 (a failed legalization leaves the caller's bytes as they were).
+  const bool written = model.has_ir_version();
   model.set_ir_version(ir_version);
   repairs.Add(LegacyRepair{"", "", "", absl::StrCat("no ir_version: written as ", ir_version, ", ", why)},
-              [&model] { model.clear_ir_version(); });
+              [&model, written] {
+                model.clear_ir_version();
+                if (written) model.set_ir_version(0);
+              });
   return absl::OkStatus();
 }
 
