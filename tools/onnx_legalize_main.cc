@@ -125,7 +125,9 @@ Makes a legacy model legal again: every op onnx 1.5 removed (DynamicSlice, Image
 Scale, ScaledTanh, ParametricSoftplus, ThresholdedRelu before opset 10, MeanVarianceNormalization-1,
 ConstantFill, GivenTensorFill; Upsample at opset 10 and later) is folded into a constant or rewritten
 into standard ops, the model moves to the lowest opset that expresses them all (when its own does not),
-each change is verified by executing both forms, and OUT is written atomically. IN is never modified, unless --in-place asks for it.
+each change is verified by executing both forms, and OUT is written atomically. IN is never modified, unless
+--in-place asks for it. Exit 0 means OUT is legal: onnx {onnx_version}'s check_model(full_check=True), the
+checker this tool is built with, accepts it whole.
 
 Flags:
   -o OUT.onnx           the output model (instead of a second positional argument)
@@ -598,7 +600,8 @@ int Run(int argc, char** argv) {
       MapToAbslSpelling(kFlagSpellings, absl::Span<const char* const>(argv, static_cast<size_t>(argc)));
   if (mapped.help) {
     std::cout << absl::StrReplaceAll(
-        kUsage, {{"{max_fold_bytes}", absl::StrCat(onnx_legalize::Options{}.max_fold_bytes)},
+        kUsage, {{"{onnx_version}", ONNX_VERSION_STRING},
+                 {"{max_fold_bytes}", absl::StrCat(onnx_legalize::Options{}.max_fold_bytes)},
                  {"{max_total_fold_bytes}", absl::StrCat(onnx_legalize::Options{}.max_total_fold_bytes)},
                  {"{proof_budget}", absl::StrCat(onnx_legalize::Options{}.proof_budget)},
                  {"{threshold}", absl::StrCat(onnx_legalize::kDefaultExternalDataThreshold)}});
