@@ -9,6 +9,11 @@
 //    ("type case mismatch", "does not match expected type (seq(map(string,tensor(float))))"). The declaration
 //    is written as the schema types the output, seq(map(K, tensor(float))) with K what the class labels are; a
 //    graph output so written is an interface change (Report::interface_changes).
+//  - An ai.onnx.ml op's tensor output declared of an element type its schema never makes. WinMLTools 0.1's
+//    CoreML conversions declared FeatureVectorizer's output double (CoreML's own type), where the op makes
+//    float in every version; onnx 1.23's inference refuses the model ("Inferred elem type differs from
+//    existing elem type: (FLOAT) vs (DOUBLE)"). Where the schema allows that output exactly one element type, the
+//    declaration is written with it, its shape kept: an interface change when it is a graph output.
 //  - A recurrent op's Y declared without its num_directions axis. PyTorch 0.3 declared a single-layer RNN's,
 //    GRU's or LSTM's Y as its own framework's output, [seq_length, batch, hidden]; ONNX's Y is [seq_length,
 //    num_directions, batch, hidden] in every version, and onnx's strict inference refuses the model ("Inferred
@@ -28,6 +33,8 @@
 #include "graph/subgraphs.h"
 #include "graph/type_text.h"
 #include "graph/untyped_era_ops.h"
+#include "onnx/defs/data_type_utils.h"
+#include "onnx/defs/schema.h"
 
 namespace onnx_legalize {
 namespace {
@@ -78,6 +85,9 @@ struct Redeclaration {
 constexpr Redeclaration kZipMapSequence{"as ZipMap makes it",
                                         "ZipMap makes a sequence of maps, one per row of scores; its exporter declared "
                                         "one map"};
+constexpr Redeclaration kMlSchemaElemType{"with the element type its schema makes",
+                                          "the op makes this element type in every version; its exporter declared "
+                                          "another (CoreML's)"};
 constexpr Redeclaration kRecurrentY{"with the num_directions axis the op's Y has",
                                     "Y has the num_directions axis, [seq_length, num_directions, batch_size, "
                                     "hidden_size]; its exporter declared its own framework's output, without it"};
@@ -121,6 +131,49 @@ void DeclareZipMapOutputsAsSequences(onnx::ModelProto& model, LegacyRepairs& rep
           DeclareAsSchemaTypes(declared, *schema_type, graph_output, node, path, kZipMapSequence, repairs);
         }
       });
+    }
+  });
+}
+
+// The ai.onnx.ml opset `model` imports (after RepairOpsetImports), or 1.
+int MlOpset(const onnx::ModelProto& model) {
+  for (const onnx::OperatorSetIdProto& import : model.opset_import()) {
+    if (import.domain() == kMlDomain && import.version() > 0) return static_cast<int>(import.version());
+  }
+  return 1;
+}
+
+// The one element type the schema of ai.onnx.ml `node` allows its output `index`, or UNDEFINED when it allows
+// several, or none is known.
+int32_t SchemaFixedElemType(const onnx::NodeProto& node, int index, int ml_opset) {
+  const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), ml_opset, kMlDomain);
+  if (schema == nullptr || index >= static_cast<int>(schema->outputs().size())) return onnx::TensorProto::UNDEFINED;
+  const onnx::DataTypeSet& types = schema->outputs()[static_cast<size_t>(index)].GetTypes();
+  if (types.size() != 1) return onnx::TensorProto::UNDEFINED;
+  const onnx::TypeProto type = onnx::Utils::DataTypeUtils::ToTypeProto(*types.begin());
+  return type.has_tensor_type() ? type.tensor_type().elem_type() : onnx::TensorProto::UNDEFINED;
+}
+
+void DeclareMlOutputsOfTheirSchemasElemType(onnx::ModelProto& model, LegacyRepairs& repairs) {
+  const int ml_opset = MlOpset(model);
+  ForEachGraphOf(model, [&](onnx::GraphProto& graph, const std::string& path) {
+    for (const onnx::NodeProto& node : graph.node()) {
+      if (node.domain() != kMlDomain) continue;
+      for (int i = 0; i < node.output_size(); ++i) {
+        if (node.output(i).empty()) continue;
+        const int32_t made = SchemaFixedElemType(node, i, ml_opset);
+        if (made == onnx::TensorProto::UNDEFINED) continue;
+        ForEachDeclarationOf(graph, node.output(i), [&](onnx::ValueInfoProto& declared, bool graph_output) {
+          const onnx::TypeProto& type = declared.type();
+          if (!type.has_tensor_type() || !type.tensor_type().has_elem_type() ||
+              type.tensor_type().elem_type() == made) {
+            return;
+          }
+          onnx::TypeProto schema_type = type;
+          schema_type.mutable_tensor_type()->set_elem_type(made);
+          DeclareAsSchemaTypes(declared, schema_type, graph_output, node, path, kMlSchemaElemType, repairs);
+        });
+      }
     }
   });
 }
@@ -174,6 +227,7 @@ void DeclareRecurrentYWithItsDirections(onnx::ModelProto& model, LegacyRepairs& 
 void RepairDeclarations(onnx::ModelProto& model, LegacyRepairs& repairs) {
   NameUnnamedGraphs(model, repairs);
   DeclareZipMapOutputsAsSequences(model, repairs);
+  DeclareMlOutputsOfTheirSchemasElemType(model, repairs);
   DeclareRecurrentYWithItsDirections(model, repairs);
 }
 

@@ -147,6 +147,43 @@ TEST(LegalityRepairs, AZipMapOutputDeclaredAsItIsMadeIsNoChange) {
   EXPECT_FALSE(report.changed);
 }
 
+// --- an ai.onnx.ml output declared of a type its op never makes ----------------------------------------------------
+
+// WinMLTools 0.1's CoreML conversions (BikeSharing's one-hot encoder) declared FeatureVectorizer's output double.
+TEST(LegalityRepairs, AnMlOutputDeclaredOfAnotherElementTypeIsWrittenWithTheOneItsSchemaMakes) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["ai.onnx.ml" : 1]>
+g (float[1,2] a, float[1,3] b) => (double[1,5] features) {
+  features = ai.onnx.ml.FeatureVectorizer<inputdimensions = [2, 3]>(a, b)
+}
+)");
+  ASSERT_THAT(OnnxCheckerSays(model, /*full=*/true), HasSubstr("(FLOAT) vs (DOUBLE)"));
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_EQ(OnnxCheckerSays(legalized, /*full=*/true), "");
+  const onnx::TypeProto::Tensor& features = legalized.graph().output(0).type().tensor_type();
+  EXPECT_EQ(features.elem_type(), onnx::TensorProto::FLOAT);
+  EXPECT_EQ(features.shape().dim(1).dim_value(), 5) << "the shape declared is kept";
+  ASSERT_EQ(report.interface_changes.size(), 1u);
+  EXPECT_EQ(report.interface_changes[0].value, "features");
+  EXPECT_EQ(report.interface_changes[0].before, "tensor(double)[1,5]");
+  EXPECT_EQ(report.interface_changes[0].after, "tensor(float)[1,5]");
+}
+
+// An output declared as its schema makes it is no change.
+TEST(LegalityRepairs, AnMlOutputDeclaredAsItsSchemaMakesItIsNoChange) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 3, opset_import: ["ai.onnx.ml" : 1]>
+g (float[1,2] a, float[1,3] b) => (float[1,5] features) {
+  features = ai.onnx.ml.FeatureVectorizer<inputdimensions = [2, 3]>(a, b)
+}
+)");
+  Report report;
+  const onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
+  EXPECT_THAT(report.interface_changes, IsEmpty());
+  EXPECT_EQ(legalized.graph().output(0).type().tensor_type().elem_type(), onnx::TensorProto::FLOAT);
+}
+
 // --- an output declared without a shape ---------------------------------------------------------------------------
 
 TEST(LegalityRepairs, AnOutputWithoutAShapeGetsTheShapeInferenceFinds) {
