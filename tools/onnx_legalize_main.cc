@@ -16,6 +16,7 @@
 #include <new>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -403,10 +404,15 @@ std::string OpsetText(const onnx_legalize::Report& report) {
 
 void PrintSummary(const std::string& input, const std::string& output, const onnx_legalize::Report& report,
                   bool in_place) {
-  std::cout << input << " -> " << output << ": ";
+  // Written whole, then escaped as error messages are (PrintError): a path or a name that is not UTF-8 shows
+  // its bytes as \xNN on every line the tool prints.
+  std::ostringstream out;
+  const auto print = [&out] { std::cout << onnx_legalize::EscapeInvalidUtf8(out.str()); };
+  out << input << " -> " << output << ": ";
   if (!report.changed) {
-    std::cout << "no removed op; model " << (in_place ? "left as it is, not written" : "written unchanged") << " ("
-              << (report.opset_after == 0 ? OpsetText(report) : absl::StrCat("opset ", report.opset_after)) << ")\n";
+    out << "no removed op; model " << (in_place ? "left as it is, not written" : "written unchanged") << " ("
+        << (report.opset_after == 0 ? OpsetText(report) : absl::StrCat("opset ", report.opset_after)) << ")\n";
+    print();
     return;
   }
   int folded = 0;
@@ -418,38 +424,38 @@ void PrintSummary(const std::string& input, const std::string& output, const onn
   std::vector<std::string> counts;
   counts.reserve(by_op.size());
   for (const auto& [op, count] : by_op) counts.push_back(absl::StrCat(count, " ", op));
-  std::cout << (counts.empty() ? std::string("nothing") : absl::StrJoin(counts, ", ")) << " legalized (" << folded
-            << " folded, " << report.nodes.size() - folded << " rewritten); " << OpsetText(report) << ", IR version "
-            << report.ir_version_before << " -> " << report.ir_version_after << "\n";
-  for (const std::string& repair : report.legacy_repairs) std::cout << "  read as its era wrote it: " << repair << "\n";
+  out << (counts.empty() ? std::string("nothing") : absl::StrJoin(counts, ", ")) << " legalized (" << folded
+      << " folded, " << report.nodes.size() - folded << " rewritten); " << OpsetText(report) << ", IR version "
+      << report.ir_version_before << " -> " << report.ir_version_after << "\n";
+  for (const std::string& repair : report.legacy_repairs) out << "  read as its era wrote it: " << repair << "\n";
   for (const onnx_legalize::InterfaceChange& change : report.interface_changes) {
-    std::cout << "  output '" << change.value << "' declared anew: " << change.before << " -> " << change.after << " ("
-              << change.why << ")\n";
+    out << "  output '" << change.value << "' declared anew: " << change.before << " -> " << change.after << " ("
+        << change.why << ")\n";
   }
   for (const onnx_legalize::NodeReport& node : report.nodes) {
-    std::cout << "  " << node.graph_path << ": " << node.op_type << " node " << Quoted(node.node_name) << " (output '"
-              << node.output << "'): ";
+    out << "  " << node.graph_path << ": " << node.op_type << " node " << Quoted(node.node_name) << " (output '"
+        << node.output << "'): ";
     if (node.action == onnx_legalize::Action::kFolded) {
-      std::cout << "folded";
+      out << "folded";
     } else {
-      std::cout << "rewritten as " << node.became;
+      out << "rewritten as " << node.became;
     }
-    if (!node.detail.empty()) std::cout << " (" << node.detail << ")";
-    std::cout << "; verification: " << node.verification << "\n";
+    if (!node.detail.empty()) out << " (" << node.detail << ")";
+    out << "; verification: " << node.verification << "\n";
   }
-  if (!report.onnx_check.empty()) std::cout << "  onnx check: " << report.onnx_check << "\n";
-  if (!report.opset_move.empty()) std::cout << "  opset move: " << report.opset_move << "\n";
+  if (!report.onnx_check.empty()) out << "  onnx check: " << report.onnx_check << "\n";
+  if (!report.opset_move.empty()) out << "  opset move: " << report.opset_move << "\n";
   // What the proof ran, when it ran anything (also when it stopped: how far it got against the budget).
   const onnx_legalize::OpsetMoveProof& proof = report.opset_move_proof;
   if (proof.nodes_executed > 0) {
-    std::cout << "  opset move proof: " << proof.input_sets
-              << (proof.input_sets == 1 ? " input set, " : " input sets, ") << proof.nodes_executed
-              << " nodes executed, " << proof.work << " element operations, " << absl::StrFormat("%.3f", proof.seconds)
-              << " s\n";
+    out << "  opset move proof: " << proof.input_sets << (proof.input_sets == 1 ? " input set, " : " input sets, ")
+        << proof.nodes_executed << " nodes executed, " << proof.work << " element operations, "
+        << absl::StrFormat("%.3f", proof.seconds) << " s\n";
   }
   for (const onnx_legalize::PassedOverTarget& passed : report.targets_passed_over) {
-    std::cout << "  opset " << passed.opset << " passed over: " << passed.reason << "\n";
+    out << "  opset " << passed.opset << " passed over: " << passed.reason << "\n";
   }
+  print();
 }
 
 // Options and SaveOptions from the flags; a usage error's exit code when they are invalid.

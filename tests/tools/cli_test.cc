@@ -149,6 +149,18 @@ TEST_F(CliTest, UsageErrorLeavesAnExistingOutputUntouched) {
 
 // --- exit 3: unreadable, malformed or not legalizable -------------------------------------------------
 
+// A path that is not UTF-8 is shown as error messages show it, its stray bytes as \xNN, in the success summary
+// too (issue 42: the summary echoed the raw 0xFF byte).
+TEST_F(CliTest, TheSummaryEscapesAPathThatIsNotUtf8AsErrorsDo) {
+  const std::string out = PathOf("out\xFF.onnx");
+  const CliRun run = Run({PathOf("dirty.onnx"), out});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("out\\xFF.onnx: "));
+  EXPECT_EQ(run.out.find('\xFF'), std::string::npos) << run.out;
+  EXPECT_TRUE(fs::exists(out));
+  fs::remove(out);
+}
+
 TEST_F(CliTest, MissingInputExits3) {
   ExpectFailureWritingNothing({PathOf("absent.onnx"), PathOf("out.onnx")}, 3, PathOf("absent.onnx"));
 }
