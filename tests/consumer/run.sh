@@ -43,24 +43,7 @@ cmp "$work/find_package.onnx" "$work/pkg_config.onnx"
 echo "== CLI and Python module"
 "$prefix/bin/onnx-legalize" --version
 site=$(find "$prefix" -type d -name site-packages)
-if [ -z "$site" ]; then echo "no Python module installed (ONNX_LEGALIZE_BUILD_PYTHON=OFF)"; echo "== the wheel in a clean virtual environment, beside PyPI's onnx"
-/usr/bin/python3 -m venv "$work/clean"
-"$work/clean/bin/python" -m pip install --quiet --disable-pip-version-check --no-input onnx==1.23.2 "$wheel"
-for order in "onnx onnx_legalize" "onnx_legalize onnx"; do
-  (cd "$work" && "$work/clean/bin/python" -c '
-import sys
-for name in sys.argv[1].split():
-    __import__(name)
-import onnx, onnx_legalize
-assert onnx.__version__ == "1.23.2", onnx.__version__
-assert onnx_legalize.__file__.startswith(sys.argv[2]), onnx_legalize.__file__
-legal, report = onnx_legalize.legalize(onnx.load(sys.argv[3]))
-assert isinstance(legal, onnx.ModelProto), type(legal)
-onnx.checker.check_model(legal, full_check=True)
-print("clean venv, imported", sys.argv[1], "first: legalized to opset", legal.opset_import[0].version)
-' "$order" "$work/clean/" "$model")
-done
-echo "installed package: ok"; exit 0; fi
+if [ -z "$site" ]; then echo "no Python module installed (ONNX_LEGALIZE_BUILD_PYTHON=OFF)"; echo "installed package: ok"; exit 0; fi
 PYTHONPATH="$site" "$python" -c '
 import sys, onnx_legalize
 assert onnx_legalize.__file__.startswith(sys.argv[1]), onnx_legalize.__file__
