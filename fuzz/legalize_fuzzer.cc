@@ -44,6 +44,9 @@ bool HoldsDynamicSlice(const onnx::GraphProto& graph) {
 Options OptionsFor(size_t size) {
   Options options;
   options.verify_trials = 4;
+  // The proofs' work bounded to about a second under the sanitizers (the default budget is minutes of work, and
+  // one input may try several targets): past it a proof is "not executed", a path worth fuzzing too.
+  options.proof_budget = int64_t{1} << 28;
   switch (size % 4) {
     case 0: break;  // the CLI's defaults
     case 1: options.keep_opset = true; break;

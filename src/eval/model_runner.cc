@@ -167,7 +167,11 @@ class Runner {
         if (value == nullptr) return Undefined(scope, label(node), name);
         ctx.inputs.push_back(*value);
       }
+      if (meter_ != nullptr) ctx.work_allowed = std::max<int64_t>(meter_->budget - meter_->work, 0);
       absl::StatusOr<Outputs> outputs = RunNode(ctx, scope);
+      // A kernel that would pass the budget stops before its work: the run is past its budget as it would have
+      // been after the node.
+      if (ctx.past_work_allowed) meter_->past_budget = true;
       if (!outputs.ok()) return Prefixed(outputs.status(), label(node));
       if (meter_ != nullptr) Charge(NodeWork(node, ctx.inputs, *outputs));
       if (absl::Status within = WithinBudget(); !within.ok()) return Prefixed(within, label(node));

@@ -3,9 +3,11 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
 #include "eval/kernels/kernel_support.h"
 #include "graph/op_names.h"
 
@@ -25,12 +27,8 @@ constexpr char kMaxPoolOp[] = "MaxPool";
 constexpr char kAveragePoolOp[] = "AveragePool";
 constexpr char kLpPoolOp[] = "LpPool";
 constexpr char kLrnOp[] = "LRN";
-
-int64_t SaturatingMul(int64_t a, int64_t b) {
-  int64_t product = 0;
-  if (a < 0 || b < 0 || __builtin_mul_overflow(a, b, &product)) return kMaxWork;
-  return product;
-}
+constexpr char kResizeOp[] = "Resize";
+constexpr char kUpsampleOp[] = "Upsample";
 
 int64_t Elements(const Value& value) { return value == nullptr ? 0 : value->element_count(); }
 
@@ -83,6 +81,19 @@ int64_t ComputedWork(const onnx::NodeProto& node, const std::vector<Value>& inpu
   if (op == kLrnOp) {
     absl::StatusOr<std::optional<int64_t>> size = IntAttribute(node, "size");
     return SaturatingMul(output.element_count(), size.ok() && size->has_value() ? **size : 1);
+  }
+  // Resize and Upsample read, per output element, 2 input elements per dim they interpolate linearly, 4 per dim
+  // they interpolate cubically, multiplied (the kernel checks the same before it starts: a dim counts there when
+  // its coordinates move, here when its size changes).
+  if ((op == kResizeOp || op == kUpsampleOp) && x != nullptr && x->rank() == output.rank()) {
+    absl::StatusOr<std::optional<std::string>> mode = StringAttribute(node, "mode");
+    const std::string lower = mode.ok() && mode->has_value() ? absl::AsciiStrToLower(**mode) : "nearest";
+    const int64_t taps = lower == "cubic" ? 4 : (lower == "linear" || lower == "bilinear") ? 2 : 1;
+    int64_t reads = 1;
+    for (size_t d = 0; d < output.dims().size(); ++d) {
+      if (output.dims()[d] != x->dims()[d]) reads = SaturatingMul(reads, taps);
+    }
+    return reads == 1 ? 0 : SaturatingMul(output.element_count(), reads);
   }
   return 0;
 }

@@ -5,7 +5,9 @@
 //
 // Every node reads each element of its inputs and writes each of its outputs, so those counts are its floor.
 // The ops whose cost grows past that add what they compute: the multiply-adds of the contractions (Conv,
-// ConvTranspose, Gemm, MatMul, the recurrent ops RNN, GRU and LSTM) and the window reads of the pools and LRN.
+// ConvTranspose, Gemm, MatMul, the recurrent ops RNN, GRU and LSTM), the window reads of the pools and LRN, and
+// the interpolation reads of Resize and Upsample. The kernels of the contractions, pools and resizes check the
+// same count before they start (KernelContext::work_allowed), so that one node cannot run far past a budget.
 // These are the ops that dominate a real network's time in the runner; for the rest, reading and writing is
 // the work within a small factor.
 #ifndef ONNX_LEGALIZE_SRC_EVAL_NODE_WORK_H_

@@ -75,6 +75,74 @@ TEST(NodeWorkTest, TheMeterAddsUpRunsAndStopsOnePastItsBudget) {
   EXPECT_EQ(meter.nodes_executed, 3) << "stopped after the node that passed it";
 }
 
+// Resize reads 2 input elements per output element for each dim it interpolates linearly: 4 for two dims.
+TEST(NodeWorkTest, AddsTheInterpolationReadsOfResize) {
+  const onnx::ModelProto model = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[1,1,2,2] x, float[4] scales) => (float[1,1,4,4] y) {
+      y = Resize<mode = "linear">(x, , scales)
+    })");
+  RunMeter meter;
+  ASSERT_TRUE(RunModel(model, Feed("x", Floats({1, 1, 2, 2}, {1, 2, 3, 4}), "scales", Floats({4}, {1, 1, 2, 2})),
+                       nullptr, nullptr, &meter)
+                  .ok());
+  EXPECT_EQ(meter.work, (4 + 4 + 16) + 16 * 4);
+}
+
+// The budget is checked after each node, but a node whose own work passes what is left of it stops before it
+// starts: a rank-6 linear Resize to 16^6 elements reads 64 inputs for each, 2^30 operations in one node.
+TEST(NodeWorkTest, ANodeWhoseWorkWouldPassTheBudgetStopsBeforeItStarts) {
+  const onnx::ModelProto model = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[2,2,2,2,2,2] x, float[6] scales) => (float[16,16,16,16,16,16] y) {
+      r = Relu(x)
+      y = Resize<mode = "linear">(r, , scales)
+    })");
+  RunMeter meter;
+  meter.budget = 1000;
+  const Results results = RunModel(
+      model,
+      Feed("x", Floats({2, 2, 2, 2, 2, 2}, std::vector<float>(64)), "scales", Floats({6}, std::vector<float>(6, 8))),
+      nullptr, nullptr, &meter);
+  EXPECT_TRUE(FailsWith(results, absl::StatusCode::kResourceExhausted,
+                        {"Resize", "the interpolation would take 1073741824 element operations, past the 872 left"}));
+  EXPECT_TRUE(meter.past_budget);
+  EXPECT_EQ(meter.work, 128) << "the Relu's work; the Resize did none";
+}
+
+// The same holds for the contractions and windows: a Conv, a MatMul, a pool.
+TEST(NodeWorkTest, ContractionsAndPoolsPastTheBudgetStopBeforeTheyStart) {
+  const onnx::ModelProto model = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[1,2,4,4] x, float[3,2,3,3] w, float[4,5] a, float[5,6] b) => (float[1,3,2,2] c, float[4,6] m,
+                                                                              float[1,2,2,2] p) {
+      c = Conv(x, w)
+      m = MatMul(a, b)
+      p = MaxPool<kernel_shape = [2, 2], strides = [2, 2]>(x)
+    })");
+  Feeds feeds =
+      Feed("x", Floats({1, 2, 4, 4}, std::vector<float>(32)), "w", Floats({3, 2, 3, 3}, std::vector<float>(54)));
+  feeds.emplace("a", Floats({4, 5}, std::vector<float>(20)));
+  feeds.emplace("b", Floats({5, 6}, std::vector<float>(30)));
+  struct Case {
+    int64_t budget;
+    const char* stopped_in;
+    const char* what;
+  };
+  // Conv's dot products are 12 x 18 = 216 operations; MatMul's 24 x 5 = 120; the pool's windows 8 x 4 = 32.
+  const int64_t conv = (32 + 54 + 12) + 216, matmul = (20 + 30 + 24) + 120;
+  for (const Case& c : {Case{215, "Conv", "the convolution would take 216"},
+                        Case{conv + 119, "MatMul", "the matrix product would take 120"},
+                        Case{conv + matmul + 31, "MaxPool", "the pooling windows would take 32"}}) {
+    RunMeter meter;
+    meter.budget = c.budget;
+    EXPECT_TRUE(FailsWith(RunModel(model, feeds, nullptr, nullptr, &meter), absl::StatusCode::kResourceExhausted,
+                          {c.stopped_in, c.what}))
+        << c.stopped_in;
+    EXPECT_TRUE(meter.past_budget) << c.stopped_in;
+  }
+}
+
 TEST(NodeWorkTest, CountsSaturateInsteadOfOverflowing) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   EXPECT_EQ(SaturatingAdd(kMax - 1, 5), kMax);

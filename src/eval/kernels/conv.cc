@@ -170,6 +170,10 @@ absl::StatusOr<Outputs> RunConv(const KernelContext& ctx) {
   const Tensor* b = ctx.Input(2);
   ASSIGN_OR_RETURN(const ConvOperands operands, CheckConvOperands(ctx, *x, *w, b, /*transposed=*/false));
   ASSIGN_OR_RETURN(const WindowGeometry g, SlidingWindow(ctx, operands.spatial, operands.kernel, WindowOptions()));
+  // Each output element (N x M x the output's spatial dims) is a dot product over W's dims past the first.
+  int64_t work = SaturatingMul(x->dims()[0], w->element_count());
+  for (const int64_t size : g.out) work = SaturatingMul(work, size);
+  RETURN_IF_ERROR(AffordWork(ctx, work, "the convolution"));
   return Single(VisitFloating(x->type(), "Conv",
                               [&](auto tag) { return ApplyConv<decltype(tag)>(*x, *w, b, g, operands.group); }));
 }

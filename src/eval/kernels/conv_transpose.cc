@@ -199,6 +199,9 @@ absl::StatusOr<Outputs> RunConvTranspose(const KernelContext& ctx) {
   const Tensor* b = ctx.Input(2);
   ASSIGN_OR_RETURN(const ConvOperands operands, CheckConvOperands(ctx, *x, *w, b, /*transposed=*/true));
   ASSIGN_OR_RETURN(const WindowGeometry g, TransposedWindow(ctx, operands));
+  // Each input element is scattered into W's dims past the first (M/group x the kernel).
+  const int64_t scattered = w->dims()[0] > 0 ? w->element_count() / w->dims()[0] : 0;
+  RETURN_IF_ERROR(AffordWork(ctx, SaturatingMul(x->element_count(), scattered), "the transposed convolution"));
   return Single(VisitFloating(x->type(), "ConvTranspose", [&](auto tag) {
     return ApplyConvTranspose<decltype(tag)>(*x, *w, b, g, operands.group);
   }));

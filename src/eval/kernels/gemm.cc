@@ -82,7 +82,8 @@ absl::StatusOr<Tensor> ApplyGemm(const KernelContext& ctx, const Tensor& a, cons
   ASSIGN_OR_RETURN(const float beta_attr, FloatAttributeOr(ctx.node, "beta", 1.0f));
   const T alpha = static_cast<T>(alpha_attr), beta = static_cast<T>(beta_attr);
   const std::vector<int64_t> y_dims = {shape.m, shape.n};
-  RETURN_IF_ERROR(CheckedOutputCount(y_dims, "Gemm's output").status());
+  ASSIGN_OR_RETURN(const int64_t count, CheckedOutputCount(y_dims, "Gemm's output"));
+  RETURN_IF_ERROR(AffordWork(ctx, SaturatingMul(count, shape.k), "the matrix product"));
   const ElementsAs<T> av(a), bv(b);
   ASSIGN_OR_RETURN(OutputAs<T> y, OutputAs<T>::Make(a.type(), y_dims));  // the product writes every element
   MultiplyMatrices<T>({av.data(), a.dims()[0], a.dims()[1], a.dims()[1], shape.trans_a},
@@ -115,7 +116,7 @@ absl::StatusOr<Outputs> RunGemm(const KernelContext& ctx) {
 }
 
 template <typename T>
-absl::StatusOr<Tensor> ApplyMatMul(const Tensor& a, const Tensor& b) {
+absl::StatusOr<Tensor> ApplyMatMul(const KernelContext& ctx, const Tensor& a, const Tensor& b) {
   // 1-D operands become [1, K] and [K, 1]; the dims they added are left out of the result.
   std::vector<int64_t> ad = a.dims(), bd = b.dims();
   if (ad.empty() || bd.empty()) return absl::InvalidArgumentError("MatMul does not take scalars");
@@ -130,7 +131,8 @@ absl::StatusOr<Tensor> ApplyMatMul(const Tensor& a, const Tensor& b) {
   std::vector<int64_t> out_dims = batch;
   if (a.rank() > 1) out_dims.push_back(m);
   if (b.rank() > 1) out_dims.push_back(n);
-  RETURN_IF_ERROR(CheckedOutputCount(out_dims, "MatMul's output").status());
+  ASSIGN_OR_RETURN(const int64_t count, CheckedOutputCount(out_dims, "MatMul's output"));
+  RETURN_IF_ERROR(AffordWork(ctx, SaturatingMul(count, k), "the matrix product"));
   const ElementsAs<T> av(a), bv(b);
   ASSIGN_OR_RETURN(OutputAs<T> out, OutputAs<T>::Make(a.type(), out_dims));  // the products write every element
   const std::array<std::vector<int64_t>, 2> strides = {BroadcastStrides(a_batch, batch),
@@ -149,7 +151,8 @@ absl::StatusOr<Outputs> RunMatMul(const KernelContext& ctx) {
   if (a->type() != b->type()) {
     return absl::InvalidArgumentError(StrCat("A is ", Describe(*a), " and B ", Describe(*b)));
   }
-  return Single(VisitProductType(a->type(), "MatMul", [&](auto tag) { return ApplyMatMul<decltype(tag)>(*a, *b); }));
+  return Single(
+      VisitProductType(a->type(), "MatMul", [&](auto tag) { return ApplyMatMul<decltype(tag)>(ctx, *a, *b); }));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -27,6 +28,13 @@ struct KernelContext {
   const onnx::NodeProto& node;
   std::vector<Value> inputs;  // null where the node leaves an optional input empty
   int64_t opset;              // the model's default-domain opset
+  // The element operations (eval/node_work.h) this node may do before its run passes its budget; unlimited when
+  // the run is not metered. The runner checks the budget after each node, so a kernel whose work grows past
+  // reading its inputs and writing its outputs (a Resize interpolating many dims, a Conv of a large kernel)
+  // checks first (AffordWork, kernel_support.h): one node cannot run for minutes past the budget.
+  int64_t work_allowed = std::numeric_limits<int64_t>::max();
+  // Set by AffordWork when the node would pass work_allowed: the runner then ends the run as past its budget.
+  mutable bool past_work_allowed = false;
 
   const Tensor* Input(size_t index) const { return index < inputs.size() ? inputs[index].get() : nullptr; }
   // Whether the node asks for output `index` (it names it).

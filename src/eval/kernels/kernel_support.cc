@@ -28,6 +28,19 @@ absl::StatusOr<int64_t> CheckedOutputCount(const std::vector<int64_t>& dims, abs
   return count;
 }
 
+absl::Status AffordWork(const KernelContext& ctx, int64_t work, absl::string_view what) {
+  if (work <= ctx.work_allowed) return absl::OkStatus();
+  ctx.past_work_allowed = true;
+  return absl::ResourceExhaustedError(StrCat(what, " would take ", work, " element operations, past the ",
+                                             ctx.work_allowed, " left in the run's budget"));
+}
+
+int64_t SaturatingMul(int64_t a, int64_t b) {
+  int64_t product = 0;
+  if (a < 0 || b < 0 || __builtin_mul_overflow(a, b, &product)) return std::numeric_limits<int64_t>::max();
+  return product;
+}
+
 std::string DimsString(const std::vector<int64_t>& dims) { return StrCat("[", absl::StrJoin(dims, ","), "]"); }
 
 std::string Describe(const Tensor& tensor) { return StrCat(DataTypeName(tensor.type()), DimsString(tensor.dims())); }

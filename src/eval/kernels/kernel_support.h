@@ -27,6 +27,13 @@ absl::Status CheckValueSize(int64_t count, absl::string_view what);
 // The element count of `dims`, checked against overflow and kMaxValueElements.
 absl::StatusOr<int64_t> CheckedOutputCount(const std::vector<int64_t>& dims, absl::string_view what);
 
+// ResourceExhausted, and ctx.past_work_allowed set, when `work` element operations (`what` names them) exceed
+// what the node may still do (KernelContext::work_allowed). Called before the work starts.
+absl::Status AffordWork(const KernelContext& ctx, int64_t work, absl::string_view what);
+// a * b, held at INT64_MAX for a product that overflows or a negative factor: a count of work only needs to say
+// "past any budget".
+int64_t SaturatingMul(int64_t a, int64_t b);
+
 std::string DimsString(const std::vector<int64_t>& dims);
 // "float[1,3,224,224]".
 std::string Describe(const Tensor& tensor);

@@ -58,7 +58,10 @@ absl::StatusOr<PoolInput> PoolWindow(const KernelContext& ctx, const Tensor& x, 
   input.planes = x.dims()[0] * x.dims()[1];
   input.out_dims = {x.dims()[0], x.dims()[1]};
   input.out_dims.insert(input.out_dims.end(), input.g.out.begin(), input.g.out.end());
-  RETURN_IF_ERROR(CheckedOutputCount(input.out_dims, "the pooled output").status());
+  ASSIGN_OR_RETURN(const int64_t count, CheckedOutputCount(input.out_dims, "the pooled output"));
+  int64_t window = 1;
+  for (const int64_t size : *kernel) window = SaturatingMul(window, size);
+  RETURN_IF_ERROR(AffordWork(ctx, SaturatingMul(count, window), "the pooling windows"));
   return input;
 }
 

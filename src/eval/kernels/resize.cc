@@ -308,8 +308,21 @@ absl::StatusOr<Tensor> ApplyCubicResize(const Tensor& x, const ResizePlan& plan)
   return std::move(out).Finish();
 }
 
+// The input elements each output element reads: 2 per interpolated dim for linear, 4 for cubic, multiplied
+// (a rank-8 linear resize reads 256 per output), 1 for nearest.
+int64_t ReadsPerOutput(const ResizePlan& plan) {
+  if (plan.interpolation == Interpolation::kNearest) return 1;
+  const int64_t taps = plan.interpolation == Interpolation::kCubic ? 4 : 2;
+  int64_t reads = 1;
+  for (size_t d = 0; d < plan.out_dims.size(); ++d) {
+    if (MovesCoordinates(plan, d)) reads = SaturatingMul(reads, taps);
+  }
+  return reads;
+}
+
 // Nearest and linear take every numeric type; cubic the floating ones (ONNX Runtime's cubic takes float alone).
-absl::StatusOr<Outputs> Resized(const Tensor& x, const ResizePlan& plan, absl::string_view op) {
+absl::StatusOr<Outputs> Resized(const KernelContext& ctx, const Tensor& x, const ResizePlan& plan,
+                                absl::string_view op) {
   // An empty dim has no element to read from: only `sizes` can ask for more of it.
   for (size_t d = 0; d < plan.out_dims.size(); ++d) {
     if (x.dims()[d] == 0 && plan.out_dims[d] > 0) {
@@ -317,6 +330,8 @@ absl::StatusOr<Outputs> Resized(const Tensor& x, const ResizePlan& plan, absl::s
           StrCat("dim ", d, " of ", Describe(x), " is empty; it cannot be resized to ", plan.out_dims[d]));
     }
   }
+  ASSIGN_OR_RETURN(const int64_t count, CheckedOutputCount(plan.out_dims, "the resized output"));
+  RETURN_IF_ERROR(AffordWork(ctx, SaturatingMul(count, ReadsPerOutput(plan)), "the interpolation"));
   if (plan.interpolation == Interpolation::kCubic) {
     return Single(VisitFloating(x.type(), op, [&](auto tag) { return ApplyCubicResize<decltype(tag)>(x, plan); }));
   }
@@ -384,7 +399,7 @@ absl::StatusOr<Outputs> RunUpsample(const KernelContext& ctx) {
     scales = {1.0f, 1.0f, *height, *width};
   }
   RETURN_IF_ERROR(SetScales(plan, *x, scales));
-  return Resized(*x, plan, "Upsample");
+  return Resized(ctx, *x, plan, "Upsample");
 }
 
 // Resize-18's axes and keep_aspect_ratio_policy (before 18: every dim, stretch).
@@ -551,7 +566,7 @@ absl::StatusOr<Outputs> RunResize(const KernelContext& ctx) {
     RETURN_IF_ERROR(ResizeTarget(ctx, *x, axes, plan));
     if (Crops(plan)) RETURN_IF_ERROR(SetRoi(ctx, *x, axes, plan));
   }
-  return Resized(*x, plan, "Resize");
+  return Resized(ctx, *x, plan, "Resize");
 }
 
 }  // namespace
