@@ -8,7 +8,9 @@
 #include <streambuf>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "google/protobuf/arena.h"
+#include "graph/message_depth.h"
 #include "graph/model_skeleton.h"
 #include "onnx/checker.h"
 
@@ -66,6 +68,15 @@ class SilencedConsole {
 OnnxVerdict CheckWithOnnx(onnx::ModelProto& skeleton) {
   SilencedConsole silenced;
   OnnxVerdict verdict;
+  // onnx's checker takes the model in memory; the users of a result load it from a file first.
+  if (const int depth = MessageDepth(skeleton); depth > kMaxParsedMessageDepth) {
+    verdict.status = absl::FailedPreconditionError(
+        absl::StrCat("the model's messages nest ", depth,
+                     " levels deep (its If/Loop/Scan bodies, three levels each); onnx's and "
+                     "ONNX Runtime's parsers read at most ",
+                     kMaxParsedMessageDepth, ", so saved it would not load"));
+    return verdict;
+  }
   try {
     // What onnx's Python check_model(model, full_check=True) calls: the checker, then strict shape inference
     // with type checks, of the whole model (nothing taken out).

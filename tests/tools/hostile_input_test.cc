@@ -500,11 +500,27 @@ TEST_F(HostileInputTest, SubgraphsNestedPastTheDocumentedDepthAreNamedAsSuch) {
   ExpectRejected(WriteModel("deep.onnx", NestedIfs(kMaxSubgraphDepth + 1)), {"nested"});
 }
 
-// Up to the documented depth a model is legalized.
-TEST_F(HostileInputTest, SubgraphsNestedWithinTheDocumentedDepthAreLegalized) {
-  const CliRun run = Run({WriteModel("deep.onnx", NestedIfs(kMaxSubgraphDepth)), PathOf("out.onnx")});
+// A model as deep as onnx's and ONNX Runtime's parsers read (32 bodies: 99 message levels, within their 101) is
+// legalized, and what is written parses again.
+TEST_F(HostileInputTest, SubgraphsNestedAsDeepAsOnnxReadsAreLegalized) {
+  const CliRun run = Run({WriteModel("deep.onnx", NestedIfs(32)), PathOf("out.onnx")});
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, HasSubstr("main/level1/level2/"));
+  const CliRun again = Run({"--check", PathOf("out.onnx")});
+  EXPECT_EQ(again.exit_code, 0) << again.err << again.out;
+}
+
+// Issue 42: 63 and 64 levels, which this tool reads, were written with exit 0 as files neither onnx nor ONNX
+// Runtime can parse (protobuf's recursion limit). Exit 0 means the result loads: past that depth, exit 3 and
+// nothing written.
+TEST_F(HostileInputTest, AResultNestedPastWhatOnnxParsesIsRefused) {
+  for (const int depth : {34, kMaxSubgraphDepth}) {
+    const std::string out = PathOf(absl::StrCat("out", depth, ".onnx"));
+    const CliRun run = Run({WriteModel(absl::StrCat("deep", depth, ".onnx"), NestedIfs(depth)), out});
+    EXPECT_EQ(run.exit_code, 3) << depth << run.out;
+    EXPECT_THAT(run.err, HasSubstr("onnx's and ONNX Runtime's parsers read at most 101")) << depth;
+    EXPECT_FALSE(fs::exists(out)) << depth;
+  }
 }
 
 TEST_F(HostileInputTest, AGraphOutputNoNodeProducesExits3) {
