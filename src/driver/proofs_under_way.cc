@@ -49,6 +49,10 @@ absl::Status Proofs::AwaitVerification() {
 
 absl::Status Proofs::Await() {
   RETURN_IF_ERROR(AwaitVerification());
+  return AwaitOnnxCheck();
+}
+
+absl::Status Proofs::AwaitOnnxCheck() {
   if (onnx_check_.valid()) onnx_verdict_ = onnx_check_.get();
   if (!onnx_verdict_.status.ok()) {
     return absl::FailedPreconditionError(

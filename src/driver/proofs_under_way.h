@@ -63,6 +63,8 @@ class Proofs {
 
   // Verification's outcome (waited for once).
   absl::Status AwaitVerification();
+  // onnx's check of the result alone (waited for once).
+  absl::Status AwaitOnnxCheck();
   // Every proof's: verification's first, then onnx's check of the result.
   absl::Status Await();
 

@@ -81,7 +81,7 @@ SessionEnd TargetSession::TransformCopy() {
   aside_.emplace(model_);
   result_ = model_;
   absl::StatusOr<std::vector<ValuesToCome>> transformed =
-      Transform(planned_.passes, current_, planned_.target, options_, *aside_, result_, opset_move_);
+      Transform(planned_.passes, current_, planned_.target, options_, *aside_, result_, opset_move_, move_to_prove_);
   if (!transformed.ok()) {
     return RollBack(FailedStep(std::move(transformed).status(), internal::TargetFailure::Step::kTransform));
   }
@@ -96,6 +96,20 @@ SessionEnd TargetSession::TransformCopy() {
   auto arena = std::make_unique<google::protobuf::Arena>();
   onnx::ModelProto* skeleton = SkeletonToCheck(result_, *arena);
   proofs_.emplace(verification_, std::move(arena), skeleton, ProofLaunch(options_));
+  return ProveOpsetMoveLast();
+}
+
+SessionEnd TargetSession::ProveOpsetMoveLast() {
+  if (!move_to_prove_.has_value()) return {};
+  // Validate first, prove last (issue 42: a malformed Loop body was refused after a proof of 41 s).
+  if (!proofs_->AwaitOnnxCheck().ok()) return RollBackAfterProofs(proofs_->Await());
+  const LargeInitializersAside& aside = *aside_;
+  const SetAsideInitializers set_aside = [&aside](const std::string& name) { return aside.Find(name); };
+  absl::StatusOr<OpsetMoveProofResult> proven =
+      ProveOpsetMove(move_to_prove_->before, move_to_prove_->after, options_, set_aside);
+  move_to_prove_.reset();
+  if (!proven.ok()) return RollBack(FailedStep(std::move(proven).status(), internal::TargetFailure::Step::kTransform));
+  opset_move_ = *std::move(proven);
   return {};
 }
 
@@ -126,7 +140,9 @@ SessionEnd TargetSession::CommitAndUse(const internal::UseLegalized& use) {
 }
 
 SessionEnd TargetSession::RollBack(StepFailure failure) {
-  absl::Status verified = verification_.has_value() ? verification_->Finish() : absl::OkStatus();
+  absl::Status verified = proofs_.has_value()         ? proofs_->AwaitVerification()
+                          : verification_.has_value() ? verification_->Finish()
+                                                      : absl::OkStatus();
   aside_->Restore(model_);
   if (!verified.ok()) return {std::move(verified), std::nullopt};
   AtTarget(failure.why);

@@ -13,6 +13,7 @@
 #include "driver/legalize_internal.h"
 #include "driver/planned_passes.h"
 #include "driver/proofs_under_way.h"
+#include "driver/transform.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/options.h"
 #include "onnx_legalize/report.h"
@@ -79,6 +80,10 @@ class TargetSession {
   // verification fails too, whose failure comes first.
   SessionEnd RollBack(StepFailure failure);
 
+  // Proves the opset move (move_to_prove_), once onnx's check of the result has passed: the proof may run for
+  // minutes, the check for a moment. On failure, rolls back.
+  SessionEnd ProveOpsetMoveLast();
+
   // The model as it was, after the proofs (verification has ended) failed.
   SessionEnd RollBackAfterProofs(absl::Status failure);
 
@@ -111,7 +116,8 @@ class TargetSession {
   onnx::ModelProto result_;
   std::optional<ConcurrentVerification> verification_;
   std::optional<Proofs> proofs_;
-  std::vector<ValuesToCome> values_to_come_;  // what Transform's passes left to fill later
+  std::vector<ValuesToCome> values_to_come_;       // what Transform's passes left to fill later
+  std::optional<OpsetMoveToProve> move_to_prove_;  // until it is proven, in TransformCopy
 };
 
 }  // namespace onnx_legalize

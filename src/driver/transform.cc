@@ -69,12 +69,12 @@ absl::Status UpgradeSeeingFolds(int64_t target, const std::vector<FoldedValueTyp
   return upgraded;
 }
 
-// The opset move, proved by executing the model before and after it (verify/opset_move_proof.h) unless the model
-// runner cannot run it, which is checked before the model is copied for the proof. The proof reads the large
-// initializers' data where `aside` holds it.
+// The opset move, its two forms kept for the proof (OpsetMoveToProve) unless the model runner cannot run the
+// model, which is checked before the model is copied. The proof will read the large initializers' data where
+// `aside` holds it.
 absl::Status MoveOpset(int64_t target, const std::vector<FoldedValueType>& folds, const Options& options,
                        const LargeInitializersAside& aside, onnx::ModelProto& model, OpsetMoveProofResult& opset_move,
-                       RenamedOutputs& renamed) {
+                       std::optional<OpsetMoveToProve>& to_prove, RenamedOutputs& renamed) {
   if (!options.verify) {
     opset_move.text = kVerificationSkipped;
     opset_move.proof.why_not = kVerificationOff;
@@ -85,9 +85,9 @@ absl::Status MoveOpset(int64_t target, const std::vector<FoldedValueType>& folds
     opset_move = OpsetMoveNotExecuted(*why);
     return UpgradeSeeingFolds(target, folds, model, renamed);
   }
-  const onnx::ModelProto before = model;
+  onnx::ModelProto before = model;
   RETURN_IF_ERROR(UpgradeSeeingFolds(target, folds, model, renamed));
-  ASSIGN_OR_RETURN(opset_move, ProveOpsetMove(before, model, options, set_aside));
+  to_prove = OpsetMoveToProve{std::move(before), model};
   return absl::OkStatus();
 }
 
@@ -125,7 +125,8 @@ void RaiseIrVersionAsTheCheckerNeeds(onnx::ModelProto& model) {
 absl::StatusOr<std::vector<ValuesToCome>> Transform(const std::vector<std::unique_ptr<Pass>>& passes, int64_t current,
                                                     int64_t target, const Options& options,
                                                     const LargeInitializersAside& aside, onnx::ModelProto& model,
-                                                    OpsetMoveProofResult& opset_move) {
+                                                    OpsetMoveProofResult& opset_move,
+                                                    std::optional<OpsetMoveToProve>& to_prove) {
   RenamedOutputs renamed;  // by the opset move
   if (target > current) {
     std::vector<FoldedValueType> folds;
@@ -133,7 +134,7 @@ absl::StatusOr<std::vector<ValuesToCome>> Transform(const std::vector<std::uniqu
       std::vector<FoldedValueType> of_pass = pass->FoldedValueTypes();
       folds.insert(folds.end(), of_pass.begin(), of_pass.end());
     }
-    RETURN_IF_ERROR(MoveOpset(target, folds, options, aside, model, opset_move, renamed));
+    RETURN_IF_ERROR(MoveOpset(target, folds, options, aside, model, opset_move, to_prove, renamed));
   }
   // Before the passes apply: they write their constants as the IR version says.
   RaiseIrVersionAsTheCheckerNeeds(model);

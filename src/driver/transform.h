@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -20,14 +21,24 @@ namespace onnx_legalize {
 // not), 4 where a graph holds an initializer it does not list as an input (IR 3 required them listed).
 void RaiseIrVersionAsTheCheckerNeeds(onnx::ModelProto& model);
 
-// Moves the model to `target`, proving the move where the model runner can execute the model (its text goes
-// to `opset_move`), and applies the passes; returns the values they left to fill later. UpgradeDefaultOpset is
-// transactional. The passes are applied last first: DynamicSlice's new names were chosen while planning, from the
-// model as it was, and the removed ops' replacements, which make theirs while applying, must see them.
+// The opset move's two forms, the model before it and right after it (before the passes apply), kept for its proof
+// (verify/opset_move_proof.h). The proof runs last, once the result has passed onnx's check: it may take minutes,
+// and a model the checker refuses is refused at once. Light copies: the large initializers are set aside.
+struct OpsetMoveToProve {
+  onnx::ModelProto before;
+  onnx::ModelProto after;
+};
+
+// Moves the model to `target` and applies the passes; returns the values they left to fill later. Where the
+// model runner can execute the model and Options::verify is on, the move's two forms go to `to_prove`;
+// otherwise `opset_move` says why the move is not proven. UpgradeDefaultOpset is transactional. The passes
+// are applied last first: DynamicSlice's new names were chosen while planning, from the model as it was, and
+// the removed ops' replacements, which make theirs while applying, must see them.
 absl::StatusOr<std::vector<ValuesToCome>> Transform(const std::vector<std::unique_ptr<Pass>>& passes, int64_t current,
                                                     int64_t target, const Options& options,
                                                     const LargeInitializersAside& aside, onnx::ModelProto& model,
-                                                    OpsetMoveProofResult& opset_move);
+                                                    OpsetMoveProofResult& opset_move,
+                                                    std::optional<OpsetMoveToProve>& to_prove);
 
 }  // namespace onnx_legalize
 

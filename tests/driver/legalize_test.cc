@@ -830,6 +830,28 @@ TEST(LegalizeTargetTest, TriesTheNextTargetWhenTheLowestFailsAndSaysWhy) {
   EXPECT_EQ(CountOps(model, "DynamicSlice"), 0);
 }
 
+// Validate first, prove last (issue 42: a malformed Loop body was refused after a proof of 41 s). The Loop body's
+// Identity has an attribute its schema does not know, which onnx's checker refuses in the result at every target;
+// the opset move's proof of this model, with no budget, would run 65536 iterations of a 256^3 MatMul (2^40
+// element operations, many minutes). The refusal comes first: the proof never starts.
+TEST(LegalizeTargetTest, AResultOnnxsCheckerRefusesIsRefusedBeforeTheOpsetMoveIsProven) {
+  onnx::ModelProto model = ParseModel(R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[256,256] x, float[256,256] w, int64[1] s, int64[1] e) => (float[1,256] z) <int64 m = {65536}, bool c = {1}> {
+  y = Loop(m, c, x) <body = loop_body (int64 i, bool c_in, float[256,256] v) => (bool c_out, float[256,256] v_out) {
+    c_out = Identity<foo = 1>(c_in)
+    v_out = MatMul(v, w)
+  }>
+  z = DynamicSlice(y, s, e)
+}
+)ONNX");
+  Options options;
+  options.proof_budget = std::numeric_limits<int64_t>::max();
+  const absl::StatusOr<Report> report = Legalize(model, options);
+  EXPECT_THAT(report.status().message(), HasSubstr("Unrecognized attribute: foo for operator Identity"));
+  EXPECT_EQ(CountOps(model, "DynamicSlice"), 1) << "left as it was";
+}
+
 // The shape of every OnnxMLTools 1.2 Custom Vision classifier: ImageScaler, a CNN, its class labels in a string
 // Constant (Constant takes strings from opset 9), ArgMax, ArrayFeatureExtractor, and an ai.onnx.ml ZipMap (a
 // sequence of maps, which onnx 1.12's strict inference fails on whatever the model).

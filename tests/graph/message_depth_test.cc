@@ -31,7 +31,7 @@ TEST(MessageDepthTest, AMessageOfScalarsAloneIsOneLevel) {
 // The deepest branch counts, whichever field or element of a repeated field holds it.
 TEST(MessageDepthTest, TheDeepestBranchCounts) {
   onnx::ModelProto model;
-  model.mutable_graph()->add_node()->set_op_type("Relu");                    // model, graph, node: 3
+  model.mutable_graph()->add_node()->set_op_type("Relu");                       // model, graph, node: 3
   *model.mutable_graph()->add_input()->mutable_type() = NestedSequenceType(0);  // + value_info, type, tensor: 5
   EXPECT_EQ(MessageDepth(model), 5);
   *model.mutable_graph()->add_output()->mutable_type() = NestedSequenceType(3);  // + 3 x (type, sequence): 11
