@@ -14,6 +14,7 @@
 #include "absl/strings/string_view.h"
 #include "core/status_macros.h"
 #include "core/tensor.h"
+#include "graph/external_reference.h"
 #include "graph/graph_scope.h"
 #include "graph/labels.h"
 #include "graph/names.h"
@@ -60,8 +61,9 @@ int64_t TypedFieldSize(const onnx::TensorProto& tensor) {
 // within int64, raw_data (or the typed field) exactly as long as the dims say. Checks sizes only, so it
 // costs nothing per byte of a large weight, and allocates nothing whatever the dims claim. The data
 // itself (bool bytes, typed values that do not fit) is decoded, and checked, only where it is read.
-// External data is checked where it is read (its length is in external_data, not here).
-absl::Status ValidateTensorSizes(const onnx::TensorProto& tensor, const std::string& what) {
+// Of external data, the reference is checked here when `external_references` (graph/external_reference.h: a
+// model in memory may point anywhere), the bytes where they are read (their length is in external_data).
+absl::Status ValidateTensorSizes(const onnx::TensorProto& tensor, const std::string& what, bool external_references) {
   const std::vector<int64_t> dims(tensor.dims().begin(), tensor.dims().end());
   ASSIGN_OR_RETURN(const int64_t count, CheckedElementCount(dims, what));
   const DataType type = tensor.data_type();
@@ -73,7 +75,9 @@ absl::Status ValidateTensorSizes(const onnx::TensorProto& tensor, const std::str
     return absl::InvalidArgumentError(
         absl::StrCat(what, ": ", DataTypeName(type), " tensor of ", count, " elements: its byte size overflows int64"));
   }
-  if (tensor.data_location() == onnx::TensorProto::EXTERNAL) return absl::OkStatus();
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
+    return external_references ? ParseExternalDataRef(tensor, what).status() : absl::OkStatus();
+  }
   if (tensor.has_raw_data()) {
     if (is_string || static_cast<int64_t>(tensor.raw_data().size()) != bytes) {
       return absl::InvalidArgumentError(absl::StrCat(what, ": raw_data has ", tensor.raw_data().size(), " bytes, but ",
@@ -200,6 +204,9 @@ struct WalkRules {
   // Each initializer agrees with its own declaration as a graph input (CheckInitializerDeclared): what onnx's
   // check of the light copy cannot see. Legalize's validation, not the converter's.
   bool initializer_declarations = false;
+  // Every external data reference readable (graph/external_reference.h). Legalize's validation, not the
+  // converter's: the driver's copies stand in for large initializers with references of no location.
+  bool external_references = false;
 };
 
 // The walk over a graph and, depth first, its subgraphs. Names are defined as the walk meets them, so a node
@@ -260,7 +267,7 @@ class Validator {
     for (const auto& initializer : graph.initializer()) {
       RETURN_IF_ERROR(add(initializer.name()));
       const std::string what = InGraph(absl::StrCat("initializer '", initializer.name(), "'"), path);
-      RETURN_IF_ERROR(ValidateTensorSizes(initializer, what));
+      RETURN_IF_ERROR(ValidateTensorSizes(initializer, what, rules_.external_references));
       if (!rules_.initializer_declarations) continue;
       auto declared = inputs.find(initializer.name());
       RETURN_IF_ERROR(
@@ -308,8 +315,8 @@ class Validator {
       if (attribute.has_g() && attribute.graphs_size() > 0) return invalid("holds both g and graphs");
       if (rules_.converter_names && attribute.type() == onnx::AttributeProto::UNDEFINED) return invalid("has no type");
       if (attribute.has_t()) {
-        RETURN_IF_ERROR(
-            ValidateTensorSizes(attribute.t(), absl::StrCat(label, ": attribute '", attribute.name(), "'")));
+        RETURN_IF_ERROR(ValidateTensorSizes(attribute.t(), absl::StrCat(label, ": attribute '", attribute.name(), "'"),
+                                            rules_.external_references));
       }
     }
     if (HoldsSubgraph(node) && (node.output_size() == 0 || node.output(0).empty())) {
@@ -346,6 +353,7 @@ absl::Status ValidateGraphs(const onnx::ModelProto& model) {
   // clearly (Legalize refuses such a model on its own terms).
   WalkRules rules;
   rules.initializer_declarations = true;
+  rules.external_references = true;
   const absl::StatusOr<int64_t> imported = DefaultOpset(model);
   if (imported.ok() && *imported <= std::numeric_limits<int>::max()) rules.schema_opset = *imported;
   return Validator(rules).Graph(model.graph(), kMainGraphPath, nullptr, 0);

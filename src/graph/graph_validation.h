@@ -28,7 +28,8 @@ inline constexpr int kMaxSubgraphDepth = 64;
 //   version converter trusts all three);
 // - holds an initializer or a node's tensor attribute whose dims are negative or overflow int64 (count or
 //   bytes), or whose raw_data or typed field is not as long as its dims say (sizes only: no data is read
-//   or allocated; external data is checked where it is read);
+//   or allocated; external data is checked where it is read), or stored as external data at a reference no
+//   reader may follow (graph/external_reference.h: no location, absolute, leaving the model's folder);
 // or when the model has no graph.
 absl::Status ValidateGraphs(const onnx::ModelProto& model);
 

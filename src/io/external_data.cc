@@ -12,18 +12,6 @@
 namespace onnx_legalize {
 namespace {
 
-// A non-negative decimal integer that fits int64, as onnx writes offsets and lengths (str(int)).
-std::optional<int64_t> ParseNonNegative(const std::string& text) {
-  if (text.empty() || text.size() > 19) return std::nullopt;
-  int64_t value = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    if (value > (std::numeric_limits<int64_t>::max() - (c - '0')) / 10) return std::nullopt;
-    value = value * 10 + (c - '0');
-  }
-  return value;
-}
-
 class TensorWalker {
  public:
   explicit TensorWalker(const std::function<void(const onnx::TensorProto&, const TensorSite&)>& visit)
@@ -87,41 +75,6 @@ class TensorWalker {
 };
 
 }  // namespace
-
-absl::StatusOr<ExternalDataRef> ParseExternalDataRef(const onnx::TensorProto& tensor, absl::string_view what) {
-  ExternalDataRef ref;
-  bool has_location = false;
-  std::set<std::string> seen;
-  for (const auto& entry : tensor.external_data()) {
-    if (!seen.insert(entry.key()).second) {
-      return absl::InvalidArgumentError(absl::StrCat(what, ": external_data has the key '", entry.key(), "' twice"));
-    }
-    if (entry.key() == kLocationKey) {
-      has_location = true;
-      ref.location = entry.value();
-    } else if (entry.key() == kOffsetKey || entry.key() == kLengthKey) {
-      std::optional<int64_t> value = ParseNonNegative(entry.value());
-      if (!value.has_value()) {
-        return absl::InvalidArgumentError(absl::StrCat(what, ": external_data ", entry.key(), " '", entry.value(),
-                                                       "' is not a non-negative decimal integer"));
-      }
-      if (entry.key() == kOffsetKey) {
-        ref.offset = *value;
-      } else {
-        ref.length = *value;
-      }
-    }
-    // Other keys (checksum, and any a newer writer adds) say nothing about where the bytes are.
-  }
-  if (!has_location || ref.location.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": data_location is EXTERNAL but external_data has no ",
-                                                   has_location ? "non-empty " : "", "location"));
-  }
-  if (ref.location.find('\0') != std::string::npos) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": external data location contains a NUL byte"));
-  }
-  return ref;
-}
 
 void SetExternalDataRef(onnx::TensorProto& tensor, const std::string& location, int64_t offset, int64_t length) {
   tensor.set_data_location(onnx::TensorProto::EXTERNAL);

@@ -19,24 +19,10 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "core/external_tensor.h"
+#include "graph/external_reference.h"
 #include "onnx/onnx_pb.h"
 
 namespace onnx_legalize {
-
-inline constexpr char kLocationKey[] = "location";
-inline constexpr char kOffsetKey[] = "offset";
-inline constexpr char kLengthKey[] = "length";
-
-struct ExternalDataRef {
-  std::string location;
-  int64_t offset = 0;
-  std::optional<int64_t> length;  // nullopt: to the end of the file
-};
-
-// The reference of `tensor` (which must be IsExternal). InvalidArgument, starting with `what`, when
-// location is missing or empty, a key appears twice, or offset or length is not a non-negative decimal
-// integer that fits int64.
-absl::StatusOr<ExternalDataRef> ParseExternalDataRef(const onnx::TensorProto& tensor, absl::string_view what);
 
 // Points `tensor` at `length` bytes at `offset` of `location`: data_location EXTERNAL, entries location,
 // offset and length (other entries, a checksum among them, are dropped: they described other bytes).

@@ -15,6 +15,7 @@
 #include "core/error_kind.h"
 #include "core/status_macros.h"
 #include "driver/legalize_internal.h"
+#include "io/leftover_temporaries.h"
 #include "io/model_io_internal.h"
 #include "onnx_legalize/legalize.h"
 
@@ -118,6 +119,9 @@ absl::StatusOr<Report> LegalizeFile(const std::string& input_path, const std::st
         absl::StrCat("output '", output_path, "' is the input file '", input_path,
                      "'; refusing to overwrite the input (write to a different file, or ask for in-place)"));
   }
+  // What a killed run left beside the output goes, whether or not this run writes it (in place, a model with
+  // nothing to legalize is not written).
+  RemoveLeftoverTemporaries(output_path);
   absl::StatusOr<onnx::ModelProto> loaded = LoadModel(input_path);
   RETURN_IF_ERROR(loaded.status());
 

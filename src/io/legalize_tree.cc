@@ -2,7 +2,11 @@
 // with a manifest that lets a rerun skip what an earlier run already wrote.
 #include "onnx_legalize/legalize_tree.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -27,6 +31,9 @@
 #include "core/error_kind.h"
 #include "core/status_macros.h"
 #include "io/external_folder.h"
+#include "io/leftover_temporaries.h"
+#include "io/posix_file.h"
+#include "io/staging.h"
 #include "onnx_legalize/check_report.h"
 #include "onnx_legalize/legalize.h"
 #include "report/text_escape.h"
@@ -172,46 +179,49 @@ std::optional<ManifestEntry> ReadManifest(const fs::path& path) {
   return entry;
 }
 
-// Writes `bytes` to `path` atomically: a temporary beside it, renamed over it.
+// Writes `bytes` to `path` atomically: a temporary beside it (named as Staging names them, so that a rerun
+// removes one a killed run left), fsync'ed and renamed over it.
 absl::Status WriteFileAtomically(const fs::path& path, const std::string& bytes) {
-  std::error_code error;
-  fs::create_directories(path.parent_path(), error);
-  if (error) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot create folder '", path.parent_path().string(), "': ", error.message()));
+  Staging staging;
+  RETURN_IF_ERROR(staging.MakeFolders(path.parent_path()));
+  ASSIGN_OR_RETURN(const int fd, staging.Create(path));
+  FdCloser closer(fd);
+  for (size_t written = 0; written < bytes.size();) {
+    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return ErrnoStatus(errno, absl::StrCat("cannot write '", path.string(), "'"));
+    written += static_cast<size_t>(n);
   }
-  const fs::path temporary = fs::path(absl::StrCat(path.string(), ".tmp-", reinterpret_cast<uintptr_t>(&bytes)));
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << bytes;
-    out.close();
-    if (!out) {
-      fs::remove(temporary, error);
-      return absl::UnavailableError(absl::StrCat("cannot write '", temporary.string(), "'"));
-    }
+  if (::fsync(fd) != 0 || closer.Close() != 0) {
+    return ErrnoStatus(errno, absl::StrCat("cannot write '", path.string(), "'"));
   }
-  fs::rename(temporary, path, error);
-  if (error) {
-    std::error_code ignored;
-    fs::remove(temporary, ignored);
-    return absl::UnavailableError(absl::StrCat("cannot write '", path.string(), "': ", error.message()));
-  }
-  return absl::OkStatus();
+  return staging.Commit();
 }
 
-// Copies `input` over `output` atomically (a temporary beside it, renamed), keeping the input's permissions.
 absl::Status CopyFileAtomically(const std::string& input, const std::string& output) {
-  const fs::path temporary = fs::path(absl::StrCat(output, ".tmp-copy-", reinterpret_cast<uintptr_t>(&input)));
-  std::error_code error;
-  fs::copy_file(input, temporary, fs::copy_options::overwrite_existing, error);
-  if (!error) fs::rename(temporary, output, error);
-  if (error) {
-    std::error_code ignored;
-    fs::remove(temporary, ignored);
-    return absl::Status(absl::ErrnoToStatusCode(error.value()),
-                        absl::StrCat("cannot copy '", input, "' to '", output, "': ", error.message()));
+  const int in = ::open(input.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) return ErrnoStatus(errno, absl::StrCat("cannot copy '", input, "' to '", output, "'"));
+  FdCloser in_closer(in);
+  Staging staging;
+  ASSIGN_OR_RETURN(const int fd, staging.Create(output));
+  FdCloser closer(fd);
+  std::vector<char> buffer(size_t{1} << 20);
+  for (;;) {
+    const ssize_t n = ::read(in, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoStatus(errno, absl::StrCat("cannot copy '", input, "' to '", output, "' (reading it)"));
+    if (n == 0) break;
+    for (ssize_t written = 0; written < n;) {
+      const ssize_t w = ::write(fd, buffer.data() + written, static_cast<size_t>(n - written));
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) return ErrnoStatus(errno, absl::StrCat("cannot copy '", input, "' to '", output, "'"));
+      written += w;
+    }
   }
-  return absl::OkStatus();
+  if (::fsync(fd) != 0 || closer.Close() != 0) {
+    return ErrnoStatus(errno, absl::StrCat("cannot copy '", input, "' to '", output, "'"));
+  }
+  return staging.Commit();
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -431,6 +441,9 @@ TreeFileResult LegalizeTreeFile(const TreeFile& file, const std::string& dest_di
   // The manifest first: an output written from these bytes with these options is kept as it is.
   std::optional<ManifestEntry> entry = EntryFor(file, result.input_bytes, options, save_options);
   const fs::path manifest = ManifestPath(dest_dir, file.relative);
+  // What a killed run left beside an output goes, the output written again or not.
+  RemoveLeftoverTemporaries(file.output);
+  RemoveLeftoverTemporaries(manifest);
   if (entry.has_value() && UpToDate(*entry, manifest, result)) return result;
   result = LegalizeInto(std::move(result), options, save_options);
   if (result.outcome == TreeOutcome::kFailed || !entry.has_value()) return result;

@@ -22,7 +22,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
+#include "io/leftover_temporaries.h"
 #include "io/posix_file.h"
 
 namespace onnx_legalize {
@@ -31,14 +31,14 @@ namespace {
 namespace fs = std::filesystem;
 
 // A name beside `target` that no other writer (another thread, process or run) picks at the same time:
-// ".<name>.tmp-<pid>-<counter>-<random>". The leading dot keeps half-written files out of plain listings.
-// The name part is shortened so that the whole stays within NAME_MAX (255) for any file name.
+// ".<name>.tmp-<pid>-<counter>-<random>" (io/leftover_temporaries.h). The leading dot keeps half-written files
+// out of plain listings.
 std::string TemporaryNameBeside(const fs::path& target) {
   static std::atomic<uint64_t> counter{0};
   thread_local std::mt19937_64 random_bits{std::random_device{}()};
-  std::string name = absl::StrFormat(".%s.tmp-%d-%d-%016x", target.filename().string().substr(0, 160),
-                                     static_cast<int>(::getpid()), counter.fetch_add(1), random_bits());
-  return (target.parent_path() / name).string();
+  return (target.parent_path() /
+          TemporaryName(target, static_cast<int>(::getpid()), counter.fetch_add(1), random_bits()))
+      .string();
 }
 
 }  // namespace
@@ -50,6 +50,7 @@ Staging::~Staging() {
 }
 
 absl::StatusOr<int> Staging::Create(const fs::path& target) {
+  RemoveLeftoverTemporaries(target);  // of an earlier run that was killed while it wrote there
   std::error_code ec;
   const fs::file_status target_status = fs::status(target, ec);
   if (target_status.type() == fs::file_type::directory) {

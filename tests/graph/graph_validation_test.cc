@@ -39,6 +39,42 @@ TEST(GraphValidationTest, AcceptsAValidModelWithSubgraphsThatReadOuterNames) {
   EXPECT_TRUE(ValidateGraphs(ParseModel(kValid)).ok());
 }
 
+// kValid with its input 'x' given an initializer stored as external data at `location`.
+onnx::ModelProto WithExternalInitializer(const std::string& location) {
+  onnx::ModelProto model = ParseModel(kValid);
+  onnx::TensorProto& x = *model.mutable_graph()->add_initializer();
+  x.set_name("x");
+  x.set_data_type(onnx::TensorProto::FLOAT);
+  x.add_dims(4);
+  x.add_dims(5);
+  x.set_data_location(onnx::TensorProto::EXTERNAL);
+  onnx::StringStringEntryProto& entry = *x.add_external_data();
+  entry.set_key("location");
+  entry.set_value(location);
+  return model;
+}
+
+// Issue 42: a model in memory (Legalize, Python's legalize()) has no folder, and its references were passed
+// through unread; the CLI refused the same ones. A reference no reader may follow is refused wherever the model
+// comes from.
+TEST(GraphValidationTest, RejectsExternalDataLocationsNoReaderMayFollow) {
+  EXPECT_TRUE(ValidateGraphs(WithExternalInitializer("weights/x.bin")).ok());
+  EXPECT_TRUE(ValidateGraphs(WithExternalInitializer("a/../x.bin")).ok()) << "stays inside";
+  ExpectInvalid(WithExternalInitializer("../canary.bin"),
+                "initializer 'x' (graph main): external data location '../canary.bin' leaves the model's folder");
+  ExpectInvalid(WithExternalInitializer("a/../../canary.bin"), "leaves the model's folder");
+  ExpectInvalid(WithExternalInitializer("."), "leaves the model's folder");
+  ExpectInvalid(WithExternalInitializer("/dev/zero"),
+                "external data location '/dev/zero' is absolute; it must be relative to the model's folder");
+  ExpectInvalid(WithExternalInitializer(std::string("x\0.bin", 6)), "external data location contains a NUL byte");
+  ExpectInvalid(WithExternalInitializer(""), "external_data has no non-empty location");
+  onnx::ModelProto bad_offset = WithExternalInitializer("x.bin");
+  onnx::StringStringEntryProto& offset = *bad_offset.mutable_graph()->mutable_initializer(0)->add_external_data();
+  offset.set_key("offset");
+  offset.set_value("-1");
+  ExpectInvalid(bad_offset, "external_data offset '-1' is not a non-negative decimal integer");
+}
+
 TEST(GraphValidationTest, RejectsAModelWithoutAGraph) { ExpectInvalid(onnx::ModelProto(), "the model has no graph"); }
 
 TEST(GraphValidationTest, RejectsAnUndefinedInput) {

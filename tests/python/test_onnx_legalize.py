@@ -203,6 +203,24 @@ def test_legalize_refuses_what_is_not_a_model(model):
         onnx_legalize.legalize(model)
 
 
+@pytest.mark.parametrize("location, why", [
+    ("../canary.bin", "leaves the model's folder"),
+    ("/dev/zero", "is absolute"),
+    ("x\0.bin", "NUL byte"),
+])
+def test_legalize_refuses_external_data_locations_the_cli_refuses(location, why):
+    # Issue 42: legalize() passed these through unread.
+    model = load(REWRITE)
+    weight = onnx.helper.make_tensor("never_read", onnx.TensorProto.FLOAT, [4], [0.0] * 4)
+    weight.ClearField("float_data")
+    weight.data_location = onnx.TensorProto.EXTERNAL
+    entry = weight.external_data.add()
+    entry.key, entry.value = "location", location
+    model.graph.initializer.append(weight)
+    with pytest.raises(onnx_legalize.LegalizeError, match=why):
+        onnx_legalize.legalize(model)
+
+
 def test_verification_failures_raise_verification_error():
     # The library is not expected to produce one on a real model; the mapping from its typed status is
     # what the wrapper owns (the C++ side is tested by verify_test: MarksOnlyVerificationFailuresAsSuch).

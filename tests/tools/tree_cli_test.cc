@@ -2,6 +2,7 @@
 // every file tried, each output byte for byte a single-file run's whatever -j, legal models copied unchanged,
 // refused ones not written and named in the summary, the worst exit code, reruns that skip what is done.
 #include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -258,6 +259,61 @@ TEST_F(TreeCliTest, InPlaceOverAFolderWritesOnlyWhatItLegalizes) {
   // Legalizing again changes nothing.
   const CliRun again = Run({"--in-place", copy.string()});
   EXPECT_THAT(again.out, AllOf(ContainsRegex("legalized +0"), ContainsRegex("already legal +3")));
+}
+
+// --- temporaries a killed run left --------------------------------------------------------------------------
+
+// The id of a process that ran and is gone (reaped).
+int PidOfAGoneProcess() {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return static_cast<int>(child);
+}
+
+// A temporary as a run of process `pid` names it beside `destination` (io/staging.h), half-written.
+fs::path LeftTemporary(const fs::path& destination, int pid) {
+  const fs::path temporary = destination.parent_path() / ("." + destination.filename().string() + ".tmp-" +
+                                                          std::to_string(pid) + "-0-00000000deadbeef");
+  WriteBytes(temporary, "half-written by a run that was killed");
+  return temporary;
+}
+
+// Issue 42: SIGKILL gives a run no chance to remove its temporaries. A rerun removes those of a process no longer
+// running beside every output it handles, written again or found up to date, and nothing else.
+TEST_F(TreeCliTest, ARerunRemovesTheTemporariesAKilledRunLeft) {
+  const fs::path out = root_ / "out";
+  ASSERT_EQ(Run({src_.string(), "-o", out.string()}).exit_code, 3);
+  const int gone = PidOfAGoneProcess();
+  const std::vector<fs::path> left = {LeftTemporary(out / "clean.onnx", gone),
+                                      LeftTemporary(out / "sub" / "deeper" / "dirty2.onnx", gone),
+                                      LeftTemporary(out / ".onnx-legalize" / "sub" / "dirty.onnx.json", gone)};
+  const fs::path running = LeftTemporary(out / "sub" / "dirty.onnx", static_cast<int>(::getpid()));
+  WriteBytes(out / "sub" / ".notes.tmp-of-mine", "a user's own file");
+  const CliRun again = Run({src_.string(), "-o", out.string()});
+  EXPECT_THAT(again.out, ContainsRegex("up to date +3"));
+  for (const fs::path& temporary : left) EXPECT_FALSE(fs::exists(temporary)) << temporary;
+  EXPECT_TRUE(fs::exists(running)) << "a running process's temporary is its own";
+  EXPECT_TRUE(fs::exists(out / "sub" / ".notes.tmp-of-mine"));
+}
+
+TEST_F(TreeCliTest, AnInPlaceRerunRemovesTheTemporariesAKilledRunLeftThoughItWritesNothing) {
+  const fs::path copy = root_ / "copy";
+  fs::copy(src_, copy, fs::copy_options::recursive);
+  ASSERT_EQ(Run({"--in-place", copy.string()}).exit_code, 3);
+  const int gone = PidOfAGoneProcess();
+  const fs::path left = LeftTemporary(copy / "sub" / "dirty.onnx", gone);
+  const fs::path left_by_single = LeftTemporary(copy / "clean.onnx", gone);
+  const CliRun again = Run({"--in-place", copy.string()});
+  EXPECT_THAT(again.out, ContainsRegex("legalized +0"));
+  EXPECT_FALSE(fs::exists(left));
+  EXPECT_FALSE(fs::exists(left_by_single));
+  EXPECT_EQ(FilesBelow(copy), FilesBelow(src_));
+  // The single-file door too.
+  const fs::path left_again = LeftTemporary(copy / "clean.onnx", PidOfAGoneProcess());
+  EXPECT_EQ(Run({"--in-place", (copy / "clean.onnx").string()}).exit_code, 0);
+  EXPECT_FALSE(fs::exists(left_again));
 }
 
 TEST_F(TreeCliTest, InPlaceOverSeveralFiles) {
