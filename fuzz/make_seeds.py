@@ -92,6 +92,56 @@ def small_models():
     inner_if = helper.make_node("If", ["c"], ["inner_y"], then_branch=branch("t2"), else_branch=branch("e2"))
     outer_if = helper.make_node("If", ["c"], ["y"], then_branch=branch("t1", inner_if), else_branch=branch("e1"))
     yield "nested_if", model([outer_if], [cond, x], [y], se)
+    yield from issue_42_models(x, y, cond, se)
+
+
+def issue_42_models(x, y, cond, se):
+    """The kinds of input issue 42's hostile mutants found faults with, so mutation starts next to each guard."""
+    # FC with one input, IR 3 and no opset import (opset 1 implied by the era): refused before its type is read.
+    fc = model([helper.make_node("FC", ["x"], ["y"], name="fc")], [x], [y], ir=3)
+    del fc.opset_import[:]
+    yield "fc_one_input", fc
+    # A big initializer (80 KB, past the light copy's cut) of an element type onnx does not know.
+    big = numpy_helper.from_array(np.zeros((4, 5000), np.float32), "w")
+    big.data_type = 99
+    yield "big_initializer_dtype99", model([ds(["w", "s", "e"])], [], [y], [big] + se)
+    # ai.onnx.ml alone: nothing to legalize, still checked whole.
+    ml = helper.make_model(
+        helper.make_graph([helper.make_node("Normalizer", ["x"], ["y"], domain="ai.onnx.ml", norm="L2")], "g", [x],
+                          [helper.make_tensor_value_info("y", T.FLOAT, [4, 5])]),
+        opset_imports=[helper.make_opsetid("ai.onnx.ml", 1)])
+    ml.ir_version = 7
+    yield "ml_only", ml
+    # Ifs nested 30 deep (about the deepest onnx and ONNX Runtime parse), a DynamicSlice at the bottom.
+    body = helper.make_graph([ds(["x", "s", "e"], ["y30"])], "level30", [],
+                             [helper.make_tensor_value_info("y30", T.FLOAT, None)])
+    for level in range(29, -1, -1):
+        name = "y" if level == 0 else "y%d" % level
+        other = helper.make_graph([helper.make_node("Identity", ["x"], ["x%d" % level])], "else%d" % level, [],
+                                  [helper.make_tensor_value_info("x%d" % level, T.FLOAT, None)])
+        node = helper.make_node("If", ["c"], [name], then_branch=body, else_branch=other)
+        body = helper.make_graph([node], "level%d" % level, [], [helper.make_tensor_value_info(name, T.FLOAT, None)])
+    yield "deep_if_30", model(list(body.node), [cond, x], [y], se)
+    # A Loop body onnx's checker refuses (an attribute Identity does not have): refused before any proof runs.
+    loop_body = helper.make_graph(
+        [helper.make_node("Identity", ["c_in"], ["c_out"], foo=1), helper.make_node("Relu", ["v"], ["v_out"])],
+        "body", [helper.make_tensor_value_info("i", T.INT64, []), helper.make_tensor_value_info("c_in", T.BOOL, []),
+                 helper.make_tensor_value_info("v", T.FLOAT, [4, 5])],
+        [helper.make_tensor_value_info("c_out", T.BOOL, []), helper.make_tensor_value_info("v_out", T.FLOAT, [4, 5])])
+    yield "loop_body_refused", model(
+        [helper.make_node("Loop", ["m", "c0", "x"], ["l"], body=loop_body), ds(["l", "s", "e"])], [x], [y],
+        se + [i64("m", 1000), numpy_helper.from_array(np.array(True), "c0")])
+    # An external data location that leaves the model's folder.
+    outside = onnx.TensorProto(name="w", data_type=T.FLOAT, dims=[4, 5], data_location=T.EXTERNAL)
+    outside.external_data.add(key="location", value="../canary.bin")
+    yield "external_outside", model([ds(["w", "s", "e"])], [], [y], [outside] + se)
+    # A rank-6 linear Resize whose output reads 64 inputs an element: the proof's budget stops it before it starts.
+    r = helper.make_tensor_value_info("r", T.FLOAT, [2, 2, 2, 2, 2, 2])
+    resize = helper.make_node("Resize", ["r", "roi", "scales"], ["big"], mode="linear")
+    yield "resize_rank6_linear", model(
+        [resize, ds(["big", "s", "e"])], [r], [y],
+        se + [numpy_helper.from_array(np.zeros(0, np.float32), "roi"),
+              numpy_helper.from_array(np.full(6, 8.0, np.float32), "scales")], opset=11, ir=6)
 
 
 def kernel_seeds():

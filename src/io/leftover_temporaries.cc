@@ -50,8 +50,7 @@ bool FirstLookAt(const fs::path& folder) {
 }  // namespace
 
 std::string TemporaryName(const fs::path& target, int pid, uint64_t counter, uint64_t random) {
-  return absl::StrFormat(".%s%s%d-%d-%016x", target.filename().string().substr(0, 160), kMarker, pid, counter,
-                         random);
+  return absl::StrFormat(".%s%s%d-%d-%016x", target.filename().string().substr(0, 160), kMarker, pid, counter, random);
 }
 
 std::optional<int> TemporaryMaker(const std::string& file_name) {

@@ -22,6 +22,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "io/kill_points.h"
 #include "io/leftover_temporaries.h"
 #include "io/posix_file.h"
 
@@ -78,6 +79,7 @@ absl::StatusOr<int> Staging::Create(const fs::path& target) {
     }
   }
   staged_.push_back({temp, target});
+  KillPoint(kKillPointCreated);
   return fd;
 }
 
@@ -123,9 +125,11 @@ absl::Status Staging::MakeFolders(const fs::path& folder) {
 }
 
 absl::Status Staging::Commit() {
+  KillPoint(kKillPointWritten);
   std::set<std::string> folders;
   for (size_t i = 0; i < staged_.size(); ++i) {
     const Staged& staged = staged_[i];
+    if (i > 0) KillPoint(kKillPointRenamed);
     if (::rename(staged.temp.c_str(), staged.target.c_str()) != 0) {
       const int error = errno;
       for (size_t j = i; j < staged_.size(); ++j) ::unlink(staged_[j].temp.c_str());

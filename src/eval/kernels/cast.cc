@@ -82,6 +82,7 @@ absl::StatusOr<DataType> TargetType(const KernelContext& ctx) {
 
 constexpr int64_t kCastSaturateOpset = 19;
 constexpr int64_t kCastRoundModeOpset = 24;
+constexpr int64_t kCastLikeOpset = 15;
 
 absl::Status CheckFloat8Attributes(const KernelContext& ctx) {
   if (ctx.opset < kCastSaturateOpset) {
@@ -97,21 +98,40 @@ absl::Status CheckFloat8Attributes(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// `x` converted to `to`: the input itself when it is of that type already.
+absl::StatusOr<Outputs> CastTo(const KernelContext& ctx, const Tensor& x, DataType to) {
+  if (to == x.type()) return Outputs{ctx.inputs[0]};
+  const std::string what = StrCat("Cast of ", Describe(x), " to ", DataTypeName(to), ": the input");
+  return Single(VisitCastable(x.type(), what, [&](auto from) {
+    return VisitCastable(to, StrCat("Cast of ", Describe(x), " to ", DataTypeName(to), ": the target"),
+                         [&](auto target) { return Convert<decltype(from), decltype(target)>(x, to); });
+  }));
+}
+
 absl::StatusOr<Outputs> RunCast(const KernelContext& ctx) {
   RETURN_IF_ERROR(ExpectInputCount(ctx, 1, 1));
   RETURN_IF_ERROR(CheckFloat8Attributes(ctx));
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "input"));
   ASSIGN_OR_RETURN(const DataType to, TargetType(ctx));
-  if (to == x->type()) return Outputs{ctx.inputs[0]};
-  const std::string what = StrCat("Cast of ", Describe(*x), " to ", DataTypeName(to), ": the input");
-  return Single(VisitCastable(x->type(), what, [&](auto from) {
-    return VisitCastable(to, StrCat("Cast of ", Describe(*x), " to ", DataTypeName(to), ": the target"),
-                         [&](auto target) { return Convert<decltype(from), decltype(target)>(*x, to); });
-  }));
+  return CastTo(ctx, *x, to);
+}
+
+// CastLike (opset 15): Cast to the element type of its second input, whose values are not read. The function
+// bodies of onnx's ops use it from opset 15 (LeakyRelu, PRelu, ReduceL2, ...).
+absl::StatusOr<Outputs> RunCastLike(const KernelContext& ctx) {
+  if (ctx.opset < kCastLikeOpset) return absl::InvalidArgumentError("CastLike is an op from opset 15");
+  RETURN_IF_ERROR(ExpectInputCount(ctx, 2, 2));
+  RETURN_IF_ERROR(CheckFloat8Attributes(ctx));
+  ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "input"));
+  ASSIGN_OR_RETURN(const Tensor* like, RequiredInput(ctx, 1, "target_type"));
+  return CastTo(ctx, *x, like->type());
 }
 
 }  // namespace
 
-void AddCastKernels(KernelTable& table) { table["Cast"] = RunCast; }
+void AddCastKernels(KernelTable& table) {
+  table["Cast"] = RunCast;
+  table["CastLike"] = RunCastLike;
+}
 
 }  // namespace onnx_legalize

@@ -69,6 +69,9 @@ absl::StatusOr<WindowGeometry> SlidingWindow(const KernelContext& ctx, const std
       const int64_t span = in[d] + g.pad_begin[d] + g.pad_end[d] - extent;
       g.out[d] =
           (options.ceil_mode ? DivideRoundingUp(span, g.strides[d]) : DivideRoundingDown(span, g.strides[d])) + 1;
+      // Rounding up may add a window that starts in the end padding, past every input element: it is dropped, as
+      // onnx's reference and ONNX Runtime drop it (a 2x2 input, kernel 1, stride 2: one output, not two).
+      if (options.ceil_mode && (g.out[d] - 1) * g.strides[d] >= in[d] + g.pad_begin[d]) --g.out[d];
     } else if (auto_pad == "VALID") {
       g.out[d] = DivideRoundingDown(in[d] - extent, g.strides[d]) + 1;
     } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {

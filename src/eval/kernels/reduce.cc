@@ -150,12 +150,12 @@ T Initial(Reduction op) {
   }
 }
 
+// An empty set reduces to the initial value: ReduceMax to -inf (the type's lowest without an infinity, false for
+// bool) and ReduceMin to +inf (its highest), as ReduceMax-18 and ReduceMin-18 define it and ONNX Runtime computes it
+// at every opset; the sum to 0, the product to 1.
 template <typename T>
 absl::StatusOr<Tensor> ApplyReduction(Reduction op, const Tensor& x, const ReducedShape& shape) {
   ASSIGN_OR_RETURN(const int64_t count, CheckedOutputCount(shape.out_dims, "the reduced output"));
-  if (shape.count == 0 && (op == Reduction::kMax || op == Reduction::kMin)) {
-    return absl::InvalidArgumentError(StrCat("reducing an empty set of ", Describe(x)));
-  }
   const std::vector<T> in = ReadAs<T>(x);
   std::vector<T> out(static_cast<size_t>(count), Initial<T>(op == Reduction::kLogSumExp ? Reduction::kMax : op));
   if (op == Reduction::kLogSumExp) {

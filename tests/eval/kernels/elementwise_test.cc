@@ -167,6 +167,20 @@ TEST(ElementwiseKernelTest, Cast1TakesTheTypeByName) {
                         {"names no type: 'REAL'"}));
 }
 
+// CastLike-15 casts to the element type of its second input (the function bodies of LeakyRelu, PRelu, ReduceL2
+// use it); it is no op before opset 15.
+TEST(ElementwiseKernelTest, CastLikeTakesTheTypeOfItsSecondInput) {
+  const auto model = ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 15]>
+    g (int64[2] x, float[0] like) => (float[2] y) { y = CastLike (x, like) })");
+  const Feeds feeds = Feed("x", Int64s({2}, {3, -2}), "like", Floats({0}, {}));
+  EXPECT_TRUE(OutputIs(RunModel(model, feeds), "y", Floats({2}, {3, -2})));
+  const auto at14 = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 14]>
+    g (int64[2] x, float[0] like) => (float[2] y) { y = CastLike (x, like) })");
+  EXPECT_TRUE(FailsWith(RunModel(at14, feeds), StatusCode::kInvalidArgument, {"CastLike is an op from opset 15"}));
+}
+
 TEST(ElementwiseKernelTest, ComparesAndPicks) {
   const auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>

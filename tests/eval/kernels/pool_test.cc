@@ -41,6 +41,23 @@ TEST(PoolKernelTest, CeilModeFromOpset10Only) {
   EXPECT_TRUE(FailsWith(RunModel(at("9"), x), StatusCode::kInvalidArgument, {"ceil_mode", "added at opset 10"}));
 }
 
+// With ceil_mode, a last window that would start in the end padding, past every input element, is dropped, as onnx
+// and ONNX Runtime drop it: a 2x2 input pooled by 1x1 windows at stride 2 gives 1x1, not 2x2 (onnx's
+// test_maxpool_2d_ceil_output_size_reduce_by_one).
+TEST(PoolKernelTest, CeilModeDropsALastWindowThatStartsInThePadding) {
+  const auto max_pool = ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 22]>
+    g (float[1,1,2,2] x) => (float[1,1,1,1] y) { y = MaxPool <kernel_shape = [1, 1], strides = [2, 2], ceil_mode = 1> (x) })");
+  EXPECT_TRUE(
+      OutputIs(RunModel(max_pool, Feed("x", Floats({1, 1, 2, 2}, {1, 2, 3, 4}))), "y", Floats({1, 1, 1, 1}, {1})));
+  // A window that starts inside the input, even when it ends in the padding, stays.
+  const auto average_pool = ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 22]>
+    g (float[1,1,1,5] x) => (float[1,1,1,3] y) { y = AveragePool <kernel_shape = [1, 2], strides = [1, 2], ceil_mode = 1> (x) })");
+  EXPECT_TRUE(OutputIs(RunModel(average_pool, Feed("x", Floats({1, 1, 1, 5}, {1, 2, 3, 4, 5}))), "y",
+                       Floats({1, 1, 1, 3}, {1.5f, 3.5f, 5})));
+}
+
 // MaxPool-8's Indices: the flat index of the maximum, row-major or (storage_order = 1) column-major.
 TEST(PoolKernelTest, MaxPoolIndicesFollowStorageOrder) {
   constexpr char kModel[] = R"(

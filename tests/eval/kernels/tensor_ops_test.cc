@@ -1,5 +1,6 @@
 // Shape and data-movement ops, Pad, Upsample/Resize, reductions, ArgMax, TopK, Range (src/eval/kernels/
 // shape_ops.cc, data_movement.cc, pad.cc, resize.cc, reduce.cc, range_topk.cc), each version as its opset says.
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -389,6 +390,25 @@ TEST(TensorOpsKernelTest, ReduceMaxAndMinTakeBoolFromOpset20) {
     <ir_version: 9, opset_import: ["" : 19]>
     g (bool[2,3] x, int64[1] a) => (bool[2] any) { any = ReduceMax <keepdims = 0> (x, a) })");
   EXPECT_TRUE(FailsWith(RunModel(at19, feeds), StatusCode::kUnimplemented, {"bool"}));
+}
+
+// An empty set reduces to ReduceMax's -inf and ReduceMin's +inf (ReduceMax-18 defines it; ONNX Runtime computes
+// it so at every opset), and bool's max to false.
+TEST(TensorOpsKernelTest, ReduceMaxAndMinOfAnEmptySetAreTheirInitialValues) {
+  const auto model = ParseModel(R"(
+    <ir_version: 9, opset_import: ["" : 20]>
+    g (float[2,0,2] x, bool[2,0] b, int64[1] a) => (float[2,2] max, float[2,2] min, bool[2] any) {
+      max = ReduceMax <keepdims = 0> (x, a)
+      min = ReduceMin <keepdims = 0> (x, a)
+      any = ReduceMax <keepdims = 0> (b, a)
+    })");
+  Feeds feeds = Feed("x", Floats({2, 0, 2}, {}), "b", Bools({2, 0}, {}));
+  feeds.emplace("a", Int64s({1}, {1}));
+  const Results result = RunModel(model, feeds);
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_TRUE(OutputIs(result, "max", Floats({2, 2}, {-inf, -inf, -inf, -inf})));
+  EXPECT_TRUE(OutputIs(result, "min", Floats({2, 2}, {inf, inf, inf, inf})));
+  EXPECT_TRUE(OutputIs(result, "any", Bools({2}, {0, 0})));
 }
 
 // Pad-18's axes input names the dims the pads are for (negative from the back); the others are not padded.
