@@ -255,19 +255,21 @@ struct ProofForms {
 struct InputSetEnd {
   bool identical = false;
   bool past_budget = false;
-  std::string why_not;  // when not identical: why (PastBudget's text when past the budget)
+  std::string why_not;               // when not identical: why (PastBudget's text when past the budget)
+  bool before_does_not_run = false;  // the model before the move refused the drawn inputs
 };
 
 // Runs input set `trial` through both forms on `meter`. A verification failure when they differ, or when `after`
 // fails where `before` ran.
-absl::StatusOr<InputSetEnd> RunInputSet(const ProofForms& forms, int trial, const Options& options, RunMeter& meter) {
+absl::StatusOr<InputSetEnd> RunInputSet(const ProofForms& forms, int trial, OpenDims open_dims, const Options& options,
+                                        RunMeter& meter) {
   TrialRandom random(options.verify_seed ^ (0x0b5e7u + static_cast<uint64_t>(trial)));
   using Feeds = std::map<std::string, Tensor>;
   // The first set holds ordinary numbers: they flow through a deep network, whose outputs are then numbers
   // to compare (special values turn an image network's every output to NaN within a few layers, before and
   // after any move). The later sets mix in the special values, for the ops that treat them apart.
   const DrawnFloats floats = trial == 0 ? DrawnFloats::kOrdinary : DrawnFloats::kSpecial;
-  ASSIGN_OR_RETURN(Feeds inputs, DrawInputs(forms.before.graph(), floats, random));
+  ASSIGN_OR_RETURN(Feeds inputs, DrawInputs(forms.before.graph(), floats, random, open_dims));
   absl::StatusOr<Feeds> expected = RunModel(forms.before, inputs, &forms.before_kernels, forms.set_aside, &meter);
   if (meter.past_budget) return InputSetEnd{false, true, PastBudget(meter, "before")};
   if (absl::IsUnimplemented(expected.status()))
@@ -276,7 +278,8 @@ absl::StatusOr<InputSetEnd> RunInputSet(const ProofForms& forms, int trial, cons
     // The drawn inputs may be outside what the model accepts (an index out of range): nothing is proven.
     return InputSetEnd{
         false, false,
-        absl::StrCat("the model before the move does not run on drawn inputs (", expected.status().message(), ")")};
+        absl::StrCat("the model before the move does not run on drawn inputs (", expected.status().message(), ")"),
+        /*before_does_not_run=*/true};
   }
   absl::StatusOr<Feeds> actual = RunModel(forms.after, inputs, &forms.after_kernels, forms.set_aside, &meter);
   // Work, not a fault: the move may add nodes (a Reshape's shape as a Constant), so the budget can run out after
@@ -318,12 +321,21 @@ absl::StatusOr<OpsetMoveProofResult> ProveOpsetMove(const onnx::ModelProto& befo
   // the meter stops those, and the sets run to the end are reported).
   int64_t first_set_work = 0;
   bool budget_cut = false;
+  OpenDims open_dims = OpenDims::kForTheModel;
   for (int trial = 0; trial < trials && !budget_cut; ++trial) {
     if (trial > 0 && SaturatingAdd(tally.counts().work, first_set_work) > tally.counts().budget) {
       budget_cut = true;
       break;
     }
-    ASSIGN_OR_RETURN(const InputSetEnd end, RunInputSet(forms, trial, options, tally.meter()));
+    ASSIGN_OR_RETURN(InputSetEnd end, RunInputSet(forms, trial, open_dims, options, tally.meter()));
+    // A model whose reshapes fix its batch at 1 (a CoreML conversion's Reshape of a [None, 120] input to
+    // [40, 3, 1, 1]) runs on no other size: when the first set does not run with its open dims drawn as 3 or 2,
+    // they are drawn as 1, for it and every set after.
+    if (trial == 0 && end.before_does_not_run && open_dims == OpenDims::kForTheModel &&
+        HasOpenDimsDrawnPastOne(before.graph())) {
+      open_dims = OpenDims::kOnes;
+      ASSIGN_OR_RETURN(end, RunInputSet(forms, trial, open_dims, options, tally.meter()));
+    }
     budget_cut = end.past_budget && trial > 0;
     if (!end.identical && !budget_cut) return tally.NotExecuted(end.why_not);
     if (trial == 0) first_set_work = tally.counts().work;

@@ -236,10 +236,18 @@ std::vector<int64_t> DrawnDims(const onnx::ValueInfoProto& input, bool open_as_o
   return dims;
 }
 
+bool HasOpenDimsDrawnPastOne(const onnx::GraphProto& graph) {
+  if (HasImageSizedInput(graph)) return false;
+  for (const onnx::ValueInfoProto* input : FedInputs(graph)) {
+    if (DrawnDims(*input, /*open_as_one=*/false) != DrawnDims(*input, /*open_as_one=*/true)) return true;
+  }
+  return false;
+}
+
 absl::StatusOr<std::map<std::string, Tensor>> DrawInputs(const onnx::GraphProto& graph, DrawnFloats floats,
-                                                         TrialRandom& random) {
+                                                         TrialRandom& random, OpenDims open_dims) {
   std::map<std::string, Tensor> inputs;
-  const bool open_as_one = HasImageSizedInput(graph);
+  const bool open_as_one = open_dims == OpenDims::kOnes || HasImageSizedInput(graph);
   for (const onnx::ValueInfoProto* input : FedInputs(graph)) {
     const DataType type = input->type().tensor_type().elem_type();
     const std::vector<int64_t> dims = DrawnDims(*input, open_as_one);

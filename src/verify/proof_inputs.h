@@ -40,13 +40,21 @@ bool HasImageSizedInput(const onnx::GraphProto& graph);
 // named dim (all dims of one name alike) and 2 for an unnamed one.
 std::vector<int64_t> DrawnDims(const onnx::ValueInfoProto& input, bool open_as_one);
 
+// How the open dims of the fed inputs are drawn: as DrawnDims draws them for the model (1 for an image network's,
+// else 3 or 2), or all as 1 (a model whose reshapes fix its batch at 1 runs on no other size).
+enum class OpenDims { kForTheModel, kOnes };
+
+// Whether a fed input of `graph` has a dim the model leaves open (drawn otherwise than as 1).
+bool HasOpenDimsDrawnPastOne(const onnx::GraphProto& graph);
+
 // What a drawn set's float inputs hold: ordinary numbers only (TrialRandom::OrdinaryFloats), or ordinary
 // numbers mixed with the special values (SpecialFloats: zeros, infinities, NaN, subnormals, huge values).
 enum class DrawnFloats { kOrdinary, kSpecial };
 
 // One input set for `graph`'s fed inputs (see the header comment).
 absl::StatusOr<std::map<std::string, Tensor>> DrawInputs(const onnx::GraphProto& graph, DrawnFloats floats,
-                                                         TrialRandom& random);
+                                                         TrialRandom& random,
+                                                         OpenDims open_dims = OpenDims::kForTheModel);
 
 }  // namespace onnx_legalize
 

@@ -339,6 +339,29 @@ g (float[2,3] x) => (float[2,3] y) { y = LogSoftmax <axis = -1> (x) }
             "executed in the model runner at opset 6 and 13 on 3 seeded input sets: every output identical");
 }
 
+// A model whose Reshape fixes its batch at 1 (WinMLTools' CoreML GestureAI: a [None, 120] input reshaped to
+// [40, 3, 1, 1]) runs on no other batch: its open dims are drawn as 1 once the first draw does not run, and the
+// move is proven.
+TEST(OpsetMoveProofTest, DrawsOpenDimsAsOneWhenTheModelRunsOnNoOtherSize) {
+  onnx::ModelProto model = ParseModel(R"ONNX(
+<ir_version: 3, opset_import: ["" : 4]>
+g (float[N,120] x) => (float[40,3,1,1] y) <int64[4] shape = {40, 3, 1, 1}> {
+  y = Reshape(x, shape)
+}
+)ONNX");
+  model.mutable_graph()->clear_initializer();  // Reshape-1: the shape is an attribute
+  onnx::NodeProto& reshape = *model.mutable_graph()->mutable_node(0);
+  reshape.mutable_input()->RemoveLast();
+  onnx::AttributeProto& shape = *reshape.add_attribute();
+  shape.set_name("shape");
+  shape.set_type(onnx::AttributeProto::INTS);
+  for (const int64_t dim : {40, 3, 1, 1}) shape.add_ints(dim);
+  absl::StatusOr<Report> report = LegalizeAt(model, 13);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->opset_move,
+            "executed in the model runner at opset 4 and 13 on 3 seeded input sets: every output identical");
+}
+
 TEST(OpsetMoveProofTest, SaysWhyWhenNoInputCouldMakeItRun) {
   absl::StatusOr<Report> report;
   onnx::ModelProto gradient = ParseModel(R"ONNX(
