@@ -197,9 +197,10 @@ Messages go to stderr as "onnx-legalize: <message>". Bytes of names and paths th
 written as \xNN in --check's output.
 )";
 
-// Messages quote names and paths from models and users, which need not be UTF-8: such bytes become \xNN.
+// Messages quote names and paths from models and users, which need not be UTF-8 and may hold control characters
+// (a NUL, an escape sequence): such bytes become \xNN.
 void PrintError(absl::string_view message) {
-  std::cerr << kProgram << ": " << onnx_legalize::EscapeInvalidUtf8(message) << "\n";
+  std::cerr << kProgram << ": " << onnx_legalize::EscapeForTerminal(message) << "\n";
 }
 
 int UsageError(absl::string_view message) {
@@ -407,7 +408,7 @@ void PrintSummary(const std::string& input, const std::string& output, const onn
   // Written whole, then escaped as error messages are (PrintError): a path or a name that is not UTF-8 shows
   // its bytes as \xNN on every line the tool prints.
   std::ostringstream out;
-  const auto print = [&out] { std::cout << onnx_legalize::EscapeInvalidUtf8(out.str()); };
+  const auto print = [&out] { std::cout << onnx_legalize::EscapeForTerminal(out.str()); };
   out << input << " -> " << output << ": ";
   if (!report.changed) {
     out << "no removed op; model " << (in_place ? "left as it is, not written" : "written unchanged") << " ("

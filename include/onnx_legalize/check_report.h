@@ -61,6 +61,10 @@ enum class CheckFormat {
 // message may quote a model's names) that must be valid UTF-8.
 std::string EscapeInvalidUtf8(absl::string_view text);
 
+// EscapeInvalidUtf8, and control characters but line breaks and tabs (NUL, ESC, CR, ...) written as "\xNN"
+// too: for a message printed to a terminal, where a name must not bring its own escape sequences or NUL bytes.
+std::string EscapeForTerminal(absl::string_view text);
+
 // "text", "json", "sarif", "github"; nullopt for anything else.
 std::optional<CheckFormat> ParseCheckFormat(absl::string_view name);
 

@@ -125,6 +125,12 @@ internal::Attempt LegalizeImpl(onnx::ModelProto& model, const Options& options, 
   report.interface_changes = repairs.InterfaceChanges();
   if (HoldsNoDefaultDomainAtAll(model)) return LegalizeWithoutDefaultDomain(model, use, report);
   ASSIGN_OR_RETURN(const int64_t current, DefaultOpset(model));
+  // onnx's checker looks a later opset's nodes up in the latest schemas and accepts them, but no runtime runs it.
+  if (current > kMaxTargetOpset) {
+    return absl::InvalidArgumentError(absl::StrCat("the model imports the default domain at opset ", current, ", past ",
+                                                   kMaxTargetOpset,
+                                                   ", the latest onnx 1.23.2 defines: no runtime can load it"));
+  }
   report.opset_before = report.opset_after = current;
 
   // Whether onnx's checker accepts the input, found out while the plan is made: both only read the model.

@@ -11,11 +11,19 @@ namespace {
 
 bool IsControl(unsigned char c) { return c < 0x20 || c == 0x7F; }
 
-void AppendEscaped(absl::string_view text, bool escape_controls, std::string& out) {
+// Which control characters are escaped: none, all, or all but the line breaks and tabs of a message's own layout.
+enum class Controls { kKept, kEscaped, kEscapedButLayout };
+
+bool Escapes(Controls controls, unsigned char c) {
+  if (!IsControl(c) || controls == Controls::kKept) return false;
+  return controls == Controls::kEscaped || (c != '\n' && c != '\t');
+}
+
+void AppendEscaped(absl::string_view text, Controls controls, std::string& out) {
   // Most names are printable ASCII: one scan, one append.
-  const bool plain = std::all_of(text.begin(), text.end(), [escape_controls](char c) {
+  const bool plain = std::all_of(text.begin(), text.end(), [controls](char c) {
     const unsigned char u = static_cast<unsigned char>(c);
-    return u < 0x80 && !(escape_controls && IsControl(u));
+    return u < 0x80 && !Escapes(controls, u);
   });
   if (plain) {
     out.append(text.data(), text.size());
@@ -34,7 +42,7 @@ void AppendEscaped(absl::string_view text, bool escape_controls, std::string& ou
       }
       continue;
     }
-    if (escape_controls && IsControl(c)) {
+    if (Escapes(controls, c)) {
       absl::StrAppendFormat(&out, "\\x%02X", c);
     } else {
       out.push_back(static_cast<char>(c));
@@ -73,17 +81,19 @@ size_t ValidUtf8SequenceLength(absl::string_view s) {
   return length;
 }
 
-void AppendEscapedInvalidUtf8(absl::string_view text, std::string& out) {
-  AppendEscaped(text, /*escape_controls=*/false, out);
-}
+void AppendEscapedInvalidUtf8(absl::string_view text, std::string& out) { AppendEscaped(text, Controls::kKept, out); }
 
-void AppendEscapedForLine(absl::string_view text, std::string& out) {
-  AppendEscaped(text, /*escape_controls=*/true, out);
-}
+void AppendEscapedForLine(absl::string_view text, std::string& out) { AppendEscaped(text, Controls::kEscaped, out); }
 
 std::string EscapeInvalidUtf8(absl::string_view text) {
   std::string out;
   AppendEscapedInvalidUtf8(text, out);
+  return out;
+}
+
+std::string EscapeForTerminal(absl::string_view text) {
+  std::string out;
+  AppendEscaped(text, Controls::kEscapedButLayout, out);
   return out;
 }
 

@@ -22,6 +22,9 @@ size_t ValidUtf8SequenceLength(absl::string_view s);
 // line-oriented output, where a newline in a name would start a line of its own.
 std::string EscapeForLine(absl::string_view text);
 
+// EscapeForTerminal (EscapeForLine but for the line breaks and tabs of a message's own layout, onnx's
+// "==> Context:" lines) is public too: onnx_legalize/check_report.h.
+
 // The same two, appended to `out` (no temporary string: a report of 100,000 findings formats fast).
 void AppendEscapedInvalidUtf8(absl::string_view text, std::string& out);
 void AppendEscapedForLine(absl::string_view text, std::string& out);

@@ -830,6 +830,21 @@ TEST(LegalizeTargetTest, TriesTheNextTargetWhenTheLowestFailsAndSaysWhy) {
   EXPECT_EQ(CountOps(model, "DynamicSlice"), 0);
 }
 
+// Issue 42's mutants: a model claiming an opset past the latest onnx defines passed onnx's checker (which looks
+// its nodes up in the latest schemas) and was written with exit 0, though no runtime loads it.
+TEST(LegalizeTargetTest, AModelOfAnOpsetPastTheLatestOnnxDefinesIsRefused) {
+  onnx::ModelProto model = ParseModel(R"ONNX(
+<ir_version: 8, opset_import: ["" : 1000]>
+g (float[2] x) => (float[2] y) { y = Relu(x) }
+)ONNX");
+  const std::string before = model.SerializeAsString();
+  const absl::StatusOr<Report> report = Legalize(model, Options());
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(report.status().message(),
+              HasSubstr("imports the default domain at opset 1000, past 28, the latest onnx 1.23.2 defines"));
+  EXPECT_EQ(model.SerializeAsString(), before);
+}
+
 // Validate first, prove last (issue 42: a malformed Loop body was refused after a proof of 41 s). The Loop body's
 // Identity has an attribute its schema does not know, which onnx's checker refuses in the result at every target;
 // the opset move's proof of this model, with no budget, would run 65536 iterations of a 256^3 MatMul (2^40

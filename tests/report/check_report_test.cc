@@ -280,5 +280,12 @@ TEST(CheckReportTest, EscapeInvalidUtf8KeepsWellFormedTextAndEscapesTheRest) {
   EXPECT_EQ(EscapeInvalidUtf8("\xf4\x90\x80\x80"), "\\xF4\\x90\\x80\\x80");  // beyond U+10FFFF
 }
 
+// For a terminal: control characters a name brings (NUL, ESC, CR) are escaped too; the line breaks and tabs of
+// a message's own layout are kept.
+TEST(CheckReportTest, EscapeForTerminalEscapesControlCharactersButTheLayout) {
+  EXPECT_EQ(EscapeForTerminal(std::string("a\x1b[31mb\0c\rd", 11)), "a\\x1B[31mb\\x00c\\x0Dd");
+  EXPECT_EQ(EscapeForTerminal("line one\n\tline two \xc3\xa9\xff"), "line one\n\tline two \xc3\xa9\\xFF");
+}
+
 }  // namespace
 }  // namespace onnx_legalize

@@ -490,6 +490,22 @@ g (bool c, float[4,5] x, int64[1] s, int64[1] e) => (float[?,?] y) { y = Dynamic
   return model;
 }
 
+// Issue 42's mutants: a name holding control characters (an escape sequence, a NUL) reached the terminal raw in
+// the error naming it; they are written as \xNN, as stray bytes are.
+TEST_F(HostileInputTest, ControlCharactersOfANameAreEscapedInTheMessage) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[4,5] x, int64[1] s) => (float[?,?] y) { y = DynamicSlice(x, s) }
+)");
+  model.mutable_graph()->mutable_node(0)->set_name(std::string("crop\x1b[2J\0", 9));
+  const std::string input = WriteModel("in.onnx", model);
+  const CliRun run = Run({input, PathOf("out.onnx")});
+  EXPECT_EQ(run.exit_code, kExitModel) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("crop\\x1B[2J\\x00"));
+  EXPECT_EQ(run.err.find('\x1b'), std::string::npos);
+  EXPECT_EQ(run.err.find('\0'), std::string::npos);
+}
+
 TEST_F(HostileInputTest, SubgraphsNestedPastTheDocumentedDepthExit3) {
   ExpectRejected(WriteModel("deep.onnx", NestedIfs(kMaxSubgraphDepth + 1)), {});
   ExpectRejected(WriteModel("deeper.onnx", NestedIfs(4 * kMaxSubgraphDepth)), {});
