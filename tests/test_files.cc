@@ -51,6 +51,14 @@ std::string ShellQuote(const std::string& text) {
   return quoted + "'";
 }
 
+int PidOfAGoneProcess() {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return static_cast<int>(child);
+}
+
 CliRun RunCli(const std::string& binary, const std::vector<std::string>& args, const fs::path& capture_dir,
               std::optional<int64_t> data_limit_kib) {
   std::string command;

@@ -28,6 +28,10 @@ std::vector<std::string> FileNames(const std::filesystem::path& dir);
 // Quotes `text` as one word for /bin/sh, whatever characters it holds.
 std::string ShellQuote(const std::string& text);
 
+// The id of a process that ran and is gone (reaped): no process of that id runs now, barring its reuse within the
+// test, which the kernel's id allocation makes all but impossible.
+int PidOfAGoneProcess();
+
 // What a run of a binary did.
 struct CliRun {
   int exit_code = -1;  // -1: it did not exit (killed by a signal, or could not be started)

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -32,20 +33,32 @@ TEST(NodeWorkTest, CountsTheElementsEachNodeReadsAndWrites) {
   EXPECT_FALSE(meter.past_budget);
 }
 
-// Conv: each output element is a dot product over W's dims past the first; Gemm: over K; the pools: a window.
-TEST(NodeWorkTest, AddsTheMultiplyAddsOfContractionsAndTheWindowsOfPools) {
-  const onnx::ModelProto model = ParseModel(R"(
+// A Conv, a matrix product (`product`: Gemm or MatMul, of A [4,5] and B [5,6]) and a MaxPool, side by side.
+onnx::ModelProto ConvProductAndPool(const std::string& product) {
+  std::string text = R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (float[1,2,4,4] x, float[3,2,3,3] w, float[4,5] a, float[5,6] b) => (float[1,3,2,2] c, float[4,6] m,
                                                                               float[1,2,2,2] p) {
       c = Conv(x, w)
-      m = Gemm(a, b)
+      m = PRODUCT(a, b)
       p = MaxPool<kernel_shape = [2, 2], strides = [2, 2]>(x)
-    })");
+    })";
+  text.replace(text.find("PRODUCT"), 7, product);
+  return ParseModel(text.c_str());
+}
+
+Feeds ConvProductAndPoolFeeds() {
   Feeds feeds =
       Feed("x", Floats({1, 2, 4, 4}, std::vector<float>(32)), "w", Floats({3, 2, 3, 3}, std::vector<float>(54)));
   feeds.emplace("a", Floats({4, 5}, std::vector<float>(20)));
   feeds.emplace("b", Floats({5, 6}, std::vector<float>(30)));
+  return feeds;
+}
+
+// Conv: each output element is a dot product over W's dims past the first; Gemm: over K; the pools: a window.
+TEST(NodeWorkTest, AddsTheMultiplyAddsOfContractionsAndTheWindowsOfPools) {
+  const onnx::ModelProto model = ConvProductAndPool("Gemm");
+  const Feeds feeds = ConvProductAndPoolFeeds();
   RunMeter meter;
   ASSERT_TRUE(RunModel(model, feeds, nullptr, nullptr, &meter).ok());
   const int64_t conv = (32 + 54 + 12) + 12 * (2 * 3 * 3);
@@ -112,18 +125,8 @@ TEST(NodeWorkTest, ANodeWhoseWorkWouldPassTheBudgetStopsBeforeItStarts) {
 
 // The same holds for the contractions and windows: a Conv, a MatMul, a pool.
 TEST(NodeWorkTest, ContractionsAndPoolsPastTheBudgetStopBeforeTheyStart) {
-  const onnx::ModelProto model = ParseModel(R"(
-    <ir_version: 7, opset_import: ["" : 13]>
-    g (float[1,2,4,4] x, float[3,2,3,3] w, float[4,5] a, float[5,6] b) => (float[1,3,2,2] c, float[4,6] m,
-                                                                              float[1,2,2,2] p) {
-      c = Conv(x, w)
-      m = MatMul(a, b)
-      p = MaxPool<kernel_shape = [2, 2], strides = [2, 2]>(x)
-    })");
-  Feeds feeds =
-      Feed("x", Floats({1, 2, 4, 4}, std::vector<float>(32)), "w", Floats({3, 2, 3, 3}, std::vector<float>(54)));
-  feeds.emplace("a", Floats({4, 5}, std::vector<float>(20)));
-  feeds.emplace("b", Floats({5, 6}, std::vector<float>(30)));
+  const onnx::ModelProto model = ConvProductAndPool("MatMul");
+  const Feeds feeds = ConvProductAndPoolFeeds();
   struct Case {
     int64_t budget;
     const char* stopped_in;

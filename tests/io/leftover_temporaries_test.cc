@@ -10,21 +10,13 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "test_files.h"
 
 namespace onnx_legalize {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The id of a process that ran and is gone (reaped): no process of that id runs now, barring its reuse within
-// the test, which the kernel's id allocation makes all but impossible.
-int PidOfAGoneProcess() {
-  const pid_t child = ::fork();
-  if (child == 0) ::_exit(0);
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  return static_cast<int>(child);
-}
+using ::onnx_legalize::testing::PidOfAGoneProcess;
 
 void Touch(const fs::path& path) { std::ofstream(path) << "half-written"; }
 

@@ -32,6 +32,7 @@ using ::onnx_legalize::testing::kCleanModel;
 using ::onnx_legalize::testing::kDynamicSliceModel;
 using ::onnx_legalize::testing::MakeTestDir;
 using ::onnx_legalize::testing::ParseModel;
+using ::onnx_legalize::testing::PidOfAGoneProcess;
 using ::onnx_legalize::testing::ReadBytes;
 using ::onnx_legalize::testing::RunCli;
 using ::onnx_legalize::testing::WithoutProofSeconds;
@@ -262,15 +263,6 @@ TEST_F(TreeCliTest, InPlaceOverAFolderWritesOnlyWhatItLegalizes) {
 }
 
 // --- temporaries a killed run left --------------------------------------------------------------------------
-
-// The id of a process that ran and is gone (reaped).
-int PidOfAGoneProcess() {
-  const pid_t child = ::fork();
-  if (child == 0) ::_exit(0);
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  return static_cast<int>(child);
-}
 
 // A temporary as a run of process `pid` names it beside `destination` (io/staging.h), half-written.
 fs::path LeftTemporary(const fs::path& destination, int pid) {
