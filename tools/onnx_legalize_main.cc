@@ -39,6 +39,7 @@
 #include "flag_spelling.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/stubs/common.h"
+#include "google/protobuf/stubs/logging.h"
 #include "onnx/common/version.h"
 #include "onnx_legalize/check_report.h"
 #include "onnx_legalize/legalize.h"
@@ -644,6 +645,9 @@ int Run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // libprotobuf writes its own lines to stderr ("[libprotobuf ERROR ...] String field ... contains invalid UTF-8"
+  // for a doc_string a model's exporter wrote in Latin-1): the tool says what is wrong in its own words, once.
+  google::protobuf::SetLogHandler(nullptr);
   // The library returns errors as values; this only catches what escapes that promise (out of memory).
   try {
     return Run(argc, argv);

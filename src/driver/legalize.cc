@@ -119,6 +119,7 @@ internal::Attempt LegalizeImpl(onnx::ModelProto& model, const Options& options, 
   Report report;
   report.ir_version_before = report.ir_version_after = model.ir_version();
   RETURN_IF_ERROR(ReadAsItsEra(model, repairs));
+  report.ir_version_after = model.ir_version();  // an IR version the era left out is written (IR 0 -> 3)
   report.legacy_repairs = repairs.Describe();
   report.changed = !repairs.empty();
   RETURN_IF_ERROR(ValidateGraphs(model));

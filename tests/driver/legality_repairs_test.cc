@@ -310,6 +310,7 @@ TEST(LegalityRepairs, AModelWithoutAnIrVersionGetsTheOneItsImportsImply) {
   const onnx::ModelProto legalized = LegalizedCopy(model, {}, &report);
   EXPECT_EQ(legalized.ir_version(), 3);
   EXPECT_EQ(report.ir_version_before, 0);
+  EXPECT_EQ(report.ir_version_after, 3) << "the report says what is written (issue 42's mutants: it said 0)";
   EXPECT_THAT(report.legacy_repairs, ElementsAre(HasSubstr("no ir_version: written as 3")));
   EXPECT_EQ(OnnxCheckerSays(legalized, /*full=*/true), "");
 }

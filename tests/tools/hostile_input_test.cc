@@ -490,6 +490,20 @@ g (bool c, float[4,5] x, int64[1] s, int64[1] e) => (float[?,?] y) { y = Dynamic
   return model;
 }
 
+// Issue 42's mutants: a doc_string in Latin-1 (not the UTF-8 protobuf expects of a string field) made libprotobuf
+// print its own "[libprotobuf ERROR ...]" lines on stderr; the tool speaks for itself, and only when it has to.
+TEST_F(HostileInputTest, LibprotobufDoesNotWriteToStderr) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] x) => (float[2] y) { y = Relu(x) }
+)");
+  model.mutable_graph()->mutable_node(0)->set_doc_string("caf\xe9");
+  const CliRun run = Run({WriteModel("latin1.onnx", model), PathOf("out.onnx")});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.err, "");
+  fs::remove(dir_ / "out.onnx");
+}
+
 // Issue 42's mutants: a name holding control characters (an escape sequence, a NUL) reached the terminal raw in
 // the error naming it; they are written as \xNN, as stray bytes are.
 TEST_F(HostileInputTest, ControlCharactersOfANameAreEscapedInTheMessage) {
