@@ -528,6 +528,44 @@ for name, x, y in [("2d", special((3, 5), 7), np.array([4, 0, 2, 2], np.int64)),
               [("x", x), ("y", y)], [tensor_type(x.dtype)], imports=ML)
 
 
+for norm in ["MAX", "L1", "L2"]:
+    for name, x in [("2d", special((3, 5), 10)), ("1d", normal((7,), 11)), ("int64", ints((3, 4), -9, 9)),
+                    ("int32", ints((2, 3), -9, 9, dtype=np.int32)), ("double", normal((2, 4), 12, dtype=np.float64))]:
+        add_graph(f"normalizer_{norm.lower()}_{name}", [7, 13],
+                  [("Normalizer", ["x"], ["y0"], {"domain": "ai.onnx.ml", "norm": norm})],
+                  [("x", x)], [TensorProto.FLOAT], imports=ML)
+
+# ------------------------------------------------------------------ quantization
+# Values on a grid of quarter steps of the scale, so that ties (x / scale = k + 0.5) are among them.
+XQ = (np.arange(-40, 40, dtype=np.float32) * 0.37).reshape(2, 5, 8)
+for opset in [10, 13, 21]:
+    add(f"quantizelinear_uint8", [opset], "QuantizeLinear",
+        [("x", XQ), ("s", np.array(0.25 * 0.37, np.float32)), ("z", np.array(128, np.uint8))],
+        out_types=[TensorProto.UINT8])
+    add(f"quantizelinear_int8", [opset], "QuantizeLinear",
+        [("x", XQ * 20), ("s", np.array(0.5, np.float32)), ("z", np.array(-3, np.int8))],
+        out_types=[TensorProto.INT8])
+    add(f"dequantizelinear_uint8", [opset], "DequantizeLinear",
+        [("x", ints((2, 5, 8), 0, 255, dtype=np.uint8)), ("s", np.array(0.037, np.float32)),
+         ("z", np.array(131, np.uint8))])
+    add(f"dequantizelinear_int32", [opset], "DequantizeLinear",
+        [("x", ints((2, 5, 8), -2**30, 2**30, dtype=np.int32)), ("s", np.array(1e-5, np.float32))],
+        out_types=[TensorProto.FLOAT])
+for opset in [13, 21]:
+    add("quantizelinear_per_axis", [opset], "QuantizeLinear",
+        [("x", XQ), ("s", positive((5,), 13)), ("z", ints((5,), -20, 20, dtype=np.int8))], attrs={"axis": 1},
+        out_types=[TensorProto.INT8])
+    add("dequantizelinear_per_axis", [opset], "DequantizeLinear",
+        [("x", ints((2, 5, 8), -128, 127, dtype=np.int8)), ("s", positive((8,), 14)),
+         ("z", ints((8,), -9, 9, dtype=np.int8))], attrs={"axis": -1}, out_types=[TensorProto.FLOAT])
+add("quantizelinear_blocked_int16", [21], "QuantizeLinear",
+    [("x", XQ * 300), ("s", positive((2, 5, 3), 15)), ("z", ints((2, 5, 3), -99, 99, dtype=np.int16))],
+    attrs={"axis": 2, "block_size": 3}, out_types=[TensorProto.INT16])
+add("dequantizelinear_blocked_uint16", [21], "DequantizeLinear",
+    [("x", ints((2, 5, 8), 0, 65535, dtype=np.uint16)), ("s", positive((1, 5, 8), 16)),
+     ("z", ints((1, 5, 8), 0, 65535, dtype=np.uint16))], attrs={"axis": 0, "block_size": 2},
+    out_types=[TensorProto.FLOAT])
+
 # ------------------------------------------------------------------ recurrent (RNN, GRU, LSTM)
 # Versions change at 7 (output_sequence dropped; ORT runs nothing older) and 14 (layout), which 17 still runs
 # (no opset-13 case: the copy to 17 below is for ops unchanged from 13 to 17). Weights are drawn small (sigma

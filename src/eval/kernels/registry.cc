@@ -28,6 +28,7 @@ const KernelTable& Kernels() {
     AddSequenceKernels(*kernels);
     AddTextKernels(*kernels);
     AddMlKernels(*kernels);
+    AddQuantizeKernels(*kernels);
     AddRecurrentKernels(*kernels);
     return kernels;
   }();

@@ -39,7 +39,8 @@ void AddPadKernels(KernelTable& table);            // pad.cc: Pad
 void AddResizeKernels(KernelTable& table);         // resize.cc: Upsample, Resize
 void AddSequenceKernels(KernelTable& table);       // range_topk.cc: Range, TopK
 void AddTextKernels(KernelTable& table);           // text.cc: StringNormalizer
-void AddMlKernels(KernelTable& table);             // ml.cc: ai.onnx.ml's ArrayFeatureExtractor
+void AddMlKernels(KernelTable& table);             // ml.cc: ai.onnx.ml's ArrayFeatureExtractor, Normalizer
+void AddQuantizeKernels(KernelTable& table);       // quantize.cc: QuantizeLinear, DequantizeLinear
 void AddRecurrentKernels(KernelTable& table);      // recurrent.cc: RNN, GRU, LSTM
 
 }  // namespace onnx_legalize

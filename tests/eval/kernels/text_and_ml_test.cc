@@ -1,4 +1,5 @@
-// StringNormalizer (src/eval/kernels/text.cc) and ai.onnx.ml's ArrayFeatureExtractor (ml.cc).
+// StringNormalizer (src/eval/kernels/text.cc) and ai.onnx.ml's ArrayFeatureExtractor and Normalizer (ml.cc).
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,50 @@ TEST(MlKernelTest, ArrayFeatureExtractorRejectsPositionsOutsideTheAxis) {
     EXPECT_TRUE(FailsWith(RunModel(model, Feed("x", Floats({2, 3}, {1, 2, 3, 4, 5, 6}), "p", Int64s({1}, {position}))),
                           StatusCode::kInvalidArgument, {"is out of range for X's last axis of 3"}));
   }
+}
+
+// skl2onnx's Normalizer: each row divided by its norm, computed as ONNX Runtime computes it.
+TEST(MlKernelTest, NormalizerDividesEachRowByItsNorm) {
+  const auto model = ParseModel(R"(
+    <ir_version: 3, opset_import: ["" : 1, "ai.onnx.ml" : 1]>
+    g (float[2,3] x) => (float[2,3] max, float[2,3] l1, float[2,3] l2) {
+      max = ai.onnx.ml.Normalizer <norm = "MAX"> (x)
+      l1 = ai.onnx.ml.Normalizer <norm = "L1"> (x)
+      l2 = ai.onnx.ml.Normalizer <norm = "L2"> (x)
+    })");
+  const Results result = RunModel(model, Feed("x", Floats({2, 3}, {1, -2, 4, 0, 0, 0})));
+  EXPECT_TRUE(OutputIs(result, "max", Floats({2, 3}, {0.25F, -0.5F, 1, 0, 0, 0})));
+  EXPECT_TRUE(OutputIs(result, "l1", Floats({2, 3}, {1 / 7.0F, -2 / 7.0F, 4 / 7.0F, 0, 0, 0})));
+  // L2 as sqrt(x^2 / sum) with x's sign: the bits ONNX Runtime gives, which x / sqrt(sum) can miss by one.
+  EXPECT_TRUE(OutputIs(result, "l2",
+                       Floats({2, 3}, {std::sqrt(1 / 21.0F), -std::sqrt(4 / 21.0F), std::sqrt(16 / 21.0F), 0, 0, 0})));
+}
+
+TEST(MlKernelTest, NormalizerTakesIntegersAndGivesFloat) {
+  const auto model = ParseModel(R"(
+    <ir_version: 3, opset_import: ["" : 1, "ai.onnx.ml" : 1]>
+    g (int64[4] x) => (float[4] y) { y = ai.onnx.ml.Normalizer <norm = "L1"> (x) })");
+  EXPECT_TRUE(
+      OutputIs(RunModel(model, Feed("x", Int64s({4}, {1, -1, 2, 0}))), "y", Floats({4}, {0.25F, -0.25F, 0.5F, 0})));
+  // A square past int64 is undefined in ONNX Runtime's arithmetic: refused, naming the row.
+  const auto l2 = ParseModel(R"(
+    <ir_version: 3, opset_import: ["" : 1, "ai.onnx.ml" : 1]>
+    g (int64[1,2] x) => (float[1,2] y) { y = ai.onnx.ml.Normalizer <norm = "L2"> (x) })");
+  EXPECT_TRUE(FailsWith(RunModel(l2, Feed("x", Int64s({1, 2}, {1, int64_t{1} << 40}))), StatusCode::kInvalidArgument,
+                        {"row 0", "overflows its type in the L2 norm"}));
+}
+
+TEST(MlKernelTest, NormalizerRefusesAnUnknownNormAndRankThree) {
+  const auto unknown = ParseModel(R"(
+    <ir_version: 3, opset_import: ["" : 1, "ai.onnx.ml" : 1]>
+    g (float[2] x) => (float[2] y) { y = ai.onnx.ml.Normalizer <norm = "L3"> (x) })");
+  EXPECT_TRUE(FailsWith(RunModel(unknown, Feed("x", Floats({2}, {1, 2}))), StatusCode::kInvalidArgument,
+                        {"norm is 'L3', not MAX, L1 or L2"}));
+  const auto rank3 = ParseModel(R"(
+    <ir_version: 3, opset_import: ["" : 1, "ai.onnx.ml" : 1]>
+    g (float[1,1,2] x) => (float[1,1,2] y) { y = ai.onnx.ml.Normalizer(x) })");
+  EXPECT_TRUE(FailsWith(RunModel(rank3, Feed("x", Floats({1, 1, 2}, {1, 2}))), StatusCode::kInvalidArgument,
+                        {"X is float[1,1,2]", "rank 1 or 2"}));
 }
 
 }  // namespace
