@@ -451,8 +451,10 @@ void PrintSummary(const std::string& input, const std::string& output, const onn
   const onnx_legalize::OpsetMoveProof& proof = report.opset_move_proof;
   if (proof.nodes_executed > 0) {
     out << "  opset move proof: " << proof.input_sets << (proof.input_sets == 1 ? " input set, " : " input sets, ")
-        << proof.nodes_executed << " nodes executed, " << proof.work << " element operations, "
-        << absl::StrFormat("%.3f", proof.seconds) << " s\n";
+        << proof.nodes_executed << " nodes executed (" << proof.nodes_shared
+        << " left as they were by the move, computed "
+        << "once for both forms), " << proof.work << " element operations, " << absl::StrFormat("%.3f", proof.seconds)
+        << " s\n";
   }
   for (const onnx_legalize::PassedOverTarget& passed : report.targets_passed_over) {
     out << "  opset " << passed.opset << " passed over: " << passed.reason << "\n";

@@ -35,7 +35,10 @@ struct OpsetMoveProof {
   bool executed = false;
   int64_t input_sets = 0;      // seeded input sets both forms ran to the end on
   int64_t nodes_executed = 0;  // node runs over both forms and every input set (subgraph nodes each time they run)
-  int64_t work = 0;            // element operations those nodes did, in Options::proof_budget's unit
+  // Of those, nodes the move left as they were (op version, attributes, inputs) computed once for both forms, over
+  // every input set (docs/legalization.md says why that proves as much as running them twice).
+  int64_t nodes_shared = 0;
+  int64_t work = 0;  // element operations those nodes did, in Options::proof_budget's unit
   // Wall time of the proof, for people reading the report; the one field that varies from run to run.
   double seconds = 0;
   // Why it did not execute (the text after "not executed: " in Report::opset_move; "verification off" when

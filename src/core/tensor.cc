@@ -159,7 +159,7 @@ absl::StatusOr<std::string> DecodeTypedField(const TensorProto& proto, absl::str
 
 // onnx.proto: "Boolean type MUST be written one byte per tensor element (00000001 for true, 00000000 for
 // false)". Other bytes are rejected for the same reason out-of-range int32_data values are.
-absl::Status CheckBoolBytes(const std::string& bytes, absl::string_view what) {
+absl::Status CheckBoolBytes(std::string_view bytes, absl::string_view what) {
   for (size_t i = 0; i < bytes.size(); ++i) {
     const int byte = static_cast<unsigned char>(bytes[i]);
     if (byte > 1) {
@@ -493,10 +493,16 @@ absl::StatusOr<Tensor> TensorViewFromProto(const TensorProto& proto, absl::strin
   return DecodeTensorProto(proto, what, /*view=*/true);
 }
 
-absl::StatusOr<Tensor> TensorFromExternalData(const TensorProto& proto,
-                                              const std::function<absl::StatusOr<std::string>()>& read,
-                                              absl::string_view what_arg) {
-  const std::string what = DescribeTensor(proto, what_arg);
+namespace {
+
+// What an external tensor's bytes must be: its dims and byte size, once the proto is checked to describe a tensor
+// whose bytes can be stored elsewhere (a fixed-size type, no inline data beside the reference).
+struct ExternalShape {
+  std::vector<int64_t> dims;
+  int64_t byte_size = 0;
+};
+
+absl::StatusOr<ExternalShape> CheckExternalTensor(const TensorProto& proto, const std::string& what) {
   const DataType type = proto.data_type();
   if (proto.data_location() != TensorProto::EXTERNAL) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": data_location is not EXTERNAL"));
@@ -527,17 +533,45 @@ absl::StatusOr<Tensor> TensorFromExternalData(const TensorProto& proto,
                                                    proto.raw_data().size(),
                                                    " bytes too; exactly one may hold the data"));
   }
-  std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
-  ASSIGN_OR_RETURN(const int64_t count, CheckedElementCount(dims, what));
-  ASSIGN_OR_RETURN(const int64_t byte_size, CheckedByteSize(type, dims, count, what));
+  ExternalShape shape;
+  shape.dims.assign(proto.dims().begin(), proto.dims().end());
+  ASSIGN_OR_RETURN(const int64_t count, CheckedElementCount(shape.dims, what));
+  ASSIGN_OR_RETURN(shape.byte_size, CheckedByteSize(type, shape.dims, count, what));
+  return shape;
+}
 
-  ASSIGN_OR_RETURN(std::string bytes, read());
-  if (static_cast<int64_t>(bytes.size()) != byte_size) {
+// The external bytes must be exactly the tensor's, and a bool's each 0 or 1.
+absl::Status CheckExternalBytes(const TensorProto& proto, const ExternalShape& shape, std::string_view bytes,
+                                const std::string& what) {
+  if (static_cast<int64_t>(bytes.size()) != shape.byte_size) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": its external data has ", bytes.size(), " bytes, but ",
-                                                   TypeAndDims(type, dims), " needs ", byte_size));
+                                                   TypeAndDims(proto.data_type(), shape.dims), " needs ",
+                                                   shape.byte_size));
   }
-  if (type == TensorProto::BOOL) RETURN_IF_ERROR(CheckBoolBytes(bytes, what));
-  return Tensor::FromBytes(type, std::move(dims), std::move(bytes));
+  if (proto.data_type() == TensorProto::BOOL) RETURN_IF_ERROR(CheckBoolBytes(bytes, what));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Tensor> TensorFromExternalData(const TensorProto& proto,
+                                              const std::function<absl::StatusOr<std::string>()>& read,
+                                              absl::string_view what_arg) {
+  const std::string what = DescribeTensor(proto, what_arg);
+  ASSIGN_OR_RETURN(ExternalShape shape, CheckExternalTensor(proto, what));
+  ASSIGN_OR_RETURN(std::string bytes, read());
+  RETURN_IF_ERROR(CheckExternalBytes(proto, shape, bytes, what));
+  return Tensor::FromBytes(proto.data_type(), std::move(shape.dims), std::move(bytes));
+}
+
+absl::StatusOr<Tensor> TensorViewOfExternalData(const TensorProto& proto,
+                                                const std::function<absl::StatusOr<std::string_view>()>& bytes,
+                                                absl::string_view what_arg) {
+  const std::string what = DescribeTensor(proto, what_arg);
+  ASSIGN_OR_RETURN(ExternalShape shape, CheckExternalTensor(proto, what));
+  ASSIGN_OR_RETURN(const std::string_view viewed, bytes());
+  RETURN_IF_ERROR(CheckExternalBytes(proto, shape, viewed, what));
+  return Tensor::ViewOfBytes(proto.data_type(), std::move(shape.dims), viewed);
 }
 
 TensorProto TensorToProto(Tensor tensor, const std::string& name) {

@@ -137,6 +137,12 @@ absl::StatusOr<Tensor> TensorFromExternalData(const onnx::TensorProto& proto,
                                               const std::function<absl::StatusOr<std::string>()>& read,
                                               absl::string_view what = "");
 
+// TensorFromExternalData for bytes that lie elsewhere already (a memory map of the external file): the same
+// checks, then a tensor viewing `bytes`' result, which must outlive it and not change meanwhile.
+absl::StatusOr<Tensor> TensorViewOfExternalData(const onnx::TensorProto& proto,
+                                                const std::function<absl::StatusOr<std::string_view>()>& bytes,
+                                                absl::string_view what = "");
+
 // Encodes `tensor` as a TensorProto named `name`: raw_data for every type but STRING (string_data).
 // Takes the tensor by value so its bytes move into the proto.
 onnx::TensorProto TensorToProto(Tensor tensor, const std::string& name);

@@ -81,7 +81,7 @@ absl::Status MoveOpset(int64_t target, const std::vector<FoldedValueType>& folds
     return UpgradeSeeingFolds(target, folds, model, renamed);
   }
   const SetAsideInitializers set_aside = [&aside](const std::string& name) { return aside.Find(name); };
-  if (std::optional<std::string> why = WhyOpsetMoveCannotBeExecuted(model, set_aside)) {
+  if (std::optional<std::string> why = WhyOpsetMoveCannotBeExecuted(model, set_aside, options.external_data)) {
     opset_move = OpsetMoveNotExecuted(*why);
     return UpgradeSeeingFolds(target, folds, model, renamed);
   }

@@ -1,5 +1,6 @@
 #include "eval/node_work.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -107,9 +108,19 @@ int64_t SaturatingAdd(int64_t a, int64_t b) {
 }
 
 int64_t NodeWork(const onnx::NodeProto& node, const std::vector<Value>& inputs, const Outputs& outputs) {
+  // An output that is an input itself (Identity, Dropout's Y in inference) is neither read nor written: a weight
+  // of gigabytes passed on by an Identity costs nothing.
+  auto passed_on = [&](const Value& value) {
+    return value != nullptr && std::find(outputs.begin(), outputs.end(), value) != outputs.end() &&
+           std::find(inputs.begin(), inputs.end(), value) != inputs.end();
+  };
   int64_t work = ComputedWork(node, inputs, outputs);
-  for (const Value& input : inputs) work = SaturatingAdd(work, Elements(input));
-  for (const Value& output : outputs) work = SaturatingAdd(work, Elements(output));
+  for (const Value& input : inputs) {
+    if (!passed_on(input)) work = SaturatingAdd(work, Elements(input));
+  }
+  for (const Value& output : outputs) {
+    if (!passed_on(output)) work = SaturatingAdd(work, Elements(output));
+  }
   return work;
 }
 

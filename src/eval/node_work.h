@@ -25,7 +25,8 @@ namespace onnx_legalize {
 // a + b, held at INT64_MAX instead of overflowing: a count of work only needs to say "past any budget".
 int64_t SaturatingAdd(int64_t a, int64_t b);
 
-// The element operations of running `node` on `inputs` (null for an omitted one), giving `outputs`.
+// The element operations of running `node` on `inputs` (null for an omitted one), giving `outputs`; an output
+// that is one of the inputs (Identity) is neither read nor written.
 int64_t NodeWork(const onnx::NodeProto& node, const std::vector<Value>& inputs, const Outputs& outputs);
 
 // The same for a sequence op (kernels/sequence.h): the elements of its tensors and of its sequences' tensors.

@@ -36,6 +36,7 @@
 #include "graph/graph_validation.h"
 #include "io/external_data.h"
 #include "io/external_folder.h"
+#include "io/mapped_file_range.h"
 #include "io/model_file_streams.h"
 #include "io/model_io_internal.h"
 #include "io/posix_file.h"
@@ -93,11 +94,37 @@ class FileExternalDataReader final : public ExternalDataReader {
 
   absl::StatusOr<std::string> Read(const onnx::TensorProto& tensor) const override {
     const std::string what = DescribeTensor(tensor);
+    ASSIGN_OR_RETURN(const CheckedRange range, Check(tensor, what));
+    ASSIGN_OR_RETURN(const int fd, ExternalFolder::Open(range.file, what));
+    FdCloser closer(fd);
+    return ReadRange(fd, range.offset, range.length, range.file.path.string());
+  }
+
+  // The same checks as Read, then the range mapped instead of read.
+  absl::StatusOr<std::unique_ptr<const Held>> Hold(const onnx::TensorProto& tensor) const override {
+    const std::string what = DescribeTensor(tensor);
+    ASSIGN_OR_RETURN(const CheckedRange range, Check(tensor, what));
+    ASSIGN_OR_RETURN(const int fd, ExternalFolder::Open(range.file, what));
+    FdCloser closer(fd);
+    ASSIGN_OR_RETURN(MappedFileRange mapped,
+                     MappedFileRange::Map(fd, range.offset, range.length, range.file.path.string()));
+    return std::make_unique<const Mapped>(std::move(mapped));
+  }
+
+ private:
+  // Where a tensor's external bytes are, checked: the file resolved inside the model's folder, the range within it.
+  struct CheckedRange {
+    ExternalFile file;
+    int64_t offset = 0;
+    int64_t length = 0;
+  };
+
+  absl::StatusOr<CheckedRange> Check(const onnx::TensorProto& tensor, const std::string& what) const {
     if (!IsExternal(tensor)) {
       return absl::InvalidArgumentError(absl::StrCat(what, ": data_location is not EXTERNAL"));
     }
     ASSIGN_OR_RETURN(const ExternalDataRef ref, ParseExternalDataRef(tensor, what));
-    ASSIGN_OR_RETURN(const ExternalFile file, folder_.Resolve(ref.location, what));
+    ASSIGN_OR_RETURN(ExternalFile file, folder_.Resolve(ref.location, what));
     ASSIGN_OR_RETURN(const int64_t length, ExternalFolder::RangeLength(ref, file, what));
     // Refuse before allocating when the range cannot be the tensor (a length-less reference to a big
     // shared file, say): the decoder would refuse it after reading it all.
@@ -106,12 +133,18 @@ class FileExternalDataReader final : public ExternalDataReader {
       return absl::InvalidArgumentError(absl::StrCat(what, ": its external data in '", file.path.string(), "' has ",
                                                      length, " bytes, but its type and dims need ", *expected));
     }
-    ASSIGN_OR_RETURN(const int fd, ExternalFolder::Open(file, what));
-    FdCloser closer(fd);
-    return ReadRange(fd, ref.offset, length, file.path.string());
+    return CheckedRange{std::move(file), ref.offset, length};
   }
 
- private:
+  class Mapped final : public Held {
+   public:
+    explicit Mapped(MappedFileRange range) : range_(std::move(range)) {}
+    std::string_view bytes() const override { return range_.bytes(); }
+
+   private:
+    MappedFileRange range_;
+  };
+
   ExternalFolder folder_;
 };
 

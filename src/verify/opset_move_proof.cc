@@ -74,6 +74,8 @@ class ProofKernels final : public ExtraKernels {
   bool Handles(const onnx::NodeProto& node, int64_t opset) const override {
     return IsComparedZipMap(node) || removed_ops_.Handles(node, opset);
   }
+  // Both the removed ops' kernels and the compared ZipMaps compute alike at every opset.
+  bool IgnoresOpset(const onnx::NodeProto& /*node*/) const override { return true; }
 
   absl::StatusOr<std::vector<Tensor>> Run(const onnx::NodeProto& node, int64_t opset,
                                           const std::vector<const Tensor*>& inputs) const override {
@@ -146,7 +148,8 @@ absl::Status Failed(const onnx::ModelProto& before, const onnx::ModelProto& afte
 }  // namespace
 
 std::optional<std::string> WhyOpsetMoveCannotBeExecuted(const onnx::ModelProto& model,
-                                                        const SetAsideInitializers& set_aside) {
+                                                        const SetAsideInitializers& set_aside,
+                                                        const ExternalDataReader* external_data) {
   const ProofKernels proof_kernels(model, DefaultOpsetOf(model));
   if (std::optional<std::string> node = FirstUnsupportedNode(model, &proof_kernels)) {
     // A training op's value (Gradient's derivatives, an optimizer's step) is what a training runtime computes
@@ -155,16 +158,12 @@ std::optional<std::string> WhyOpsetMoveCannotBeExecuted(const onnx::ModelProto& 
     return absl::StrCat("the model runner has no kernel for ", *node,
                         training ? ": a training op, whose value only a training runtime defines" : "");
   }
+  // External data is mapped, not held: only the initializers in memory count against the limit.
+  const ProofInitializers initializers(set_aside, external_data);
   int64_t constant_bytes = 0;
   for (const onnx::TensorProto& initializer : model.graph().initializer()) {
-    const onnx::TensorProto* data = &initializer;
-    if (initializer.data_location() == onnx::TensorProto::EXTERNAL) {
-      data = set_aside ? set_aside(initializer.name()) : nullptr;
-      if (data == nullptr) {
-        return absl::StrCat("initializer '", initializer.name(), "' is external data, which the proof does not read");
-      }
-    }
-    constant_bytes += static_cast<int64_t>(data->ByteSizeLong());
+    if (std::optional<std::string> why = initializers.WhyUnreadable(initializer)) return why;
+    constant_bytes += initializers.BytesHeld(initializer);
   }
   if (constant_bytes > kMaxConstantBytes) {
     return absl::StrCat("the model's initializers hold ", constant_bytes, " bytes, over the proof's ",
@@ -222,6 +221,7 @@ class ProofTally {
     result.proof.executed = executed;
     result.proof.input_sets = input_sets_;
     result.proof.nodes_executed = meter_.nodes_executed;
+    result.proof.nodes_shared = meter_.nodes_shared;
     result.proof.work = meter_.work;
     result.proof.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     result.proof.why_not = std::move(why_not);
@@ -236,9 +236,9 @@ class ProofTally {
 };
 
 // Why the proof stopped when the first input set passed the budget, naming what the user can raise.
-std::string PastBudget(const RunMeter& meter, const char* which) {
-  return absl::StrCat("past the proof budget (", meter.budget, " element operations) in the first input set, ", which,
-                      " the move (", meter.work, " done); raise it with --proof-budget (Options::proof_budget)");
+std::string PastBudget(const RunMeter& meter) {
+  return absl::StrCat("past the proof budget (", meter.budget, " element operations) in the first input set (",
+                      meter.work, " done); raise it with --proof-budget (Options::proof_budget)");
 }
 
 // The two forms the proof runs, each with the kernels it adds to the runner's, and where large initializers are.
@@ -247,7 +247,7 @@ struct ProofForms {
   const onnx::ModelProto& after;
   const ProofKernels& before_kernels;
   const ProofKernels& after_kernels;
-  const SetAsideInitializers& set_aside;
+  const InitializersElsewhere& elsewhere;
 };
 
 // How one input set ended, when it did not fail the proof: both forms identical, a run stopped by the budget, or
@@ -270,31 +270,33 @@ absl::StatusOr<InputSetEnd> RunInputSet(const ProofForms& forms, int trial, Open
   // after any move). The later sets mix in the special values, for the ops that treat them apart.
   const DrawnFloats floats = trial == 0 ? DrawnFloats::kOrdinary : DrawnFloats::kSpecial;
   ASSIGN_OR_RETURN(Feeds inputs, DrawInputs(forms.before.graph(), floats, random, open_dims));
-  absl::StatusOr<Feeds> expected = RunModel(forms.before, inputs, &forms.before_kernels, forms.set_aside, &meter);
-  if (meter.past_budget) return InputSetEnd{false, true, PastBudget(meter, "before")};
-  if (absl::IsUnimplemented(expected.status()))
-    return InputSetEnd{false, false, std::string(expected.status().message())};
-  if (!expected.ok()) {
+  // The forms run node beside node: a node the move left as it was is computed once for both (RunModelPair).
+  PairedRun run = RunModelPair(RunForm{forms.before, &forms.before_kernels}, RunForm{forms.after, &forms.after_kernels},
+                               inputs, forms.elsewhere, &meter);
+  if (meter.past_budget) return InputSetEnd{false, true, PastBudget(meter)};
+  if (absl::IsUnimplemented(run.before_status))
+    return InputSetEnd{false, false, std::string(run.before_status.message())};
+  if (!run.before_status.ok()) {
     // The drawn inputs may be outside what the model accepts (an index out of range): nothing is proven.
     return InputSetEnd{
         false, false,
-        absl::StrCat("the model before the move does not run on drawn inputs (", expected.status().message(), ")"),
+        absl::StrCat("the model before the move does not run on drawn inputs (", run.before_status.message(), ")"),
         /*before_does_not_run=*/true};
   }
-  absl::StatusOr<Feeds> actual = RunModel(forms.after, inputs, &forms.after_kernels, forms.set_aside, &meter);
-  // Work, not a fault: the move may add nodes (a Reshape's shape as a Constant), so the budget can run out after
-  // it where it did not before.
-  if (meter.past_budget) return InputSetEnd{false, true, PastBudget(meter, "after")};
-  if (absl::IsUnimplemented(actual.status())) return InputSetEnd{false, false, std::string(actual.status().message())};
-  if (!actual.ok()) {
+  if (absl::IsUnimplemented(run.after_status))
+    return InputSetEnd{false, false, std::string(run.after_status.message())};
+  if (!run.after_status.ok()) {
     return Failed(forms.before, forms.after,
                   absl::StrCat("trial ", trial,
-                               ": the model runs before the move and fails after it: ", actual.status().message()));
+                               ": the model runs before the move and fails after it: ", run.after_status.message()));
   }
-  for (const auto& [name, value] : *expected) {
-    auto moved = actual->find(name);
-    if (moved == actual->end()) return Failed(forms.before, forms.after, absl::StrCat("output '", name, "' is gone"));
-    if (std::string difference = Difference(value, moved->second); !difference.empty()) {
+  for (const auto& [name, value] : run.before_outputs) {
+    auto moved = run.after_outputs.find(name);
+    if (moved == run.after_outputs.end()) {
+      return Failed(forms.before, forms.after, absl::StrCat("output '", name, "' is gone"));
+    }
+    if (moved->second == value) continue;  // one tensor, computed once for both forms
+    if (std::string difference = Difference(*value, *moved->second); !difference.empty()) {
       return Failed(forms.before, forms.after, absl::StrCat("trial ", trial, ": output '", name, "': ", difference));
     }
   }
@@ -305,7 +307,7 @@ absl::StatusOr<InputSetEnd> RunInputSet(const ProofForms& forms, int trial, Open
 
 absl::StatusOr<OpsetMoveProofResult> ProveOpsetMove(const onnx::ModelProto& before, const onnx::ModelProto& after,
                                                     const Options& options, const SetAsideInitializers& set_aside) {
-  if (std::optional<std::string> why = WhyOpsetMoveCannotBeExecuted(before, set_aside)) {
+  if (std::optional<std::string> why = WhyOpsetMoveCannotBeExecuted(before, set_aside, options.external_data)) {
     return OpsetMoveNotExecuted(*why);
   }
   const ProofKernels before_kernels(before, DefaultOpsetOf(before));
@@ -313,7 +315,9 @@ absl::StatusOr<OpsetMoveProofResult> ProveOpsetMove(const onnx::ModelProto& befo
   if (std::optional<std::string> node = FirstUnsupportedNode(after, &after_kernels)) {
     return OpsetMoveNotExecuted(absl::StrCat("the model runner has no kernel for ", *node, " after the move"));
   }
-  const ProofForms forms{before, after, before_kernels, after_kernels, set_aside};
+  ProofInitializers initializers(set_aside, options.external_data);
+  const InitializersElsewhere elsewhere = initializers.Values();
+  const ProofForms forms{before, after, before_kernels, after_kernels, elsewhere};
   ProofTally tally(options.proof_budget);
   const int trials = TrialsFor(before.graph());
   // The work of the first input set: a later one runs only when as much again fits in the budget, so that no

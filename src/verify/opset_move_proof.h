@@ -21,8 +21,10 @@
 #include "absl/status/statusor.h"
 #include "eval/model_runner.h"
 #include "onnx/onnx_pb.h"
+#include "onnx_legalize/external_data_reader.h"
 #include "onnx_legalize/options.h"
 #include "onnx_legalize/report.h"
+#include "verify/proof_initializers.h"
 
 namespace onnx_legalize {
 
@@ -31,10 +33,11 @@ inline constexpr int kOpsetMoveTrials = 3;
 
 // Why the proof could not execute `model` whatever its inputs, or nullopt when it can: checked before the
 // model is copied for the proof. `model` is the one before the move, as Legalize transforms it: its large
-// initializers are external-data stubs whose data `set_aside` gives (eval/model_runner.h); an initializer
-// stored as external data that `set_aside` does not have (a file's external data) keeps it from running.
+// initializers are stubs whose data `set_aside` gives (proof_initializers.h), and a file's external data is
+// read through `external_data` (Options::external_data); external data neither has keeps it from running.
 std::optional<std::string> WhyOpsetMoveCannotBeExecuted(const onnx::ModelProto& model,
-                                                        const SetAsideInitializers& set_aside = nullptr);
+                                                        const SetAsideInitializers& set_aside = nullptr,
+                                                        const ExternalDataReader* external_data = nullptr);
 
 // What the proof says: the report's text and its counts.
 struct OpsetMoveProofResult {
@@ -47,7 +50,8 @@ OpsetMoveProofResult OpsetMoveNotExecuted(const std::string& why);
 
 // Runs `before` and `after` (the same model at the old and the new opset) on kOpsetMoveTrials seeded input
 // sets (options.verify_seed), or one when the model's fed inputs are large (an image network: see
-// opset_move_proof.cc), reading external-data initializers from `set_aside`, within options.proof_budget: a
+// opset_move_proof.cc), reading set-aside initializers from `set_aside` and external data through
+// options.external_data (each mapped where it lies, not copied), within options.proof_budget: a
 // budget the first input set passes leaves the move not executed; one that holds the first set but not all
 // runs those that fit. Returns the report's text and counts: what was executed and found identical, or "not
 // executed: " and why. When an output differs, or `after` fails where `before` ran, a verification failure

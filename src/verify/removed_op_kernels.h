@@ -20,6 +20,8 @@ class RemovedOpKernels final : public ExtraKernels {
   bool Handles(const onnx::NodeProto& node, int64_t opset) const override;
   absl::StatusOr<std::vector<Tensor>> Run(const onnx::NodeProto& node, int64_t opset,
                                           const std::vector<const Tensor*>& inputs) const override;
+  // The rules apply the opset they were written at, whatever the model's.
+  bool IgnoresOpset(const onnx::NodeProto& /*node*/) const override { return true; }
 
  private:
   int64_t written_at_;

@@ -760,6 +760,25 @@ TEST(ModelRunnerTest, RejectsAFeedOfTheWrongTypeOrDims) {
                         {"'x' is fed int64[2]"}));
 }
 
+// ML.NET's exporter declares an open dim as dim_value -1 (mlnet_unknowndims_opset8 of the real models); ONNX
+// Runtime reads it as open, and so does the runner.
+TEST(ModelRunnerTest, ReadsANegativeDeclaredDimAsOpen) {
+  auto model = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[1,3] x) => (float[N,3] y) { y = Relu(x) })");
+  model.mutable_graph()
+      ->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(0)
+      ->set_dim_value(-1);
+  EXPECT_TRUE(OutputIs(RunModel(model, Feed("x", Floats({2, 3}, {-1, 2, -3, 4, -5, 6}))), "y",
+                       Floats({2, 3}, {0, 2, 0, 4, 0, 6})));
+  EXPECT_TRUE(FailsWith(RunModel(model, Feed("x", Floats({2, 4}, std::vector<float>(8)))),
+                        absl::StatusCode::kInvalidArgument, {"'x' is fed float[2,4]"}));
+}
+
 TEST(ModelRunnerTest, RejectsANodeReadingAValueDefinedLater) {
   // Nodes run in the listed order, which ONNX requires to be topological.
   const auto model = ParseModel(R"(

@@ -33,6 +33,20 @@ TEST(NodeWorkTest, CountsTheElementsEachNodeReadsAndWrites) {
   EXPECT_FALSE(meter.past_budget);
 }
 
+// An Identity passes its input on as its output, the same tensor: nothing read or written, no work.
+TEST(NodeWorkTest, AnOutputThatIsItsInputCostsNothing) {
+  const onnx::ModelProto model = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[2,3] x) => (float[2,3] y) {
+      i = Identity(x)
+      y = Neg(i)
+    })");
+  RunMeter meter;
+  ASSERT_TRUE(RunModel(model, Feed("x", Floats({2, 3}, std::vector<float>(6))), nullptr, nullptr, &meter).ok());
+  EXPECT_EQ(meter.nodes_executed, 2);
+  EXPECT_EQ(meter.work, 6 + 6) << "Neg's read and write only";
+}
+
 // A Conv, a matrix product (`product`: Gemm or MatMul, of A [4,5] and B [5,6]) and a MaxPool, side by side.
 onnx::ModelProto ConvProductAndPool(const std::string& product) {
   std::string text = R"(

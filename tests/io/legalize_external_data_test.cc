@@ -129,8 +129,23 @@ TEST(LegalizeExternalDataTest, ReadsOnlyTheWeightAFoldNeeds) {
   onnx::ModelProto model = TwoWeightsExternal(reader);
   Options options;
   options.external_data = &reader;
+  options.verify = false;  // the opset move's proof reads every weight the model runs with (below)
   ASSERT_TRUE(Legalize(model, options).ok());
   EXPECT_THAT(reader.reads, ElementsAre(Pair("w", 1))) << "'big' is never read: its DynamicSlice is rewritten";
+}
+
+// The opset move (9 -> 10, for the rewritten DynamicSlice's Slice-10) is proved with the external weights the
+// model runs with: each held once through the reader for every input set and both forms, none copied per run.
+TEST(LegalizeExternalDataTest, TheOpsetMovesProofReadsEachExternalWeightOnce) {
+  MemoryReader reader;
+  onnx::ModelProto model = TwoWeightsExternal(reader);
+  Options options;
+  options.external_data = &reader;
+  absl::StatusOr<Report> report = Legalize(model, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(report->opset_move, ::testing::StartsWith("executed in the model runner at opset 9 and 10"));
+  EXPECT_TRUE(report->opset_move_proof.executed);
+  EXPECT_THAT(reader.reads, ElementsAre(Pair("big", 1), Pair("w", 2))) << "w: once by its fold, once by the proof";
 }
 
 TEST(LegalizeExternalDataTest, DoesNotReadAWeightWhoseFoldIsOverTheLimit) {
@@ -139,6 +154,7 @@ TEST(LegalizeExternalDataTest, DoesNotReadAWeightWhoseFoldIsOverTheLimit) {
   Options options;
   options.external_data = &reader;
   options.max_fold_bytes = 16;  // "cropped" is 48 bytes
+  options.verify = false;       // the opset move's proof reads every weight the model runs with
   absl::StatusOr<Report> report = Legalize(model, options);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(NodeFor(*report, "cropped").action, Action::kRewritten);

@@ -308,6 +308,30 @@ TEST_F(ExternalDataTest, ReaderReadsEachTensorsRange) {
   EXPECT_EQ(values["v"], v_);
 }
 
+// Hold maps the range instead of reading it (the opset move's proof reads weights this way): the same bytes, at
+// an offset on no page boundary too, after the same checks.
+TEST_F(ExternalDataTest, ReaderHoldsEachTensorsRangeMappedWhereItLies) {
+  onnx::ModelProto model = WriteInputModel();
+  absl::StatusOr<std::unique_ptr<ExternalDataReader>> reader = OpenExternalData((in_ / "m.onnx").string());
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  absl::StatusOr<std::unique_ptr<const ExternalDataReader::Held>> w = (*reader)->Hold(model.graph().initializer(0));
+  absl::StatusOr<std::unique_ptr<const ExternalDataReader::Held>> v = (*reader)->Hold(model.graph().initializer(1));
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ((*w)->bytes(), w_);
+  EXPECT_EQ((*v)->bytes(), v_);
+  // Held bytes stay readable after the reader is gone: the mapping keeps the file.
+  reader->reset();
+  EXPECT_EQ((*w)->bytes(), w_);
+
+  reader = OpenExternalData((in_ / "m.onnx").string());
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  fs::remove(in_ / "weights.bin");
+  absl::StatusOr<std::unique_ptr<const ExternalDataReader::Held>> gone = (*reader)->Hold(model.graph().initializer(0));
+  EXPECT_EQ(gone.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(gone.status().message()), AllOf(HasSubstr("tensor 'w'"), HasSubstr("weights.bin")));
+}
+
 TEST_F(ExternalDataTest, ReaderChecksAgainOnEveryRead) {
   onnx::ModelProto model = WriteInputModel();
   absl::StatusOr<std::unique_ptr<ExternalDataReader>> reader = OpenExternalData((in_ / "m.onnx").string());
@@ -741,6 +765,15 @@ TEST_F(ExternalDataTest, LegalizeFileFoldsFromExternalDataIntoAnotherFolder) {
   EXPECT_THAT(cropped, ::testing::ElementsAre(4, 5, 6, 7, 8, 9));
   EXPECT_EQ(values.count("w"), 0u) << "the folded weight is removed";
   ASSERT_EQ(values["big"].size(), 1024u);
+}
+
+// The opset move of a model with external data is proved like any other's, its weights read from their file.
+TEST_F(ExternalDataTest, LegalizeFileProvesTheOpsetMoveWithTheWeightsOfTheDataFile) {
+  WriteLegacyModel(in_);
+  absl::StatusOr<Report> report = LegalizeFile((in_ / "legacy.onnx").string(), (out_ / "legal.onnx").string(), {});
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(report->opset_move, ::testing::StartsWith("executed in the model runner at opset 9 and 10"));
+  EXPECT_TRUE(report->opset_move_proof.executed);
 }
 
 TEST_F(ExternalDataTest, LegalizeFileWritesOverItsInputOnlyInPlace) {

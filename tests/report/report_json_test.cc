@@ -43,6 +43,7 @@ TEST(ReportToJsonTest, WritesAnUnchangedReport) {
     "executed": false,
     "input_sets": 0,
     "nodes_executed": 0,
+    "nodes_shared": 0,
     "work": 0,
     "seconds": 0.000,
     "why_not": ""
@@ -67,6 +68,7 @@ TEST(ReportToJsonTest, WritesNodesInOrderWithStableKeys) {
   report.opset_move_proof.executed = true;
   report.opset_move_proof.input_sets = 3;
   report.opset_move_proof.nodes_executed = 42;
+  report.opset_move_proof.nodes_shared = 40;
   report.opset_move_proof.work = 123456789012;
   report.opset_move_proof.seconds = 1.23456;
   report.targets_passed_over = {{10, "checker says \"no\""}, {11, "converter"}};
@@ -102,6 +104,7 @@ TEST(ReportToJsonTest, WritesNodesInOrderWithStableKeys) {
     "executed": true,
     "input_sets": 3,
     "nodes_executed": 42,
+    "nodes_shared": 40,
     "work": 123456789012,
     "seconds": 1.235,
     "why_not": ""

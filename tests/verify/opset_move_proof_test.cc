@@ -59,16 +59,17 @@ TEST(OpsetMoveProofTest, ABudgetTooSmallForOneInputSetLeavesTheMoveNotExecutedAn
   absl::StatusOr<Report> report = Legalize(model, options);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(report->opset_after, 13) << "the move is made; only its proof is left out";
-  const std::string why =
-      "past the proof budget (100 element operations) in the first input set, before the move (243 done); raise "
-      "it with --proof-budget (Options::proof_budget)";
-  EXPECT_EQ(report->opset_move, "not executed: " + why);
   const OpsetMoveProof& proof = report->opset_move_proof;
+  const std::string why = absl::StrCat("past the proof budget (100 element operations) in the first input set (",
+                                       proof.work, " done); raise it with --proof-budget (Options::proof_budget)");
+  EXPECT_EQ(report->opset_move, "not executed: " + why);
   EXPECT_FALSE(proof.executed);
   EXPECT_EQ(proof.why_not, why);
   EXPECT_EQ(proof.input_sets, 0);
-  EXPECT_EQ(proof.nodes_executed, 1) << "the run stops at the node that passes the budget";
-  EXPECT_EQ(proof.work, 243);
+  // The forms run node beside node: the Unsqueeze of the slope the move adds and its axes' Constant (10 elements
+  // together), then PRelu, which passes the budget and stops the run.
+  EXPECT_EQ(proof.nodes_executed, 3) << "the run stops at the node that passes the budget";
+  EXPECT_EQ(proof.work, 10 + 243);
 
   // 0 executes nothing at all.
   model = ParseModel(kPRelu6);
@@ -258,6 +259,41 @@ TEST(OpsetMoveProofTest, CatchesAChangeDeepInAnImageNetwork) {
   const absl::StatusOr<OpsetMoveProofResult> proof = ProveOpsetMove(before, TwoConvolutions(13, weights), Options());
   EXPECT_TRUE(IsVerificationFailure(proof.status())) << proof.status();
   EXPECT_THAT(std::string(proof.status().message()), HasSubstr("trial 0: output 'y': element "));
+}
+
+// A Neg (Neg-6 at 9, Neg-13 at 13: a new version, so it runs in each form) and then `depth` LeakyRelus
+// (LeakyRelu-6 at both opsets; alphas near 1, so that negative values stay numbers through them all), the one at
+// `odd_one` with an alpha of its own in this form.
+onnx::ModelProto NegThenLeakyRelus(int64_t opset, int depth, int odd_one, float odd_alpha) {
+  std::string text = absl::StrCat("<ir_version: 4, opset_import: [\"\" : ", opset, "]>\n",
+                                  "g (float[4,8] x) => (float[4,8] y) {\n  v0 = Neg(x)\n");
+  for (int i = 1; i <= depth; ++i) {
+    const float alpha = i == odd_one ? odd_alpha : 1 - 0.01f * static_cast<float>(i % 7 + 1);
+    absl::StrAppend(&text, "  ", i == depth ? "y" : absl::StrCat("v", i), " = LeakyRelu<alpha = ", alpha, ">(v", i - 1,
+                    ")\n");
+  }
+  absl::StrAppend(&text, "}\n");
+  return ParseModel(text.c_str());
+}
+
+// The forms run node beside node (RunModelPair): a node the move left as it was is computed once for both, and
+// whatever it changed runs in each. The proof still fails on a wrong adapter anywhere: one alpha of 300, 250
+// nodes deep, changed as a wrong adapter might leave it, makes that node and all after it run in both forms.
+TEST(OpsetMoveProofTest, SharesWhatTheMoveLeftAndStillCatchesAChangeDeepInALongChain) {
+  constexpr int kDepth = 300;
+  const onnx::ModelProto before = NegThenLeakyRelus(9, kDepth, 250, 0.5f);
+  const absl::StatusOr<OpsetMoveProofResult> proven =
+      ProveOpsetMove(before, NegThenLeakyRelus(13, kDepth, 250, 0.5f), Options());
+  ASSERT_TRUE(proven.ok()) << proven.status();
+  // Neg ran in each form on each of the 3 input sets; its values equal, every LeakyRelu after it was shared.
+  EXPECT_EQ(proven->proof.input_sets, 3);
+  EXPECT_EQ(proven->proof.nodes_shared, 3 * kDepth);
+  EXPECT_EQ(proven->proof.nodes_executed, 3 * (kDepth + 2));
+
+  const absl::StatusOr<OpsetMoveProofResult> wrong =
+      ProveOpsetMove(before, NegThenLeakyRelus(13, kDepth, 250, 0.25f), Options());
+  EXPECT_TRUE(IsVerificationFailure(wrong.status())) << wrong.status();
+  EXPECT_THAT(std::string(wrong.status().message()), HasSubstr("trial 0: output 'y': element "));
 }
 
 // Integer inputs are drawn as the model reads them: indices within the dim they index (an Embedding's

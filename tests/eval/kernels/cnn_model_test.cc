@@ -152,7 +152,8 @@ TEST(CnnModelTest, TheOpsetMoveOfAnImageClassifierIsExecutedAndIdentical) {
     // Within the default budget, on the one input set an image network gets.
     EXPECT_TRUE(report.opset_move_proof.executed);
     EXPECT_EQ(report.opset_move_proof.input_sets, 1);
-    EXPECT_GE(report.opset_move_proof.nodes_executed, 2 * 14);
+    // Each of the 14 nodes ran in both forms, or once for both where the move left it as it was.
+    EXPECT_GE(report.opset_move_proof.nodes_executed + report.opset_move_proof.nodes_shared, 2 * 14);
     EXPECT_GT(report.opset_move_proof.work, 2 * int64_t{100'000'000}) << "about 0.1 G multiply-adds per run";
     EXPECT_LT(report.opset_move_proof.work, Options{}.proof_budget);
   }

@@ -1,0 +1,138 @@
+// RunModelPair (src/eval/paired_run.cc): two forms of one model run node beside node, a node the transformation
+// left as it was computed once, everything it changed (and what reads that, until the values are equal again)
+// run in each form.
+#include <map>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "eval/model_runner.h"
+#include "gtest/gtest.h"
+#include "test_models.h"
+#include "test_tensors.h"
+
+namespace onnx_legalize::testing {
+namespace {
+
+std::map<std::string, Tensor> FeedX(const Tensor& x) {
+  std::map<std::string, Tensor> feeds;
+  feeds.emplace("x", x.Clone());
+  return feeds;
+}
+
+constexpr char kChain[] = R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[2,3] x) => (float[2,3] y, float[2,3] w) <float[2,3] weight = {1, 2, 3, 4, 5, 6}> {
+      a = Relu(x)
+      b = Add(a, x)
+      w = Identity(weight)
+      y = Neg(b)
+    })";
+
+TEST(PairedRunTest, ComputesEveryNodeOnceWhenTheFormsAreAlike) {
+  const auto before = ParseModel(kChain);
+  const auto after = ParseModel(kChain);
+  RunMeter meter;
+  const PairedRun run =
+      RunModelPair(RunForm{before}, RunForm{after}, FeedX(Floats({2, 3}, {1, -2, 3, -4, 5, -6})), nullptr, &meter);
+  ASSERT_TRUE(run.before_status.ok()) << run.before_status;
+  ASSERT_TRUE(run.after_status.ok()) << run.after_status;
+  EXPECT_EQ(run.nodes_shared, 4);
+  EXPECT_EQ(meter.nodes_executed, 4) << "each node once, for both forms";
+  EXPECT_EQ(meter.nodes_shared, 4);
+  // One tensor per output, in both maps: the caller compares them without reading them.
+  EXPECT_EQ(run.before_outputs.at("y"), run.after_outputs.at("y"));
+  EXPECT_EQ(run.before_outputs.at("w"), run.after_outputs.at("w"));
+  EXPECT_EQ(FloatValues(*run.after_outputs.at("y")), (std::vector<float>{-2, 2, -6, 4, -10, 6}));
+}
+
+TEST(PairedRunTest, RunsAChangedNodeInEachFormAndSharesAgainOnceItsValuesAreEqual) {
+  const auto before = ParseModel(kChain);
+  // Relu written as Clip at 0 computes the same tensor: Add and Neg after it are shared again.
+  const auto same_values = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[2,3] x) => (float[2,3] y, float[2,3] w) <float[2,3] weight = {1, 2, 3, 4, 5, 6}> {
+      zero = Constant <value = float {0}> ()
+      a = Clip(x, zero)
+      b = Add(a, x)
+      w = Identity(weight)
+      y = Neg(b)
+    })");
+  PairedRun run = RunModelPair(RunForm{before}, RunForm{same_values}, FeedX(Floats({2, 3}, {1, -2, 3, -4, 5, -6})));
+  ASSERT_TRUE(run.after_status.ok()) << run.after_status;
+  EXPECT_EQ(run.nodes_shared, 3) << "Add, Identity and Neg";
+  EXPECT_EQ(run.before_outputs.at("y"), run.after_outputs.at("y"));
+
+  // A Relu made LeakyRelu (a wrong adapter): it and everything after it run in each form, and the outputs differ.
+  const auto wrong = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[2,3] x) => (float[2,3] y, float[2,3] w) <float[2,3] weight = {1, 2, 3, 4, 5, 6}> {
+      a = LeakyRelu <alpha = 0.5> (x)
+      b = Add(a, x)
+      w = Identity(weight)
+      y = Neg(b)
+    })");
+  run = RunModelPair(RunForm{before}, RunForm{wrong}, FeedX(Floats({2, 3}, {1, -2, 3, -4, 5, -6})));
+  ASSERT_TRUE(run.after_status.ok()) << run.after_status;
+  EXPECT_EQ(run.nodes_shared, 1) << "only the Identity of the weight";
+  EXPECT_NE(run.before_outputs.at("y"), run.after_outputs.at("y"));
+  EXPECT_EQ(FloatValues(*run.after_outputs.at("y")), (std::vector<float>{-2, 3, -6, 6, -10, 9}));
+}
+
+TEST(PairedRunTest, RunsANodeWhoseOpVersionTheMoveChangedInEachForm) {
+  // Softmax-1 and Softmax-13 differ in meaning (a 2-D coercion against one axis): never shared.
+  const auto before = ParseModel(R"(
+    <ir_version: 3, opset_import: ["" : 7]>
+    g (float[2,3] x) => (float[2,3] y) { s = Softmax <axis = 1> (x)  y = Relu(s) })");
+  const auto after = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[2,3] x) => (float[2,3] y) { s = Softmax <axis = 1> (x)  y = Relu(s) })");
+  const PairedRun run =
+      RunModelPair(RunForm{before}, RunForm{after}, FeedX(Floats({2, 3}, {1, 2, 3, 4, 5, 6})));
+  ASSERT_TRUE(run.after_status.ok()) << run.after_status;
+  // Relu-6 and Relu-13 are two versions too: nothing is shared, and the outputs are computed alike.
+  EXPECT_EQ(run.nodes_shared, 0);
+  EXPECT_TRUE(run.before_outputs.at("y")->BitwiseEquals(*run.after_outputs.at("y")));
+}
+
+TEST(PairedRunTest, SharesADynamicSliceTheMoveLeftAsItWas) {
+  // DynamicSlice has no onnx schema at any opset; it had one version, which the runner computes at every opset.
+  const auto slice_at = [](int opset) {
+    return ParseModel(absl::StrCat(R"(<ir_version: 4, opset_import: ["" : )", opset, R"(]>
+      g (float[2,3] x) => (float[2,2] y) {
+        starts = Constant <value = int64[1] {1}> ()
+        ends = Constant <value = int64[1] {3}> ()
+        axes = Constant <value = int64[1] {1}> ()
+        y = DynamicSlice (x, starts, ends, axes)
+      })").c_str());
+  };
+  const auto before = slice_at(9);
+  const auto after = slice_at(10);
+  const PairedRun run = RunModelPair(RunForm{before}, RunForm{after}, FeedX(Floats({2, 3}, {1, 2, 3, 4, 5, 6})));
+  ASSERT_TRUE(run.after_status.ok()) << run.after_status;
+  // Constant-9 and Constant-9 at 10: shared too.
+  EXPECT_EQ(run.nodes_shared, 4);
+  EXPECT_EQ(run.before_outputs.at("y"), run.after_outputs.at("y"));
+  EXPECT_EQ(FloatValues(*run.after_outputs.at("y")), (std::vector<float>{2, 3, 5, 6}));
+}
+
+TEST(PairedRunTest, TellsABeforeThatDoesNotRunFromAnAfterThatFails) {
+  const auto before = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[2,3] x, int64[1] i) => (float[1,3] y) { y = Gather(x, i) })");
+  const auto after_fails = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[2,3] x, int64[1] i) => (float[1,3] y) { j = Add(i, i)  y = Gather(x, j) })");
+  std::map<std::string, Tensor> feeds = FeedX(Floats({2, 3}, {1, 2, 3, 4, 5, 6}));
+  feeds.emplace("i", Int64s({1}, {1}));
+  PairedRun run = RunModelPair(RunForm{before}, RunForm{after_fails}, feeds);
+  EXPECT_TRUE(run.before_status.ok()) << run.before_status;
+  EXPECT_FALSE(run.after_status.ok()) << "index 2 is out of range after, 1 was not before";
+  EXPECT_EQ(run.before_outputs.count("y"), 1);
+
+  feeds.at("i") = Int64s({1}, {5});
+  run = RunModelPair(RunForm{before}, RunForm{after_fails}, feeds);
+  EXPECT_FALSE(run.before_status.ok()) << "before does not run on these inputs";
+}
+
+}  // namespace
+}  // namespace onnx_legalize::testing
