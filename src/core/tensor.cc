@@ -359,6 +359,7 @@ std::string& Tensor::mutable_bytes() {
     bytes_.assign(viewed_->data(), viewed_->size());
     viewed_.reset();
     buffer_.reset();
+    owner_.reset();
   }
   return bytes_;
 }

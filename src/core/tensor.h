@@ -86,6 +86,9 @@ class Tensor {
   std::string release_bytes();
   // True when the bytes are another object's (TensorViewFromProto), not the tensor's own.
   bool views_bytes() const { return viewed_.has_value() && buffer_ == nullptr; }
+  // Holds `owner`, the object whose bytes this tensor views (a memory map of external data), for as long as the
+  // tensor views them: freeing the last tensor viewing a weight then unmaps it.
+  void KeepAlive(std::shared_ptr<const void> owner) { owner_ = std::move(owner); }
   // One entry per element for STRING tensors; empty otherwise.
   const std::vector<std::string>& strings() const { return strings_; }
   std::vector<std::string>& mutable_strings() { return strings_; }
@@ -105,6 +108,7 @@ class Tensor {
   std::string bytes_;
   std::optional<std::string_view> viewed_;  // set instead of bytes_ for a view, and over buffer_
   std::unique_ptr<char[]> buffer_;          // an Uninitialized tensor's own bytes (a string would zero-fill them)
+  std::shared_ptr<const void> owner_;       // what holds the viewed bytes, when the tensor keeps it (KeepAlive)
   std::vector<std::string> strings_;
 };
 

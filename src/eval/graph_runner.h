@@ -35,8 +35,8 @@
 #include "graph/names.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
-#include "onnx_legalize/target_opsets.h"
 #include "onnx/onnx_pb.h"
+#include "onnx_legalize/target_opsets.h"
 
 namespace onnx_legalize::graph_runner {
 
@@ -208,8 +208,8 @@ class Runner {
     if (meter_ != nullptr) Charge(NodeWork(node, ctx.inputs, *outputs));
     if (absl::Status within = WithinBudget(); !within.ok()) return Prefixed(within, Label(node, scope));
     if (static_cast<int>(outputs->size()) < node.output_size()) {
-      return absl::InvalidArgumentError(StrCat(Label(node, scope), ": has ", node.output_size(),
-                                               " outputs, but the op produces ", outputs->size()));
+      return absl::InvalidArgumentError(
+          StrCat(Label(node, scope), ": has ", node.output_size(), " outputs, but the op produces ", outputs->size()));
     }
     return outputs;
   }
@@ -531,8 +531,8 @@ inline absl::Status DefineMainGraphValues(
 inline absl::StatusOr<Value> MainGraphOutput(const std::string& name, const Scope& scope) {
   const Value* value = scope.Find(name);
   if (value == nullptr && scope.FindSequence(name) != nullptr) {
-    return absl::UnimplementedError(StrCat("graph ", kMainGraphPath, ": output '", name,
-                                           "' is a sequence; the model runner returns tensors only"));
+    return absl::UnimplementedError(
+        StrCat("graph ", kMainGraphPath, ": output '", name, "' is a sequence; the model runner returns tensors only"));
   }
   if (value == nullptr) {
     return absl::InvalidArgumentError(StrCat("graph ", kMainGraphPath, ": output '", name, "' is never defined"));

@@ -38,8 +38,12 @@ using graph_runner::Scope;
 // One form as the pair runs it: its model, opset, kernels and scope.
 struct Form {
   Form(const RunForm& form, int64_t opset, RunMeter* meter)
-      : model(form.model), extra(form.extra), opset(opset), runner(opset, form.extra, meter),
-        scope(kMainGraphPath, nullptr), last_reads(LastReads(form.model.graph())) {}
+      : model(form.model),
+        extra(form.extra),
+        opset(opset),
+        runner(opset, form.extra, meter),
+        scope(kMainGraphPath, nullptr),
+        last_reads(LastReads(form.model.graph())) {}
 
   const onnx::GraphProto& graph() const { return model.graph(); }
   // The version of `domain` the model imports (0 when none).
@@ -114,8 +118,8 @@ bool SameComputation(const onnx::NodeProto& b, const onnx::NodeProto& a, const F
 // The runs of both forms, node by node.
 class PairRunner {
  public:
-  PairRunner(const RunForm& before, int64_t before_opset, const RunForm& after, int64_t after_opset,
-             RunMeter* meter, PairedRun& result)
+  PairRunner(const RunForm& before, int64_t before_opset, const RunForm& after, int64_t after_opset, RunMeter* meter,
+             PairedRun& result)
       : before_(before, before_opset, meter), after_(after, after_opset, meter), meter_(meter), result_(result) {}
 
   // Both forms' main-graph values before their first node: the fed tensors, one for both forms, and the
@@ -281,7 +285,8 @@ PairedRun RunModelPair(const RunForm& before, const RunForm& after, const std::m
   if (!after_opset.ok()) {
     result.after_status = after_opset.status();
     // Before runs alone, so that the caller learns whether it runs on these inputs.
-    absl::StatusOr<std::map<std::string, Tensor>> alone = RunModel(before.model, inputs, before.extra, elsewhere, meter);
+    absl::StatusOr<std::map<std::string, Tensor>> alone =
+        RunModel(before.model, inputs, before.extra, elsewhere, meter);
     if (!alone.ok()) result.before_status = alone.status();
     return result;
   }

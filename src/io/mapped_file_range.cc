@@ -12,8 +12,7 @@
 
 namespace onnx_legalize {
 
-absl::StatusOr<MappedFileRange> MappedFileRange::Map(int fd, int64_t offset, int64_t length,
-                                                     const std::string& path) {
+absl::StatusOr<MappedFileRange> MappedFileRange::Map(int fd, int64_t offset, int64_t length, const std::string& path) {
   if (offset < 0 || length < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("cannot map ", length, " bytes at offset ", offset, " of '", path, "'"));

@@ -37,8 +37,8 @@ class MappedFileRange {
       : base_(base), mapped_length_(mapped_length), data_(data), length_(length) {}
   void Unmap();
 
-  void* base_ = nullptr;       // what mmap returned: the page the range starts in
-  size_t mapped_length_ = 0;   // from base_ to the range's end
+  void* base_ = nullptr;        // what mmap returned: the page the range starts in
+  size_t mapped_length_ = 0;    // from base_ to the range's end
   const char* data_ = nullptr;  // the range's first byte
   int64_t length_ = 0;
 };

@@ -315,7 +315,7 @@ absl::StatusOr<OpsetMoveProofResult> ProveOpsetMove(const onnx::ModelProto& befo
   if (std::optional<std::string> node = FirstUnsupportedNode(after, &after_kernels)) {
     return OpsetMoveNotExecuted(absl::StrCat("the model runner has no kernel for ", *node, " after the move"));
   }
-  ProofInitializers initializers(set_aside, options.external_data);
+  const ProofInitializers initializers(set_aside, options.external_data);
   const InitializersElsewhere elsewhere = initializers.Values();
   const ProofForms forms{before, after, before_kernels, after_kernels, elsewhere};
   ProofTally tally(options.proof_budget);

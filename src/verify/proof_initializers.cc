@@ -1,5 +1,7 @@
 #include "verify/proof_initializers.h"
 
+#include <memory>
+#include <string_view>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -30,24 +32,22 @@ int64_t ProofInitializers::BytesHeld(const onnx::TensorProto& initializer) const
   return data == nullptr ? 0 : static_cast<int64_t>(data->ByteSizeLong());
 }
 
-InitializersElsewhere ProofInitializers::Values() {
+InitializersElsewhere ProofInitializers::Values() const {
   return [this](const onnx::TensorProto& initializer) { return ValueOf(initializer); };
 }
 
-absl::StatusOr<std::optional<Tensor>> ProofInitializers::ValueOf(const onnx::TensorProto& initializer) {
+absl::StatusOr<std::optional<Tensor>> ProofInitializers::ValueOf(const onnx::TensorProto& initializer) const {
   if (const onnx::TensorProto* data = set_aside_ ? set_aside_(initializer.name()) : nullptr) {
     return TensorViewFromProto(*data, Describe(initializer));
   }
   if (initializer.external_data_size() == 0 || external_data_ == nullptr) return std::nullopt;
-  const std::string reference = initializer.SerializeAsString();
-  auto held = held_.find(reference);
-  if (held == held_.end()) {
-    ASSIGN_OR_RETURN(std::unique_ptr<const ExternalDataReader::Held> bytes, external_data_->Hold(initializer));
-    held = held_.emplace(reference, std::move(bytes)).first;
-  }
-  const ExternalDataReader::Held& bytes = *held->second;
-  return TensorViewOfExternalData(
-      initializer, [&bytes]() -> absl::StatusOr<std::string_view> { return bytes.bytes(); }, Describe(initializer));
+  ASSIGN_OR_RETURN(std::shared_ptr<const ExternalDataReader::Held> held, external_data_->Hold(initializer));
+  ASSIGN_OR_RETURN(
+      Tensor value,
+      TensorViewOfExternalData(
+          initializer, [&held]() -> absl::StatusOr<std::string_view> { return held->bytes(); }, Describe(initializer)));
+  value.KeepAlive(std::move(held));
+  return value;
 }
 
 }  // namespace onnx_legalize

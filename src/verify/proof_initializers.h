@@ -1,13 +1,13 @@
 // Where the opset move's proof reads the initializers a model holds elsewhere (data_location EXTERNAL): the
 // large initializers Legalize sets aside while it transforms a model (their TensorProtos, by name), and a model's
 // external data, held through its ExternalDataReader (a memory map of the file for a model loaded from a path).
-// Each is read where it lies, once for every input set and both forms: a weight of gigabytes the move left as it
-// was is never copied, and never read unless a node the proof runs reads it.
+// Each is read where it lies, once for both forms of an input set: a weight of gigabytes is never copied, never
+// read unless a node the proof runs reads it, and unmapped after its last reader, so that the pages read of a model
+// of many weights are not all held at once.
 #ifndef ONNX_LEGALIZE_SRC_VERIFY_PROOF_INITIALIZERS_H_
 #define ONNX_LEGALIZE_SRC_VERIFY_PROOF_INITIALIZERS_H_
 
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,17 +35,15 @@ class ProofInitializers {
   // The bytes the proof holds in memory for `initializer`: its set-aside or own data; 0 for external data, which
   // is mapped and paged in as it is read.
   int64_t BytesHeld(const onnx::TensorProto& initializer) const;
-  // What the model runner reads them through; valid while this object lives. External data is held on first use
-  // and kept, so that every input set and both forms read the same bytes.
-  InitializersElsewhere Values();
+  // What the model runner reads them through; valid while this object lives. A tensor of external data holds its
+  // mapping, released with the last tensor viewing it.
+  InitializersElsewhere Values() const;
 
  private:
-  absl::StatusOr<std::optional<Tensor>> ValueOf(const onnx::TensorProto& initializer);
+  absl::StatusOr<std::optional<Tensor>> ValueOf(const onnx::TensorProto& initializer) const;
 
   SetAsideInitializers set_aside_;
   const ExternalDataReader* external_data_;
-  // By the external reference (the stub's bytes: where and how much), so that equal references share one hold.
-  std::map<std::string, std::unique_ptr<const ExternalDataReader::Held>> held_;
 };
 
 }  // namespace onnx_legalize

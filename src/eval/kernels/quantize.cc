@@ -69,7 +69,8 @@ absl::StatusOr<ScaleLayout> LayoutOf(const KernelContext& ctx, const Tensor& x, 
   ScaleLayout layout;
   if (block_size == 0 && scale.element_count() == 1 && scale.rank() <= 1) return layout;
   if (ctx.opset < 13) {
-    return absl::InvalidArgumentError(StrCat(scale_name, " is ", Describe(scale), ", not a scalar (one per tensor "
+    return absl::InvalidArgumentError(StrCat(scale_name, " is ", Describe(scale),
+                                             ", not a scalar (one per tensor "
                                              "before opset 13)"));
   }
   ASSIGN_OR_RETURN(const int64_t axis_attribute, IntAttributeOr(ctx.node, "axis", 1));
@@ -139,8 +140,8 @@ absl::StatusOr<Tensor> Quantize(const Tensor& x, const std::vector<float>& scale
     // Integers of magnitude below 2^24 are exact in float, so the zero point adds without rounding.
     const float value = std::nearbyint(in[i] / scales[s]) + static_cast<float>(zeros[s]);
     if (std::isnan(value)) {
-      return absl::InvalidArgumentError(StrCat("x[", i, "] / scale is NaN (x is ", in[i], ", scale ", scales[s],
-                                               "): its quantization is undefined"));
+      return absl::InvalidArgumentError(
+          StrCat("x[", i, "] / scale is NaN (x is ", in[i], ", scale ", scales[s], "): its quantization is undefined"));
     }
     out[i] = static_cast<Q>(std::fmin(std::fmax(value, kLowest), kHighest));
   }
@@ -160,7 +161,8 @@ absl::StatusOr<DataType> QuantizedType(const KernelContext& ctx, const Tensor* z
                         : output_dtype != 0   ? named
                                               : static_cast<DataType>(TensorProto::UINT8);
   if (!IsQuantizedType(type, ctx.opset)) {
-    return UnsupportedType(type, "the quantized output", ctx.opset >= 21 ? "int8, uint8, int16, uint16" : "int8, uint8");
+    return UnsupportedType(type, "the quantized output",
+                           ctx.opset >= 21 ? "int8, uint8, int16, uint16" : "int8, uint8");
   }
   return type;
 }
@@ -213,7 +215,8 @@ absl::StatusOr<Outputs> RunDequantizeLinear(const KernelContext& ctx) {
   ASSIGN_OR_RETURN(const Tensor* scale, RequiredInput(ctx, 1, "x_scale"));
   const Tensor* zero_point = ctx.Input(2);
   if (!IsQuantizedType(x->type(), ctx.opset) && x->type() != TensorProto::INT32) {
-    return UnsupportedType(x->type(), "x", ctx.opset >= 21 ? "int8, uint8, int16, uint16, int32" : "int8, uint8, int32");
+    return UnsupportedType(x->type(), "x",
+                           ctx.opset >= 21 ? "int8, uint8, int16, uint16, int32" : "int8, uint8, int32");
   }
   if (zero_point != nullptr && zero_point->type() != x->type()) {
     return absl::InvalidArgumentError(
