@@ -317,6 +317,25 @@ double JsonNumber(const std::string& json, const std::string& key) {
   return std::strtod(json.c_str() + at + quoted.size(), nullptr);
 }
 
+// What a report says of the opset move's proof (its "opset_move_proof" object, whose keys no node repeats).
+struct ProofOfReport {
+  bool executed = false;
+  double seconds = 0, nodes = 0, shared = 0;
+};
+
+ProofOfReport ReadProof(const std::string& json) {
+  ProofOfReport proof;
+  const size_t at = json.find("\"opset_move_proof\":");
+  if (at == std::string::npos) return proof;
+  const size_t end = json.find('}', at);
+  const std::string object = json.substr(at, end == std::string::npos ? std::string::npos : end - at);
+  proof.executed = object.find("\"executed\": true") != std::string::npos;
+  proof.seconds = std::max(0.0, JsonNumber(object, "seconds"));
+  proof.nodes = std::max(0.0, JsonNumber(object, "nodes_executed"));
+  proof.shared = std::max(0.0, JsonNumber(object, "nodes_shared"));
+  return proof;
+}
+
 // The whole file, "" when it cannot be read.
 std::string ReadText(const std::string& path) {
   std::ifstream in(path);
@@ -384,8 +403,8 @@ bool MeasureProof(const Config& config) {
               proof / all);
   std::printf("  ONNX Runtime, same inferences, 1 thread, optimizations disabled  %7.3f s  proof x%.2f of it\n", none,
               proof / none);
-  std::printf("  target: proof within x3 of ONNX Runtime's time (optimizations all) %s\n",
-              proof / all <= 3.0 ? "MET" : "MISSED");
+  std::printf("  target: proof within x1.5 of ONNX Runtime's time (optimizations all) %s\n",
+              proof / all <= 1.5 ? "MET" : "MISSED");
   std::fflush(stdout);
   return true;
 }
@@ -402,16 +421,20 @@ bool Measure(const Config& config, int scenario) {
   const std::string tool_out = out_folder + "/legalized.onnx";
   const std::string base_out = out_folder + "/roundtrip.onnx";
   const std::string log = out_folder + "/log.txt";
+  const std::string report = out_folder + "/report.json";
 
-  std::vector<double> tool_s, tool_rss, base_s, base_rss, unverified_s;
+  std::vector<double> tool_s, tool_rss, base_s, base_rss, unverified_s, proof_share;
+  ProofOfReport proof;
   double output_bytes = 0;
   for (int r = 0; r < config.repeat; ++r) {
     fs::remove(tool_out);
-    const Measurement tool = Run({config.cli, input, tool_out}, log);
+    const Measurement tool = Run({config.cli, input, tool_out, "--report=" + report}, log);
     if (tool.exit_code != 0) {
       std::printf("scenario %d: onnx-legalize exited %d:\n%s\n", scenario, tool.exit_code, Tail(log).c_str());
       return false;
     }
+    proof = ReadProof(ReadText(report));
+    proof_share.push_back(proof.seconds / tool.seconds);
     output_bytes = FileBytes(tool_out);
     fs::remove(tool_out);
     // Issue 27: scenario 2's folds also without their verification, to show what verifying them costs.
@@ -456,16 +479,25 @@ bool Measure(const Config& config, int scenario) {
   }
   std::printf("  time x%.2f of baseline, peak memory x%.2f of the model file (x%.2f of baseline's)\n", ts / bs,
               tr / model_bytes, tr / br);
+  // Issue 39: the opset move proved, and what its proof costs of the whole run.
+  if (proof.executed) {
+    std::printf("  opset move proved: %.0f nodes executed (%.0f shared by both forms), proof %.0f%% of the run\n",
+                proof.nodes, proof.shared, 100 * Median(proof_share));
+  } else {
+    std::printf("  opset move: no proof executed (see %s)\n", report.c_str());
+  }
   if (scenario == 1) {
-    std::printf("  targets: time <= x1.30 %s, peak <= x1.25 of the file %s\n", ts / bs <= 1.3 ? "MET" : "MISSED",
-                tr / model_bytes <= 1.25 ? "MET" : "MISSED");
+    std::printf("  targets: time <= x1.30 %s, peak <= x1.25 of the file %s, move proved %s\n",
+                ts / bs <= 1.3 ? "MET" : "MISSED", tr / model_bytes <= 1.25 ? "MET" : "MISSED",
+                proof.executed ? "MET" : "MISSED");
   } else if (scenario == 2) {
     // Issue 13: at the speed of the parse+serialize floor, and folds never whole in memory.
     std::printf("  targets: time <= x1.00 %s, peak <= x1.25 of the file %s\n", ts / bs <= 1.0 ? "MET" : "MISSED",
                 tr / model_bytes <= 1.25 ? "MET" : "MISSED");
   } else {
-    std::printf("  targets: time < 1 s %s, peak < 200 MiB %s\n", ts < 1.0 ? "MET" : "MISSED",
-                tr < 200 * kMiB ? "MET" : "MISSED");
+    // Issue 39: the external weights proved where they lie, none copied.
+    std::printf("  targets: time <= 1.5 s %s, peak <= 300 MiB %s, move proved %s\n", ts <= 1.5 ? "MET" : "MISSED",
+                tr <= 300 * kMiB ? "MET" : "MISSED", proof.executed ? "MET" : "MISSED");
   }
   std::fflush(stdout);
   return true;
