@@ -86,8 +86,7 @@ TEST(PairedRunTest, RunsANodeWhoseOpVersionTheMoveChangedInEachForm) {
   const auto after = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (float[2,3] x) => (float[2,3] y) { s = Softmax <axis = 1> (x)  y = Relu(s) })");
-  const PairedRun run =
-      RunModelPair(RunForm{before}, RunForm{after}, FeedX(Floats({2, 3}, {1, 2, 3, 4, 5, 6})));
+  const PairedRun run = RunModelPair(RunForm{before}, RunForm{after}, FeedX(Floats({2, 3}, {1, 2, 3, 4, 5, 6})));
   ASSERT_TRUE(run.after_status.ok()) << run.after_status;
   // Relu-6 and Relu-13 are two versions too: nothing is shared, and the outputs are computed alike.
   EXPECT_EQ(run.nodes_shared, 0);
@@ -103,7 +102,8 @@ TEST(PairedRunTest, SharesADynamicSliceTheMoveLeftAsItWas) {
         ends = Constant <value = int64[1] {3}> ()
         axes = Constant <value = int64[1] {1}> ()
         y = DynamicSlice (x, starts, ends, axes)
-      })").c_str());
+      })")
+                          .c_str());
   };
   const auto before = slice_at(9);
   const auto after = slice_at(10);

@@ -101,9 +101,9 @@ TEST(QuantizeKernelTest, RefusesNaNWhoseQuantizationIsUndefined) {
   const auto model = ParseModel(R"(
     <ir_version: 5, opset_import: ["" : 10]>
     g (float[2] x, float scale) => (uint8[2] y) { y = QuantizeLinear(x, scale) })");
-  EXPECT_TRUE(FailsWith(RunModel(model, Feed("x", Floats({2}, {1, std::numeric_limits<float>::quiet_NaN()}), "scale",
-                                             Floats({}, {1}))),
-                        StatusCode::kInvalidArgument, {"x[1] / scale is NaN", "undefined"}));
+  EXPECT_TRUE(FailsWith(
+      RunModel(model, Feed("x", Floats({2}, {1, std::numeric_limits<float>::quiet_NaN()}), "scale", Floats({}, {1}))),
+      StatusCode::kInvalidArgument, {"x[1] / scale is NaN", "undefined"}));
 }
 
 TEST(QuantizeKernelTest, RefusesAPerAxisScaleBeforeOpset13AndAScaleThatFitsNoAxis) {
