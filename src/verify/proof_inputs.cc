@@ -1,9 +1,11 @@
 #include "verify/proof_inputs.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <iterator>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -117,11 +119,57 @@ IntegerUse UseOf(const onnx::GraphProto& graph, const std::string& name, bool op
   return use;
 }
 
+// A float input read as the scales of Upsample (input 1) or Resize (input 2): a scale must be positive, and ones
+// fit every model, where drawn numbers of either sign would make the model refuse its inputs.
+bool ReadsAsScales(const onnx::GraphProto& graph, const std::string& name) {
+  for (const onnx::NodeProto& node : graph.node()) {
+    for (int i = 0; i < node.input_size(); ++i) {
+      if (node.input(i) == name &&
+          ((node.op_type() == "Upsample" && i == 1) || (node.op_type() == "Resize" && i == 2))) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// Ones of a floating type.
+absl::StatusOr<Tensor> FloatOnes(DataType type, const std::vector<int64_t>& dims, int64_t count) {
+  const int64_t size = ElementSize(type);
+  std::string one(static_cast<size_t>(size), '\0');
+  if (type == onnx::TensorProto::FLOAT) {
+    const float value = 1;
+    std::memcpy(one.data(), &value, sizeof(value));
+  } else if (type == onnx::TensorProto::DOUBLE) {
+    const double value = 1;
+    std::memcpy(one.data(), &value, sizeof(value));
+  } else {
+    const uint16_t value = 0x3C00;  // float16's 1
+    std::memcpy(one.data(), &value, sizeof(value));
+  }
+  std::string bytes;
+  bytes.reserve(static_cast<size_t>(count * size));
+  for (int64_t i = 0; i < count; ++i) bytes += one;
+  return Tensor::FromBytes(type, dims, std::move(bytes));
+}
+
 bool DrawableType(int32_t elem_type) {
-  return elem_type == onnx::TensorProto::FLOAT || elem_type == onnx::TensorProto::DOUBLE ||
-         elem_type == onnx::TensorProto::FLOAT16 || elem_type == onnx::TensorProto::INT32 ||
-         elem_type == onnx::TensorProto::INT64 || elem_type == onnx::TensorProto::BOOL ||
-         elem_type == onnx::TensorProto::STRING;
+  switch (elem_type) {
+    case onnx::TensorProto::FLOAT:
+    case onnx::TensorProto::DOUBLE:
+    case onnx::TensorProto::FLOAT16:
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::INT16:
+    case onnx::TensorProto::UINT16:
+    case onnx::TensorProto::INT32:
+    case onnx::TensorProto::UINT32:
+    case onnx::TensorProto::INT64:
+    case onnx::TensorProto::UINT64:
+    case onnx::TensorProto::BOOL:
+    case onnx::TensorProto::STRING: return true;
+    default: return false;
+  }
 }
 
 // The product of an input's static dims, saturating just past kMaxDrawnInputElements (no overflow).
@@ -190,7 +238,8 @@ absl::StatusOr<Tensor> DrawInteger(const onnx::GraphProto& graph, const onnx::Va
     case IntegerRole::kAxes: return DrawAxes<T>(type, dims, count, use.rank, random);
     case IntegerRole::kAny: break;
   }
-  return DrawIntegers<T>(type, dims, count, kLowInteger, kHighInteger, random);
+  // An unsigned input (an image of uint8 pixels) is drawn from 0.
+  return DrawIntegers<T>(type, dims, count, std::is_signed_v<T> ? kLowInteger : 0, kHighInteger, random);
 }
 
 }  // namespace
@@ -209,7 +258,7 @@ std::string WhyNotDrawable(const onnx::ValueInfoProto& input) {
   const auto& type = input.type().tensor_type();
   if (!input.type().has_tensor_type() || !DrawableType(type.elem_type())) {
     return absl::StrCat("graph input '", input.name(),
-                        "' is not a tensor of float16, float, double, int32, int64, bool or string");
+                        "' is not a tensor of float16, float, double, an integer type, bool or string");
   }
   if (!type.has_shape()) return absl::StrCat("graph input '", input.name(), "' has no declared rank");
   return "";
@@ -253,12 +302,28 @@ absl::StatusOr<std::map<std::string, Tensor>> DrawInputs(const onnx::GraphProto&
     const std::vector<int64_t> dims = DrawnDims(*input, open_as_one);
     ASSIGN_OR_RETURN(const int64_t count, CheckedElementCount(dims, input->name()));
     absl::StatusOr<Tensor> value;
-    if (type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::DOUBLE || type == onnx::TensorProto::FLOAT16) {
+    const bool floating =
+        type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::DOUBLE || type == onnx::TensorProto::FLOAT16;
+    if (floating && ReadsAsScales(graph, input->name())) {
+      value = FloatOnes(type, dims, count);
+    } else if (floating) {
       value = floats == DrawnFloats::kOrdinary ? random.OrdinaryFloats(type, dims) : random.SpecialFloats(type, dims);
+    } else if (type == onnx::TensorProto::INT8) {
+      value = DrawInteger<int8_t>(graph, *input, type, dims, count, open_as_one, random);
+    } else if (type == onnx::TensorProto::UINT8) {
+      value = DrawInteger<uint8_t>(graph, *input, type, dims, count, open_as_one, random);
+    } else if (type == onnx::TensorProto::INT16) {
+      value = DrawInteger<int16_t>(graph, *input, type, dims, count, open_as_one, random);
+    } else if (type == onnx::TensorProto::UINT16) {
+      value = DrawInteger<uint16_t>(graph, *input, type, dims, count, open_as_one, random);
     } else if (type == onnx::TensorProto::INT32) {
       value = DrawInteger<int32_t>(graph, *input, type, dims, count, open_as_one, random);
+    } else if (type == onnx::TensorProto::UINT32) {
+      value = DrawInteger<uint32_t>(graph, *input, type, dims, count, open_as_one, random);
     } else if (type == onnx::TensorProto::INT64) {
       value = DrawInteger<int64_t>(graph, *input, type, dims, count, open_as_one, random);
+    } else if (type == onnx::TensorProto::UINT64) {
+      value = DrawInteger<uint64_t>(graph, *input, type, dims, count, open_as_one, random);
     } else if (type == onnx::TensorProto::STRING) {
       value = DrawStrings(dims, count, random);
     } else {

@@ -296,6 +296,31 @@ TEST(OpsetMoveProofTest, SharesWhatTheMoveLeftAndStillCatchesAChangeDeepInALongC
   EXPECT_THAT(std::string(wrong.status().message()), HasSubstr("trial 0: output 'y': element "));
 }
 
+// An input of any integer type is drawn (an image of uint8 pixels: sonos/tract's PyTorch 1.5 LSTM of the real
+// models), unsigned ones from 0; Upsample's and Resize's scales fed at run time are ones, which every model accepts
+// (onnx's own test_upsample_nearest at opset 9: a drawn scale of either sign made its proof "not executed").
+TEST(OpsetMoveProofTest, DrawsEveryIntegerTypeAndScalesAsOnes) {
+  for (const char* type : {"uint8", "int8", "int16", "uint16", "uint32", "uint64"}) {
+    onnx::ModelProto pixels =
+        ParseModel(absl::StrCat(R"ONNX(<ir_version: 4, opset_import: ["" : 9]>
+g ()ONNX",
+                                type, R"ONNX([1,3,4] x) => (float[1,3,4] y) { y = Cast<to = 1>(x) }
+)ONNX")
+                       .c_str());
+    absl::StatusOr<Report> report = LegalizeAt(pixels, 13);
+    ASSERT_TRUE(report.ok()) << report.status();
+    EXPECT_THAT(report->opset_move, StartsWith("executed in the model runner at opset 9 and 13")) << type;
+  }
+
+  onnx::ModelProto upsample = ParseModel(R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[1,1,2,2] x, float[4] scales) => (float[1,1,N,M] y) { y = Upsample<mode = "nearest">(x, scales) }
+)ONNX");
+  absl::StatusOr<Report> report = LegalizeAt(upsample, 13);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(report->opset_move, StartsWith("executed in the model runner at opset 9 and 13"));
+}
+
 // Integer inputs are drawn as the model reads them: indices within the dim they index (an Embedding's
 // Gather into its [4,3] table: pytorch-converted/test_Embedding), a shape to expand to as ones
 // (simple/test_expand_shape_model1), which every input broadcasts with.
