@@ -102,6 +102,10 @@ EXPECTED_REFUSALS = {
         "W '1' is of rank 2",
         "PyTorch 0.3 wrote 2-D weights (ONNX's are rank 3; onnx/onnx#926 re-exported the model with them "
         "Unsqueezed): only Caffe2 ran it"),
+    "onnxtest_pt03_rnn_single_layer_relu_opset6.onnx": (
+        "W '1' is of rank 2",
+        "onnx's own test_operator_rnn_single_layer of 2018-04, PyTorch 0.3's 2-D weights (onnx/onnx#960 re-exported it "
+        "with them Unsqueezed: onnxtest_pt03_rnn_single_layer_relu_squeeze_opset6): only Caffe2 ran it"),
     "winml_mel_spectrogram_opset13_noname.onnx": (
         "No opset import for domain 'com.microsoft.experimental'",
         "Windows ML's mel-spectrogram model uses com.microsoft.experimental's HannWindow, STFT and MelWeightMatrix "
