@@ -1,34 +1,21 @@
 #include "eval/model_runner.h"
 
-#include <algorithm>
-#include <cstring>
-#include <limits>
-#include <memory>
+#include <map>
 #include <optional>
-#include <type_traits>
-#include <unordered_map>
-#include <unordered_set>
+#include <string>
 #include <utility>
-#include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/string_view.h"
 #include "core/status_macros.h"
 #include "eval/graph_runner.h"
-#include "eval/kernels/kernel.h"
 #include "eval/kernels/kernel_support.h"
 #include "eval/kernels/registry.h"
 #include "eval/kernels/sequence.h"
-#include "eval/node_work.h"
-#include "eval/typed_elements.h"
-#include "graph/graph_scope.h"
 #include "graph/labels.h"
-#include "graph/names.h"
 #include "graph/op_names.h"
-#include "graph/opsets.h"
-#include "onnx_legalize/target_opsets.h"
+#include "graph/subgraphs.h"
 
 namespace onnx_legalize {
 namespace {

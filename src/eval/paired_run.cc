@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 #include "eval/graph_runner.h"
+#include "eval/kernels/kernel_support.h"
 #include "eval/model_runner.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "graph/attributes.h"
@@ -22,6 +23,7 @@
 #include "graph/names.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
+#include "graph/subgraphs.h"
 #include "onnx/defs/schema.h"
 
 namespace onnx_legalize {
@@ -41,6 +43,7 @@ struct Form {
       : model(form.model),
         extra(form.extra),
         opset(opset),
+        imports(ModelOpsetImports(form.model).value_or(OpsetImports())),
         runner(opset, form.extra, meter),
         scope(kMainGraphPath, nullptr),
         last_reads(LastReads(form.model.graph())) {}
@@ -48,10 +51,8 @@ struct Form {
   const onnx::GraphProto& graph() const { return model.graph(); }
   // The version of `domain` the model imports (0 when none).
   int64_t DomainVersion(const std::string& domain) const {
-    for (const onnx::OperatorSetIdProto& import : model.opset_import()) {
-      if (NormalizedDomain(import.domain()) == NormalizedDomain(domain)) return import.version();
-    }
-    return 0;
+    auto import = imports.find(NormalizedDomain(domain));
+    return import == imports.end() ? 0 : import->second;
   }
   void ReleaseAfter(int index) {
     for (const std::string& name : last_reads[static_cast<size_t>(index)]) scope.Release(name);
@@ -60,16 +61,11 @@ struct Form {
   const onnx::ModelProto& model;
   const ExtraKernels* extra;
   int64_t opset;
+  OpsetImports imports;  // read once: SameVersion asks for each node of another domain
   Runner runner;
   Scope scope;
   std::vector<std::vector<std::string>> last_reads;
 };
-
-bool HoldsSubgraph(const onnx::NodeProto& node) {
-  bool holds = false;
-  ForEachSubgraph(node, [&holds](const std::string&, const onnx::GraphProto&) { holds = true; });
-  return holds;
-}
 
 // The same attributes, whatever their order (onnx's IR writes a converted node's attributes anew).
 bool SameAttributes(const onnx::NodeProto& a, const onnx::NodeProto& b) {

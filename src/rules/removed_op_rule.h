@@ -75,7 +75,6 @@ class TrialRandom {
  private:
   // (0.5 + a random 20-bit mantissa) * 2^e with e in [min_exponent, max_exponent], of either sign.
   double OrdinaryValue(int min_exponent, int max_exponent);
-  absl::StatusOr<Tensor> Pack(DataType type, const std::vector<int64_t>& dims, const std::vector<double>& values);
 
   Mt19937_64 rng_;
 };

@@ -99,7 +99,7 @@ absl::StatusOr<Tensor> TrialRandom::SpecialFloats(DataType type, const std::vect
       value = OrdinaryValue(-12, 12);  // ordinary magnitudes over many binades
     }
   }
-  return Pack(type, dims, values);
+  return rules::FromDoubles(type, dims, values);
 }
 
 absl::StatusOr<Tensor> TrialRandom::OrdinaryFloats(DataType type, const std::vector<int64_t>& dims) {
@@ -107,7 +107,7 @@ absl::StatusOr<Tensor> TrialRandom::OrdinaryFloats(DataType type, const std::vec
   ASSIGN_OR_RETURN(const int64_t count, CheckedElementCount(dims, "trial data"));
   std::vector<double> values(static_cast<size_t>(count));
   for (double& value : values) value = OrdinaryValue(-5, 0);
-  return Pack(type, dims, values);
+  return rules::FromDoubles(type, dims, values);
 }
 
 double TrialRandom::OrdinaryValue(int min_exponent, int max_exponent) {
@@ -118,20 +118,6 @@ double TrialRandom::OrdinaryValue(int min_exponent, int max_exponent) {
   const double sign = Uniform(0, 1) ? -1.0 : 1.0;
   const auto exponent = static_cast<int>(Uniform(min_exponent, max_exponent));
   return sign * (0.5 + mantissa) * std::ldexp(1.0, exponent);
-}
-
-absl::StatusOr<Tensor> TrialRandom::Pack(DataType type, const std::vector<int64_t>& dims,
-                                         const std::vector<double>& values) {
-  if (type == onnx::TensorProto::FLOAT16) {
-    std::string bytes(values.size() * 2, '\0');
-    for (size_t i = 0; i < values.size(); ++i) {
-      const uint16_t half = FloatToFloat16(static_cast<float>(values[i]));
-      std::memcpy(bytes.data() + 2 * i, &half, 2);
-    }
-    return Tensor::FromBytes(type, dims, std::move(bytes));
-  }
-  return type == onnx::TensorProto::FLOAT ? PackValues<float>(type, dims, values)
-                                          : PackValues<double>(type, dims, values);
 }
 
 std::optional<int64_t> RemovedOpRule::FoldedBytes(const ParsedNode& node) const {
@@ -297,6 +283,14 @@ void AddStringAttribute(onnx::NodeProto& node, const char* name, const std::stri
 }
 
 Tensor FromDoubles(DataType type, const std::vector<int64_t>& dims, const std::vector<double>& values) {
+  if (type == onnx::TensorProto::FLOAT16) {
+    std::string bytes(values.size() * 2, '\0');
+    for (size_t i = 0; i < values.size(); ++i) {
+      const uint16_t half = FloatToFloat16(static_cast<float>(values[i]));
+      std::memcpy(bytes.data() + 2 * i, &half, 2);
+    }
+    return Tensor::FromBytes(type, dims, std::move(bytes)).value();
+  }
   return type == onnx::TensorProto::FLOAT ? PackValues<float>(type, dims, values)
                                           : PackValues<double>(type, dims, values);
 }

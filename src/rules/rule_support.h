@@ -56,9 +56,9 @@ void AddFloatsAttribute(onnx::NodeProto& node, const char* name, const std::vect
 void AddIntAttribute(onnx::NodeProto& node, const char* name, int64_t value);
 void AddStringAttribute(onnx::NodeProto& node, const char* name, const std::string& value);
 
-// A tensor of `type` (float or double) and `dims` with every element `value` (rounded to the type).
+// A tensor of `type` (float16, float or double) and `dims` with every element `value` (rounded to the type).
 Tensor Filled(DataType type, const std::vector<int64_t>& dims, double value);
-// A float or double tensor holding `values`, rounded to the type.
+// A float16, float or double tensor holding `values`, rounded to the type.
 Tensor FromDoubles(DataType type, const std::vector<int64_t>& dims, const std::vector<double>& values);
 
 // Per-element access to float/double tensors for reference kernels: the values widened to double and a

@@ -12,6 +12,7 @@
 #include "absl/strings/string_view.h"
 #include "core/status_macros.h"
 #include "graph/op_names.h"
+#include "rules/rule_support.h"
 
 namespace onnx_legalize {
 namespace {
@@ -131,26 +132,6 @@ bool ReadsAsScales(const onnx::GraphProto& graph, const std::string& name) {
     }
   }
   return false;
-}
-
-// Ones of a floating type.
-absl::StatusOr<Tensor> FloatOnes(DataType type, const std::vector<int64_t>& dims, int64_t count) {
-  const int64_t size = ElementSize(type);
-  std::string one(static_cast<size_t>(size), '\0');
-  if (type == onnx::TensorProto::FLOAT) {
-    const float value = 1;
-    std::memcpy(one.data(), &value, sizeof(value));
-  } else if (type == onnx::TensorProto::DOUBLE) {
-    const double value = 1;
-    std::memcpy(one.data(), &value, sizeof(value));
-  } else {
-    const uint16_t value = 0x3C00;  // float16's 1
-    std::memcpy(one.data(), &value, sizeof(value));
-  }
-  std::string bytes;
-  bytes.reserve(static_cast<size_t>(count * size));
-  for (int64_t i = 0; i < count; ++i) bytes += one;
-  return Tensor::FromBytes(type, dims, std::move(bytes));
 }
 
 bool DrawableType(int32_t elem_type) {
@@ -305,7 +286,7 @@ absl::StatusOr<std::map<std::string, Tensor>> DrawInputs(const onnx::GraphProto&
     const bool floating =
         type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::DOUBLE || type == onnx::TensorProto::FLOAT16;
     if (floating && ReadsAsScales(graph, input->name())) {
-      value = FloatOnes(type, dims, count);
+      value = rules::Filled(type, dims, 1.0);
     } else if (floating) {
       value = floats == DrawnFloats::kOrdinary ? random.OrdinaryFloats(type, dims) : random.SpecialFloats(type, dims);
     } else if (type == onnx::TensorProto::INT8) {
