@@ -187,7 +187,7 @@ absl::Status Runner::RunSequenceNode(const onnx::NodeProto& node, Scope& scope) 
 }
 
 absl::StatusOr<Outputs> Runner::RunSubgraph(const onnx::GraphProto& graph, const std::string& path, const Scope& outer,
-                                    Outputs inputs) const {
+                                            Outputs inputs) const {
   if (graph.input_size() != static_cast<int>(inputs.size())) {
     return absl::InvalidArgumentError(
         StrCat("graph ", path, " declares ", graph.input_size(), " inputs; the op binds ", inputs.size()));
@@ -197,8 +197,8 @@ absl::StatusOr<Outputs> Runner::RunSubgraph(const onnx::GraphProto& graph, const
     RETURN_IF_ERROR(scope.Define(graph.input(i).name(), std::move(inputs[i])));
   }
   for (const onnx::TensorProto& initializer : graph.initializer()) {
-    ASSIGN_OR_RETURN(Tensor value, TensorFromProto(initializer, StrCat("initializer '", initializer.name(),
-                                                                       "' (graph ", path, ")")));
+    ASSIGN_OR_RETURN(Tensor value,
+                     TensorFromProto(initializer, StrCat("initializer '", initializer.name(), "' (graph ", path, ")")));
     RETURN_IF_ERROR(scope.Define(initializer.name(), Share(std::move(value))));
   }
   RETURN_IF_ERROR(RunNodes(graph, scope));
@@ -256,7 +256,7 @@ absl::StatusOr<const onnx::GraphProto*> Runner::GraphAttribute(const KernelConte
 }
 
 std::string Runner::SubgraphPath(const KernelContext& ctx, const Scope& scope, const std::string& attribute,
-                                const onnx::GraphProto& graph) {
+                                 const onnx::GraphProto& graph) {
   return onnx_legalize::SubgraphPath(scope.path(), ctx.node, attribute, graph);
 }
 
@@ -304,8 +304,7 @@ absl::StatusOr<Outputs> Runner::RunLoop(const KernelContext& ctx, const Scope& s
   }
   if (ctx.node.output_size() > carried_count + scan_count) {
     return absl::InvalidArgumentError(StrCat("has ", ctx.node.output_size(), " outputs; the body yields ",
-                                             carried_count, " loop-carried values and ", scan_count,
-                                             " scan outputs"));
+                                             carried_count, " loop-carried values and ", scan_count, " scan outputs"));
   }
   std::vector<Outputs> scans(scan_count);
   int64_t scan_elements = 0;
@@ -367,8 +366,7 @@ absl::StatusOr<Tensor> Runner::StackScanOutput(const Outputs& values, const onnx
   return ConcatenateAlong(parts, 0, std::move(out_dims));
 }
 
-absl::StatusOr<Tensor> InitializerValue(const onnx::TensorProto& initializer,
-                                        const InitializersElsewhere& elsewhere) {
+absl::StatusOr<Tensor> InitializerValue(const onnx::TensorProto& initializer, const InitializersElsewhere& elsewhere) {
   const std::string what = StrCat("initializer '", initializer.name(), "' (graph ", kMainGraphPath, ")");
   if (initializer.data_location() != TensorProto::EXTERNAL) return TensorViewFromProto(initializer, what);
   if (elsewhere) {
