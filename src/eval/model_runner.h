@@ -17,7 +17,8 @@
 // ConvTranspose, BatchNormalization, pools, Gemm/MatMul, activations, Softmax, arithmetic with the legacy
 // broadcast of opset < 7, shape and data-movement ops, reductions, Pad, Upsample/Resize, Cast, ...: the
 // kernel files list theirs), the sequence ops of opset 11 (kernels/sequence.h: a sequence is held beside the
-// tensors, read only by them, and never a graph output here), and the ai.onnx.ml ops of kernels/ml.cc. Anything
+// tensors, read only by them, and never a graph output here), and the ai.onnx.ml ops of kernels/ml.cc and
+// kernels/tree_ensemble.cc. Anything
 // else is Unimplemented naming the op. A value past
 // kernels/kernel_support.h's kMaxValueElements, a Loop past 2^16 iterations, or a run past its meter's budget
 // (RunMeter) is ResourceExhausted: the models it runs may come from anyone.

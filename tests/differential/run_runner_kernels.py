@@ -535,6 +535,143 @@ for norm in ["MAX", "L1", "L2"]:
                   [("Normalizer", ["x"], ["y0"], {"domain": "ai.onnx.ml", "norm": norm})],
                   [("x", x)], [TensorProto.FLOAT], imports=ML)
 
+# Tree ensembles: random forests of every branch mode, NaN sent either way, over X holding special values, features
+# repeated as thresholds (so that BRANCH_EQ and the bounds are met exactly), trees of uneven depth, leaves with one
+# weight per output or none. ORT runs on one thread, where it adds the trees in order. At opset 12 (and ml-3's at 15):
+# the ops are ai.onnx.ml's, which the default opset does not change, so the cases are not repeated at 17, 21, 26.
+TREE_MODES = ["BRANCH_LEQ", "BRANCH_LT", "BRANCH_GTE", "BRANCH_GT", "BRANCH_EQ", "BRANCH_NEQ"]
+
+
+def random_forest(seed, x, trees, outputs, weight_prefix, negative=True, one_id=None):
+    """Attributes of a forest over `x`'s columns: (tree, node) ids in order, each tree's nodes listed together."""
+    r = rng(seed)
+    features = x.shape[-1] if x.ndim == 2 else 1
+    pool = x.reshape(-1)
+    pool = pool[np.isfinite(pool)] if pool.dtype.kind == "f" else pool
+    a = {k: [] for k in ["nodes_treeids", "nodes_nodeids", "nodes_featureids", "nodes_modes", "nodes_values",
+                         "nodes_truenodeids", "nodes_falsenodeids", "nodes_missing_value_tracks_true",
+                         "nodes_hitrates"]}
+    w = {k: [] for k in ["treeids", "nodeids", "ids", "weights"]}
+    for tree in range(trees):
+        count = [0]
+
+        def grow(depth):
+            node = count[0]
+            count[0] += 1
+            a["nodes_treeids"].append(tree)
+            a["nodes_nodeids"].append(node)
+            a["nodes_hitrates"].append(1.0)
+            slot = len(a["nodes_modes"])
+            for k in ["nodes_featureids", "nodes_modes", "nodes_values", "nodes_truenodeids", "nodes_falsenodeids",
+                      "nodes_missing_value_tracks_true"]:
+                a[k].append(None)
+            if depth == 0 or r.random() < 0.15:
+                a["nodes_featureids"][slot], a["nodes_modes"][slot] = 0, "LEAF"
+                a["nodes_values"][slot] = float(r.normal())
+                a["nodes_truenodeids"][slot] = a["nodes_falsenodeids"][slot] = 0
+                a["nodes_missing_value_tracks_true"][slot] = 0
+                ids = [one_id] if one_id is not None else list(range(outputs))
+                for out in ids:
+                    if r.random() < 0.85:
+                        w["treeids"].append(tree)
+                        w["nodeids"].append(node)
+                        w["ids"].append(out)
+                        # Positive weights add up to about one, so that a binary classifier's sums fall either side
+                        # of its one half and a probit's inside (0, 1).
+                        w["weights"].append(float(r.normal() if negative else r.random() * 1.6 / trees))
+                return node
+            mode = TREE_MODES[r.integers(len(TREE_MODES))]
+            value = float(pool[r.integers(len(pool))]) if r.random() < 0.6 else float(r.normal(0, 3))
+            if mode == "BRANCH_EQ":
+                value += 0.25  # ORT folds chains of BRANCH_EQ over whole numbers 1..32, which the runner refuses
+            a["nodes_featureids"][slot] = int(r.integers(features))
+            a["nodes_modes"][slot] = mode
+            a["nodes_values"][slot] = value
+            a["nodes_missing_value_tracks_true"][slot] = int(r.integers(2))
+            a["nodes_truenodeids"][slot] = grow(depth - 1)
+            a["nodes_falsenodeids"][slot] = grow(depth - 1)
+            return node
+
+        grow(int(r.integers(1, 6)))
+    a.update({f"{weight_prefix}{k}": v for k, v in w.items()})
+    return a
+
+
+TREE_X = np.concatenate([special((4, 5), 40), normal((30, 5), 41)]).astype(np.float32)
+TREE_X[::7, 2] = TREE_X[1::7, 3]  # values met again in other rows and columns
+ML3 = {"ai.onnx.ml": 3}
+
+
+def as_tensors(attrs, names, dtype):
+    """The ml-3 form: each float list of `names` as a `<name>_as_tensor` tensor of `dtype`."""
+    attrs = dict(attrs)
+    for name in names:
+        if name in attrs:
+            attrs[f"{name}_as_tensor"] = numpy_helper.from_array(np.array(attrs.pop(name), dtype), "")
+    return attrs
+
+
+for targets in [1, 3]:
+    for aggregate in ["SUM", "AVERAGE", "MIN", "MAX"]:
+        transforms = ["NONE", "PROBIT"] if targets == 1 else ["NONE", "LOGISTIC", "SOFTMAX", "SOFTMAX_ZERO", "PROBIT"]
+        for k, transform in enumerate(transforms):
+            forest = random_forest(100 + 10 * targets + k, TREE_X, 12, targets, "target_")
+            attrs = {"domain": "ai.onnx.ml", "n_targets": targets, "aggregate_function": aggregate,
+                     "post_transform": transform, **forest}
+            if k % 2:
+                attrs["base_values"] = [float(v) for v in normal((targets,), 7 + k)]
+            add_graph(f"treeregressor_{targets}_{aggregate.lower()}_{transform.lower()}", [12],
+                      [("TreeEnsembleRegressor", ["x"], ["y0"], attrs)], [("x", TREE_X)], [TensorProto.FLOAT],
+                      imports=ML)
+X_DOUBLE = TREE_X.astype(np.float64) * (1 + 1e-9)
+add_graph("treeregressor_double_as_tensor", [15],
+          [("TreeEnsembleRegressor", ["x"], ["y0"],
+            as_tensors({"domain": "ai.onnx.ml", "n_targets": 2, "base_values": [0.5, -1.5],
+                        **random_forest(130, X_DOUBLE, 9, 2, "target_")},
+                       ["nodes_values", "target_weights", "base_values", "nodes_hitrates"], np.float64))],
+          [("x", X_DOUBLE)], [TensorProto.FLOAT], imports=ML3)
+add_graph("treeregressor_1d", [12],
+          [("TreeEnsembleRegressor", ["x"], ["y0"], {"domain": "ai.onnx.ml", "n_targets": 2,
+                                                     **random_forest(131, TREE_X[0, :1], 6, 2, "target_")})],
+          [("x", TREE_X[0])], [TensorProto.FLOAT], imports=ML)
+
+LABELS = {"classlabels_strings": ["bloom", "huwahuwa", "other", "throwup"]}
+for k, transform in enumerate(["NONE", "LOGISTIC", "SOFTMAX", "SOFTMAX_ZERO", "PROBIT"]):
+    for labels in [LABELS, {"classlabels_int64s": [3, 1, 4, 15, 9]}]:
+        classes = len(next(iter(labels.values())))
+        attrs = {"domain": "ai.onnx.ml", "post_transform": transform, **labels,
+                 **random_forest(140 + k, TREE_X, 15, classes, "class_", negative=k % 2 == 0 and transform != "PROBIT")}
+        if k % 2:
+            attrs["base_values"] = [float(v) for v in normal((classes,), 9 + k)]
+        kind = "strings" if "classlabels_strings" in labels else "ints"
+        add_graph(f"treeclassifier_{kind}_{transform.lower()}", [12],
+                  [("TreeEnsembleClassifier", ["x"], ["y0", "y1"], attrs)], [("x", TREE_X)],
+                  [TensorProto.STRING if kind == "strings" else TensorProto.INT64, TensorProto.FLOAT], imports=ML)
+# Binary: one column of weights (class 0's or class 1's), decided at 0.5 (0 when a weight is negative).
+for one_id in [0, 1]:
+    for negative in [False, True]:
+        for transform in ["NONE", "LOGISTIC"]:
+            for base in [[], [0.25]]:
+                attrs = {"domain": "ai.onnx.ml", "post_transform": transform, "classlabels_int64s": [0, 1],
+                         **random_forest(150 + one_id + 2 * negative, TREE_X, 10, 2, "class_", negative=negative,
+                                         one_id=one_id)}
+                if base:
+                    attrs["base_values"] = base
+                add_graph(f"treeclassifier_binary_{one_id}_{'neg' if negative else 'pos'}_{transform.lower()}"
+                          f"_{len(base)}", [12], [("TreeEnsembleClassifier", ["x"], ["y0", "y1"], attrs)],
+                          [("x", TREE_X)], [TensorProto.INT64, TensorProto.FLOAT], imports=ML)
+X_INT = ints((20, 5), -6, 6)
+add_graph("treeclassifier_int64", [12],
+          [("TreeEnsembleClassifier", ["x"], ["y0", "y1"],
+            {"domain": "ai.onnx.ml", **LABELS, **random_forest(160, X_INT.astype(np.float32), 8, 4, "class_")})],
+          [("x", X_INT)], [TensorProto.STRING, TensorProto.FLOAT], imports=ML)
+add_graph("treeclassifier_double_as_tensor", [15],
+          [("TreeEnsembleClassifier", ["x"], ["y0", "y1"],
+            as_tensors({"domain": "ai.onnx.ml", **LABELS, "base_values": [0.1, 0.2, 0.3, 0.4],
+                        **random_forest(161, X_DOUBLE, 8, 4, "class_")},
+                       ["nodes_values", "class_weights", "base_values", "nodes_hitrates"], np.float64))],
+          [("x", X_DOUBLE)], [TensorProto.STRING, TensorProto.FLOAT], imports=ML3)
+
 # ------------------------------------------------------------------ quantization
 # Values on a grid of quarter steps of the scale, so that ties (x / scale = k + 0.5) are among them.
 XQ = (np.arange(-40, 40, dtype=np.float32) * 0.37).reshape(2, 5, 8)

@@ -30,6 +30,7 @@ const KernelTable& Kernels() {
     AddMlKernels(*kernels);
     AddQuantizeKernels(*kernels);
     AddRecurrentKernels(*kernels);
+    AddTreeEnsembleKernels(*kernels);
     return kernels;
   }();
   return *table;

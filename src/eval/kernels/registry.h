@@ -42,6 +42,7 @@ void AddTextKernels(KernelTable& table);           // text.cc: StringNormalizer
 void AddMlKernels(KernelTable& table);             // ml.cc: ai.onnx.ml's ArrayFeatureExtractor, Normalizer
 void AddQuantizeKernels(KernelTable& table);       // quantize.cc: QuantizeLinear, DequantizeLinear
 void AddRecurrentKernels(KernelTable& table);      // recurrent.cc: RNN, GRU, LSTM
+void AddTreeEnsembleKernels(KernelTable& table);  // tree_ensemble.cc: ai.onnx.ml's TreeEnsembleRegressor, ...Classifier
 
 }  // namespace onnx_legalize
 
