@@ -7,7 +7,7 @@ legalize: every testdata/legacy model, plus small models written here, most of t
 kernel: every TensorProto in testdata/legacy/*.inputs and *.expected, framed as kernel_fuzzer.cc reads its
 input ([2-byte length][TensorProto][choices]).
 model_file: the small models of legalize, each behind a few of the size-choosing first bytes that
-model_file_fuzzer.cc reads. Run with Debian's python3-onnx (/usr/bin/python3).
+model_file_fuzzer.cc reads. Run with onnx 1.23.2 (fuzz/run.sh uses scripts/install-python-env.sh's Python).
 """
 import glob
 import os

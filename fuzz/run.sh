@@ -25,7 +25,8 @@ if [ -z "${FUZZ_BUILD_DIR:-}" ]; then
 fi
 cmake --build "$build" -j"$(nproc)" --target legalize_fuzzer kernel_fuzzer model_file_fuzzer
 
-/usr/bin/python3 fuzz/make_seeds.py "$build/seeds"
+# The seeds are written with onnx 1.23.2 (the tests' Python environment), the onnx the tool is built on.
+"$(scripts/install-python-env.sh)" fuzz/make_seeds.py "$build/seeds"
 mkdir -p "$build/corpus/legalize" "$build/corpus/kernel" "$build/corpus/model_file" "$build/artifacts"
 
 # -malloc_limit_mb: no legitimate allocation comes near it (folds are capped at 64 MiB, trials at 2^16

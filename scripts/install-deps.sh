@@ -11,7 +11,9 @@ packages=(
   # and Debian's protobuf headers build it.
   curl ca-certificates libprotobuf-dev protobuf-compiler libabsl-dev
   libgtest-dev libgmock-dev
-  libonnx-testdata python3-onnx python3-numpy
+  # onnx itself comes from PyPI, never Debian (1.12): its C++ library from the wheel's sources (above), its Python
+  # package, its backend test data and its node-test generators in scripts/install-python-env.sh's environment.
+  python3-numpy
   # The Python module (python/): pybind11 builds it, pytest tests it, python3-build makes its wheel
   # offline; pkg-config is how tests/consumer checks the installed onnx_legalize.pc.
   pybind11-dev python3-dev python3-pytest python3-build python3-setuptools python3-wheel pkg-config

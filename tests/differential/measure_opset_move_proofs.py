@@ -2,11 +2,12 @@
 """How many of onnx's backend test models have their opset move executed (proved) by the model runner.
 
 Usage:
-    /usr/bin/python3 tests/differential/measure_opset_move_proofs.py CLI TESTDATA_DIR SCRATCH_DIR
+    "$PY" tests/differential/measure_opset_move_proofs.py CLI SCRATCH_DIR [--testdata DIR]
         [--targets 13 17] [--suites pytorch-converted pytorch-operator simple] [--only NAME ...] [-j 2]
         [--min-share PERCENT]
 
-TESTDATA_DIR is libonnx-testdata's data folder (/usr/share/libonnx-testdata/data). For each model folder of the
+The models are the running onnx's backend test data (onnx/backend/test/data of onnx 1.23.2's wheel, in the
+environment scripts/install-python-env.sh makes), or DIR's (a folder of the same layout). For each model folder of the
 suites and each target, `CLI SUITE/NAME/model.onnx SCRATCH/... --target-opset=N --report=R.json` runs, and the
 report's `opset_move` says what became of the move's proof:
   executed      "executed in the model runner ...": both forms ran and every output was identical;
@@ -28,6 +29,8 @@ import re
 import shutil
 import subprocess
 import sys
+
+import onnx
 
 CLI_TIMEOUT = 300
 SUITES = ("pytorch-converted", "pytorch-operator", "simple")
@@ -81,8 +84,9 @@ def reason_group(kind, detail):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("cli")
-    parser.add_argument("testdata")
     parser.add_argument("scratch")
+    parser.add_argument("--testdata", default=os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data"),
+                        help="onnx's backend test data (default: the running onnx's)")
     parser.add_argument("--targets", type=int, nargs="+", default=[13, 17])
     parser.add_argument("--suites", nargs="+", default=list(SUITES))
     parser.add_argument("--only", nargs="+", help="model folder names (test_...) to measure")

@@ -1,11 +1,13 @@
 #!/usr/bin/python3
-"""Differential test of the onnx-legalize CLI on onnx's own backend test models (Debian's libonnx-testdata).
+"""Differential test of the onnx-legalize CLI on onnx's own backend test models, as the installed onnx ships them.
 
 Usage:
-    /usr/bin/python3 tests/differential/run_backend_models.py CLI TESTDATA_DIR SCRATCH_DIR [--target-opset N]
-        [--only NAME ...]
+    "$PY" tests/differential/run_backend_models.py CLI NODE_DIR SCRATCH_DIR [--target-opset N] [--only NAME ...]
 
-TESTDATA_DIR is libonnx-testdata's data folder (/usr/share/libonnx-testdata/data). The models to run, and how, are
+The models come from the running onnx (1.23.2 in the environment scripts/install-python-env.sh makes): its wheel
+ships the model tests' data (onnx/backend/test/data: pytorch-converted, pytorch-operator, simple, ...), and the node
+tests' data is what make_node_test_data.py writes with that onnx (NODE_DIR: its OUT/node folder; an entry
+"node/<test>" is read from NODE_DIR/<test>). The models to run, and how, are
 listed in backend_models.json beside this script; each entry names a model folder (its model.onnx and its
 test_data_set_* folders of inputs and PyTorch's or numpy's expected outputs) and the variants to legalize:
   - "as_is": the model itself. Only with --target-opset (at the default target a model without removed ops is left
@@ -173,15 +175,25 @@ def check_refusal(entry, p, out_path):
     return "refused as expected"
 
 
-def check_variant(entry, variant, cli, testdata, scratch, target_opset):
-    folder = os.path.join(testdata, entry["model"])
+def model_folder(entry, node_dir):
+    """Where the entry's model folder lies: NODE_DIR for node tests, the installed onnx's test data otherwise."""
+    suite, _, name = entry["model"].partition("/")
+    if suite == "node":
+        return os.path.join(node_dir, name)
+    return os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", suite, name)
+
+
+def check_variant(entry, variant, cli, node_dir, scratch, target_opset):
+    folder = model_folder(entry, node_dir)
     model = onnx.load(os.path.join(folder, "model.onnx"))
     if "set_opset" in entry:
         # The model as a legacy exporter would have written it: the same graph at an older opset, whose ops
-        # mean the same there (the entry says why).
+        # mean the same there (the entry says why), and the IR version of that opset (onnx 1.23 writes its node
+        # tests at IR 14, which no exporter of opset 9 wrote and ONNX Runtime 1.31 does not load).
         for imp in model.opset_import:
             if imp.domain in ("", "ai.onnx"):
                 imp.version = entry["set_opset"]
+        model.ir_version = helper.find_min_ir_version_for(list(model.opset_import))
     if variant == "dynamic_slice_on_output":
         model = with_dynamic_slice_on_output(model)
     elif variant == "dynamic_slice_over_weight":
@@ -234,7 +246,7 @@ def check_variant(entry, variant, cli, testdata, scratch, target_opset):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
     ap.add_argument("cli", help="the onnx-legalize binary")
-    ap.add_argument("testdata_dir", help="libonnx-testdata's data folder")
+    ap.add_argument("node_dir", help="onnx's node tests: the node folder make_node_test_data.py writes")
     ap.add_argument("scratch_dir", help="where variants, legalized models and outputs go (created)")
     ap.add_argument("--target-opset", type=int, help="pass --target-opset=N to the CLI and expect opset N")
     ap.add_argument("--only", nargs="+", metavar="MODEL", help="run only these entries (their `model` field)")
@@ -243,10 +255,11 @@ def main():
     with open(os.path.join(HERE, "backend_models.json")) as f:
         entries = json.load(f)["models"]
     entries = select_only(entries, args.only, "model")
-    missing = [e["model"] for e in entries if not os.path.isfile(os.path.join(args.testdata_dir, e["model"],
+    missing = [e["model"] for e in entries if not os.path.isfile(os.path.join(model_folder(e, args.node_dir),
                                                                               "model.onnx"))]
     if missing:
-        sys.exit(f"run_backend_models: not in {args.testdata_dir} (is libonnx-testdata installed?): {missing}")
+        sys.exit(f"run_backend_models: onnx {onnx.__version__} ({os.path.dirname(onnx.__file__)}) and {args.node_dir} "
+                 f"lack: {missing}")
     if shutil.which("node") is None:
         sys.exit("run_backend_models: node not found")
     subprocess.run(["bash", os.path.join(ORT_DIR, "install.sh")], check=True, stdin=subprocess.DEVNULL)
@@ -254,7 +267,7 @@ def main():
     os.makedirs(scratch, exist_ok=True)
 
     return run_checks((f"{entry['model']} [{variant}]",
-                       lambda entry=entry, variant=variant: check_variant(entry, variant, cli, args.testdata_dir,
+                       lambda entry=entry, variant=variant: check_variant(entry, variant, cli, args.node_dir,
                                                                           scratch, args.target_opset))
                       for entry in entries for variant in entry["variants"]
                       if not (variant in ("as_is", "dynamic_slice_over_weight") and args.target_opset is None))

@@ -42,7 +42,8 @@ import onnx
 from onnx import numpy_helper
 
 # The ops issue 24 asks the runner to execute, from Conv to TopK (the issue also names the removed ops, by their
-# rules' kernels, and If/Loop/Scan "as today": those are checked elsewhere).
+# rules' kernels, and If/Loop/Scan "as today": those are checked elsewhere), and the recurrent ops legacy exporters
+# wrote (PyTorch's and CNTK's RNN, GRU and LSTM).
 OPS = frozenset("""
     Conv ConvTranspose BatchNormalization InstanceNormalization LRN MaxPool AveragePool GlobalAveragePool
     GlobalMaxPool Gemm MatMul Softmax LogSoftmax Relu LeakyRelu PRelu Elu Selu Sigmoid HardSigmoid Tanh Softplus
@@ -50,6 +51,7 @@ OPS = frozenset("""
     Reshape Flatten Transpose Squeeze Unsqueeze Expand Tile Gather Shape Size Constant ConstantOfShape Cast Dropout
     Identity Upsample Resize DepthToSpace SpaceToDepth ReduceMean ReduceSum ReduceMax ReduceMin ReduceProd
     ReduceL2 ReduceLogSumExp ArgMax ArgMin Equal Less Greater Not And Or Where Range TopK
+    RNN GRU LSTM
 """.split())
 
 def _each(names, reason):

@@ -734,13 +734,15 @@ class SliceConformanceTest : public ::testing::TestWithParam<const char*> {};
 template <typename Proto>
 ::testing::AssertionResult ReadProto(const std::string& path, Proto& proto) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return ::testing::AssertionFailure() << "cannot open " << path << " (is libonnx-testdata installed?)";
+  if (!in)
+    return ::testing::AssertionFailure() << "cannot open " << path
+                                         << " (ctest's fixture onnx_node_test_data writes onnx's node tests there)";
   if (!proto.ParseFromIstream(&in)) return ::testing::AssertionFailure() << "cannot parse " << path;
   return ::testing::AssertionSuccess();
 }
 
 TEST_P(SliceConformanceTest, MatchesOnnxBackendTestData) {
-  const std::string dir = absl::StrCat(ONNX_TESTDATA_DIR, "/node/", GetParam());
+  const std::string dir = absl::StrCat(ONNX_NODE_TEST_DIR, "/", GetParam());
   onnx::ModelProto model;
   ASSERT_TRUE(ReadProto(dir + "/model.onnx", model));
   ASSERT_EQ(model.graph().node_size(), 1);

@@ -1,14 +1,19 @@
 #!/usr/bin/env node
 'use strict';
-// Self-check of tensor_proto.js: every TensorProto file under the given folders (default: ONNX's conformance data
-// from Debian's libonnx-testdata) must decode and re-encode to the very same bytes. Files the codec does not handle
-// (bfloat16, complex, sequences, maps, optionals) are counted as skipped.
-// Usage: node check_codec.js [FOLDER ...]
+// Self-check of tensor_proto.js: every TensorProto file under the given folders (ONNX's conformance data, e.g.
+// build/tests/onnx_node_data/node, which ctest's onnx_node_test_data writes with onnx 1.23) must decode and re-encode
+// to the very same bytes. Files the codec does not handle (bfloat16, complex, sequences, maps, optionals) are counted
+// as skipped.
+// Usage: node check_codec.js FOLDER ...
 const fs = require('fs');
 const path = require('path');
 const { decodeTensorProto, encodeTensorProto } = require('./tensor_proto');
 
-const roots = process.argv.length > 2 ? process.argv.slice(2) : ['/usr/share/libonnx-testdata/data/node'];
+if (process.argv.length <= 2) {
+  console.error('usage: node check_codec.js FOLDER ...');
+  process.exit(2);
+}
+const roots = process.argv.slice(2);
 let passed = 0; let failed = 0; let skipped = 0;
 function walk(p) {
   const st = fs.statSync(p);
