@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """Generates the legacy DynamicSlice models of testdata/legacy/, their inputs and (where numpy can say) expected outputs.
 
-Run with Debian's interpreter (python3-onnx 1.12, python3-numpy):
+Run in the project's Python environment (onnx 1.23.2 and numpy; onnx 1.12 wrote the same bytes):
 
-    /usr/bin/python3 testdata/make_legacy_models.py
+    PY=$(scripts/install-python-env.sh) && "$PY" testdata/make_legacy_models.py
 
 onnx 1.12 has no DynamicSlice schema, so its nodes are built with onnx.helper.make_node and the models are not put
 through onnx.checker. Every run writes byte-identical files: fixed seeds (numpy's legacy RandomState, whose streams
@@ -630,8 +630,8 @@ def softmax_after_dynamic_slice():
 
 README_HEAD = """# Legacy DynamicSlice models
 
-Generated, this README included, by `testdata/make_legacy_models.py`: run it with `/usr/bin/python3` (Debian's
-python3-onnx 1.12 and python3-numpy); it deletes and rewrites every model, input and expected output here, byte for
+Generated, this README included, by `testdata/make_legacy_models.py`: run it with the Python of `scripts/install-python-env.sh`
+(onnx 1.23.2 and numpy); it deletes and rewrites every model, input and expected output here, byte for
 byte the same on every run. Edit the script, not the files. `manifest.json` carries the same facts for
 `tests/differential/run_differential.py`.
 

@@ -4,11 +4,11 @@ ScaledTanh, ParametricSoftplus, Scale, ThresholdedRelu before opset 10, MeanVari
 GivenTensorFill) and Upsample-7/9 (legal up to opset 9, Resize on the way to 10+), their input cases, numpy's
 expected outputs where numpy computes them exactly, and the models onnx-legalize must refuse.
 
-Run with Debian's interpreter (python3-onnx 1.12, python3-numpy):
+Run in the project's Python environment (onnx 1.23.2 and numpy; onnx 1.12 wrote the same bytes):
 
-    /usr/bin/python3 testdata/make_removed_op_models.py
+    PY=$(scripts/install-python-env.sh) && "$PY" testdata/make_removed_op_models.py
 
-onnx 1.12 has no schema for these ops, so nodes are built with onnx.helper.make_node and the models are not put
+onnx has no schema for these ops, so nodes are built with onnx.helper.make_node and the models are not put
 through onnx.checker. Every run writes byte-identical files: fixed seeds (numpy's legacy RandomState), no
 timestamps, a fixed order everywhere. The numerics every tolerance below rests on are in
 docs/removed_ops_numerics.md (measured with tests/differential/measure_removed_ops.py).
@@ -635,8 +635,8 @@ def refusal_models():
 
 README_HEAD = """# Models holding the experimental ops ONNX 1.5 removed
 
-Generated, this README included, by `testdata/make_removed_op_models.py`: run it with `/usr/bin/python3`
-(Debian's python3-onnx 1.12 and python3-numpy); it deletes and rewrites every file here, byte for byte the same
+Generated, this README included, by `testdata/make_removed_op_models.py`: run it with the Python of
+`scripts/install-python-env.sh` (onnx 1.23.2 and numpy); it deletes and rewrites every file here, byte for byte the same
 on every run. Edit the script, not the files. `manifest.json` carries the same facts for
 `tests/differential/run_differential.py`; the numerics behind every tolerance are in
 `docs/removed_ops_numerics.md`.

@@ -2,7 +2,7 @@
 """Measures, in ONNX Runtime (tests/ort/run_model.js), how the removed experimental ops compare with their
 decompositions: the numbers of docs/removed_ops_numerics.md.
 
-    nice /usr/bin/python3 tests/differential/measure_removed_ops.py SCRATCH_DIR [--only NAME ...]
+    nice "$PY" tests/differential/measure_removed_ops.py SCRATCH_DIR [--only NAME ...]
 
 Every comparison builds one small model per side (or one model holding both sides when both run at the same
 opset), feeds both the same seeded inputs (which include +-0, +-inf, NaN, denormals and magnitudes past 1e30),

@@ -2,7 +2,7 @@
 """Differential test of the onnx-legalize CLI against ONNX Runtime, on the legacy models of testdata/legacy.
 
 Usage:
-    /usr/bin/python3 tests/differential/run_differential.py CLI LEGACY_DIR SCRATCH_DIR [--only NAME ...]
+    "$PY" tests/differential/run_differential.py CLI LEGACY_DIR SCRATCH_DIR [--only NAME ...]
         [--target-opset N]
 
 With --target-opset N the CLI is run as `CLI IN OUT --target-opset=N` and OUT's default opset must be N: the
@@ -34,7 +34,7 @@ a `removed_ops` field, and for them
      within `max_ulp` ULPs or `abs_tol` (both 0: the output files must be equal byte for byte); numpy's expectations,
      where saved, are held to the same rule (ORT's run of IN to byte equality: they are only saved where exact).
 One line per model, then `N passed, M failed`; the exit status is non-zero when anything failed.
-Python: Debian's /usr/bin/python3 with python3-onnx (1.12) and python3-numpy. Node: tests/ort/install.sh is run
+Python: the project's environment, PY=$(scripts/install-python-env.sh) (onnx 1.23.2, numpy). Node: tests/ort/install.sh is run
 first (quick when ONNX Runtime is already installed).
 """
 

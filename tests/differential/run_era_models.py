@@ -3,7 +3,7 @@
 legalized, run in ONNX Runtime, and compared with the library's model runner executing the original.
 
 Usage:
-    /usr/bin/python3 tests/differential/run_era_models.py CLI MODEL_RUNNER_CLI SCRATCH_DIR [--targets 7 13 17]
+    "$PY" tests/differential/run_era_models.py CLI MODEL_RUNNER_CLI SCRATCH_DIR [--targets 7 13 17]
         [--only NAME ...]
 
 ONNX Runtime runs nothing below IR 3 or default opset 7, so for these originals the model runner is the only

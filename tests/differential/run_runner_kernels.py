@@ -2,11 +2,11 @@
 """The model runner's kernels (src/eval/kernels/) against ONNX Runtime.
 
 Usage:
-    /usr/bin/python3 tests/differential/run_runner_kernels.py MODEL_RUNNER_CLI SCRATCH_DIR [--only SUBSTRING ...]
+    "$PY" tests/differential/run_runner_kernels.py MODEL_RUNNER_CLI SCRATCH_DIR [--only SUBSTRING ...]
 
 Every case below is one node of one op at one opset (7..26, where the op's version changes and around; ORT 1.30
 runs opsets up to 26, not 27 and 28, which tests/eval/kernels/ checks alone),
-written with onnx 1.12's helpers into SCRATCH_DIR/<case>/model.onnx with its inputs. ONNX Runtime
+written with onnx's helpers into SCRATCH_DIR/<case>/model.onnx with its inputs. ONNX Runtime
 (tests/ort/run_model.js: CPU, graph optimizations off, one thread) and the runner (MODEL_RUNNER_CLI, built from
 tests/differential/model_runner_cli.cc) run it on the same inputs, floats among them +-0, +-inf, NaN, denormals
 and values near the op's thresholds. Their outputs must have the same types and dims and, element by element,
@@ -18,7 +18,7 @@ result is a ULP of the terms.
 
 A case whose model ORT refuses counts as skipped, with ORT's reason (none should: the list names only what ORT
 1.30 runs). One line per case, then `N passed, M failed, K skipped`; exit status 1 when anything failed.
-Python: Debian's /usr/bin/python3 with python3-onnx (1.12) and python3-numpy.
+Python: the project's environment, PY=$(scripts/install-python-env.sh) (onnx 1.23.2, numpy).
 """
 
 import argparse

@@ -2,7 +2,7 @@
 """A stand-in for onnx-legalize on testdata/removed_ops, written to test run_differential.py and the numerics of
 docs/removed_ops_numerics.md before the C++ exists: it applies the replacements that document recommends.
 
-    /usr/bin/python3 tests/differential/standin_legalize_removed_ops.py IN OUT [--target-opset=N]
+    "$PY" tests/differential/standin_legalize_removed_ops.py IN OUT [--target-opset=N]
 
 Not a legalizer: it knows only the shapes of model in testdata/removed_ops (NCHW ops on rank 4, the ops those
 models hold besides the removed ones keep their meaning between opsets 7 and 17, so raising the opset is a

@@ -3,7 +3,7 @@
 @microsoft/sarif-multitool-linux that tests/ort/install.sh installs), offline.
 
 Usage:
-    /usr/bin/python3 tests/sarif/validate_sarif.py CLI SCRATCH_DIR
+    "$PY" tests/sarif/validate_sarif.py CLI SCRATCH_DIR
 
 The CLI checks a repository that produces every kind of finding and failure --check has: testdata/legacy and
 testdata/removed_ops (removed ops, MVN-1 attributes), plus models made here (an op that exists only at a later
