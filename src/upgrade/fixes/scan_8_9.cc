@@ -9,7 +9,8 @@
 // the same thing: each input is squeezed at axis 0 before it, each output unsqueezed at axis 0 after it (under
 // its original name). A larger or unknown batch would need a loop over the batch that no repair here writes:
 // such a node is refused. A Scan-8 with sequence_lens onnx 1.23's adapter refuses itself ("Unsupported
-// conversion to opset 9").
+// conversion to opset 9"). (scan_8_9_test: MovesAScan8WithABatchOfOneBySqueezingTheBatchAway and
+// RefusesAScan8WhoseBatchIsNotOneOrUnknownOrThatTakesSequenceLens fail without this fix.)
 #include <cstdint>
 #include <string>
 #include <utility>
