@@ -184,8 +184,8 @@ absl::StatusOr<Sums<Threshold>> SumLeaves(const Forest<Threshold>& forest, const
 
 // The regressor's sums finished with its base values, then written as float (an output no leaf reached as 0).
 template <typename Threshold>
-void FinishRegression(Sums<Threshold>& sums, const std::vector<Threshold>& base, Aggregate aggregate,
-                      int64_t trees, float* out) {
+void FinishRegression(Sums<Threshold>& sums, const std::vector<Threshold>& base, Aggregate aggregate, int64_t trees,
+                      float* out) {
   const size_t outputs = sums.score.size();
   const bool per_output = base.size() == outputs;
   for (size_t i = 0; i < outputs; ++i) {
@@ -297,9 +297,8 @@ absl::StatusOr<Outputs> ClassifyRows(const KernelContext& ctx, const Tensor& x) 
   ASSIGN_OR_RETURN(const PostTransform transform, PostTransformOf(ctx.node));
   ASSIGN_OR_RETURN(const std::vector<Threshold> base, ThresholdsAttribute<Threshold>(ctx.node, "base_values"));
   ASSIGN_OR_RETURN(const std::optional<std::vector<int64_t>> class_ids, IntsAttribute(ctx.node, "class_ids"));
-  const std::set<int64_t> distinct_ids = class_ids.has_value()
-                                             ? std::set<int64_t>(class_ids->begin(), class_ids->end())
-                                             : std::set<int64_t>{};
+  const std::set<int64_t> distinct_ids =
+      class_ids.has_value() ? std::set<int64_t>(class_ids->begin(), class_ids->end()) : std::set<int64_t>{};
   const bool binary = classes == 2 && distinct_ids.size() == 1;
   if (classes == 1) {
     return absl::UnimplementedError("a classifier of one label: ONNX Runtime writes its label as 0 or 1");
@@ -308,12 +307,12 @@ absl::StatusOr<Outputs> ClassifyRows(const KernelContext& ctx, const Tensor& x) 
     return absl::UnimplementedError(
         "two labels whose weights name both classes: ONNX Runtime writes the label as 0 or 1 by the second score");
   }
-  if (binary && (base.size() > 1 || transform == PostTransform::kSoftmax ||
-                 transform == PostTransform::kSoftmaxZero || transform == PostTransform::kProbit)) {
-    return absl::UnimplementedError(StrCat(
-        "a binary classifier with ", base.size(), " base values and post_transform ",
-        transform == PostTransform::kProbit ? "PROBIT" : "(a SOFTMAX or other)",
-        ": ONNX Runtime's scores there are not the op's (it leaves the transform out, or a score unwritten)"));
+  if (binary && (base.size() > 1 || transform == PostTransform::kSoftmax || transform == PostTransform::kSoftmaxZero ||
+                 transform == PostTransform::kProbit)) {
+    return absl::UnimplementedError(
+        StrCat("a binary classifier with ", base.size(), " base values and post_transform ",
+               transform == PostTransform::kProbit ? "PROBIT" : "(a SOFTMAX or other)",
+               ": ONNX Runtime's scores there are not the op's (it leaves the transform out, or a score unwritten)"));
   }
   if (!base.empty() && static_cast<int64_t>(base.size()) != classes && !binary) {
     return absl::InvalidArgumentError(StrCat("base_values holds ", base.size(), " values for ", classes, " classes"));
@@ -326,8 +325,8 @@ absl::StatusOr<Outputs> ClassifyRows(const KernelContext& ctx, const Tensor& x) 
   for (int64_t r = 0; r < rows.count; ++r) {
     ASSIGN_OR_RETURN(Sums<Threshold> sums,
                      SumLeaves(forest, rows.values.data() + r * rows.stride, classes, Aggregate::kSum));
-    ASSIGN_OR_RETURN(chosen[r], Classify(sums, base, binary, forest.any_negative_weight, transform,
-                                         z.data() + r * classes));
+    ASSIGN_OR_RETURN(chosen[r],
+                     Classify(sums, base, binary, forest.any_negative_weight, transform, z.data() + r * classes));
   }
   Tensor y;
   if (labels.strings.empty()) {

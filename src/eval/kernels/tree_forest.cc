@@ -29,8 +29,8 @@ absl::StatusOr<std::vector<int64_t>> IntsOrEmpty(const onnx::NodeProto& node, ab
 
 absl::StatusOr<TreeNodeMode> ModeNamed(const std::string& name) {
   static const std::map<std::string, TreeNodeMode> kModes = {
-      {"BRANCH_LEQ", TreeNodeMode::kLeq}, {"BRANCH_LT", TreeNodeMode::kLt},   {"BRANCH_GTE", TreeNodeMode::kGte},
-      {"BRANCH_GT", TreeNodeMode::kGt},   {"BRANCH_EQ", TreeNodeMode::kEq},   {"BRANCH_NEQ", TreeNodeMode::kNeq},
+      {"BRANCH_LEQ", TreeNodeMode::kLeq}, {"BRANCH_LT", TreeNodeMode::kLt}, {"BRANCH_GTE", TreeNodeMode::kGte},
+      {"BRANCH_GT", TreeNodeMode::kGt},   {"BRANCH_EQ", TreeNodeMode::kEq}, {"BRANCH_NEQ", TreeNodeMode::kNeq},
       {"LEAF", TreeNodeMode::kLeaf}};
   const auto found = kModes.find(name);
   if (found == kModes.end()) return absl::InvalidArgumentError(StrCat("nodes_modes holds '", name, "'"));
@@ -96,12 +96,11 @@ absl::Status RefuseChainsFoldedOtherwise(const Forest<Threshold>& forest) {
     if (next.mode != TreeNodeMode::kEq || next.feature != head.feature || !FoldsIntoSetTest(next.value)) continue;
     const std::optional<bool> folds = SubtreesAlike(forest, head.true_child, next.true_child, /*wholly=*/false);
     const std::optional<bool> same = SubtreesAlike(forest, head.true_child, next.true_child, /*wholly=*/true);
-    if (!folds.has_value() || !same.has_value() ||
-        (*folds && !(*same && head.nan_goes_true == next.nan_goes_true))) {
-      return absl::UnimplementedError(
-          StrCat("a chain of BRANCH_EQ nodes over feature ", head.feature, " (thresholds ", head.value, " and ",
-                 next.value, ") that ONNX Runtime folds into one set test, which then computes otherwise than the "
-                 "chain node by node"));
+    if (!folds.has_value() || !same.has_value() || (*folds && !(*same && head.nan_goes_true == next.nan_goes_true))) {
+      return absl::UnimplementedError(StrCat(
+          "a chain of BRANCH_EQ nodes over feature ", head.feature, " (thresholds ", head.value, " and ", next.value,
+          ") that ONNX Runtime folds into one set test, which then computes otherwise than the "
+          "chain node by node"));
     }
   }
   return absl::OkStatus();
@@ -143,16 +142,18 @@ absl::StatusOr<Forest<Threshold>> ReadForest(const onnx::NodeProto& node, absl::
   const size_t count = tree_ids.size();
   if (count == 0) return absl::InvalidArgumentError("the ensemble has no nodes (nodes_treeids is empty)");
   for (const auto& [name, size] : {std::pair<const char*, size_t>{"nodes_nodeids", node_ids.size()},
-                                   {"nodes_featureids", features.size()}, {"nodes_truenodeids", true_ids.size()},
-                                   {"nodes_falsenodeids", false_ids.size()}, {"nodes_modes", modes.size()},
+                                   {"nodes_featureids", features.size()},
+                                   {"nodes_truenodeids", true_ids.size()},
+                                   {"nodes_falsenodeids", false_ids.size()},
+                                   {"nodes_modes", modes.size()},
                                    {"nodes_values", values.size()}}) {
     if (size != count) {
       return absl::InvalidArgumentError(StrCat(name, " holds ", size, " values, nodes_treeids ", count));
     }
   }
   if (nan_true.size() > count) {
-    return absl::InvalidArgumentError(StrCat("nodes_missing_value_tracks_true holds ", nan_true.size(),
-                                             " values for ", count, " nodes"));
+    return absl::InvalidArgumentError(
+        StrCat("nodes_missing_value_tracks_true holds ", nan_true.size(), " values for ", count, " nodes"));
   }
 
   Forest<Threshold> forest;
@@ -190,8 +191,8 @@ absl::StatusOr<Forest<Threshold>> ReadForest(const onnx::NodeProto& node, absl::
   ASSIGN_OR_RETURN(const std::vector<int64_t> weight_trees, IntsOrEmpty(node, prefix + "treeids"));
   ASSIGN_OR_RETURN(const std::vector<Threshold> weights, ThresholdsAttribute<Threshold>(node, prefix + "weights"));
   if (weight_nodes.size() != ids.size() || weight_trees.size() != ids.size() || weights.size() != ids.size()) {
-    return absl::InvalidArgumentError(StrCat(prefix, "ids, ", prefix, "nodeids, ", prefix, "treeids and ", prefix,
-                                             "weights differ in length"));
+    return absl::InvalidArgumentError(
+        StrCat(prefix, "ids, ", prefix, "nodeids, ", prefix, "treeids and ", prefix, "weights differ in length"));
   }
   for (size_t k = 0; k < ids.size(); ++k) {
     if (ids[k] < 0 || ids[k] >= outputs) {

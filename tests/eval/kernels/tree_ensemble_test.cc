@@ -31,15 +31,15 @@ onnx::ModelProto TwoStumps(const std::string& op, const std::string& weights, co
   const std::string text = R"(
     <ir_version: 7, opset_import: ["" : 13, "ai.onnx.ml" : 1]>
     g (float[N,F] x) => ()" +
-         outputs + R"() {
+                           outputs + R"() {
       )" + (op == "TreeEnsembleRegressor" ? "y" : "label, z") +
-         " = ai.onnx.ml." + op + R"( <
+                           " = ai.onnx.ml." + op + R"( <
         nodes_treeids = [0, 0, 0, 1, 1, 1], nodes_nodeids = [0, 1, 2, 0, 1, 2],
         nodes_featureids = [0, 0, 0, 1, 0, 0], nodes_values = [0.5, 0.0, 0.0, 0.0, 0.0, 0.0],
         nodes_modes = ["BRANCH_LEQ", "LEAF", "LEAF", "BRANCH_GT", "LEAF", "LEAF"],
         nodes_truenodeids = [1, 0, 0, 1, 0, 0], nodes_falsenodeids = [2, 0, 0, 2, 0, 0],
         )" + weights + extra +
-         R"(> (x)
+                           R"(> (x)
     })";
   return ParseModel(text.c_str());
 }
@@ -58,7 +58,7 @@ TEST(TreeEnsembleKernelTest, RegressorAddsEachTreesLeafToTheBaseValue) {
 
 TEST(TreeEnsembleKernelTest, MissingValueTracksTrueSendsNaNToTheTrueBranch) {
   const auto model = TwoStumps("TreeEnsembleRegressor", kStumpWeights,
-                                          ", nodes_missing_value_tracks_true = [1, 0, 0, 0, 0, 0]", "float[3,1] y");
+                               ", nodes_missing_value_tracks_true = [1, 0, 0, 0, 0, 0]", "float[3,1] y");
   EXPECT_TRUE(OutputIs(RunModel(model, Feed("x", Rows())), "y", Floats({3, 1}, {11, 22, 21})));
 }
 
@@ -66,8 +66,7 @@ TEST(TreeEnsembleKernelTest, AverageDividesByTheTreesBeforeTheBaseAndMinMaxPickA
   for (const auto& [aggregate, want] : std::vector<std::pair<std::string, std::vector<float>>>{
            {"AVERAGE", {105.5F, 111, 111}}, {"MIN", {101, 102, 102}}, {"MAX", {110, 120, 120}}}) {
     const auto model = TwoStumps("TreeEnsembleRegressor", kStumpWeights,
-                                            ", base_values = [100.0], aggregate_function = \"" + aggregate + "\"",
-                                            "float[3,1] y");
+                                 ", base_values = [100.0], aggregate_function = \"" + aggregate + "\"", "float[3,1] y");
     EXPECT_TRUE(OutputIs(RunModel(model, Feed("x", Rows())), "y", Floats({3, 1}, want))) << aggregate;
   }
 }
@@ -75,9 +74,9 @@ TEST(TreeEnsembleKernelTest, AverageDividesByTheTreesBeforeTheBaseAndMinMaxPickA
 TEST(TreeEnsembleKernelTest, ATargetNoLeafReachesIsZeroWhateverItsBase) {
   // Two targets; only tree 0's true leaf writes target 1.
   const auto model = TwoStumps("TreeEnsembleRegressor",
-                                          R"(target_treeids = [0, 0, 1, 1], target_nodeids = [1, 2, 1, 2],
+                               R"(target_treeids = [0, 0, 1, 1], target_nodeids = [1, 2, 1, 2],
         target_ids = [1, 0, 0, 0], target_weights = [1.0, 2.0, 10.0, 20.0], n_targets = 2, base_values = [5.0, 7.0])",
-                                          "", "float[3,2] y");
+                               "", "float[3,2] y");
   EXPECT_TRUE(OutputIs(RunModel(model, Feed("x", Rows())), "y", Floats({3, 2}, {15, 8, 27, 0, 27, 0})));
 }
 
@@ -92,21 +91,23 @@ TEST(TreeEnsembleKernelTest, ClassifierLabelsTheLargestScoreFirstOnATie) {
   EXPECT_TRUE(OutputIs(result, "z", Floats({3, 3}, {0.5F, 0, 0.75F, 0, 0.75F, 0, 0, 0.75F, 0})));
   EXPECT_TRUE(OutputIs(result, "label", Strings({3}, {"fox", "dog", "dog"})));
   // Base values [0, 0.75, 0]: in row 0 classes 1 and 2 tie at 0.75, and the first wins.
-  const auto tied = TwoStumps("TreeEnsembleClassifier", kThreeClasses, ", base_values = [0.0, 0.75, 0.0]", "string[3] label, float[3,3] z");
+  const auto tied = TwoStumps("TreeEnsembleClassifier", kThreeClasses, ", base_values = [0.0, 0.75, 0.0]",
+                              "string[3] label, float[3,3] z");
   EXPECT_TRUE(OutputIs(RunModel(tied, Feed("x", Rows())), "label", Strings({3}, {"dog", "dog", "dog"})));
 }
 
 TEST(TreeEnsembleKernelTest, ClassifierSoftmaxIsOverEveryClass) {
   const auto model = TwoStumps("TreeEnsembleClassifier", kThreeClasses, ", post_transform = \"SOFTMAX\"",
-                                          "string[3] label, float[3,3] z");
+                               "string[3] label, float[3,3] z");
   const float e0 = std::exp(0.5F - 0.75F);
   const float e2 = std::exp(0.0F);
   const float e1 = std::exp(0.0F - 0.75F);
   const float sum = e0 + e1 + e2;
   const Results result = RunModel(model, Feed("x", Rows()));
-  EXPECT_TRUE(OutputIs(result, "z", Floats({3, 3}, {e0 / sum, e1 / sum, e2 / sum, e1 / (e1 + 1 + e1), 1 / (e1 + 1 + e1),
-                                                    e1 / (e1 + 1 + e1), e1 / (e1 + 1 + e1), 1 / (e1 + 1 + e1),
-                                                    e1 / (e1 + 1 + e1)})));
+  EXPECT_TRUE(
+      OutputIs(result, "z",
+               Floats({3, 3}, {e0 / sum, e1 / sum, e2 / sum, e1 / (e1 + 1 + e1), 1 / (e1 + 1 + e1), e1 / (e1 + 1 + e1),
+                               e1 / (e1 + 1 + e1), 1 / (e1 + 1 + e1), e1 / (e1 + 1 + e1)})));
   // The label is chosen before the transform, from the sums.
   EXPECT_TRUE(OutputIs(result, "label", Strings({3}, {"fox", "dog", "dog"})));
 }
@@ -115,9 +116,9 @@ TEST(TreeEnsembleKernelTest, BinaryClassifierDecidesAtOneHalfAndGivesTheCompleme
   // One column of weights (class 0's), all positive: the second label once its sum s passes one half, and the
   // scores [1 - s, s].
   const auto model = TwoStumps("TreeEnsembleClassifier",
-                                          R"(class_treeids = [0, 0, 1, 1], class_nodeids = [1, 2, 1, 2],
+                               R"(class_treeids = [0, 0, 1, 1], class_nodeids = [1, 2, 1, 2],
         class_ids = [0, 0, 0, 0], class_weights = [0.25, 0.5, 0.25, 0.125], classlabels_int64s = [7, 9])",
-                                          "", "int64[3] label, float[3,2] z");
+                               "", "int64[3] label, float[3,2] z");
   const Results result = RunModel(model, Feed("x", Rows()));
   // Row 0: 0.25 + 0.25 = 0.5, not past one half: the first label. Rows 1, 2: 0.5 + 0.125.
   EXPECT_TRUE(OutputIs(result, "label", Int64s({3}, {7, 9, 9})));
@@ -142,16 +143,17 @@ TEST(TreeEnsembleKernelTest, ATreeIsRootedAtItsFirstListedNode) {
 
 TEST(TreeEnsembleKernelTest, RefusesWhatOnnxRuntimeComputesOtherwiseThanTheOp) {
   // One target with LOGISTIC: ONNX Runtime leaves the transform out.
-  const auto logistic = TwoStumps("TreeEnsembleRegressor", kStumpWeights, ", post_transform = \"LOGISTIC\"", "float[3,1] y");
+  const auto logistic =
+      TwoStumps("TreeEnsembleRegressor", kStumpWeights, ", post_transform = \"LOGISTIC\"", "float[3,1] y");
   EXPECT_TRUE(FailsWith(RunModel(logistic, Feed("x", Rows())), StatusCode::kUnimplemented,
                         {"a post_transform other than PROBIT on one target"}));
   // One label: ONNX Runtime writes 0 or 1 for it.
   const auto one_label = TwoStumps("TreeEnsembleClassifier",
-                                              R"(class_treeids = [0], class_nodeids = [1], class_ids = [0],
+                                   R"(class_treeids = [0], class_nodeids = [1], class_ids = [0],
         class_weights = [1.0], classlabels_int64s = [4])",
-                                              "", "int64[3] label, float[3,1] z");
-  EXPECT_TRUE(FailsWith(RunModel(one_label, Feed("x", Rows())), StatusCode::kUnimplemented,
-                        {"a classifier of one label"}));
+                                   "", "int64[3] label, float[3,1] z");
+  EXPECT_TRUE(
+      FailsWith(RunModel(one_label, Feed("x", Rows())), StatusCode::kUnimplemented, {"a classifier of one label"}));
   // A chain of BRANCH_EQ over whole numbers whose true leaves differ in their second weight only: ONNX Runtime
   // folds it into one set test and gives the first leaf's weights for both.
   const auto chain = ParseModel(R"(
@@ -193,9 +195,9 @@ TEST(TreeEnsembleKernelTest, RejectsMalformedForestsNamingWhat) {
   EXPECT_TRUE(FailsWith(RunModel(wide, Feed("x", Floats({3, 1}, {1, 2, 3}))), StatusCode::kInvalidArgument,
                         {"the trees read feature 1, past X's 1"}));
   const auto bad_id = TwoStumps("TreeEnsembleClassifier",
-                                           R"(class_treeids = [0], class_nodeids = [1], class_ids = [3],
+                                R"(class_treeids = [0], class_nodeids = [1], class_ids = [3],
         class_weights = [1.0], classlabels_int64s = [4, 5, 6])",
-                                           "", "int64[3] label, float[3,3] z");
+                                "", "int64[3] label, float[3,3] z");
   EXPECT_TRUE(FailsWith(RunModel(bad_id, Feed("x", Rows())), StatusCode::kInvalidArgument,
                         {"class_ids holds 3, outside [0, 3)"}));
 }
