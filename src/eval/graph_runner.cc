@@ -119,7 +119,8 @@ absl::StatusOr<std::vector<Value>> Runner::InputsOf(const onnx::NodeProto& node,
   return inputs;
 }
 
-absl::StatusOr<Outputs> Runner::ComputeNode(const onnx::NodeProto& node, const Scope& scope) const {
+absl::StatusOr<Outputs> Runner::ComputeNode(const onnx::NodeProto& node, const Scope& scope,
+                                            SameAtOpset* same_at) const {
   if (!IsDefaultDomain(node.domain()) && FindKernel(node.domain(), node.op_type()) == nullptr &&
       (extra_ == nullptr || !extra_->Handles(node, opset_))) {
     return absl::UnimplementedError(StrCat(Label(node, scope), ": domain '", node.domain(), "' is not supported"));
@@ -128,6 +129,7 @@ absl::StatusOr<Outputs> Runner::ComputeNode(const onnx::NodeProto& node, const S
   ASSIGN_OR_RETURN(ctx.inputs, InputsOf(node, scope));
   if (meter_ != nullptr) ctx.work_allowed = std::max<int64_t>(meter_->budget - meter_->work, 0);
   absl::StatusOr<Outputs> outputs = RunNode(ctx, scope);
+  if (same_at != nullptr) same_at->same = ctx.OpsetsAnsweredAlike(same_at->opset);
   // A kernel that would pass the budget stops before its work: the run is past its budget as it would have
   // been after the node.
   if (ctx.past_work_allowed) meter_->past_budget = true;
@@ -227,7 +229,8 @@ absl::Status Runner::WithinBudget() const {
 
 absl::StatusOr<Outputs> Runner::RunNode(const KernelContext& ctx, const Scope& scope) const {
   const std::string& op = ctx.node.op_type();
-  if (extra_ != nullptr && extra_->Handles(ctx.node, ctx.opset)) return RunExtra(ctx);
+  // Which kernel runs is the runner's choice, not a read of the opset by the kernel: opset_, not ctx.opset().
+  if (extra_ != nullptr && extra_->Handles(ctx.node, opset_)) return RunExtra(ctx);
   if (IsDefaultDomain(ctx.node.domain()) && op == kIfOp) return RunIf(ctx, scope);
   if (IsDefaultDomain(ctx.node.domain()) && op == kLoopOp) return RunLoop(ctx, scope);
   // Another domain's node reaches here only when its kernel is in the registry (ai.onnx.ml's).
@@ -241,7 +244,7 @@ absl::StatusOr<Outputs> Runner::RunNode(const KernelContext& ctx, const Scope& s
 absl::StatusOr<Outputs> Runner::RunExtra(const KernelContext& ctx) const {
   std::vector<const Tensor*> inputs;
   for (const Value& value : ctx.inputs) inputs.push_back(value.get());
-  ASSIGN_OR_RETURN(std::vector<Tensor> results, extra_->Run(ctx.node, ctx.opset, inputs));
+  ASSIGN_OR_RETURN(std::vector<Tensor> results, extra_->Run(ctx.node, ctx.opset(), inputs));
   Outputs outputs;
   for (Tensor& result : results) outputs.push_back(Share(std::move(result)));
   return outputs;

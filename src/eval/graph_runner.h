@@ -114,8 +114,16 @@ class Runner {
   // The inputs of a node of tensors (not a sequence op) from `scope`, null where it leaves one empty.
   static absl::StatusOr<std::vector<Value>> InputsOf(const onnx::NodeProto& node, const Scope& scope);
 
-  // The outputs of a node of tensors from its inputs in `scope`, charged to the meter.
-  absl::StatusOr<Outputs> ComputeNode(const onnx::NodeProto& node, const Scope& scope) const;
+  // What ComputeNode can say beside a node's outputs: whether its kernel, asked the same node and inputs at
+  // another opset, computes the same (KernelContext::OpsetsAnsweredAlike).
+  struct SameAtOpset {
+    int64_t opset;
+    bool same = false;
+  };
+  // The outputs of a node of tensors from its inputs in `scope`, charged to the meter; with `same_at`, whether its
+  // kernel computes the same at `same_at->opset`.
+  absl::StatusOr<Outputs> ComputeNode(const onnx::NodeProto& node, const Scope& scope,
+                                      SameAtOpset* same_at = nullptr) const;
 
   // Defines the node's outputs (as many as it names) in `scope`.
   static absl::Status DefineOutputs(const onnx::NodeProto& node, Outputs outputs, Scope& scope);

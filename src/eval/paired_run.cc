@@ -1,9 +1,10 @@
 // RunModelPair (model_runner.h): two forms of one model run node beside node, each node the transformation left
-// as it was computed once. The schedule walks after's nodes in their order; each one whose outputs a node of
-// before writes is paired with it, the before nodes up to it run first (on their own), then the pair. A pair
-// whose computations are the same (SameComputation) and whose inputs are the same tensors runs once; any other
-// runs in each form. Each form keeps its own scope, releasing a value after its own last reader, so a tensor
-// both forms share is freed when neither reads it any more.
+// as it was computed once (also where its op has another version in the other form, when the runner's kernel
+// computes both versions alike for it: KernelContext::OpsetAtLeast). The schedule walks after's nodes in their order;
+// each one whose outputs a node of before writes is paired with it, the before nodes up to it run first (on their own),
+// then the pair. A pair whose computations are the same (SameComputation) and whose inputs are the same tensors runs
+// once; any other runs in each form. Each form keeps its own scope, releasing a value after its own last reader, so a
+// tensor both forms share is freed when neither reads it any more.
 #include <map>
 #include <memory>
 #include <string>
@@ -97,18 +98,35 @@ bool SameVersion(const onnx::NodeProto& node, const Form& before, const Form& af
   return at_before != nullptr && at_before == at_after;
 }
 
-// Whether `a` (of after) computes what `b` (of before) does from the same inputs.
-bool SameComputation(const onnx::NodeProto& b, const onnx::NodeProto& a, const Form& before, const Form& after) {
-  if (b.op_type() != a.op_type() || NormalizedDomain(b.domain()) != NormalizedDomain(a.domain())) return false;
-  if (b.input_size() != a.input_size() || b.output_size() != a.output_size()) return false;
+// Whether a node of the default domain runs the registry's kernel in both forms (not a removed op's kernel of
+// either form's extra ones): the one kernel, told each form's opset.
+bool SameKernel(const onnx::NodeProto& node, const Form& before, const Form& after) {
+  return IsDefaultDomain(node.domain()) && !(before.extra != nullptr && before.extra->Handles(node, before.opset)) &&
+         !(after.extra != nullptr && after.extra->Handles(node, after.opset));
+}
+
+// How far `a` (of after) is known to compute what `b` (of before) does from the same inputs.
+enum class Sameness {
+  kDiffers,      // run in each form
+  kSame,         // computed once for both
+  kUnlessOpset,  // the same node, whose op has another version at after's opset: computed once for both when its
+                 // kernel's questions about the opset get the same answers at after's (it then computes the same)
+};
+
+Sameness SameComputation(const onnx::NodeProto& b, const onnx::NodeProto& a, const Form& before, const Form& after) {
+  if (b.op_type() != a.op_type() || NormalizedDomain(b.domain()) != NormalizedDomain(a.domain())) {
+    return Sameness::kDiffers;
+  }
+  if (b.input_size() != a.input_size() || b.output_size() != a.output_size()) return Sameness::kDiffers;
   for (int i = 0; i < b.input_size(); ++i) {
-    if (b.input(i) != a.input(i)) return false;
+    if (b.input(i) != a.input(i)) return Sameness::kDiffers;
   }
   for (int i = 0; i < b.output_size(); ++i) {
-    if (b.output(i) != a.output(i)) return false;
+    if (b.output(i) != a.output(i)) return Sameness::kDiffers;
   }
-  if (IsSequenceOp(b) || HoldsSubgraph(b) || HoldsSubgraph(a)) return false;
-  return SameAttributes(b, a) && SameVersion(b, before, after);
+  if (IsSequenceOp(b) || HoldsSubgraph(b) || HoldsSubgraph(a) || !SameAttributes(b, a)) return Sameness::kDiffers;
+  if (SameVersion(b, before, after)) return Sameness::kSame;
+  return SameKernel(b, before, after) ? Sameness::kUnlessOpset : Sameness::kDiffers;
 }
 
 // The runs of both forms, node by node.
@@ -206,21 +224,29 @@ class PairRunner {
   void RunPair(int m, int n) {
     const onnx::NodeProto& before_node = before_.graph().node(m);
     const onnx::NodeProto& after_node = after_.graph().node(n);
-    if (!after_running_ || !SameComputation(before_node, after_node, before_, after_) ||
-        !SameInputs(before_node, after_node)) {
+    const Sameness sameness =
+        after_running_ ? SameComputation(before_node, after_node, before_, after_) : Sameness::kDiffers;
+    if (sameness == Sameness::kDiffers || !SameInputs(before_node, after_node)) {
       RunBefore(m);
       if (Stopped()) return;
       RunAfter(n);
       if (after_running_) Reconverge(before_node, after_node);
       return;
     }
-    absl::StatusOr<Outputs> outputs = before_.runner.ComputeNode(before_node, before_.scope);
+    Runner::SameAtOpset same_at_after{after_.opset};
+    absl::StatusOr<Outputs> outputs = before_.runner.ComputeNode(before_node, before_.scope, &same_at_after);
     if (!outputs.ok()) {
       result_.before_status = outputs.status();
       return;
     }
     result_.before_status = Runner::DefineOutputs(before_node, *outputs, before_.scope);
     if (!result_.before_status.ok()) return;
+    if (sameness == Sameness::kUnlessOpset && !same_at_after.same) {
+      before_.ReleaseAfter(m);
+      RunAfter(n);
+      if (after_running_) Reconverge(before_node, after_node);
+      return;
+    }
     result_.after_status = Runner::DefineOutputs(after_node, *std::move(outputs), after_.scope);
     after_running_ = result_.after_status.ok();
     result_.nodes_shared += 1;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "eval/kernels/kernel.h"
 #include "eval/model_runner.h"
 #include "gtest/gtest.h"
 #include "test_models.h"
@@ -88,9 +89,39 @@ TEST(PairedRunTest, RunsANodeWhoseOpVersionTheMoveChangedInEachForm) {
     g (float[2,3] x) => (float[2,3] y) { s = Softmax <axis = 1> (x)  y = Relu(s) })");
   const PairedRun run = RunModelPair(RunForm{before}, RunForm{after}, FeedX(Floats({2, 3}, {1, 2, 3, 4, 5, 6})));
   ASSERT_TRUE(run.after_status.ok()) << run.after_status;
-  // Relu-6 and Relu-13 are two versions too: nothing is shared, and the outputs are computed alike.
+  // Relu-6 and Relu-13 are two versions too, but the runner's Relu asks only whether the opset is 14 or later
+  // (integer inputs): 7 and 13 answer alike, so once the Softmaxes agree it is computed once.
+  EXPECT_EQ(run.nodes_shared, 1);
+  EXPECT_TRUE(run.before_outputs.at("y")->BitwiseEquals(*run.after_outputs.at("y")));
+}
+
+TEST(PairedRunTest, RunsANodeInEachFormWhenItsKernelAnswersTheOpsetOtherwise) {
+  // Relu at 13 and at 14: the kernel's question (opset 14 or later?) gets two answers, so it runs in each form.
+  const auto relu_at = [](int opset) {
+    return ParseModel(absl::StrCat(R"(<ir_version: 7, opset_import: ["" : )", opset, R"(]>
+      g (float[2,3] x) => (float[2,3] y) { y = Relu(x) })")
+                          .c_str());
+  };
+  const PairedRun run =
+      RunModelPair(RunForm{relu_at(13)}, RunForm{relu_at(14)}, FeedX(Floats({2, 3}, {1, -2, 3, -4, 5, -6})));
+  ASSERT_TRUE(run.after_status.ok()) << run.after_status;
   EXPECT_EQ(run.nodes_shared, 0);
   EXPECT_TRUE(run.before_outputs.at("y")->BitwiseEquals(*run.after_outputs.at("y")));
+}
+
+TEST(PairedRunTest, AKernelContextKnowsTheOpsetsItsAnswersHoldFor) {
+  const onnx::NodeProto node;
+  const KernelContext asked(node, {}, 11);
+  EXPECT_TRUE(asked.OpsetsAnsweredAlike(1) && asked.OpsetsAnsweredAlike(28)) << "nothing asked: every opset";
+  EXPECT_TRUE(asked.OpsetAtLeast(10));
+  EXPECT_FALSE(asked.OpsetAtLeast(13));
+  EXPECT_FALSE(asked.OpsetsAnsweredAlike(9));
+  EXPECT_TRUE(asked.OpsetsAnsweredAlike(10) && asked.OpsetsAnsweredAlike(12));
+  EXPECT_FALSE(asked.OpsetsAnsweredAlike(13));
+  const KernelContext read(node, {}, 11);
+  EXPECT_EQ(read.opset(), 11);
+  EXPECT_TRUE(read.OpsetsAnsweredAlike(11));
+  EXPECT_FALSE(read.OpsetsAnsweredAlike(10) || read.OpsetsAnsweredAlike(12)) << "the opset itself: only it";
 }
 
 TEST(PairedRunTest, SharesADynamicSliceTheMoveLeftAsItWas) {

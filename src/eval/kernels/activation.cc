@@ -53,7 +53,7 @@ absl::StatusOr<Outputs> RunRelu(const KernelContext& ctx) {
     for (size_t i = 0; i < in.size(); ++i) out[i] = in[i] < T{0} ? T{0} : in[i];  // NaN and -0.0 pass unchanged
     return std::move(out).Finish();
   };
-  if (ctx.opset >= kIntegerReluOpset) return Single(VisitSignedNumeric(x->type(), "Relu", relu));
+  if (ctx.OpsetAtLeast(kIntegerReluOpset)) return Single(VisitSignedNumeric(x->type(), "Relu", relu));
   return Single(VisitFloating(x->type(), "Relu", relu));
 }
 
@@ -98,7 +98,7 @@ absl::StatusOr<Outputs> RunHardSigmoid(const KernelContext& ctx) {
 // ThresholdedRelu-10: y = x > alpha ? x : 0 (alpha default 1). Before opset 10 the op is the experimental
 // ThresholdedRelu-1, which the legalizer's rule computes (ExtraKernels), not this kernel.
 absl::StatusOr<Outputs> RunThresholdedRelu(const KernelContext& ctx) {
-  if (ctx.opset < kThresholdedReluOpset) {
+  if (!ctx.OpsetAtLeast(kThresholdedReluOpset)) {
     return absl::UnimplementedError("ThresholdedRelu-1 (experimental) is computed by the legalizer's rule");
   }
   ASSIGN_OR_RETURN(const float alpha, FloatAttributeOr(ctx.node, "alpha", 1.0f));
@@ -157,7 +157,7 @@ absl::StatusOr<Outputs> RunPRelu(const KernelContext& ctx) {
   if (x->type() != slope->type()) {
     return absl::InvalidArgumentError(StrCat("X is ", Describe(*x), " and slope ", Describe(*slope)));
   }
-  ASSIGN_OR_RETURN(const std::vector<int64_t> slope_dims, PReluSlopeDims(*x, *slope, ctx.opset));
+  ASSIGN_OR_RETURN(const std::vector<int64_t> slope_dims, PReluSlopeDims(*x, *slope, ctx.opset()));
   return Single(VisitFloating(x->type(), "PRelu", [&](auto tag) {
     using T = decltype(tag);
     std::vector<T> values = ReadAs<T>(*x);
@@ -198,7 +198,7 @@ absl::StatusOr<std::optional<T>> ClipBound(const KernelContext& ctx, size_t inde
 template <typename T>
 absl::StatusOr<Tensor> ApplyClip(const KernelContext& ctx, const Tensor& x) {
   std::optional<T> low, high;
-  if (ctx.opset < kClipInputsOpset) {
+  if (!ctx.OpsetAtLeast(kClipInputsOpset)) {
     ASSIGN_OR_RETURN(const std::optional<float> min, FloatAttribute(ctx.node, "min"));
     ASSIGN_OR_RETURN(const std::optional<float> max, FloatAttribute(ctx.node, "max"));
     if (min) low = static_cast<T>(*min);
@@ -221,7 +221,7 @@ absl::StatusOr<Tensor> ApplyClip(const KernelContext& ctx, const Tensor& x) {
 }
 
 absl::StatusOr<Outputs> RunClip(const KernelContext& ctx) {
-  if (ctx.opset < kClipInputsOpset) {
+  if (!ctx.OpsetAtLeast(kClipInputsOpset)) {
     RETURN_IF_ERROR(ExpectInputCount(ctx, 1, 1));
   } else {
     RETURN_IF_ERROR(RejectAttribute(ctx, "min", "takes as input 1 instead"));
@@ -230,7 +230,7 @@ absl::StatusOr<Outputs> RunClip(const KernelContext& ctx) {
   }
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "input"));
   auto clip = [&](auto tag) { return ApplyClip<decltype(tag)>(ctx, *x); };
-  if (ctx.opset >= kIntegerClipOpset) return Single(VisitNumeric(x->type(), "Clip", clip));
+  if (ctx.OpsetAtLeast(kIntegerClipOpset)) return Single(VisitNumeric(x->type(), "Clip", clip));
   return Single(VisitFloating(x->type(), "Clip", clip));
 }
 

@@ -76,7 +76,7 @@ bool BroadcastsTo(const std::vector<int64_t>& from, const std::vector<int64_t>& 
 
 absl::StatusOr<BinaryShapes> BinaryOperandShapes(const KernelContext& ctx, const std::vector<int64_t>& a,
                                                  const std::vector<int64_t>& b) {
-  if (ctx.opset >= kNumpyBroadcastOpset) {
+  if (ctx.OpsetAtLeast(kNumpyBroadcastOpset)) {
     RETURN_IF_ERROR(RejectAttribute(ctx, "broadcast", "does not have (numpy broadcasting from opset 7)"));
     RETURN_IF_ERROR(RejectAttribute(ctx, "axis", "does not have (numpy broadcasting from opset 7)"));
     ASSIGN_OR_RETURN(std::vector<int64_t> out, BroadcastDims({a, b}));
@@ -87,7 +87,7 @@ absl::StatusOr<BinaryShapes> BinaryOperandShapes(const KernelContext& ctx, const
   if (broadcast == 0) {
     if (a != b) {
       return absl::InvalidArgumentError(absl::StrCat("A is ", DimsString(a), " and B is ", DimsString(b), "; ",
-                                                     ctx.node.op_type(), " at opset ", ctx.opset,
+                                                     ctx.node.op_type(), " at opset ", ctx.opset(),
                                                      " without broadcast=1 needs equal shapes"));
     }
     return BinaryShapes{a, a, b};

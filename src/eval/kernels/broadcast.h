@@ -29,7 +29,7 @@ struct BinaryShapes {
   std::vector<int64_t> b;
 };
 
-// The shapes of Add, Sub, Mul, Div, Pow, And, Or, Xor, Equal, Less, Greater at ctx.opset: before opset 7,
+// The shapes of Add, Sub, Mul, Div, Pow, And, Or, Xor, Equal, Less, Greater at ctx.opset(): before opset 7,
 // their `broadcast` attribute (default 0: same dims) lets B's dims be a contiguous run of A's, starting at
 // `axis` or ending at A's last dim when `axis` is absent (Add-1/6's text: "shape(A) = (2, 3, 4, 5),
 // shape(B) = (3, 4), with axis=1"), a dim of 1 or a one-element B repeating; from opset 7, numpy's rule.

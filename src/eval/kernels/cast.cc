@@ -66,7 +66,7 @@ auto VisitCastable(DataType type, absl::string_view what, Fn&& fn) -> decltype(f
 
 // Cast-1's `to` is a string naming the type as TensorProto.DataType spells it.
 absl::StatusOr<DataType> TargetType(const KernelContext& ctx) {
-  if (ctx.opset < 6) {
+  if (!ctx.OpsetAtLeast(6)) {
     ASSIGN_OR_RETURN(const std::optional<std::string> name, StringAttribute(ctx.node, "to"));
     if (!name) return absl::InvalidArgumentError("attribute 'to' is missing");
     TensorProto::DataType type;
@@ -85,10 +85,10 @@ constexpr int64_t kCastRoundModeOpset = 24;
 constexpr int64_t kCastLikeOpset = 15;
 
 absl::Status CheckFloat8Attributes(const KernelContext& ctx) {
-  if (ctx.opset < kCastSaturateOpset) {
+  if (!ctx.OpsetAtLeast(kCastSaturateOpset)) {
     RETURN_IF_ERROR(RejectAttribute(ctx, "saturate", "does not have (added at opset 19)"));
   }
-  if (ctx.opset < kCastRoundModeOpset) {
+  if (!ctx.OpsetAtLeast(kCastRoundModeOpset)) {
     return RejectAttribute(ctx, "round_mode", "does not have (added at opset 24)");
   }
   ASSIGN_OR_RETURN(const std::string round_mode, StringAttributeOr(ctx.node, "round_mode", "up"));
@@ -119,7 +119,7 @@ absl::StatusOr<Outputs> RunCast(const KernelContext& ctx) {
 // CastLike (opset 15): Cast to the element type of its second input, whose values are not read. The function
 // bodies of onnx's ops use it from opset 15 (LeakyRelu, PRelu, ReduceL2, ...).
 absl::StatusOr<Outputs> RunCastLike(const KernelContext& ctx) {
-  if (ctx.opset < kCastLikeOpset) return absl::InvalidArgumentError("CastLike is an op from opset 15");
+  if (!ctx.OpsetAtLeast(kCastLikeOpset)) return absl::InvalidArgumentError("CastLike is an op from opset 15");
   RETURN_IF_ERROR(ExpectInputCount(ctx, 2, 2));
   RETURN_IF_ERROR(CheckFloat8Attributes(ctx));
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "input"));

@@ -26,9 +26,9 @@ absl::StatusOr<Outputs> RunConstant(const KernelContext& ctx) {
       return absl::UnimplementedError("a sparse_value Constant is not supported");
     }
     // Constant-12 added value_float(s), value_int(s), value_string(s).
-    if (attribute.name() != "value" && ctx.opset < 12) {
-      return absl::InvalidArgumentError(
-          StrCat("attribute '", attribute.name(), "' exists only from Constant-12; the model's opset is ", ctx.opset));
+    if (attribute.name() != "value" && !ctx.OpsetAtLeast(12)) {
+      return absl::InvalidArgumentError(StrCat("attribute '", attribute.name(),
+                                               "' exists only from Constant-12; the model's opset is ", ctx.opset()));
     }
   }
   return Single(ConstantNodeValue(ctx.node));
@@ -80,9 +80,9 @@ absl::StatusOr<double> DropoutRatio(const KernelContext& ctx) {
 }
 
 absl::StatusOr<Outputs> RunDropout(const KernelContext& ctx) {
-  RETURN_IF_ERROR(ExpectInputCount(ctx, 1, ctx.opset >= 12 ? 3 : 1));
+  RETURN_IF_ERROR(ExpectInputCount(ctx, 1, ctx.OpsetAtLeast(12) ? 3 : 1));
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "data"));
-  if (ctx.opset < 7) {
+  if (!ctx.OpsetAtLeast(7)) {
     ASSIGN_OR_RETURN(const int64_t is_test, IntAttributeOr(ctx.node, "is_test", 0));
     // Dropout-1/6 with is_test=0 in a model: runtimes run it as inference too, but then the mask output means
     // training; it is the mask that is refused.
@@ -103,7 +103,7 @@ absl::StatusOr<Outputs> RunDropout(const KernelContext& ctx) {
   }
   Outputs outputs = {ctx.inputs[0]};
   if (ctx.WantsOutput(1)) {
-    if (ctx.opset >= 10) {
+    if (ctx.OpsetAtLeast(10)) {
       outputs.push_back(
           Share(*TensorOf<uint8_t>(TensorProto::BOOL, x->dims(), std::vector<uint8_t>(x->element_count(), 1))));
     } else {

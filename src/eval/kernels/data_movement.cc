@@ -50,7 +50,7 @@ absl::StatusOr<Tensor> Permute(const Tensor& x, const std::vector<int64_t>& dims
 absl::StatusOr<Outputs> RunConcat(const KernelContext& ctx) {
   RETURN_IF_ERROR(ExpectInputCount(ctx, 1, std::numeric_limits<int>::max()));
   ASSIGN_OR_RETURN(std::optional<int64_t> axis_attr, IntAttribute(ctx.node, "axis"));
-  if (!axis_attr && ctx.opset < 4) axis_attr = 1;
+  if (!axis_attr && !ctx.OpsetAtLeast(4)) axis_attr = 1;
   if (!axis_attr) return absl::InvalidArgumentError("attribute 'axis' is missing");
   std::vector<const Tensor*> parts;
   for (int i = 0; i < ctx.node.input_size(); ++i) {
@@ -101,7 +101,7 @@ absl::StatusOr<std::vector<int64_t>> NumOutputsSizes(const KernelContext& ctx, i
 // input 1 or attribute num_outputs, exactly one of them.
 absl::StatusOr<std::vector<int64_t>> SplitSizes(const KernelContext& ctx, int64_t dim) {
   std::optional<std::vector<int64_t>> sizes;
-  if (ctx.opset >= 13) {
+  if (ctx.OpsetAtLeast(13)) {
     RETURN_IF_ERROR(RejectAttribute(ctx, "split", "takes as input 1 instead"));
   } else {
     ASSIGN_OR_RETURN(sizes, IntsAttribute(ctx.node, "split"));
@@ -109,7 +109,7 @@ absl::StatusOr<std::vector<int64_t>> SplitSizes(const KernelContext& ctx, int64_
   if (const Tensor* input = ctx.Input(1)) {
     ASSIGN_OR_RETURN(sizes, input->ToInt64s("split"));
   }
-  if (ctx.opset >= kSplitNumOutputsOpset) {
+  if (ctx.OpsetAtLeast(kSplitNumOutputsOpset)) {
     ASSIGN_OR_RETURN(const std::optional<int64_t> num_outputs, IntAttribute(ctx.node, "num_outputs"));
     if (sizes.has_value() == num_outputs.has_value()) {
       return absl::InvalidArgumentError("Split-18 takes exactly one of input 'split' and attribute 'num_outputs'");
@@ -138,7 +138,7 @@ absl::StatusOr<std::vector<int64_t>> SplitSizes(const KernelContext& ctx, int64_
 }
 
 absl::StatusOr<Outputs> RunSplit(const KernelContext& ctx) {
-  RETURN_IF_ERROR(ExpectInputCount(ctx, 1, ctx.opset >= 13 || ctx.opset < 2 ? 2 : 1));
+  RETURN_IF_ERROR(ExpectInputCount(ctx, 1, ctx.OpsetAtLeast(13) || !ctx.OpsetAtLeast(2) ? 2 : 1));
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "input"));
   RETURN_IF_ERROR(RejectStrings(*x, "Split"));
   ASSIGN_OR_RETURN(const int64_t axis_attr, IntAttributeOr(ctx.node, "axis", 0));
@@ -248,7 +248,7 @@ absl::StatusOr<Outputs> RunTranspose(const KernelContext& ctx) {
 
 // The repeats of Tile: Tile-1's (tiles, axis) scalars repeat one axis; Tile-6's repeats input one per axis.
 absl::StatusOr<std::vector<int64_t>> TileRepeats(const KernelContext& ctx, const Tensor& x) {
-  if (ctx.opset < 6) {
+  if (!ctx.OpsetAtLeast(6)) {
     RETURN_IF_ERROR(ExpectInputCount(ctx, 3, 3));
     ASSIGN_OR_RETURN(const Tensor* tiles, RequiredInput(ctx, 1, "tiles"));
     ASSIGN_OR_RETURN(const Tensor* axis, RequiredInput(ctx, 2, "axis"));
@@ -315,7 +315,7 @@ absl::StatusOr<Outputs> RunDepthToSpace(const KernelContext& ctx) {
   RETURN_IF_ERROR(RejectStrings(*x, "DepthToSpace"));
   ASSIGN_OR_RETURN(const int64_t b, BlockSize(ctx, *x));
   std::string mode = "DCR";
-  if (ctx.opset >= 11) {
+  if (ctx.OpsetAtLeast(11)) {
     ASSIGN_OR_RETURN(mode, StringAttributeOr(ctx.node, "mode", "DCR"));
   } else {
     RETURN_IF_ERROR(RejectAttribute(ctx, "mode", "does not have (DepthToSpace-11 added it)"));
@@ -339,7 +339,7 @@ absl::StatusOr<Outputs> RunSpaceToDepth(const KernelContext& ctx) {
   RETURN_IF_ERROR(RejectStrings(*x, "SpaceToDepth"));
   ASSIGN_OR_RETURN(const int64_t b, BlockSize(ctx, *x));
   std::string mode = "DCR";
-  if (ctx.opset >= kSpaceToDepthModeOpset) {
+  if (ctx.OpsetAtLeast(kSpaceToDepthModeOpset)) {
     ASSIGN_OR_RETURN(mode, StringAttributeOr(ctx.node, "mode", "DCR"));
   } else {
     RETURN_IF_ERROR(RejectAttribute(ctx, "mode", "does not have (SpaceToDepth-28 added it)"));

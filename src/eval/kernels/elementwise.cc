@@ -162,12 +162,12 @@ absl::StatusOr<Outputs> RunPow(const KernelContext& ctx) {
   RETURN_IF_ERROR(ExpectInputCount(ctx, 2, 2));
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "X"));
   ASSIGN_OR_RETURN(const Tensor* y, RequiredInput(ctx, 1, "Y"));
-  if (x->type() != y->type() && ctx.opset < kPowMixedTypesOpset) {
+  if (x->type() != y->type() && !ctx.OpsetAtLeast(kPowMixedTypesOpset)) {
     return absl::InvalidArgumentError(
         StrCat("X is ", Describe(*x), " and Y ", Describe(*y), "; Pow before opset 12 takes one type for both"));
   }
   const bool integer_base = x->type() == TensorProto::INT32 || x->type() == TensorProto::INT64;
-  if (integer_base && ctx.opset < kPowIntegerBaseOpset) {
+  if (integer_base && !ctx.OpsetAtLeast(kPowIntegerBaseOpset)) {
     return absl::InvalidArgumentError(StrCat("X is ", Describe(*x), "; Pow before opset 12 takes a float base"));
   }
   ASSIGN_OR_RETURN(const BinaryShapes shapes, BinaryOperandShapes(ctx, x->dims(), y->dims()));
@@ -230,7 +230,7 @@ absl::StatusOr<Outputs> RunVariadic(const KernelContext& ctx, Variadic op) {
       return absl::InvalidArgumentError(
           StrCat("inputs differ in type: ", Describe(*ctx.Input(0)), " and ", Describe(*input)));
     }
-    if (ctx.opset < kVariadicBroadcastOpset && input->dims() != ctx.Input(0)->dims()) {
+    if (!ctx.OpsetAtLeast(kVariadicBroadcastOpset) && input->dims() != ctx.Input(0)->dims()) {
       return absl::InvalidArgumentError(StrCat("inputs ", Describe(*ctx.Input(0)), " and ", Describe(*input),
                                                " differ in shape, which ", ctx.node.op_type(),
                                                " before opset 8 does not allow"));

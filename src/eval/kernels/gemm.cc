@@ -65,7 +65,7 @@ absl::StatusOr<GemmShape> GemmShapeOf(const KernelContext& ctx, const Tensor& a,
 absl::StatusOr<std::vector<int64_t>> GemmCDims(const KernelContext& ctx, const Tensor& c, const GemmShape& shape) {
   const std::vector<int64_t> y = {shape.m, shape.n};
   bool fits = BroadcastsTo(c.dims(), y);
-  if (ctx.opset < kGemmBroadcastOpset) {
+  if (!ctx.OpsetAtLeast(kGemmBroadcastOpset)) {
     ASSIGN_OR_RETURN(const int64_t broadcast, IntAttributeOr(ctx.node, "broadcast", 0));
     if (broadcast == 0) fits = c.dims() == y;
   } else {
@@ -101,11 +101,12 @@ absl::StatusOr<Tensor> ApplyGemm(const KernelContext& ctx, const Tensor& a, cons
 }
 
 absl::StatusOr<Outputs> RunGemm(const KernelContext& ctx) {
-  RETURN_IF_ERROR(ExpectInputCount(ctx, ctx.opset >= kGemmOptionalCOpset ? 2 : 3, 3));
+  RETURN_IF_ERROR(ExpectInputCount(ctx, ctx.OpsetAtLeast(kGemmOptionalCOpset) ? 2 : 3, 3));
   ASSIGN_OR_RETURN(const Tensor* a, RequiredInput(ctx, 0, "A"));
   ASSIGN_OR_RETURN(const Tensor* b, RequiredInput(ctx, 1, "B"));
   const Tensor* c = ctx.Input(2);
-  if (c == nullptr && ctx.opset < kGemmOptionalCOpset) return absl::InvalidArgumentError("input 2 (C) is missing");
+  if (c == nullptr && !ctx.OpsetAtLeast(kGemmOptionalCOpset))
+    return absl::InvalidArgumentError("input 2 (C) is missing");
   if (a->type() != b->type() || (c != nullptr && c->type() != a->type())) {
     return absl::InvalidArgumentError(StrCat("A, B and C differ in type: ", Describe(*a), ", ", Describe(*b),
                                              c != nullptr ? StrCat(", ", Describe(*c)) : ""));

@@ -72,7 +72,7 @@ absl::Status ExpectInputCount(const KernelContext& ctx, int min, int max) {
       expected = StrCat(min, " to ", max);
     }
     return absl::InvalidArgumentError(
-        StrCat("has ", count, " inputs; ", ctx.node.op_type(), " at opset ", ctx.opset, " takes ", expected));
+        StrCat("has ", count, " inputs; ", ctx.node.op_type(), " at opset ", ctx.opset(), " takes ", expected));
   }
   return absl::OkStatus();
 }
@@ -155,7 +155,7 @@ absl::StatusOr<std::string> StringAttributeOr(const onnx::NodeProto& node, absl:
 absl::Status RejectAttribute(const KernelContext& ctx, absl::string_view name, absl::string_view why) {
   if (FindAttribute(ctx.node, name) != nullptr) {
     return absl::InvalidArgumentError(
-        StrCat("has attribute '", name, "', which ", ctx.node.op_type(), " at opset ", ctx.opset, " ", why));
+        StrCat("has attribute '", name, "', which ", ctx.node.op_type(), " at opset ", ctx.opset(), " ", why));
   }
   return absl::OkStatus();
 }

@@ -62,7 +62,7 @@ absl::StatusOr<float> FloatAttributeOr(const onnx::NodeProto& node, absl::string
 absl::StatusOr<std::string> StringAttributeOr(const onnx::NodeProto& node, absl::string_view name,
                                               absl::string_view fallback);
 
-// InvalidArgument when the node has attribute `name`, which its op at ctx.opset does not have (`why` ends
+// InvalidArgument when the node has attribute `name`, which its op at ctx.opset() does not have (`why` ends
 // the sentence: "takes it as input 1").
 absl::Status RejectAttribute(const KernelContext& ctx, absl::string_view name, absl::string_view why);
 

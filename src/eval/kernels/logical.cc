@@ -76,7 +76,7 @@ absl::StatusOr<Outputs> RunCompare(const KernelContext& ctx, Compare op) {
   }
   ASSIGN_OR_RETURN(const BinaryShapes shapes, BinaryOperandShapes(ctx, a->dims(), b->dims()));
   if (a->type() == TensorProto::BOOL) return Single(ApplyCompare<uint8_t>(op, *a, *b, shapes));
-  if (a->is_string() && op == Compare::kEqual && ctx.opset >= kEqualStringOpset) {
+  if (a->is_string() && op == Compare::kEqual && ctx.OpsetAtLeast(kEqualStringOpset)) {
     return Single(ApplyStringEqual(*a, *b, shapes));
   }
   return Single(VisitNumeric(a->type(), ctx.node.op_type(),

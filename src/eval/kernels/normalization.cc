@@ -56,14 +56,15 @@ enum class BatchNormForm { kInference, kTrainingMode, kLegacyTraining };
 absl::StatusOr<BatchNormForm> BatchNormFormOf(const KernelContext& ctx) {
   bool extra_outputs = false;
   for (int i = 1; i < ctx.node.output_size(); ++i) extra_outputs = extra_outputs || ctx.WantsOutput(i);
-  if (ctx.opset >= kTrainingModeOpset) {
+  if (ctx.OpsetAtLeast(kTrainingModeOpset)) {
     ASSIGN_OR_RETURN(const int64_t training, IntAttributeOr(ctx.node, "training_mode", 0));
     if (training != 0) return BatchNormForm::kTrainingMode;
     if (extra_outputs) return absl::InvalidArgumentError("running_mean and running_var exist only in training mode");
     return BatchNormForm::kInference;
   }
   RETURN_IF_ERROR(RejectAttribute(ctx, "training_mode", "does not have (added at opset 14)"));
-  if (ctx.opset >= kNoIsTestOpset) RETURN_IF_ERROR(RejectAttribute(ctx, "is_test", "does not have (removed at 7)"));
+  if (ctx.OpsetAtLeast(kNoIsTestOpset))
+    RETURN_IF_ERROR(RejectAttribute(ctx, "is_test", "does not have (removed at 7)"));
   return extra_outputs ? BatchNormForm::kLegacyTraining : BatchNormForm::kInference;
 }
 
@@ -169,14 +170,14 @@ absl::StatusOr<Outputs> RunBatchNormalization(const KernelContext& ctx) {
   std::vector<const Tensor*> params;
   for (size_t i = 1; i < 5; ++i) {
     ASSIGN_OR_RETURN(const Tensor* param, RequiredInput(ctx, i, "scale, B, mean, var"));
-    if (ctx.opset < kMixedTypesOpset && param->type() != x->type()) {
+    if (!ctx.OpsetAtLeast(kMixedTypesOpset) && param->type() != x->type()) {
       return absl::InvalidArgumentError(StrCat("X is ", Describe(*x), " but input ", i, " is ", Describe(*param),
                                                "; types may differ only from opset 15"));
     }
     params.push_back(param);
   }
   int64_t spatial = 1;
-  if (ctx.opset < kNoSpatialOpset) {
+  if (!ctx.OpsetAtLeast(kNoSpatialOpset)) {
     ASSIGN_OR_RETURN(spatial, IntAttributeOr(ctx.node, "spatial", 1));
   } else {
     RETURN_IF_ERROR(RejectAttribute(ctx, "spatial", "does not have (removed at 9)"));
@@ -316,7 +317,7 @@ absl::StatusOr<Tensor> ApplyMeanVarianceNormalization(const Tensor& x, const std
 }
 
 absl::StatusOr<Outputs> RunMeanVarianceNormalization(const KernelContext& ctx) {
-  if (ctx.opset < kMeanVarianceFunctionOpset) {
+  if (!ctx.OpsetAtLeast(kMeanVarianceFunctionOpset)) {
     return absl::UnimplementedError("MeanVarianceNormalization-1 (experimental) is computed by the legalizer's rule");
   }
   RETURN_IF_ERROR(ExpectInputCount(ctx, 1, 1));

@@ -62,10 +62,10 @@ struct PadSpec {
 
 absl::Status CheckMode(const KernelContext& ctx, const std::string& mode) {
   if (mode == "constant" || mode == "reflect" || mode == "edge") return absl::OkStatus();
-  if (mode == "wrap" && ctx.opset >= kPadWrapOpset) return absl::OkStatus();
+  if (mode == "wrap" && ctx.OpsetAtLeast(kPadWrapOpset)) return absl::OkStatus();
   if (mode == "wrap") return absl::InvalidArgumentError("mode 'wrap' is Pad's only from opset 19");
   return absl::InvalidArgumentError(
-      StrCat("mode '", mode, "' is none of constant, reflect, edge", ctx.opset >= kPadWrapOpset ? ", wrap" : ""));
+      StrCat("mode '", mode, "' is none of constant, reflect, edge", ctx.OpsetAtLeast(kPadWrapOpset) ? ", wrap" : ""));
 }
 
 // Pad-18's pads for `axes` only (input 3), spread over every dim of `x`: the dims not named are not padded.
@@ -94,9 +94,9 @@ absl::StatusOr<PadSpec> ReadPadSpec(const KernelContext& ctx, const Tensor& x) {
   PadSpec spec;
   ASSIGN_OR_RETURN(spec.mode, StringAttributeOr(ctx.node, "mode", "constant"));
   RETURN_IF_ERROR(CheckMode(ctx, spec.mode));
-  if (ctx.opset >= kPadsInputOpset) {
+  if (ctx.OpsetAtLeast(kPadsInputOpset)) {
     // An axes input before Pad-18 is an extra input: ExpectInputCount names it.
-    RETURN_IF_ERROR(ExpectInputCount(ctx, 2, ctx.opset >= kPadAxesInputOpset ? 4 : 3));
+    RETURN_IF_ERROR(ExpectInputCount(ctx, 2, ctx.OpsetAtLeast(kPadAxesInputOpset) ? 4 : 3));
     RETURN_IF_ERROR(RejectAttribute(ctx, "pads", "takes as input 1 instead"));
     RETURN_IF_ERROR(RejectAttribute(ctx, "value", "takes as input 2 instead"));
     ASSIGN_OR_RETURN(const Tensor* pads, RequiredInput(ctx, 1, "pads"));
@@ -111,8 +111,8 @@ absl::StatusOr<PadSpec> ReadPadSpec(const KernelContext& ctx, const Tensor& x) {
     return spec;
   }
   RETURN_IF_ERROR(ExpectInputCount(ctx, 1, 1));
-  const char* name = ctx.opset >= kPadsAttributeOpset ? "pads" : "paddings";
-  RETURN_IF_ERROR(RejectAttribute(ctx, ctx.opset >= kPadsAttributeOpset ? "paddings" : "pads", "names otherwise"));
+  const char* name = ctx.OpsetAtLeast(kPadsAttributeOpset) ? "pads" : "paddings";
+  RETURN_IF_ERROR(RejectAttribute(ctx, ctx.OpsetAtLeast(kPadsAttributeOpset) ? "paddings" : "pads", "names otherwise"));
   ASSIGN_OR_RETURN(const std::optional<std::vector<int64_t>> pads, IntsAttribute(ctx.node, name));
   if (!pads) return absl::InvalidArgumentError(StrCat("attribute '", name, "' is missing"));
   spec.pads = *pads;

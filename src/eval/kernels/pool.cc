@@ -47,8 +47,8 @@ absl::StatusOr<PoolInput> PoolWindow(const KernelContext& ctx, const Tensor& x, 
     return absl::InvalidArgumentError(StrCat("kernel_shape ", DimsString(*kernel), " does not fit X ", Describe(x)));
   }
   WindowOptions options;
-  options.takes_dilations = ctx.opset >= (is_max ? kCeilModeOpset : kAveragePoolDilationsOpset);
-  if (ctx.opset >= kCeilModeOpset) {
+  options.takes_dilations = ctx.OpsetAtLeast(is_max ? kCeilModeOpset : kAveragePoolDilationsOpset);
+  if (ctx.OpsetAtLeast(kCeilModeOpset)) {
     ASSIGN_OR_RETURN(options.ceil_mode, IntAttributeOr(ctx.node, "ceil_mode", 0));
   } else {
     RETURN_IF_ERROR(RejectAttribute(ctx, "ceil_mode", "does not have (added at opset 10)"));
@@ -176,14 +176,14 @@ absl::StatusOr<Outputs> RunMaxPool(const KernelContext& ctx) {
   RETURN_IF_ERROR(ExpectInputCount(ctx, 1, 1));
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "X"));
   int64_t storage_order = 0;
-  if (ctx.opset >= kStorageOrderOpset) {
+  if (ctx.OpsetAtLeast(kStorageOrderOpset)) {
     ASSIGN_OR_RETURN(storage_order, IntAttributeOr(ctx.node, "storage_order", 0));
   } else {
     RETURN_IF_ERROR(RejectAttribute(ctx, "storage_order", "does not have (added at opset 8)"));
   }
   ASSIGN_OR_RETURN(const PoolInput input, PoolWindow(ctx, *x, /*is_max=*/true));
   const bool want_indices = ctx.WantsOutput(1);
-  if (want_indices && ctx.opset < kStorageOrderOpset) {
+  if (want_indices && !ctx.OpsetAtLeast(kStorageOrderOpset)) {
     return absl::InvalidArgumentError("MaxPool has an Indices output only from opset 8");
   }
   return VisitNumeric(x->type(), "MaxPool", [&](auto tag) {
@@ -234,7 +234,7 @@ absl::StatusOr<Outputs> RunAveragePool(const KernelContext& ctx) {
   RETURN_IF_ERROR(ExpectInputCount(ctx, 1, 1));
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "X"));
   int64_t count_include_pad = 0;
-  if (ctx.opset >= kCountIncludePadOpset) {
+  if (ctx.OpsetAtLeast(kCountIncludePadOpset)) {
     ASSIGN_OR_RETURN(count_include_pad, IntAttributeOr(ctx.node, "count_include_pad", 0));
   } else {
     RETURN_IF_ERROR(RejectAttribute(ctx, "count_include_pad", "does not have (added at opset 7)"));

@@ -54,12 +54,12 @@ struct ScaleLayout {
   }
 };
 
-// The layout of `scale` against x, checked as the op at ctx.opset defines it; a zero point, when given, has
+// The layout of `scale` against x, checked as the op at ctx.opset() defines it; a zero point, when given, has
 // the scale's dims.
 absl::StatusOr<ScaleLayout> LayoutOf(const KernelContext& ctx, const Tensor& x, const Tensor& scale,
                                      const Tensor* zero_point, absl::string_view scale_name) {
-  if (ctx.opset < 13) RETURN_IF_ERROR(RejectAttribute(ctx, "axis", "has no axis before opset 13"));
-  if (ctx.opset < 21) RETURN_IF_ERROR(RejectAttribute(ctx, "block_size", "has no blocks before opset 21"));
+  if (!ctx.OpsetAtLeast(13)) RETURN_IF_ERROR(RejectAttribute(ctx, "axis", "has no axis before opset 13"));
+  if (!ctx.OpsetAtLeast(21)) RETURN_IF_ERROR(RejectAttribute(ctx, "block_size", "has no blocks before opset 21"));
   ASSIGN_OR_RETURN(const int64_t block_size, IntAttributeOr(ctx.node, "block_size", 0));
   if (block_size < 0) return absl::InvalidArgumentError(StrCat("block_size is ", block_size, ", not positive"));
   if (zero_point != nullptr && zero_point->dims() != scale.dims()) {
@@ -68,7 +68,7 @@ absl::StatusOr<ScaleLayout> LayoutOf(const KernelContext& ctx, const Tensor& x, 
   }
   ScaleLayout layout;
   if (block_size == 0 && scale.element_count() == 1 && scale.rank() <= 1) return layout;
-  if (ctx.opset < 13) {
+  if (!ctx.OpsetAtLeast(13)) {
     return absl::InvalidArgumentError(StrCat(scale_name, " is ", Describe(scale),
                                              ", not a scalar (one per tensor "
                                              "before opset 13)"));
@@ -150,7 +150,8 @@ absl::StatusOr<Tensor> Quantize(const Tensor& x, const std::vector<float>& scale
 
 // The output type: the zero point's; else output_dtype (opset 21); else uint8.
 absl::StatusOr<DataType> QuantizedType(const KernelContext& ctx, const Tensor* zero_point) {
-  if (ctx.opset < 21) RETURN_IF_ERROR(RejectAttribute(ctx, "output_dtype", "names no output type before opset 21"));
+  if (!ctx.OpsetAtLeast(21))
+    RETURN_IF_ERROR(RejectAttribute(ctx, "output_dtype", "names no output type before opset 21"));
   ASSIGN_OR_RETURN(const int64_t output_dtype, IntAttributeOr(ctx.node, "output_dtype", 0));
   const auto named = static_cast<DataType>(output_dtype);
   if (zero_point != nullptr && output_dtype != 0 && named != zero_point->type()) {
@@ -160,9 +161,9 @@ absl::StatusOr<DataType> QuantizedType(const KernelContext& ctx, const Tensor* z
   const DataType type = zero_point != nullptr ? zero_point->type()
                         : output_dtype != 0   ? named
                                               : static_cast<DataType>(TensorProto::UINT8);
-  if (!IsQuantizedType(type, ctx.opset)) {
+  if (!IsQuantizedType(type, ctx.opset())) {
     return UnsupportedType(type, "the quantized output",
-                           ctx.opset >= 21 ? "int8, uint8, int16, uint16" : "int8, uint8");
+                           ctx.OpsetAtLeast(21) ? "int8, uint8, int16, uint16" : "int8, uint8");
   }
   return type;
 }
@@ -172,10 +173,10 @@ absl::StatusOr<Outputs> RunQuantizeLinear(const KernelContext& ctx) {
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "x"));
   ASSIGN_OR_RETURN(const Tensor* scale, RequiredInput(ctx, 1, "y_scale"));
   const Tensor* zero_point = ctx.Input(2);
-  if (x->type() != TensorProto::FLOAT && !(x->type() == TensorProto::FLOAT16 && ctx.opset >= 19)) {
-    return UnsupportedType(x->type(), "x", ctx.opset >= 19 ? "float, float16" : "float");
+  if (x->type() != TensorProto::FLOAT && !(x->type() == TensorProto::FLOAT16 && ctx.OpsetAtLeast(19))) {
+    return UnsupportedType(x->type(), "x", ctx.OpsetAtLeast(19) ? "float, float16" : "float");
   }
-  if (ctx.opset >= 23) {
+  if (ctx.OpsetAtLeast(23)) {
     ASSIGN_OR_RETURN(const int64_t precision, IntAttributeOr(ctx.node, "precision", 0));
     if (precision != 0 && precision != TensorProto::FLOAT) {
       return UnsupportedType(static_cast<DataType>(precision), "the division's precision", "float");
@@ -214,15 +215,15 @@ absl::StatusOr<Outputs> RunDequantizeLinear(const KernelContext& ctx) {
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "x"));
   ASSIGN_OR_RETURN(const Tensor* scale, RequiredInput(ctx, 1, "x_scale"));
   const Tensor* zero_point = ctx.Input(2);
-  if (!IsQuantizedType(x->type(), ctx.opset) && x->type() != TensorProto::INT32) {
+  if (!IsQuantizedType(x->type(), ctx.opset()) && x->type() != TensorProto::INT32) {
     return UnsupportedType(x->type(), "x",
-                           ctx.opset >= 21 ? "int8, uint8, int16, uint16, int32" : "int8, uint8, int32");
+                           ctx.OpsetAtLeast(21) ? "int8, uint8, int16, uint16, int32" : "int8, uint8, int32");
   }
   if (zero_point != nullptr && zero_point->type() != x->type()) {
     return absl::InvalidArgumentError(
         StrCat("x is ", Describe(*x), " and its zero point ", Describe(*zero_point), ": their types differ"));
   }
-  if (ctx.opset < 23) {
+  if (!ctx.OpsetAtLeast(23)) {
     RETURN_IF_ERROR(RejectAttribute(ctx, "output_dtype", "gives the scale's type before opset 23"));
   } else {
     ASSIGN_OR_RETURN(const int64_t output_dtype, IntAttributeOr(ctx.node, "output_dtype", 0));

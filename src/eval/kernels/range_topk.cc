@@ -85,7 +85,7 @@ absl::StatusOr<Tensor> ApplyFloat16RangeInDouble(const Tensor& start_t, const Te
 // Range-27's stash_type for a float16 range: float or double. Refused before opset 27, which has neither it nor
 // float16.
 absl::StatusOr<int64_t> RangeStashType(const KernelContext& ctx, DataType type) {
-  if (ctx.opset < kRangeFloat16Opset) {
+  if (!ctx.OpsetAtLeast(kRangeFloat16Opset)) {
     RETURN_IF_ERROR(RejectAttribute(ctx, "stash_type", "does not have (added at opset 27)"));
     if (type == onnx::TensorProto::FLOAT16) {
       return absl::InvalidArgumentError("Range takes float16 only from opset 27");
@@ -160,7 +160,7 @@ absl::StatusOr<Outputs> ApplyTopK(const Tensor& x, int64_t axis, int64_t k, bool
 absl::StatusOr<Outputs> RunTopK(const KernelContext& ctx) {
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "X"));
   int64_t k = 0;
-  if (ctx.opset >= kTopKInputOpset) {
+  if (ctx.OpsetAtLeast(kTopKInputOpset)) {
     RETURN_IF_ERROR(ExpectInputCount(ctx, 2, 2));
     ASSIGN_OR_RETURN(const Tensor* k_tensor, RequiredInput(ctx, 1, "K"));
     ASSIGN_OR_RETURN(const std::vector<int64_t> values, k_tensor->ToInt64s("K"));
@@ -174,7 +174,7 @@ absl::StatusOr<Outputs> RunTopK(const KernelContext& ctx) {
     k = *attr;
   }
   int64_t largest = 1;
-  if (ctx.opset >= kTopKLargestOpset) {
+  if (ctx.OpsetAtLeast(kTopKLargestOpset)) {
     ASSIGN_OR_RETURN(largest, IntAttributeOr(ctx.node, "largest", 1));
   } else {
     RETURN_IF_ERROR(RejectAttribute(ctx, "largest", "does not have (added at opset 11)"));
@@ -184,7 +184,7 @@ absl::StatusOr<Outputs> RunTopK(const KernelContext& ctx) {
   if (x->rank() == 0) return absl::InvalidArgumentError("X is a scalar");
   // TopK-1 and -10 define axis = -1 as their default: the last axis is meant, negative or not.
   const int64_t axis = axis_attr < 0 ? axis_attr + x->rank() : axis_attr;
-  if (axis < 0 || axis >= x->rank() || (axis_attr < -1 && ctx.opset < kTopKLargestOpset)) {
+  if (axis < 0 || axis >= x->rank() || (axis_attr < -1 && !ctx.OpsetAtLeast(kTopKLargestOpset))) {
     return absl::InvalidArgumentError(StrCat("axis ", axis_attr, " is out of range for ", Describe(*x)));
   }
   return VisitNumeric(x->type(), "TopK", [&](auto tag) { return ApplyTopK<decltype(tag)>(*x, axis, k, largest != 0); });

@@ -211,18 +211,18 @@ absl::StatusOr<Attributes> AttributesOf(const KernelContext& ctx, Cell cell) {
     return absl::InvalidArgumentError(StrCat("clip is ", *attributes.clip, "; a threshold above 0"));
   }
   ASSIGN_OR_RETURN(attributes.hidden_size, IntAttribute(ctx.node, "hidden_size"));
-  if (ctx.opset >= kLayoutOpset) {
+  if (ctx.OpsetAtLeast(kLayoutOpset)) {
     ASSIGN_OR_RETURN(const int64_t layout, IntAttributeOr(ctx.node, "layout", 0));
     if (layout != 0 && layout != 1) return absl::InvalidArgumentError(StrCat("layout is ", layout, "; 0 or 1"));
     attributes.batch_major = layout == 1;
   } else {
     RETURN_IF_ERROR(RejectAttribute(ctx, "layout", "does not have (layout comes with version 14)"));
   }
-  if (ctx.opset >= kNoOutputSequenceOpset) {
+  if (ctx.OpsetAtLeast(kNoOutputSequenceOpset)) {
     RETURN_IF_ERROR(RejectAttribute(ctx, "output_sequence", "does not have (version 7 dropped it)"));
   }
   if (cell == Cell::kGru) {
-    if (ctx.opset >= kGruLinearBeforeResetOpset) {
+    if (ctx.OpsetAtLeast(kGruLinearBeforeResetOpset)) {
       ASSIGN_OR_RETURN(const int64_t linear, IntAttributeOr(ctx.node, "linear_before_reset", 0));
       attributes.linear_before_reset = linear != 0;
     } else {

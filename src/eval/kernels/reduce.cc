@@ -50,7 +50,7 @@ struct ReducedShape {
 };
 
 bool TakesAxesInput(const KernelContext& ctx, bool is_sum) {
-  return ctx.opset >= (is_sum ? kReduceSumAxesInputOpset : kReduceAxesInputOpset);
+  return ctx.OpsetAtLeast(is_sum ? kReduceSumAxesInputOpset : kReduceAxesInputOpset);
 }
 
 absl::StatusOr<ReducedShape> ShapeOfReduction(const KernelContext& ctx, const Tensor& x, bool is_sum) {
@@ -182,7 +182,7 @@ absl::StatusOr<Outputs> RunReduce(const KernelContext& ctx, Reduction op) {
   ASSIGN_OR_RETURN(const ReducedShape shape, ShapeOfReduction(ctx, *x, op == Reduction::kSum));
   auto reduce = [&](auto tag) { return ApplyReduction<decltype(tag)>(op, *x, shape); };
   const bool max_or_min = op == Reduction::kMax || op == Reduction::kMin;
-  if (x->type() == onnx::TensorProto::BOOL && max_or_min && ctx.opset >= kReduceBoolOpset) {
+  if (x->type() == onnx::TensorProto::BOOL && max_or_min && ctx.OpsetAtLeast(kReduceBoolOpset)) {
     // bool is stored as one byte 0 or 1: the greatest is any, the least all.
     return Single(ApplyReduction<uint8_t>(op, *x, shape));
   }
@@ -225,7 +225,7 @@ absl::StatusOr<Outputs> RunArg(const KernelContext& ctx, bool is_max) {
   ASSIGN_OR_RETURN(const int64_t axis_attr, IntAttributeOr(ctx.node, "axis", 0));
   ASSIGN_OR_RETURN(const int64_t keepdims, IntAttributeOr(ctx.node, "keepdims", 1));
   int64_t last = 0;
-  if (ctx.opset >= kSelectLastIndexOpset) {
+  if (ctx.OpsetAtLeast(kSelectLastIndexOpset)) {
     ASSIGN_OR_RETURN(last, IntAttributeOr(ctx.node, "select_last_index", 0));
   } else {
     RETURN_IF_ERROR(RejectAttribute(ctx, "select_last_index", "does not have (added at opset 12)"));

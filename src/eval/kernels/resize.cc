@@ -380,11 +380,11 @@ absl::StatusOr<Outputs> RunUpsample(const KernelContext& ctx) {
   ASSIGN_OR_RETURN(const std::string mode, StringAttributeOr(ctx.node, "mode", "nearest"));
   RETURN_IF_ERROR(SetMode(plan, mode, /*with_cubic=*/false));
   std::vector<float> scales;
-  if (ctx.opset >= kUpsampleScalesInputOpset) {
+  if (ctx.OpsetAtLeast(kUpsampleScalesInputOpset)) {
     RETURN_IF_ERROR(ExpectInputCount(ctx, 2, 2));
     ASSIGN_OR_RETURN(const Tensor* scales_tensor, RequiredInput(ctx, 1, "scales"));
     ASSIGN_OR_RETURN(scales, FloatValues(*scales_tensor, "scales"));
-  } else if (ctx.opset >= kUpsampleScalesAttributeOpset) {
+  } else if (ctx.OpsetAtLeast(kUpsampleScalesAttributeOpset)) {
     RETURN_IF_ERROR(ExpectInputCount(ctx, 1, 1));
     ASSIGN_OR_RETURN(const std::optional<std::vector<float>> attr, FloatsAttribute(ctx.node, "scales"));
     if (!attr) return absl::InvalidArgumentError("attribute 'scales' is missing");
@@ -416,7 +416,7 @@ std::string ResizedDims(const ResizeAxes& axes, const Tensor& x) {
 
 absl::StatusOr<ResizeAxes> ReadResizeAxes(const KernelContext& ctx, const Tensor& x) {
   ResizeAxes result;
-  if (ctx.opset < kResizeAxesOpset) {
+  if (!ctx.OpsetAtLeast(kResizeAxesOpset)) {
     for (const char* name : {"axes", "keep_aspect_ratio_policy", "antialias"}) {
       RETURN_IF_ERROR(RejectAttribute(ctx, name, "does not have (added at opset 18)"));
     }
@@ -534,8 +534,8 @@ absl::StatusOr<Outputs> RunResize(const KernelContext& ctx) {
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "X"));
   ResizePlan plan;
   ASSIGN_OR_RETURN(const std::string mode, StringAttributeOr(ctx.node, "mode", "nearest"));
-  RETURN_IF_ERROR(SetMode(plan, mode, /*with_cubic=*/ctx.opset >= kResizeModesOpset));
-  if (ctx.opset < kResizeModesOpset) {
+  RETURN_IF_ERROR(SetMode(plan, mode, /*with_cubic=*/ctx.OpsetAtLeast(kResizeModesOpset)));
+  if (!ctx.OpsetAtLeast(kResizeModesOpset)) {
     RETURN_IF_ERROR(ExpectInputCount(ctx, 2, 2));
     ASSIGN_OR_RETURN(const Tensor* scales, RequiredInput(ctx, 1, "scales"));
     ASSIGN_OR_RETURN(std::vector<float> values, FloatValues(*scales, "scales"));
@@ -547,7 +547,7 @@ absl::StatusOr<Outputs> RunResize(const KernelContext& ctx) {
     const std::vector<std::string> transforms = {"half_pixel", "pytorch_half_pixel",   "align_corners",
                                                  "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize"};
     const bool symmetric = plan.transform == "half_pixel_symmetric";
-    if (symmetric && ctx.opset < kResizeSymmetricOpset) {
+    if (symmetric && !ctx.OpsetAtLeast(kResizeSymmetricOpset)) {
       return absl::InvalidArgumentError(
           "coordinate_transformation_mode 'half_pixel_symmetric' is Resize's from opset 19");
     }

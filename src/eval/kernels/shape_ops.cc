@@ -25,7 +25,7 @@ absl::StatusOr<Outputs> RunShape(const KernelContext& ctx) {
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "data"));
   const int64_t rank = x->rank();
   int64_t start = 0, end = rank;
-  if (ctx.opset >= 15) {
+  if (ctx.OpsetAtLeast(15)) {
     // Shape-15: start/end select a range of dims; negative values count from the back, then clamp.
     ASSIGN_OR_RETURN(const std::optional<int64_t> start_attr, IntAttribute(ctx.node, "start"));
     ASSIGN_OR_RETURN(const std::optional<int64_t> end_attr, IntAttribute(ctx.node, "end"));
@@ -89,7 +89,7 @@ absl::StatusOr<std::vector<int64_t>> ReshapedDims(const Tensor& x, const std::ve
 // Reshape-1 takes the shape as an attribute; Reshape-5 as input 1; Reshape-14 adds allowzero.
 absl::StatusOr<Outputs> RunReshape(const KernelContext& ctx) {
   std::vector<int64_t> shape;
-  if (ctx.opset < 5) {
+  if (!ctx.OpsetAtLeast(5)) {
     RETURN_IF_ERROR(ExpectInputCount(ctx, 1, 1));
     ASSIGN_OR_RETURN(const std::optional<std::vector<int64_t>> attr, IntsAttribute(ctx.node, "shape"));
     if (!attr) return absl::InvalidArgumentError("Reshape-1 needs attribute 'shape'");
@@ -104,7 +104,7 @@ absl::StatusOr<Outputs> RunReshape(const KernelContext& ctx) {
     ASSIGN_OR_RETURN(shape, shape_tensor->ToInt64s("shape"));
   }
   bool allow_zero = false;
-  if (ctx.opset >= 14) {
+  if (ctx.OpsetAtLeast(14)) {
     ASSIGN_OR_RETURN(allow_zero, IntAttributeOr(ctx.node, "allowzero", 0));
   } else {
     RETURN_IF_ERROR(RejectAttribute(ctx, "allowzero", "does not have (Reshape-14 added it)"));
@@ -124,7 +124,7 @@ absl::StatusOr<Outputs> RunFlatten(const KernelContext& ctx) {
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "input"));
   ASSIGN_OR_RETURN(int64_t axis, IntAttributeOr(ctx.node, "axis", 1));
   const int64_t rank = x->rank();
-  const int64_t lowest = ctx.opset < kFlattenNegativeAxisOpset ? 0 : -rank;
+  const int64_t lowest = !ctx.OpsetAtLeast(kFlattenNegativeAxisOpset) ? 0 : -rank;
   if (axis < lowest || axis > rank) {
     return absl::InvalidArgumentError(
         StrCat("axis ", axis, " is outside [", lowest, ", ", rank, "] for ", Describe(*x)));
@@ -137,7 +137,7 @@ absl::StatusOr<Outputs> RunFlatten(const KernelContext& ctx) {
 
 // The axes of Unsqueeze/Squeeze: an attribute before opset 13, the optional second input from 13.
 absl::StatusOr<std::optional<std::vector<int64_t>>> SqueezeAxes(const KernelContext& ctx, bool required) {
-  if (ctx.opset >= 13) {
+  if (ctx.OpsetAtLeast(13)) {
     RETURN_IF_ERROR(RejectAttribute(ctx, "axes", "takes as input 1 instead"));
     RETURN_IF_ERROR(ExpectInputCount(ctx, required ? 2 : 1, 2));
     const Tensor* axes = ctx.Input(1);

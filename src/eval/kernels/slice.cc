@@ -13,7 +13,7 @@ namespace onnx_legalize {
 namespace {
 
 absl::StatusOr<Outputs> RunSlice(const KernelContext& ctx) {
-  if (ctx.opset < 10) {
+  if (!ctx.OpsetAtLeast(10)) {
     // Slice-1: starts, ends and the optional axes are attributes.
     RETURN_IF_ERROR(ExpectInputCount(ctx, 1, 1));
     ASSIGN_OR_RETURN(const Tensor* data, RequiredInput(ctx, 0, "data"));

@@ -40,7 +40,7 @@ void NormalizeRun(std::vector<T>& data, int64_t first, int64_t count, int64_t st
 absl::StatusOr<Outputs> RunSoftmax(const KernelContext& ctx, bool log) {
   RETURN_IF_ERROR(ExpectInputCount(ctx, 1, 1));
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "input"));
-  const bool single_axis = ctx.opset >= kSingleAxisOpset;
+  const bool single_axis = ctx.OpsetAtLeast(kSingleAxisOpset);
   ASSIGN_OR_RETURN(int64_t axis, IntAttributeOr(ctx.node, "axis", single_axis ? -1 : 1));
   const int64_t rank = x->rank();
   // Softmax-1 allows axis in [0, rank] (axis = rank coerces to [N, 1]); a negative one counts from the back

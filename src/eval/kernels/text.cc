@@ -30,7 +30,7 @@ bool IsAscii(const std::string& text) {
 // holds it). Case mapping follows `locale`, which the spec leaves to the platform: here only ASCII text, whose
 // mapping every locale shares, is mapped; other text is Unimplemented rather than given one platform's reading.
 absl::StatusOr<Outputs> RunStringNormalizer(const KernelContext& ctx) {
-  if (ctx.opset < kStringNormalizerOpset) {
+  if (!ctx.OpsetAtLeast(kStringNormalizerOpset)) {
     return absl::InvalidArgumentError(StrCat("StringNormalizer is defined from opset ", kStringNormalizerOpset));
   }
   RETURN_IF_ERROR(ExpectInputCount(ctx, 1, 1));

@@ -154,7 +154,10 @@ TEST(CnnModelTest, TheOpsetMoveOfAnImageClassifierIsExecutedAndIdentical) {
     EXPECT_EQ(report.opset_move_proof.input_sets, 1);
     // Each of the 14 nodes ran in both forms, or once for both where the move left it as it was.
     EXPECT_GE(report.opset_move_proof.nodes_executed + report.opset_move_proof.nodes_shared, 2 * 14);
-    EXPECT_GT(report.opset_move_proof.work, 2 * int64_t{100'000'000}) << "about 0.1 G multiply-adds per run";
+    // Conv-1 and Conv-11 are computed once for both forms (the runner's Conv asks nothing of the opset), so the
+    // network's 0.1 G multiply-adds are done about once, not twice.
+    EXPECT_GT(report.opset_move_proof.work, int64_t{100'000'000}) << "about 0.1 G multiply-adds per run";
+    EXPECT_GT(report.opset_move_proof.nodes_shared, 0);
     EXPECT_LT(report.opset_move_proof.work, Options{}.proof_budget);
   }
 }
