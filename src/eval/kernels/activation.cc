@@ -24,6 +24,7 @@ using ::absl::StrCat;
 
 // Relu-14 adds the signed integer types; before, floats only.
 constexpr int64_t kIntegerReluOpset = 14;
+constexpr int64_t kNumpyPReluOpset = 7;  // PRelu-7 broadcasts its slope numpy-style
 // Clip-11 takes min and max as inputs 1 and 2 instead of attributes; Clip-12 adds the integer types.
 constexpr int64_t kClipInputsOpset = 11;
 constexpr int64_t kIntegerClipOpset = 12;
@@ -129,11 +130,11 @@ T Softplus(T x) {
 // PRelu: y = x < 0 ? slope * x : x (NaN and -0.0 pass through as x). PRelu-6 and before apply one value to
 // all, a 1-D slope of X's dim 1 per channel, or a slope of X's shape element by element; PRelu-7 broadcasts
 // the slope to X numpy-style, from the last axis.
-absl::StatusOr<std::vector<int64_t>> PReluSlopeDims(const Tensor& x, const Tensor& slope, int64_t opset) {
+absl::StatusOr<std::vector<int64_t>> PReluSlopeDims(const Tensor& x, const Tensor& slope, const KernelContext& ctx) {
   const std::vector<int64_t>& xd = x.dims();
   const std::vector<int64_t>& sd = slope.dims();
   if (slope.element_count() == 1) return std::vector<int64_t>(xd.size(), 1);
-  if (opset < 7) {
+  if (!ctx.OpsetAtLeast(kNumpyPReluOpset)) {
     if (sd == xd) return sd;
     if (sd.size() == 1 && xd.size() >= 2 && sd[0] == xd[1]) {
       std::vector<int64_t> per_channel(xd.size(), 1);
@@ -141,7 +142,7 @@ absl::StatusOr<std::vector<int64_t>> PReluSlopeDims(const Tensor& x, const Tenso
       return per_channel;
     }
     return absl::InvalidArgumentError(StrCat("slope ", DimsString(sd), " does not fit X ", DimsString(xd),
-                                             " under PRelu-", opset,
+                                             " under PRelu-6 and before",
                                              " (one value, one per channel of axis 1, or X's shape)"));
   }
   if (!BroadcastsTo(sd, xd)) {
@@ -157,7 +158,7 @@ absl::StatusOr<Outputs> RunPRelu(const KernelContext& ctx) {
   if (x->type() != slope->type()) {
     return absl::InvalidArgumentError(StrCat("X is ", Describe(*x), " and slope ", Describe(*slope)));
   }
-  ASSIGN_OR_RETURN(const std::vector<int64_t> slope_dims, PReluSlopeDims(*x, *slope, ctx.opset()));
+  ASSIGN_OR_RETURN(const std::vector<int64_t> slope_dims, PReluSlopeDims(*x, *slope, ctx));
   return Single(VisitFloating(x->type(), "PRelu", [&](auto tag) {
     using T = decltype(tag);
     std::vector<T> values = ReadAs<T>(*x);

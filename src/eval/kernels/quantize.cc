@@ -105,13 +105,13 @@ absl::StatusOr<std::vector<float>> FloatScales(const Tensor& scale, absl::string
   return scales;
 }
 
-// Whether the integer type is one a quantized value may have at `opset`: the 16-bit ones came at 21.
-bool IsQuantizedType(DataType type, int64_t opset) {
+// Whether the integer type is one a quantized value may have at the node's opset: the 16-bit ones came at 21.
+bool IsQuantizedType(DataType type, const KernelContext& ctx) {
   switch (type) {
     case TensorProto::INT8:
     case TensorProto::UINT8: return true;
     case TensorProto::INT16:
-    case TensorProto::UINT16: return opset >= 21;
+    case TensorProto::UINT16: return ctx.OpsetAtLeast(21);
     default: return false;
   }
 }
@@ -161,7 +161,7 @@ absl::StatusOr<DataType> QuantizedType(const KernelContext& ctx, const Tensor* z
   const DataType type = zero_point != nullptr ? zero_point->type()
                         : output_dtype != 0   ? named
                                               : static_cast<DataType>(TensorProto::UINT8);
-  if (!IsQuantizedType(type, ctx.opset())) {
+  if (!IsQuantizedType(type, ctx)) {
     return UnsupportedType(type, "the quantized output",
                            ctx.OpsetAtLeast(21) ? "int8, uint8, int16, uint16" : "int8, uint8");
   }
@@ -215,7 +215,7 @@ absl::StatusOr<Outputs> RunDequantizeLinear(const KernelContext& ctx) {
   ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "x"));
   ASSIGN_OR_RETURN(const Tensor* scale, RequiredInput(ctx, 1, "x_scale"));
   const Tensor* zero_point = ctx.Input(2);
-  if (!IsQuantizedType(x->type(), ctx.opset()) && x->type() != TensorProto::INT32) {
+  if (!IsQuantizedType(x->type(), ctx) && x->type() != TensorProto::INT32) {
     return UnsupportedType(x->type(), "x",
                            ctx.OpsetAtLeast(21) ? "int8, uint8, int16, uint16, int32" : "int8, uint8, int32");
   }
