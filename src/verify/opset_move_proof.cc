@@ -16,6 +16,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/error_kind.h"
 #include "core/float16.h"
 #include "core/status_macros.h"
 #include "core/tensor.h"
@@ -24,6 +25,7 @@
 #include "graph/graph_scope.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
+#include "onnx_legalize/error_kind.h"
 #include "rules/removed_op_rule.h"
 #include "verify/dynamic_slice_verify.h"
 #include "verify/proof_inputs.h"
@@ -274,6 +276,14 @@ absl::StatusOr<InputSetEnd> RunInputSet(const ProofForms& forms, int trial, Open
   PairedRun run = RunModelPair(RunForm{forms.before, &forms.before_kernels}, RunForm{forms.after, &forms.after_kernels},
                                inputs, forms.elsewhere, &meter);
   if (meter.past_budget) return InputSetEnd{false, true, PastBudget(meter)};
+  // An external weight that cannot be read (its file gone or unreadable since the model was loaded) is the file
+  // system's failure, neither the model's (drawn inputs it refuses) nor the move's: the legalization stops with it.
+  for (const absl::Status* status : {&run.before_status, &run.after_status}) {
+    if (ErrorKindOf(*status) == ErrorKind::kFileSystem) {
+      return WithMessage(*status, absl::StrCat("the opset move's proof could not read the model's external data: ",
+                                               status->message()));
+    }
+  }
   if (absl::IsUnimplemented(run.before_status))
     return InputSetEnd{false, false, std::string(run.before_status.message())};
   if (!run.before_status.ok()) {

@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "io/external_data.h"
+#include "onnx_legalize/error_kind.h"
 #include "onnx_legalize/legalize.h"
 #include "test_models.h"
 
@@ -34,6 +35,7 @@ class MemoryReader : public ExternalDataReader {
   absl::StatusOr<std::string> Read(const onnx::TensorProto& tensor) const override {
     ++reads[tensor.name()];
     if (!error.ok()) return error;
+    if (auto failing = errors.find(tensor.name()); failing != errors.end()) return failing->second;
     absl::StatusOr<ExternalDataRef> ref = ParseExternalDataRef(tensor, tensor.name());
     if (!ref.ok()) return ref.status();
     auto file = files.find(ref->location);
@@ -44,7 +46,8 @@ class MemoryReader : public ExternalDataReader {
 
   std::map<std::string, std::string> files;
   mutable std::map<std::string, int> reads;
-  absl::Status error;  // returned by every read when set
+  absl::Status error;                          // returned by every read when set
+  std::map<std::string, absl::Status> errors;  // returned by the reads of these tensors
 };
 
 // Moves `tensor`'s values to "file" `location` of `reader` (appended), as an exporter saving with external
@@ -148,6 +151,22 @@ TEST(LegalizeExternalDataTest, TheOpsetMovesProofHoldsEachExternalWeightOncePerI
   EXPECT_TRUE(report->opset_move_proof.executed);
   ASSERT_EQ(report->opset_move_proof.input_sets, 3);
   EXPECT_THAT(reader.reads, ElementsAre(Pair("big", 3), Pair("w", 1 + 3))) << "w: once by its fold, then by the proof";
+}
+
+// A weight only the proof reads ('big', rewritten), whose file has become unreadable since the model was loaded:
+// the legalization fails as a file-system error naming the read, not as a verification failure, and not with the
+// move left unproved as though the model had refused its drawn inputs.
+TEST(LegalizeExternalDataTest, AWeightTheProofCannotReadIsAFileSystemError) {
+  MemoryReader reader;
+  onnx::ModelProto model = TwoWeightsExternal(reader);
+  reader.errors.emplace("big", absl::PermissionDeniedError("cannot open 'weights.bin': Permission denied"));
+  Options options;
+  options.external_data = &reader;
+  const absl::StatusOr<Report> report = Legalize(model, options);
+  EXPECT_EQ(ErrorKindOf(report.status()), ErrorKind::kFileSystem) << report.status();
+  EXPECT_THAT(std::string(report.status().message()),
+              HasSubstr("the opset move's proof could not read the model's external data"));
+  EXPECT_THAT(std::string(report.status().message()), HasSubstr("cannot open 'weights.bin': Permission denied"));
 }
 
 TEST(LegalizeExternalDataTest, DoesNotReadAWeightWhoseFoldIsOverTheLimit) {
