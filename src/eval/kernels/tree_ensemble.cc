@@ -76,10 +76,15 @@ float Probit(float p) {
   return static_cast<float>(M_SQRT2) * (sign * std::sqrt(v3));
 }
 
-// `row` (a target's or class's scores, as float) transformed in place.
-void Transform(PostTransform transform, float* row, size_t size) {
+// The largest of the row's scores, NaN passed over (as ONNX Runtime's softmaxes take it).
+float MaxOf(const float* row, size_t size) {
   float max = -std::numeric_limits<float>::max();
   for (size_t i = 0; i < size; ++i) max = row[i] > max ? row[i] : max;
+  return max;
+}
+
+// `row` (a target's or class's scores, as float) transformed in place.
+void Transform(PostTransform transform, float* row, size_t size) {
   switch (transform) {
     case PostTransform::kNone: return;
     case PostTransform::kLogistic:
@@ -89,6 +94,7 @@ void Transform(PostTransform transform, float* row, size_t size) {
       for (size_t i = 0; i < size; ++i) row[i] = Probit(row[i]);
       return;
     case PostTransform::kSoftmax: {
+      const float max = MaxOf(row, size);
       float sum = 0.0f;
       for (size_t i = 0; i < size; ++i) sum += (row[i] = std::exp(row[i] - max));
       for (size_t i = 0; i < size; ++i) row[i] /= sum;
@@ -96,6 +102,7 @@ void Transform(PostTransform transform, float* row, size_t size) {
     }
     case PostTransform::kSoftmaxZero: {
       // A score within 1e-7 of 0 stays (about) 0, keeping its sign, and is left out of the sum.
+      const float max = MaxOf(row, size);
       const float scale = std::exp(-max);
       float sum = 0.0f;
       for (size_t i = 0; i < size; ++i) {
