@@ -51,16 +51,17 @@ struct Options {
   // bound it to seconds. 0 executes nothing.
   int64_t proof_budget = int64_t{1} << 38;
 
-  // Run the proofs beside the work they prove: Legalize may start up to three helper threads at once
-  // (verification of the changes, onnx's checker on the input and on the result), each joined before it
-  // returns. false: everything runs on the calling thread, for embedders that own their threads. The result,
-  // report and errors are the same either way.
+  // Run the proofs beside the work they prove: Legalize may start up to four helper threads at once
+  // (verification of the changes, onnx's checker on the input and on the result, the opset move's proof), each
+  // joined before it returns. false: everything runs on the calling thread, for embedders that own their threads. The
+  // result, report and errors are the same either way.
   bool use_threads = true;
 
-  // Reads initializers (and Constant values) stored as external data, only when a fold needs their
-  // values; not owned, and must outlive the Legalize call. Null: the library reads no files, so such a
-  // tensor is not a constant (its DynamicSlice is rewritten, and the report's detail says why); its type
-  // and dims are still known. LegalizeFile sets it to the input's OpenExternalData.
+  // Reads initializers (and Constant values) stored as external data, only where a fold or the opset move's
+  // proof needs their values; not owned, and must outlive the Legalize call. With use_threads it may be called
+  // from several threads at once. Null: the library reads no files, so such a tensor is not a constant (its
+  // DynamicSlice is rewritten, and the report's detail says why); its type and dims are still known. LegalizeFile sets
+  // it to the input's OpenExternalData.
   const ExternalDataReader* external_data = nullptr;
 };
 

@@ -35,10 +35,13 @@ class LargeInitializersAside {
   LargeInitializersAside(const LargeInitializersAside&) = delete;
   LargeInitializersAside& operator=(const LargeInitializersAside&) = delete;
 
-  // The data of the initializer `name` set aside, or null: what the opset move's proof runs the model with.
+  // The data of the initializer `name` set aside, or null: what the opset move's proof runs the model with. After
+  // Restore(), the initializer of the model that took the data back, which must then outlive the proof and not
+  // change while it runs (the proof may run while the model is written: TargetSession::CommitAndUse).
   const onnx::TensorProto* Find(const std::string& name) const {
-    auto data = aside_.find(name);
-    return data == aside_.end() ? nullptr : data->second.get();
+    if (auto data = aside_.find(name); data != aside_.end()) return data->second.get();
+    auto restored = restored_.find(name);
+    return restored == restored_.end() ? nullptr : restored->second;
   }
 
   void Restore(onnx::ModelProto& model) {
@@ -51,11 +54,13 @@ class LargeInitializersAside {
       }
       initializer.Swap(data->second.get());
       aside_.erase(data);
+      restored_[initializer.name()] = &initializer;
     }
   }
 
  private:
   std::unordered_map<std::string, std::unique_ptr<onnx::TensorProto>> aside_;
+  std::unordered_map<std::string, const onnx::TensorProto*> restored_;  // where Restore() moved each
 };
 
 }  // namespace onnx_legalize

@@ -24,7 +24,8 @@ using AwaitProofs = std::function<absl::Status()>;
 
 // Works with the legalized model (an unchanged one too, when there is nothing to legalize), whose large folds
 // are stubs that `streamed` computes, and proves, as they are written (eval/deferred_tensor.h). It must call
-// `await_proofs` before it makes anything permanent, and fail with its error.
+// `await_proofs` before it makes anything permanent, and fail with its error; until then it may only read the
+// model, which the proofs read too (the opset move's proof reads its weights where they lie).
 using UseLegalized = std::function<absl::Status(onnx::ModelProto& legalized, const DeferredTensors& streamed,
                                                 const AwaitProofs& await_proofs)>;
 

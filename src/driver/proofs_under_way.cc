@@ -36,7 +36,7 @@ Proofs::Proofs(std::optional<ConcurrentVerification>& verification, std::unique_
                onnx::ModelProto* skeleton, std::launch launch)
     : verification_(verification), arena_(std::move(arena)) {
   if (skeleton != nullptr) {
-    onnx_check_ = std::async(launch, [skeleton] { return CheckWithOnnx(*skeleton); });
+    onnx_check_ = std::async(launch, [skeleton] { return CheckWithOnnx(*skeleton); }).share();
   }
 }
 
@@ -47,9 +47,29 @@ absl::Status Proofs::AwaitVerification() {
   return *verified_;
 }
 
+void Proofs::StartOpsetMoveProof(OpsetMoveProver prove, std::launch launch) {
+  opset_move_proof_ = std::async(
+      launch,
+      [onnx_check = onnx_check_, prove = std::move(prove)]() -> std::optional<absl::StatusOr<OpsetMoveProofResult>> {
+        if (onnx_check.valid() && !onnx_check.get().status.ok()) return std::nullopt;
+        return prove();
+      });
+}
+
 absl::Status Proofs::Await() {
   RETURN_IF_ERROR(AwaitVerification());
-  return AwaitOnnxCheck();
+  RETURN_IF_ERROR(AwaitOnnxCheck());
+  return AwaitOpsetMoveProof();
+}
+
+absl::Status Proofs::AwaitOpsetMoveProof() {
+  if (opset_move_proof_.valid()) opset_move_ = opset_move_proof_.get();
+  return opset_move_.has_value() ? opset_move_->status() : absl::OkStatus();
+}
+
+std::optional<OpsetMoveProofResult> Proofs::TakeOpsetMoveResult() {
+  if (!opset_move_.has_value() || !opset_move_->ok()) return std::nullopt;
+  return *std::move(*opset_move_);
 }
 
 absl::Status Proofs::AwaitOnnxCheck() {

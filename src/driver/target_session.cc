@@ -96,31 +96,34 @@ SessionEnd TargetSession::TransformCopy() {
   auto arena = std::make_unique<google::protobuf::Arena>();
   onnx::ModelProto* skeleton = SkeletonToCheck(result_, *arena);
   proofs_.emplace(verification_, std::move(arena), skeleton, ProofLaunch(options_));
-  return ProveOpsetMoveLast();
-}
-
-SessionEnd TargetSession::ProveOpsetMoveLast() {
-  if (!move_to_prove_.has_value()) return {};
-  // Validate first, prove last (issue 42: a malformed Loop body was refused after a proof of 41 s).
-  if (!proofs_->AwaitOnnxCheck().ok()) return RollBackAfterProofs(proofs_->Await());
-  const LargeInitializersAside& aside = *aside_;
-  const SetAsideInitializers set_aside = [&aside](const std::string& name) { return aside.Find(name); };
-  absl::StatusOr<OpsetMoveProofResult> proven =
-      ProveOpsetMove(move_to_prove_->before, move_to_prove_->after, options_, set_aside);
-  move_to_prove_.reset();
-  if (!proven.ok()) return RollBack(FailedStep(std::move(proven).status(), internal::TargetFailure::Step::kTransform));
-  opset_move_ = *std::move(proven);
   return {};
 }
 
+void TargetSession::StartOpsetMoveProof() {
+  if (!move_to_prove_.has_value()) return;
+  const LargeInitializersAside& aside = *aside_;
+  proofs_->StartOpsetMoveProof(
+      [to_prove = std::make_shared<const OpsetMoveToProve>(*std::move(move_to_prove_)), &aside, &options = options_] {
+        return ProveOpsetMove(to_prove->before, to_prove->after, options,
+                              [&aside](const std::string& name) { return aside.Find(name); });
+      },
+      ProofLaunch(options_));
+  move_to_prove_.reset();
+}
+
 SessionEnd TargetSession::AwaitProofsAndCommit() {
+  StartOpsetMoveProof();
   if (absl::Status proven = proofs_->Await(); !proven.ok()) return RollBackAfterProofs(std::move(proven));
+  TakeOpsetMoveResult();
   FillDeferred();
   Commit();
   return {};
 }
 
 SessionEnd TargetSession::CommitAndUse(const internal::UseLegalized& use) {
+  // Where the opset move is to be proved, onnx's check of the result comes first, as the proof waits for it anyway:
+  // a target the checker refuses (one of several TryLaterTargets tries) is refused before anything is written.
+  if (move_to_prove_.has_value() && !proofs_->AwaitOnnxCheck().ok()) return RollBackAfterProofs(proofs_->Await());
   if (AnyFilledAfterVerification()) {
     if (absl::Status verified = proofs_->AwaitVerification(); !verified.ok()) {
       return RollBackAfterProofs(std::move(verified));
@@ -128,15 +131,25 @@ SessionEnd TargetSession::CommitAndUse(const internal::UseLegalized& use) {
     FillDeferred();
   }
   Commit();
+  // The move is proved while the result is written: both only read it, and the set-aside weights the proof
+  // reads are the result's own again (LargeInitializersAside::Find).
+  StartOpsetMoveProof();
   DeferredTensors streamed;
   for (ValuesToCome& values : values_to_come_) streamed.merge(values.streamed);
   absl::Status used = use(model_, streamed, [this] { return proofs_->Await(); });
   if (used.ok()) used = proofs_->Await();  // in case `use` did not wait
-  if (used.ok()) return {};
+  if (used.ok()) {
+    TakeOpsetMoveResult();
+    return {};
+  }
   // A failure of the proofs is the target's; one of `use` (writing the file) is not.
   if (proofs_->Await().ok()) return {std::move(used), std::nullopt};
   StepFailure failed = ProofFailure(std::move(used));
   return {std::move(failed.status), std::move(failed.why)};
+}
+
+void TargetSession::TakeOpsetMoveResult() {
+  if (std::optional<OpsetMoveProofResult> proven = proofs_->TakeOpsetMoveResult()) opset_move_ = *std::move(proven);
 }
 
 SessionEnd TargetSession::RollBack(StepFailure failure) {
@@ -156,6 +169,11 @@ SessionEnd TargetSession::RollBackAfterProofs(absl::Status failure) {
 }
 
 StepFailure TargetSession::ProofFailure(absl::Status failure) const {
+  if (proofs_->OpsetMoveProofFailed()) {
+    StepFailure failed = FailedStep(std::move(failure), internal::TargetFailure::Step::kTransform);
+    AtTarget(failed.why);
+    return failed;
+  }
   const NodeNamedByOnnx& node = proofs_->NodeNamedByOnnxCheck();
   StepFailure failed =
       FailedStep(std::move(failure), internal::TargetFailure::Step::kOnnxCheck, node.op_type, node.name);

@@ -80,15 +80,17 @@ class TargetSession {
   // verification fails too, whose failure comes first.
   SessionEnd RollBack(StepFailure failure);
 
-  // Proves the opset move (move_to_prove_), once onnx's check of the result has passed: the proof may run for
-  // minutes, the check for a moment. On failure, rolls back.
-  SessionEnd ProveOpsetMoveLast();
+  // Starts the opset move's proof (move_to_prove_, if any) among the proofs: it runs once onnx's check of the
+  // result has passed, reading the set-aside weights where they lie (aside_, or the model they went back to).
+  void StartOpsetMoveProof();
+  // What the opset move's proof found, once the proofs held, into opset_move_.
+  void TakeOpsetMoveResult();
 
   // The model as it was, after the proofs (verification has ended) failed.
   SessionEnd RollBackAfterProofs(absl::Status failure);
 
-  // The proofs' failure: verification's (which no target avoids: Attempt::FailedAt tells it by its kind), or
-  // onnx's check of the result, failed at the node onnx names.
+  // The proofs' failure: verification's (which no target avoids: Attempt::FailedAt tells it by its kind), onnx's
+  // check of the result, failed at the node onnx names, or the opset move's proof (a step of the transformation).
   StepFailure ProofFailure(absl::Status failure) const;
 
   // Fills in what a failure at the planned target says of the target: the target, and the next opset at which an
@@ -117,7 +119,7 @@ class TargetSession {
   std::optional<ConcurrentVerification> verification_;
   std::optional<Proofs> proofs_;
   std::vector<ValuesToCome> values_to_come_;       // what Transform's passes left to fill later
-  std::optional<OpsetMoveToProve> move_to_prove_;  // until it is proven, in TransformCopy
+  std::optional<OpsetMoveToProve> move_to_prove_;  // until its proof starts
 };
 
 }  // namespace onnx_legalize

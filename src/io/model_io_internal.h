@@ -27,7 +27,9 @@ absl::Status SaveModelWithLimit(onnx::ModelProto& model, const std::string& path
 
 // SaveModelWithLimit, calling `before_commit` once every file is written and flushed but before any is
 // renamed into place: if it fails, nothing is, and its error is returned. LegalizeFile writes the model
-// while the proofs of its legalization still run, and lets it into place only once they hold.
+// while the proofs of its legalization still run (and read it), and lets it into place only once they hold.
+// Until `before_commit` returns the model is only read; where the save must change it (a data file packed,
+// deferred values computed into it), `before_commit` is called first (it may be called more than once).
 // The main-graph initializers `deferred` names are stubs (eval/deferred_tensor.h): their values are
 // computed as the model is written, straight into the file, when the model goes to one file within
 // `max_model_bytes`; otherwise (a data file asked for or needed, external data to carry) they are computed

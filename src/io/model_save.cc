@@ -404,7 +404,10 @@ absl::Status SaveModelIf(onnx::ModelProto& model, const std::string& path, const
     RETURN_IF_ERROR(before_commit());
     return staging.Commit();
   }
-  // Packing a data file moves raw bytes around, which deferred values do not have until they are computed.
+  // Packing a data file moves raw bytes between the model's strings, which the proofs may still be reading (the
+  // opset move's proof reads the weights where they lie): they end first. And deferred values have no bytes to
+  // move until they are computed.
+  RETURN_IF_ERROR(before_commit());
   RETURN_IF_ERROR(MaterializeDeferred(deferred, model));
   const fs::path parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   absl::StatusOr<ExternalFolder> out_folder = ExternalFolder::At(parent);

@@ -2,6 +2,7 @@
 // only when a fold needs them, and not constants at all without a reader. The reader here serves bytes
 // from memory and counts what it is asked for; model_io_test reads real files.
 #include <map>
+#include <mutex>
 #include <string>
 
 #include "absl/status/status.h"
@@ -33,7 +34,10 @@ using ::testing::Pair;
 class MemoryReader : public ExternalDataReader {
  public:
   absl::StatusOr<std::string> Read(const onnx::TensorProto& tensor) const override {
-    ++reads[tensor.name()];
+    {  // the proofs read on threads of their own (Options::use_threads)
+      const std::lock_guard<std::mutex> lock(reads_mutex);
+      ++reads[tensor.name()];
+    }
     if (!error.ok()) return error;
     if (auto failing = errors.find(tensor.name()); failing != errors.end()) return failing->second;
     absl::StatusOr<ExternalDataRef> ref = ParseExternalDataRef(tensor, tensor.name());
@@ -46,6 +50,7 @@ class MemoryReader : public ExternalDataReader {
 
   std::map<std::string, std::string> files;
   mutable std::map<std::string, int> reads;
+  mutable std::mutex reads_mutex;
   absl::Status error;                          // returned by every read when set
   std::map<std::string, absl::Status> errors;  // returned by the reads of these tensors
 };
