@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "core/tensor.h"
+#include "driver/legalize_internal.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "io/external_data.h"
@@ -172,6 +173,60 @@ TEST(LegalizeExternalDataTest, AWeightTheProofCannotReadIsAFileSystemError) {
   EXPECT_THAT(std::string(report.status().message()),
               HasSubstr("the opset move's proof could not read the model's external data"));
   EXPECT_THAT(std::string(report.status().message()), HasSubstr("cannot open 'weights.bin': Permission denied"));
+}
+
+// Writing a file (internal::LegalizeAndUse) overlaps the opset move's proof: a weight the proof cannot read fails
+// the proofs `use` awaits before it makes anything permanent, and the attempt fails at its transformation step, as
+// when the proof ran before the write.
+TEST(LegalizeExternalDataTest, AWeightTheProofCannotReadFailsTheWriteThatRanBesideIt) {
+  MemoryReader reader;
+  onnx::ModelProto model = TwoWeightsExternal(reader);
+  reader.errors.emplace("big", absl::PermissionDeniedError("cannot open 'weights.bin': Permission denied"));
+  Options options;
+  options.external_data = &reader;
+  bool used = false;
+  absl::Status awaited;
+  const internal::Attempt attempt = internal::LegalizeAndUse(
+      model, options, [&](onnx::ModelProto&, const DeferredTensors&, const internal::AwaitProofs& await_proofs) {
+        used = true;
+        awaited = await_proofs();
+        return awaited;
+      });
+  EXPECT_TRUE(used) << "the result is handed over once onnx's check of it has passed, while the move is proved";
+  EXPECT_EQ(ErrorKindOf(awaited), ErrorKind::kFileSystem) << awaited;
+  EXPECT_EQ(ErrorKindOf(attempt.report.status()), ErrorKind::kFileSystem) << attempt.report.status();
+  EXPECT_THAT(std::string(attempt.report.status().message()),
+              HasSubstr("the opset move's proof could not read the model's external data"));
+  ASSERT_TRUE(attempt.failed_at_target.has_value());
+  EXPECT_EQ(attempt.failed_at_target->step, internal::TargetFailure::Step::kTransform);
+  EXPECT_EQ(attempt.failed_at_target->target, 10);
+}
+
+// A weight large enough to be set aside while the model is transformed goes back into the result before it is
+// handed to `use`; the opset move's proof, running meanwhile, reads it there, where it lies.
+TEST(LegalizeExternalDataTest, TheProofBesideTheWriteReadsASetAsideWeightInTheResult) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[1, 256] x, int64[1] s, int64[1] e) => (float[1, 128] y, float[M, 256] sliced) {
+  y = MatMul (x, w)
+  sliced = DynamicSlice (x, s, e)
+}
+)");
+  *model.mutable_graph()->add_initializer() = TensorToProto(Iota({256, 128}), "w");
+  ASSERT_GT(model.graph().initializer(0).raw_data().size(), size_t{64} * 1024) << "large enough to be set aside";
+  const onnx::ModelProto expected = LegalizedCopy(model);
+
+  std::string written;
+  const internal::Attempt attempt = internal::LegalizeAndUse(
+      model, Options{},
+      [&](onnx::ModelProto& legalized, const DeferredTensors&, const internal::AwaitProofs& await_proofs) {
+        written = Serialize(legalized);
+        return await_proofs();
+      });
+  ASSERT_TRUE(attempt.report.ok()) << attempt.report.status();
+  EXPECT_THAT(attempt.report->opset_move, ::testing::StartsWith("executed in the model runner at opset 9 and 10"));
+  EXPECT_EQ(attempt.report->opset_move_proof.input_sets, 3);
+  EXPECT_EQ(written, Serialize(expected)) << "the weight's data is back in the model written";
 }
 
 TEST(LegalizeExternalDataTest, DoesNotReadAWeightWhoseFoldIsOverTheLimit) {
