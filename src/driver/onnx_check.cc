@@ -13,6 +13,8 @@
 #include "graph/message_depth.h"
 #include "graph/model_skeleton.h"
 #include "onnx/checker.h"
+#include "onnx/defs/schema.h"
+#include "onnx/shape_inference/implementation.h"
 
 namespace onnx_legalize {
 namespace {
@@ -78,9 +80,13 @@ OnnxVerdict CheckWithOnnx(onnx::ModelProto& skeleton) {
     return verdict;
   }
   try {
-    // What onnx's Python check_model(model, full_check=True) calls: the checker, then strict shape inference
-    // with type checks, of the whole model (nothing taken out).
-    onnx::checker::check_model(skeleton, /*full_check=*/true);
+    // What onnx's Python check_model(model, full_check=True) calls (onnx/checker.cc): the checker, then strict
+    // shape inference with type checks, of the whole model (nothing taken out). onnx infers on a copy, to leave
+    // its argument as it was; the skeleton is ours to change, and a copy of a graph of many nodes would cost as
+    // much memory again.
+    onnx::checker::check_model(skeleton, /*full_check=*/false);
+    const onnx::ShapeInferenceOptions strict(/*check_type_val=*/true, /*strict_mode_val=*/1, /*data_prop_val=*/false);
+    onnx::shape_inference::InferShapes(skeleton, onnx::OpSchemaRegistry::Instance(), strict);
   } catch (const std::exception& e) {
     verdict.status = absl::FailedPreconditionError(e.what());
     verdict.node = ReadNodeNamedByOnnx(e.what());

@@ -34,10 +34,15 @@ void ConcurrentVerification::Work() {
 
 Proofs::Proofs(std::optional<ConcurrentVerification>& verification, std::unique_ptr<google::protobuf::Arena> arena,
                onnx::ModelProto* skeleton, std::launch launch)
-    : verification_(verification), arena_(std::move(arena)) {
-  if (skeleton != nullptr) {
-    onnx_check_ = std::async(launch, [skeleton] { return CheckWithOnnx(*skeleton); }).share();
-  }
+    : verification_(verification) {
+  if (skeleton == nullptr) return;
+  // The skeleton goes as soon as it is checked: it is as large as the result's graph, and the opset move's proof,
+  // which comes next, holds copies of its own.
+  onnx_check_ = std::async(launch, [arena = std::move(arena), skeleton]() mutable {
+                  OnnxVerdict verdict = CheckWithOnnx(*skeleton);
+                  arena.reset();
+                  return verdict;
+                }).share();
 }
 
 absl::Status Proofs::AwaitVerification() {

@@ -65,6 +65,7 @@ class Proofs {
   // What proves the opset move: ProveOpsetMove on the move's two forms, which it owns.
   using OpsetMoveProver = std::function<absl::StatusOr<OpsetMoveProofResult>()>;
 
+  // onnx's check reads `skeleton` (null: no check), which lives on `arena`, freed once the check is done.
   Proofs(std::optional<ConcurrentVerification>& verification, std::unique_ptr<google::protobuf::Arena> arena,
          onnx::ModelProto* skeleton, std::launch launch);
 
@@ -91,7 +92,6 @@ class Proofs {
   absl::Status AwaitOpsetMoveProof();
 
   std::optional<ConcurrentVerification>& verification_;
-  std::unique_ptr<google::protobuf::Arena> arena_;  // holds the skeleton the check reads
   std::optional<absl::Status> verified_;
   std::shared_future<OnnxVerdict> onnx_check_;  // shared with the opset move's proof, which waits for it
   OnnxVerdict onnx_verdict_;

@@ -99,12 +99,13 @@ SessionEnd TargetSession::TransformCopy() {
   return {};
 }
 
-void TargetSession::StartOpsetMoveProof() {
+void TargetSession::StartOpsetMoveProof(const onnx::ModelProto& before) {
   if (!move_to_prove_.has_value()) return;
   const LargeInitializersAside& aside = *aside_;
   proofs_->StartOpsetMoveProof(
-      [to_prove = std::make_shared<const OpsetMoveToProve>(*std::move(move_to_prove_)), &aside, &options = options_] {
-        return ProveOpsetMove(to_prove->before, to_prove->after, options,
+      [&before, moved = std::make_shared<const OpsetMoveToProve>(*std::move(move_to_prove_)), &aside,
+       &options = options_] {
+        return ProveOpsetMove(before, moved->after, options,
                               [&aside](const std::string& name) { return aside.Find(name); });
       },
       ProofLaunch(options_));
@@ -112,7 +113,7 @@ void TargetSession::StartOpsetMoveProof() {
 }
 
 SessionEnd TargetSession::AwaitProofsAndCommit() {
-  StartOpsetMoveProof();
+  StartOpsetMoveProof(model_);
   if (absl::Status proven = proofs_->Await(); !proven.ok()) return RollBackAfterProofs(std::move(proven));
   TakeOpsetMoveResult();
   FillDeferred();
@@ -132,8 +133,8 @@ SessionEnd TargetSession::CommitAndUse(const internal::UseLegalized& use) {
   }
   Commit();
   // The move is proved while the result is written: both only read it, and the set-aside weights the proof
-  // reads are the result's own again (LargeInitializersAside::Find).
-  StartOpsetMoveProof();
+  // reads are the result's own again (LargeInitializersAside::Find). The model as it was is in result_ now.
+  StartOpsetMoveProof(result_);
   DeferredTensors streamed;
   for (ValuesToCome& values : values_to_come_) streamed.merge(values.streamed);
   absl::Status used = use(model_, streamed, [this] { return proofs_->Await(); });

@@ -80,9 +80,10 @@ class TargetSession {
   // verification fails too, whose failure comes first.
   SessionEnd RollBack(StepFailure failure);
 
-  // Starts the opset move's proof (move_to_prove_, if any) among the proofs: it runs once onnx's check of the
-  // result has passed, reading the set-aside weights where they lie (aside_, or the model they went back to).
-  void StartOpsetMoveProof();
+  // Starts the opset move's proof (move_to_prove_, if any, against `before`, the model as it was, which must not
+  // change until the proofs end) among the proofs: it runs once onnx's check of the result has passed, reading the
+  // set-aside weights where they lie (aside_, or the model they went back to).
+  void StartOpsetMoveProof(const onnx::ModelProto& before);
   // What the opset move's proof found, once the proofs held, into opset_move_.
   void TakeOpsetMoveResult();
 

@@ -69,7 +69,7 @@ absl::Status UpgradeSeeingFolds(int64_t target, const std::vector<FoldedValueTyp
   return upgraded;
 }
 
-// The opset move, its two forms kept for the proof (OpsetMoveToProve) unless the model runner cannot run the
+// The opset move, its moved form kept for the proof (OpsetMoveToProve) unless the model runner cannot run the
 // model, which is checked before the model is copied. The proof will read the large initializers' data where
 // `aside` holds it.
 absl::Status MoveOpset(int64_t target, const std::vector<FoldedValueType>& folds, const Options& options,
@@ -85,9 +85,8 @@ absl::Status MoveOpset(int64_t target, const std::vector<FoldedValueType>& folds
     opset_move = OpsetMoveNotExecuted(*why);
     return UpgradeSeeingFolds(target, folds, model, renamed);
   }
-  onnx::ModelProto before = model;
   RETURN_IF_ERROR(UpgradeSeeingFolds(target, folds, model, renamed));
-  to_prove = OpsetMoveToProve{std::move(before), model};
+  to_prove = OpsetMoveToProve{model};
   return absl::OkStatus();
 }
 

@@ -21,16 +21,18 @@ namespace onnx_legalize {
 // not), 4 where a graph holds an initializer it does not list as an input (IR 3 required them listed).
 void RaiseIrVersionAsTheCheckerNeeds(onnx::ModelProto& model);
 
-// The opset move's two forms, the model before it and right after it (before the passes apply), kept for its proof
-// (verify/opset_move_proof.h). The proof runs last, once the result has passed onnx's check: it may take minutes,
-// and a model the checker refuses is refused at once. Light copies: the large initializers are set aside.
+// The opset move's form right after it (before the passes apply), kept for its proof (verify/opset_move_proof.h)
+// beside the form before it, which is the model as Transform was given it: its caller keeps that (TargetSession
+// transforms a copy), and a second copy of a graph of many nodes would cost as much memory again. The proof runs
+// last, once the result has passed onnx's check: it may take minutes, and a model the checker refuses is refused
+// at once. A light copy: the large initializers are set aside.
 struct OpsetMoveToProve {
-  onnx::ModelProto before;
   onnx::ModelProto after;
 };
 
 // Moves the model to `target` and applies the passes; returns the values they left to fill later. Where the
-// model runner can execute the model and Options::verify is on, the move's two forms go to `to_prove`;
+// model runner can execute the model and Options::verify is on, the moved form goes to `to_prove` (the model as
+// given is the form before the move);
 // otherwise `opset_move` says why the move is not proven. UpgradeDefaultOpset is transactional. The passes
 // are applied last first: DynamicSlice's new names were chosen while planning, from the model as it was, and
 // the removed ops' replacements, which make theirs while applying, must see them.
