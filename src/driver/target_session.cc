@@ -104,9 +104,9 @@ void TargetSession::StartOpsetMoveProof(const onnx::ModelProto& before) {
   const LargeInitializersAside& aside = *aside_;
   proofs_->StartOpsetMoveProof(
       [&before, moved = std::make_shared<const OpsetMoveToProve>(*std::move(move_to_prove_)), &aside,
-       &options = options_] {
-        return ProveOpsetMove(before, moved->after, options,
-                              [&aside](const std::string& name) { return aside.Find(name); });
+       &options = options_]() -> absl::StatusOr<OpsetMoveProofResult> {
+        ASSIGN_OR_RETURN(const onnx::ModelProto after, moved->After());
+        return ProveOpsetMove(before, after, options, [&aside](const std::string& name) { return aside.Find(name); });
       },
       ProofLaunch(options_));
   move_to_prove_.reset();

@@ -1,5 +1,7 @@
 #include "driver/transform.h"
 
+#include <climits>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -7,6 +9,7 @@
 #include <utility>
 
 #include "core/status_macros.h"
+#include "google/protobuf/io/coded_stream.h"
 #include "graph/graph_locator.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
@@ -86,7 +89,7 @@ absl::Status MoveOpset(int64_t target, const std::vector<FoldedValueType>& folds
     return UpgradeSeeingFolds(target, folds, model, renamed);
   }
   RETURN_IF_ERROR(UpgradeSeeingFolds(target, folds, model, renamed));
-  to_prove = OpsetMoveToProve{model};
+  to_prove.emplace(model);
   return absl::OkStatus();
 }
 
@@ -107,6 +110,26 @@ bool HoldsUnlistedInitializer(const onnx::GraphProto& graph) {
 }
 
 }  // namespace
+
+OpsetMoveToProve::OpsetMoveToProve(const onnx::ModelProto& after) {
+  if (after.ByteSizeLong() > static_cast<size_t>(INT_MAX) || !after.SerializeToString(&bytes_)) {
+    bytes_.clear();
+    unserialized_ = after;
+  }
+}
+
+absl::StatusOr<onnx::ModelProto> OpsetMoveToProve::After() const {
+  if (unserialized_.has_value()) return *unserialized_;
+  onnx::ModelProto after;
+  google::protobuf::io::CodedInputStream coded(reinterpret_cast<const uint8_t*>(bytes_.data()),
+                                               static_cast<int>(bytes_.size()));
+  // As deep as the model in memory was: it was made here, from a model whose depth the loader bounded.
+  coded.SetRecursionLimit(INT_MAX);
+  if (!after.ParseFromCodedStream(&coded)) {
+    return absl::InternalError("the opset move's moved form, kept as bytes for its proof, does not parse back");
+  }
+  return after;
+}
 
 void RaiseIrVersionAsTheCheckerNeeds(onnx::ModelProto& model) {
   // IR 1-2 cannot import opsets ("IR version < 3 cannot have opset_import"); PyTorch 0.3 wrote such models, and

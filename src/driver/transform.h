@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -25,9 +26,19 @@ void RaiseIrVersionAsTheCheckerNeeds(onnx::ModelProto& model);
 // beside the form before it, which is the model as Transform was given it: its caller keeps that (TargetSession
 // transforms a copy), and a second copy of a graph of many nodes would cost as much memory again. The proof runs
 // last, once the result has passed onnx's check: it may take minutes, and a model the checker refuses is refused
-// at once. A light copy: the large initializers are set aside.
-struct OpsetMoveToProve {
-  onnx::ModelProto after;
+// at once. Until then the form is kept as protobuf's bytes, in a fraction of the memory its messages take, as
+// the check holds a copy of the result's graph of its own meanwhile. A light copy: the large initializers are set
+// aside.
+class OpsetMoveToProve {
+ public:
+  explicit OpsetMoveToProve(const onnx::ModelProto& after);
+
+  // The moved form, as it was given.
+  absl::StatusOr<onnx::ModelProto> After() const;
+
+ private:
+  std::string bytes_;
+  std::optional<onnx::ModelProto> unserialized_;  // a form past protobuf's 2 GiB, kept as it is
 };
 
 // Moves the model to `target` and applies the passes; returns the values they left to fill later. Where the
