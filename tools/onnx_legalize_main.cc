@@ -147,8 +147,10 @@ Flags:
                         every N; with one model, ignored)
   --report=FILE         write the report as JSON to FILE ('-' for stdout) instead of the summary;
                         with --check, the output in --format to FILE (a summary line to stdout)
-  --target-opset=N      default-domain opset to rewrite to, 1..28, not below the model's (default: the
-                        lowest from the model's own that expresses every rewrite and passes onnx's checker)
+  --target-opset=N      default-domain opset to rewrite to, 1..28 (default: the lowest from the model's
+                        own that expresses every rewrite and passes onnx's checker); below the model's own,
+                        the model moves down, proved like a move up, or is refused naming the first node
+                        that has no form at N and the lowest opset it can go to
   --keep-opset          keep the model's opset: every removed op whose replacement exists there is
                         legalized (a DynamicSlice with constant indices as Slice-1); any other is an error
   --no-verify           skip executing the original and legalized forms to compare them

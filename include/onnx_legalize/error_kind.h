@@ -18,6 +18,8 @@ enum class ErrorKind {
                         // another (ValidateOptions, ValidateSaveOptions), an output that is the input file
   kInvalidModel,        // the model or its external data is malformed (InvalidArgument, OutOfRange, DataLoss)
   kNotLegalizable,      // a well-formed model that cannot be legalized as asked (FailedPrecondition, Unimplemented)
+  kNoFormAtOpset,       // a node of a well-formed model has no form at the target opset asked for, below the model's
+                        // own (FailedPrecondition): its op did not exist yet there, or nothing moves it back that far
   kVerificationFailed,  // a legalized node, or the opset move, does not compute what the original did
   kResourceLimit,       // a size limit (ResourceExhausted): protobuf's 2 GiB, an allocation bound
   kFileSystem,          // a file could not be found, read or written (NotFound, PermissionDenied, ...)

@@ -24,7 +24,9 @@ struct Options {
   int64_t max_total_fold_bytes = int64_t{2} << 30;
 
   // The default-domain opset to rewrite to. Unset: the lowest opset >= max(10, current) that expresses
-  // every rewrite. Must be within [kMinTargetOpset, kMaxTargetOpset] and not below the model's opset.
+  // every rewrite. Must be within [kMinTargetOpset, kMaxTargetOpset]. Below the model's own opset, the model moves
+  // down to it (for a runtime that stops at an older opset), the move proved as any other; a node with no form
+  // there is refused as ErrorKind::kNoFormAtOpset, naming it and the lowest opset it can go to.
   std::optional<int64_t> target_opset;
 
   // Keep the model's opset (below 10): nodes whose indices are constant become Slice-1 with attributes;

@@ -36,6 +36,7 @@ class LegalizeError(ValueError):
 
     ``kind`` says what failed, as the library's ErrorKind: "invalid_request" (an option out of range or
     contradicting another, an output that is the input file), "invalid_model", "not_legalizable",
+    "no_form_at_opset" (a node cannot be expressed at the target opset asked for, below the model's own),
     "verification_failed", "resource_limit", "file_system" or "internal".
     """
 
@@ -135,7 +136,7 @@ def legalize(model, *, target_opset=None, keep_opset=False, verify=True,
     as they were, computed once for both forms), ``work`` (element operations), ``seconds``
     (wall time, the one value that differs from run to run) and ``why_not``.
 
-    Options, as the CLI's flags: ``target_opset`` (1..28, not below the model's; default: the lowest that works),
+    Options, as the CLI's flags: ``target_opset`` (1..28; below the model's own, the model moves down; default: the lowest that works),
     ``keep_opset`` (keep the model's opset: only removed ops whose replacement exists there),
     ``verify`` (execute both forms of every change and compare them bit for bit),
     ``max_fold_bytes`` / ``max_total_fold_bytes`` (larger constant results are rewritten instead),

@@ -13,6 +13,12 @@ absl::Status InvalidRequestError(absl::string_view field, absl::string_view mess
   return status;
 }
 
+absl::Status NoFormAtOpsetError(int64_t opset, absl::string_view message) {
+  absl::Status status = absl::FailedPreconditionError(message);
+  status.SetPayload(kNoFormAtOpsetPayloadUrl, absl::Cord(absl::StrCat(opset)));
+  return status;
+}
+
 absl::Status VerificationFailure(absl::string_view label, absl::string_view message) {
   absl::Status status = absl::InternalError(absl::StrCat("verification failed: ", message));
   status.SetPayload(kVerificationFailurePayloadUrl, absl::Cord(label));
@@ -35,6 +41,9 @@ ErrorKind ErrorKindOf(const absl::Status& status) {
   }
   if (status.code() == absl::StatusCode::kInternal && status.GetPayload(kVerificationFailurePayloadUrl)) {
     return ErrorKind::kVerificationFailed;
+  }
+  if (status.code() == absl::StatusCode::kFailedPrecondition && status.GetPayload(kNoFormAtOpsetPayloadUrl)) {
+    return ErrorKind::kNoFormAtOpset;
   }
   switch (status.code()) {
     case absl::StatusCode::kInvalidArgument:
@@ -60,6 +69,7 @@ const char* ErrorKindName(ErrorKind kind) {
     case ErrorKind::kInvalidRequest: return "invalid_request";
     case ErrorKind::kInvalidModel: return "invalid_model";
     case ErrorKind::kNotLegalizable: return "not_legalizable";
+    case ErrorKind::kNoFormAtOpset: return "no_form_at_opset";
     case ErrorKind::kVerificationFailed: return "verification_failed";
     case ErrorKind::kResourceLimit: return "resource_limit";
     case ErrorKind::kFileSystem: return "file_system";

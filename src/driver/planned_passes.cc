@@ -28,25 +28,17 @@ absl::StatusOr<OpsetNeed> NeedOfEveryPass(const std::vector<std::unique_ptr<Pass
   return needs;
 }
 
-// The opset the rewrites go to: the one asked for, the model's own (keep_opset), or the lowest >= current that
-// expresses every pass's rewrites.
+// The opset the rewrites go to: the one asked for (below the model's own too: the model then moves down), the
+// model's own (keep_opset), or the lowest >= current that expresses every pass's rewrites.
 int64_t ChooseTargetOpset(const OpsetNeed& need, int64_t current, const Options& options) {
   if (options.keep_opset || options.target_opset.has_value()) return TargetBound(current, options);
   return std::max(current, need.opset);
-}
-
-// Options::target_opset below the model's own: a request that cannot be met, whatever the model holds.
-absl::Status CheckTargetIsNotBelow(int64_t current, const Options& options) {
-  if (!options.target_opset.has_value() || *options.target_opset >= current) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat("target opset ", *options.target_opset, " is below the model's opset ",
-                                                 current, "; onnx-legalize never lowers an opset"));
 }
 
 }  // namespace
 
 absl::StatusOr<PlannedPasses> PlanPasses(const onnx::ModelProto& model, int64_t current, const Options& options,
                                          const PassSettings& settings) {
-  RETURN_IF_ERROR(CheckTargetIsNotBelow(current, options));
   PlannedPasses planned;
   planned.fold_budget = FoldBudget(options.max_total_fold_bytes);
   ASSIGN_OR_RETURN(planned.passes, PlanEveryPass(model, options, settings, planned.scopes, planned.fold_budget));

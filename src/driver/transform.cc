@@ -38,12 +38,12 @@ bool ImportsDefaultDomainAlias(const onnx::ModelProto& model) {
   return false;
 }
 
-// UpgradeDefaultOpset, with the types of the values the passes fold declared (value_info) while it runs: the
+// MoveDefaultOpset, with the types of the values the passes fold declared (value_info) while it runs: the
 // folds are written after the move, and onnx's adapters read the dims of what they convert (Gemm-6's B, a
 // legacy broadcast's operands). The declarations are taken out again, so the model keeps its own.
 // A value the graph declares already keeps its own declaration. The outputs the move renamed go to `renamed`.
-absl::Status UpgradeSeeingFolds(int64_t target, const std::vector<FoldedValueType>& folds, onnx::ModelProto& model,
-                                RenamedOutputs& renamed) {
+absl::Status MoveSeeingFolds(int64_t target, const std::vector<FoldedValueType>& folds, onnx::ModelProto& model,
+                             RenamedOutputs& renamed) {
   std::unordered_map<const onnx::GraphProto*, std::unordered_set<std::string>> declared_before;
   std::vector<const GraphLocator*> declared;  // in the order the entries were added at the end of their graphs
   for (const FoldedValueType& fold : folds) {
@@ -62,14 +62,14 @@ absl::Status UpgradeSeeingFolds(int64_t target, const std::vector<FoldedValueTyp
     for (int64_t dim : fold.dims) shape->add_dim()->set_dim_value(dim);
     declared.push_back(&fold.graph);
   }
-  absl::Status upgraded = UpgradeDefaultOpset(model, target, OpsThePassesRewrite(), &renamed);
+  absl::Status moved = MoveDefaultOpset(model, target, OpsThePassesRewrite(), &renamed);
   // The move rebuilds node lists (and the subgraphs in them) but keeps each graph's value_info as it was:
   // the entries added last are still last, found again by their locators (which follow what it renamed).
   for (auto it = declared.rbegin(); it != declared.rend(); ++it) {
     ASSIGN_OR_RETURN(onnx::GraphProto * graph, ResolveGraph(model, **it, renamed));
     graph->mutable_value_info()->RemoveLast();
   }
-  return upgraded;
+  return moved;
 }
 
 // The opset move, its moved form kept for the proof (OpsetMoveToProve) unless the model runner cannot run the
@@ -81,14 +81,14 @@ absl::Status MoveOpset(int64_t target, const std::vector<FoldedValueType>& folds
   if (!options.verify) {
     opset_move.text = kVerificationSkipped;
     opset_move.proof.why_not = kVerificationOff;
-    return UpgradeSeeingFolds(target, folds, model, renamed);
+    return MoveSeeingFolds(target, folds, model, renamed);
   }
   const SetAsideInitializers set_aside = [&aside](const std::string& name) { return aside.Find(name); };
   if (std::optional<std::string> why = WhyOpsetMoveCannotBeExecuted(model, set_aside, options.external_data)) {
     opset_move = OpsetMoveNotExecuted(*why);
-    return UpgradeSeeingFolds(target, folds, model, renamed);
+    return MoveSeeingFolds(target, folds, model, renamed);
   }
-  RETURN_IF_ERROR(UpgradeSeeingFolds(target, folds, model, renamed));
+  RETURN_IF_ERROR(MoveSeeingFolds(target, folds, model, renamed));
   to_prove.emplace(model);
   return absl::OkStatus();
 }
@@ -141,7 +141,7 @@ void RaiseIrVersionAsTheCheckerNeeds(onnx::ModelProto& model) {
 }
 
 // Moves the model to `target`, proving the move where the model runner can execute the model (its text goes
-// to `opset_move`), and applies the passes; returns the values they left to fill later. UpgradeDefaultOpset is
+// to `opset_move`), and applies the passes; returns the values they left to fill later. MoveDefaultOpset is
 // transactional. The passes are applied last first: DynamicSlice's new names were chosen while planning, from the
 // model as it was, and the removed ops' replacements, which make theirs while applying, must see them.
 absl::StatusOr<std::vector<ValuesToCome>> Transform(const std::vector<std::unique_ptr<Pass>>& passes, int64_t current,
@@ -150,7 +150,7 @@ absl::StatusOr<std::vector<ValuesToCome>> Transform(const std::vector<std::uniqu
                                                     OpsetMoveProofResult& opset_move,
                                                     std::optional<OpsetMoveToProve>& to_prove) {
   RenamedOutputs renamed;  // by the opset move
-  if (target > current) {
+  if (target != current) {
     std::vector<FoldedValueType> folds;
     for (const auto& pass : passes) {
       std::vector<FoldedValueType> of_pass = pass->FoldedValueTypes();

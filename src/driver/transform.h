@@ -44,7 +44,7 @@ class OpsetMoveToProve {
 // Moves the model to `target` and applies the passes; returns the values they left to fill later. Where the
 // model runner can execute the model and Options::verify is on, the moved form goes to `to_prove` (the model as
 // given is the form before the move);
-// otherwise `opset_move` says why the move is not proven. UpgradeDefaultOpset is transactional. The passes
+// otherwise `opset_move` says why the move is not proven. MoveDefaultOpset is transactional. The passes
 // are applied last first: DynamicSlice's new names were chosen while planning, from the model as it was, and
 // the removed ops' replacements, which make theirs while applying, must see them.
 absl::StatusOr<std::vector<ValuesToCome>> Transform(const std::vector<std::unique_ptr<Pass>>& passes, int64_t current,

@@ -33,7 +33,7 @@ inline constexpr int kMaxSubgraphDepth = 64;
 // or when the model has no graph.
 absl::Status ValidateGraphs(const onnx::ModelProto& model);
 
-// The check UpgradeDefaultOpset (upgrade/opset_upgrade.h) makes of its input on its own, since it may be
+// The check MoveDefaultOpset (upgrade/opset_upgrade.h) makes of its input on its own, since it may be
 // called without ValidateGraphs: the same walk, without the schema checks (which read the model's opset),
 // and with what only onnx's version converter needs besides (1.12's crashed on, or silently corrupted, a graph
 // without them; 1.23's throws on an attribute without a type, renames an initializer without a name and takes

@@ -38,6 +38,7 @@
 #include "graph/names.h"
 #include "graph/subgraphs.h"
 #include "onnx/common/ir_pb_converter.h"
+#include "onnx/version_converter/adapters/no_previous_version.h"
 #include "upgrade/internal.h"
 
 namespace onnx_legalize::opset_upgrade {
@@ -127,6 +128,7 @@ StepConverter::StepConverter() {
     return node;
   };
   for (const char* op : {"GRU", "LSTM", "RNN"}) registerAdapter(op, 6, 7, drop_output_sequence);
+  RegisterOwnDownAdapters(*this);
 }
 
 bool StepConverter::Adapts(const std::string& op_type, int64_t from, int64_t to) const {
@@ -139,6 +141,17 @@ bool StepConverter::Adapts(const std::string& op_type, int64_t from, int64_t to)
     if (versions->second.count(v) > 0) return true;
   }
   return false;
+}
+
+bool StepConverter::AdaptsDown(const std::string& op_type, int64_t version) const {
+  auto op = adapters.find(op_type);
+  if (op == adapters.end()) return false;
+  auto from = op->second.find(onnx::OpSetID(version).toString());
+  if (from == op->second.end()) return false;
+  auto to = from->second.find(onnx::OpSetID(version - 1).toString());
+  // onnx registers an adapter that only throws ("No Previous Version of ... exists") below an op's first version.
+  return to != from->second.end() &&
+         dynamic_cast<const onnx::version_conversion::NoPreviousVersionAdapter*>(to->second.get()) == nullptr;
 }
 
 void StepConverter::ConvertStep(const std::shared_ptr<onnx::Graph>& g, int64_t curr) const {

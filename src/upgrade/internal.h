@@ -1,4 +1,4 @@
-// What the parts of UpgradeDefaultOpset share. opset_upgrade.cc runs the steps; each other file of upgrade/
+// What the parts of MoveDefaultOpset share. opset_upgrade.cc runs the steps; each other file of upgrade/
 // does one:
 //   skeleton.cc        the copy of the model the converter sees
 //   skeleton_types.cc  what the skeleton says of value types, for the converter and the fixes
@@ -11,9 +11,11 @@
 #define ONNX_LEGALIZE_SRC_UPGRADE_INTERNAL_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -81,8 +83,10 @@ struct Move {
   int64_t from = 0;
   int64_t to = 0;
 
-  // Whether the move passes opset `version` (a schema change at `version` concerns it).
+  // Whether the move goes up past opset `version` (a schema change at `version` concerns it). The upgrade's
+  // fixes repair adapters of such changes; a move down crosses none of them.
   bool Crosses(int64_t version) const { return from < version && to >= version; }
+  bool Down() const { return to < from; }
 };
 
 // What the skeleton's declarations (after shape inference) say of its values, by skeleton name: what the
@@ -168,6 +172,10 @@ class StepConverter : public onnx::version_conversion::DefaultVersionConverter {
   // Whether convert_graph hands a node of `op_type` to an adapter at some step from `from` to `to`.
   bool Adapts(const std::string& op_type, int64_t from, int64_t to) const;
 
+  // Whether onnx's converter holds an adapter that moves a node of `op_type` from its version `version` (the op's
+  // schema changed at `version`) to opset `version - 1`.
+  bool AdaptsDown(const std::string& op_type, int64_t version) const;
+
   // convert_graph(g, curr, curr + 1).
   void ConvertStep(const std::shared_ptr<onnx::Graph>& g, int64_t curr) const;
 };
@@ -184,6 +192,45 @@ absl::StatusOr<bool> NothingToConvert(const GraphProto& graph, const Move& move,
 // the whole skeleton would give (up to the names of converter-made values).
 absl::StatusOr<GraphProto> ConvertMainGraphInChunks(const Skeleton& skeleton, const Move& move,
                                                     const StepConverter& converter, int64_t chunk_nodes);
+
+// --- upgrade/down_steps.cc -------------------------------------------------------------------------------------------
+
+// Registers in `converter` the down-adapters onnx lacks for changes a node can cross back unchanged (types widened,
+// an attribute or input added whose absence is the old behaviour), and ours in place of those onnx gets wrong.
+void RegisterOwnDownAdapters(StepConverter& converter);
+
+// The changes RegisterOwnDownAdapters undoes, each as the op and the version whose change it undoes, and whether
+// every node crosses it back as it is (nothing but the op's types widened). For tests.
+struct OwnDownStep {
+  std::string op_type;
+  int64_t version;
+  bool unconditional;
+  bool replaces_onnx;  // in place of onnx's own adapter for the step
+};
+
+// What an adapter of ours throws for a node with no form at the older opset; the move's refusal is then of kind
+// kNoFormAtOpset (core/error_kind.h).
+class NoFormException : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+std::vector<OwnDownStep> OwnDownSteps();
+
+// Why `node` cannot cross back the change its op's schema made at `version` with the adapter
+// RegisterOwnDownAdapters registered for it (a value only the newer version takes), or nullopt: also where no
+// such adapter is registered (onnx's own adapters check what they need as they run).
+// `constant_of` gives the constant value of a name in the node's scope (an initializer or a Constant node's), or null.
+using ConstantOf = std::function<const TensorProto*(const std::string& name)>;
+std::optional<std::string> WhyCannotCrossBack(const NodeProto& node, int64_t version, const ConstantOf& constant_of);
+
+// --- upgrade/down_forms.cc -------------------------------------------------------------------------------------------
+
+// For a move down (move.to < move.from): NoFormAtOpsetError (core/error_kind.h) naming the first default-domain
+// node of `graph` or of a graph in it (depth first, in node order) that onnx's converter cannot move to move.to,
+// and the lowest opset it can be moved to: its op did not exist yet at move.to, or changed at an opset above it
+// with no down-adapter for that change. Nodes that pass through the move (DynamicSlice, move.pass_through, other
+// domains) are not moved and not checked.
+absl::Status CheckEveryNodeHasAFormAt(const GraphProto& graph, const Move& move, const StepConverter& converter);
 
 // --- upgrade/splice.cc -----------------------------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-// UpgradeDefaultOpset: onnx 1.23's version converter, wrapped. This file runs the steps; the parts that do
+// MoveDefaultOpset: onnx 1.23's version converter, wrapped. This file runs the steps; the parts that do
 // them are listed in upgrade/internal.h.
 //
 // What onnx::version_conversion::ConvertVersion (1.23) does, and why it is not called on the model itself
@@ -40,6 +40,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "core/error_kind.h"
 #include "core/status_macros.h"
 #include "graph/graph_validation.h"
 #include "graph/op_names.h"
@@ -55,9 +56,10 @@ namespace {
 // InternalError when the stand-in op has a schema that changes between the two opsets: it must stay out of
 // every adapter's reach.
 absl::Status CheckStandInIsInert(const Move& move) {
-  for (int64_t v = move.from + 1; v <= move.to; ++v) {
+  const int64_t low = std::min(move.from, move.to);
+  for (int64_t v = low + 1; v <= std::max(move.from, move.to); ++v) {
     const onnx::OpSchema* s = onnx::OpSchemaRegistry::Schema(kStandInOp, static_cast<int>(v), "");
-    if (s == nullptr || s->since_version() > move.from) {
+    if (s == nullptr || s->since_version() > low) {
       return absl::InternalError(absl::StrCat("stand-in op ", kStandInOp, " changes at opset ", v));
     }
   }
@@ -79,6 +81,10 @@ absl::StatusOr<GraphProto> RunConverter(const Skeleton& skeleton, const Move& mo
     }
   } catch (const std::bad_alloc&) {
     throw;
+  } catch (const NoFormException& e) {
+    return NoFormAtOpsetError(
+        move.to, absl::StrCat("onnx " ONNX_VERSION_STRING "'s version converter cannot move the model from opset ",
+                              move.from, " to ", move.to, ": ", e.what()));
   } catch (const std::exception& e) {
     return absl::FailedPreconditionError(absl::StrCat("onnx " ONNX_VERSION_STRING
                                                       "'s version converter cannot move the model from opset ",
@@ -91,23 +97,13 @@ absl::StatusOr<GraphProto> RunConverter(const Skeleton& skeleton, const Move& mo
   return converted;
 }
 
-// The model's default opset, checked against `target`: InvalidArgument for a target below it.
-absl::StatusOr<int64_t> SourceOpset(const ModelProto& model, int64_t target) {
-  ASSIGN_OR_RETURN(const int64_t from, DefaultOpset(model));
-  if (target < from) {
-    return absl::InvalidArgumentError(absl::StrCat("target opset ", target, " is below the model's default opset ",
-                                                   from, "; only upgrades are supported"));
-  }
-  return from;
-}
-
-absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes, const PassThroughOps& pass_through,
-                         RenamedOutputs* renamed) {
+absl::Status MoveImpl(ModelProto& model, int64_t target, int64_t chunk_nodes, const PassThroughOps& pass_through,
+                      RenamedOutputs* renamed) {
   if (target < 1 || target > kMaxTargetOpset) {
     return absl::InvalidArgumentError(absl::StrCat("target opset ", target, " is outside [1, ", kMaxTargetOpset,
                                                    "], what onnx " ONNX_VERSION_STRING "'s version converter knows"));
   }
-  ASSIGN_OR_RETURN(const int64_t from, SourceOpset(model, target));
+  ASSIGN_OR_RETURN(const int64_t from, DefaultOpset(model));
   const int64_t ir_version = std::max<int64_t>(model.ir_version(), MinIrVersionForOpset(target));
   auto commit_opset = [&] {
     for (auto& import : *model.mutable_opset_import()) {
@@ -124,6 +120,11 @@ absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes,
   RETURN_IF_ERROR(CheckStandInIsInert(move));
   RegisterStandInSchemas();  // first: the converter's table of schemas must hold the stand-in's
   static const StepConverter* const converter = new StepConverter();
+  if (move.Down()) {
+    // Refused before the converter runs, naming the node; and converted whole (chunks.cc converts upwards).
+    RETURN_IF_ERROR(CheckEveryNodeHasAFormAt(model.graph(), move, *converter));
+    chunk_nodes = 0;
+  }
   if (chunk_nodes > 0) {
     ASSIGN_OR_RETURN(const bool untouched, NothingToConvert(model.graph(), move, *converter));
     if (untouched) {
@@ -164,15 +165,15 @@ absl::Status UpgradeImpl(ModelProto& model, int64_t target, int64_t chunk_nodes,
 }  // namespace
 }  // namespace opset_upgrade
 
-absl::Status UpgradeDefaultOpset(onnx::ModelProto& model, int64_t target_opset, const PassThroughOps& pass_through,
-                                 RenamedOutputs* renamed) {
-  return UpgradeDefaultOpsetInChunks(model, target_opset, opset_upgrade::kChunkNodes, pass_through, renamed);
+absl::Status MoveDefaultOpset(onnx::ModelProto& model, int64_t target_opset, const PassThroughOps& pass_through,
+                              RenamedOutputs* renamed) {
+  return MoveDefaultOpsetInChunks(model, target_opset, opset_upgrade::kChunkNodes, pass_through, renamed);
 }
 
-absl::Status UpgradeDefaultOpsetInChunks(onnx::ModelProto& model, int64_t target_opset, int64_t chunk_nodes,
-                                         const PassThroughOps& pass_through, RenamedOutputs* renamed) {
+absl::Status MoveDefaultOpsetInChunks(onnx::ModelProto& model, int64_t target_opset, int64_t chunk_nodes,
+                                      const PassThroughOps& pass_through, RenamedOutputs* renamed) {
   try {
-    return opset_upgrade::UpgradeImpl(model, target_opset, chunk_nodes, pass_through, renamed);
+    return opset_upgrade::MoveImpl(model, target_opset, chunk_nodes, pass_through, renamed);
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError("out of memory while moving the model to a new opset");
   } catch (const std::exception& e) {

@@ -1,4 +1,4 @@
-// Moves a model's default-domain opset forward with onnx 1.23's version converter, wrapped so that the
+// Moves a model's default-domain opset forward, or back, with onnx 1.23's version converter, wrapped so that the
 // converter only ever sees what it can handle and everything it would lose survives.
 //
 // How (the long form is at the top of upgrade/opset_upgrade.cc and of each part upgrade/internal.h lists):
@@ -36,8 +36,11 @@ struct PassThroughOps {
 };
 
 // Moves the model's default-domain opset ("" / "ai.onnx") from its current version to `target_opset`
-// (current <= target <= kMaxTargetOpset), converting every default-domain node of every graph — main graph and
+// (1 <= target <= kMaxTargetOpset), converting every default-domain node of every graph — main graph and
 // the bodies of If/Loop/Scan at any depth — to the target opset's semantics with onnx 1.23's version converter.
+// Upwards, with the repairs of upgrade/fixes/; downwards with onnx's down-adapters as they are (their results are
+// proved like every other move's, verify/opset_move_proof.h), after every node is checked to have a form at the
+// target (a refusal of kind kNoFormAtOpset names the first that has none, and the lowest opset it can go to).
 // Nodes whose op_type is "DynamicSlice" (default domain) pass through untouched (same inputs, outputs,
 // name, attributes, position relative to their neighbours) so the caller can rewrite them to Slice
 // afterwards, and so do the nodes `pass_through` names. Nodes of other domains pass through untouched too
@@ -48,18 +51,19 @@ struct PassThroughOps {
 // added to `renamed` when given (old name -> new), so that locators of the node's subgraphs still resolve.
 //
 // Errors: InvalidArgument for a malformed model or a bad target; FailedPrecondition when a node cannot be
-// moved (no schema in onnx 1.23, no adapter, an adapter that needs a shape the model does not give);
+// moved (no schema in onnx 1.23, no adapter, an adapter that needs a shape or a constant the model does not give;
+// marked kNoFormAtOpset where a node has no form at a lower target);
 // ResourceExhausted when memory runs out; Internal for a broken invariant of this wrapper.
-absl::Status UpgradeDefaultOpset(onnx::ModelProto& model, int64_t target_opset, const PassThroughOps& pass_through = {},
-                                 RenamedOutputs* renamed = nullptr);
+absl::Status MoveDefaultOpset(onnx::ModelProto& model, int64_t target_opset, const PassThroughOps& pass_through = {},
+                              RenamedOutputs* renamed = nullptr);
 
-// UpgradeDefaultOpset with the main graph handed to the converter in chunks of at most `chunk_nodes` nodes
-// it converts (UpgradeDefaultOpset uses 64), or, for 0, whole, as onnx's ConvertVersion does. The result
-// is the same either way, byte for byte; whole, the conversion costs O(n*m) for a graph of n nodes, m of which
-// an adapter replaces or renames (onnx 1.23's IR walks every node on each such rename; 1.12's import alone
-// was O(n^2)), in chunks O(n). For tests.
-absl::Status UpgradeDefaultOpsetInChunks(onnx::ModelProto& model, int64_t target_opset, int64_t chunk_nodes,
-                                         const PassThroughOps& pass_through = {}, RenamedOutputs* renamed = nullptr);
+// MoveDefaultOpset with the main graph handed to the converter in chunks of at most `chunk_nodes` nodes
+// it converts (MoveDefaultOpset uses 64), or, for 0, whole, as onnx's ConvertVersion does. The result
+// is the same either way, byte for byte (a move down is always converted whole); whole, the conversion costs O(n*m) for
+// a graph of n nodes, m of which an adapter replaces or renames (onnx 1.23's IR walks every node on each such
+// rename; 1.12's import alone was O(n^2)), in chunks O(n). For tests.
+absl::Status MoveDefaultOpsetInChunks(onnx::ModelProto& model, int64_t target_opset, int64_t chunk_nodes,
+                                      const PassThroughOps& pass_through = {}, RenamedOutputs* renamed = nullptr);
 
 }  // namespace onnx_legalize
 

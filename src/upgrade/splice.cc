@@ -175,6 +175,11 @@ absl::StatusOr<std::vector<int64_t>> MatchConvertedNodes(const GraphProto& conve
   }
   for (int64_t r : own.records) {
     if (seen.count(r) == 0) {
+      // Moving down, onnx's adapters that take a Constant input back into an attribute (Unsqueeze, ReduceSum, Split
+      // 13 -> 12) destroy the Constant once nothing reads it. (What still read it would be undefined: onnx's check
+      // of the result refuses that.)
+      const NodeProto& original = *ctx.skeleton.records[static_cast<size_t>(r)].original;
+      if (ctx.move.Down() && original.op_type() == kConstantOp && IsDefaultDomain(original.domain())) continue;
       return absl::InternalError(
           absl::StrCat(InGraph(NodeLabel(*ctx.skeleton.records[static_cast<size_t>(r)].original), where),
                        ": the converter removed it"));

@@ -395,7 +395,7 @@ g (bool c, float[4] x) => (float[?] y) {
   ExpectInvalid(bad_subgraph_initializer, "initializer 'w' (graph main/then_body): holds 0 values");
 }
 
-// --- ValidateGraphsForConverter: UpgradeDefaultOpset's own check ------------------------------------------
+// --- ValidateGraphsForConverter: MoveDefaultOpset's own check ------------------------------------------
 
 onnx::TensorProto ScalarTensor() {
   onnx::TensorProto tensor = MakeTensor(onnx::TensorProto::FLOAT, {});

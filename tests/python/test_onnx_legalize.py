@@ -158,11 +158,28 @@ def test_model_that_cannot_keep_its_opset_raises_failed_precondition():
     assert "DynamicSlice" in str(raised.value)
 
 
-def test_target_below_the_model_s_opset_is_the_library_s_invalid_argument():
+def _model_at(opset, op_type):
+    node = onnx.helper.make_node(op_type, ["x"], ["y"], name="the_node")
+    graph = onnx.helper.make_graph(
+        [node], "g", [onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2, 3])],
+        [onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2, 3])])
+    return onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", opset)], ir_version=8)
+
+
+def test_a_target_below_the_model_s_opset_moves_the_model_down():
+    legalized, report = onnx_legalize.legalize(_model_at(14, "Relu"), target_opset=11)
+    assert [o.version for o in legalized.opset_import if o.domain in ("", "ai.onnx")] == [11]
+    assert report["opset_before"] == 14 and report["opset_after"] == 11
+    assert report["opset_move"].startswith("executed in the model runner at opset 14 and 11")
+    onnx.checker.check_model(legalized, full_check=True)
+
+
+def test_a_node_with_no_form_at_a_lower_target_is_refused_by_its_kind():
     with pytest.raises(onnx_legalize.LegalizeError) as raised:
-        onnx_legalize.legalize(load(OPSET11), target_opset=10)
-    assert raised.value.code == "INVALID_ARGUMENT"
-    assert "below the model's opset" in str(raised.value)
+        onnx_legalize.legalize(_model_at(14, "HardSwish"), target_opset=13)
+    assert raised.value.code == "FAILED_PRECONDITION"
+    assert raised.value.kind == "no_form_at_opset"
+    assert "HardSwish 'the_node' (graph main) has no form at opset 13" in str(raised.value)
 
 
 def test_a_target_below_10_refuses_a_dynamic_slice_rewrite_naming_it():

@@ -22,10 +22,10 @@ using ::google::protobuf::util::MessageDifferencer;
 // the same model, or the same error.
 void ExpectChunksConvertLikeTheWhole(const ModelProto& model, int64_t target) {
   ModelProto whole = model;
-  const absl::Status whole_status = UpgradeDefaultOpsetInChunks(whole, target, 0);
+  const absl::Status whole_status = MoveDefaultOpsetInChunks(whole, target, 0);
   for (int64_t chunk_nodes : {1, 2, 3, 5, 64}) {
     ModelProto chunked = model;
-    const absl::Status status = UpgradeDefaultOpsetInChunks(chunked, target, chunk_nodes);
+    const absl::Status status = MoveDefaultOpsetInChunks(chunked, target, chunk_nodes);
     EXPECT_EQ(status, whole_status) << "target " << target << ", chunks of " << chunk_nodes;
     EXPECT_TRUE(testing::Serialize(chunked) == testing::Serialize(whole))
         << "target " << target << ", chunks of " << chunk_nodes << ":\n"
@@ -151,7 +151,7 @@ g (float[2,3] x, float[3,4] w, int64[1] s, int64[1] e) => (float[2,4] y, float z
   model.mutable_graph()->mutable_node(0)->set_doc_string("kept");
   ExpectChunksConvertLikeTheWhole(model, 10);
   ModelProto in_place = model;
-  ASSERT_TRUE(UpgradeDefaultOpset(in_place, 10).ok());
+  ASSERT_TRUE(MoveDefaultOpset(in_place, 10).ok());
   ASSERT_EQ(in_place.graph().node_size(), model.graph().node_size());
   for (int i = 0; i < model.graph().node_size(); ++i) {
     EXPECT_TRUE(MessageDifferencer::Equals(in_place.graph().node(i), model.graph().node(i)));
@@ -181,7 +181,7 @@ g (float[2,3] x) => (float[2,3] y) {
 )ONNX");
   ExpectChunksConvertLikeTheWhole(unknown, 10);
   ModelProto failing = unknown;
-  EXPECT_EQ(UpgradeDefaultOpset(failing, 10).code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(MoveDefaultOpset(failing, 10).code(), absl::StatusCode::kFailedPrecondition);
 }
 
 TEST(ChunkedConversionTest, EqualsWholeGraphConversionFromOpsets6And8) {

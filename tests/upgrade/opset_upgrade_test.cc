@@ -1,4 +1,4 @@
-// Tests for UpgradeDefaultOpset: onnx 1.12's version converter behind a transactional, lossless wrapper.
+// Tests for MoveDefaultOpset: onnx 1.12's version converter behind a transactional, lossless wrapper.
 // The repairs of single adapters are tested beside them in fixes/, the conversion in chunks in chunks_test.cc.
 #include "upgrade/opset_upgrade.h"
 
@@ -33,7 +33,7 @@ TEST_P(LegacyModelTest, ConvertsEveryNodeAndKeepsDynamicSlice) {
   const int64_t target = GetParam();
   const ModelProto original = ParseModelNamingNodes(kLegacyModel);
   ModelProto model = original;
-  ASSERT_TRUE(UpgradeDefaultOpset(model, target).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, target).ok());
   const GraphProto& g = model.graph();
 
   EXPECT_EQ(DefaultOpset(model), target);
@@ -176,7 +176,7 @@ TEST(OpsetUpgradeTest, ConvertsLoopBodyAroundDynamicSlice) {
   original.mutable_graph()->mutable_node(1)->set_op_type("Identity");
   original.mutable_graph()->mutable_node(1)->clear_attribute();
   ModelProto model = original;
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 13).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 13).ok());
   ExpectWellFormed(model);
   const NodeProto* loop = FindNode(model.graph(), "node_xf");
   ASSERT_NE(loop, nullptr);
@@ -216,7 +216,7 @@ TEST(OpsetUpgradeTest, ConvertsIfBranchesAroundDynamicSlice) {
   NodeProto* topk = original.mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_g()->mutable_node(0);
   topk->add_output("t_idx");
   ModelProto model = original;
-  const absl::Status status = UpgradeDefaultOpset(model, 13);
+  const absl::Status status = MoveDefaultOpset(model, 13);
   ASSERT_TRUE(status.ok()) << status;
   ExpectWellFormed(model);
   const NodeProto& node = model.graph().node(0);
@@ -247,7 +247,7 @@ TEST(OpsetUpgradeTest, ConvertsIfBranchesAroundDynamicSlice) {
 TEST(OpsetUpgradeTest, PreservesEverythingButTheConvertedNodes) {
   const ModelProto original = RichModel();
   ModelProto model = original;
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 13).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 13).ok());
 
   // Apart from node list, default opset and IR version, the model is bit for bit the caller's.
   ModelProto expected = original;
@@ -274,7 +274,7 @@ g (float[3,1] x) => (float[3] y) {
 }
 )ONNX");
   model.mutable_graph()->mutable_node(0)->set_doc_string("squeezes");
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 13).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 13).ok());
   EXPECT_EQ(model.opset_import(0).domain(), "ai.onnx");
   EXPECT_EQ(model.opset_import(0).version(), 13);
   const NodeProto* squeeze = FindNode(model.graph(), "node_y");
@@ -291,7 +291,7 @@ g (float[3,1] x) => (float[3] y) {
   y = Squeeze<axes=[1]>(x)
 }
 )ONNX");
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 13).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 13).ok());
   ASSERT_EQ(model.opset_import_size(), 2);
   EXPECT_EQ(model.opset_import(0).version(), 13);
   EXPECT_EQ(model.opset_import(1).version(), 13);
@@ -305,7 +305,7 @@ g (float[3,1] x) => (float[3] y) {
 }
 )ONNX");
   const ModelProto original = model;
-  const absl::Status status = UpgradeDefaultOpset(model, 13);
+  const absl::Status status = MoveDefaultOpset(model, 13);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
   EXPECT_THAT(std::string(status.message()), HasSubstr("imports domain 'ai.onnx' twice, at opsets 9 and 11"));
   EXPECT_TRUE(MessageDifferencer::Equals(model, original));
@@ -320,7 +320,7 @@ g (float[4] x) => (float[2] y, float[2] z) {
 }
 )ONNX");
   ModelProto model = original;
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 10).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 10).ok());
   EXPECT_TRUE(MessageDifferencer::Equals(*FindNode(model.graph(), "node_y"), original.graph().node(0)));
   EXPECT_EQ(FindNode(model.graph(), "node_z")->input_size(), 3);
 }
@@ -359,7 +359,7 @@ g (float[1,4] v0, bool v1) => (float[4] v2, float[1,1,4] v8) {
     n->add_output(std::to_string(k));
   }
   const ModelProto original = model;
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 13).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 13).ok());
   ExpectWellFormed(model);
   // Original nodes still read what they read.
   EXPECT_THAT(FindNode(model.graph(), "node_v4")->input(0), "3");
@@ -374,33 +374,33 @@ g (float[1,4] v0, bool v1) => (float[4] v2, float[1,1,4] v8) {
 TEST(OpsetUpgradeTest, IsDeterministic) {
   ModelProto a = ParseModelNamingNodes(kLegacyModel);
   ModelProto b = ParseModelNamingNodes(kLegacyModel);
-  ASSERT_TRUE(UpgradeDefaultOpset(a, 17).ok());
-  ASSERT_TRUE(UpgradeDefaultOpset(b, 17).ok());
+  ASSERT_TRUE(MoveDefaultOpset(a, 17).ok());
+  ASSERT_TRUE(MoveDefaultOpset(b, 17).ok());
   EXPECT_EQ(a.SerializeAsString(), b.SerializeAsString());
 }
 
 TEST(OpsetUpgradeTest, IsIdempotent) {
   ModelProto model = ParseModelNamingNodes(kLegacyModel);
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 13).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 13).ok());
   const std::string once = model.SerializeAsString();
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 13).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 13).ok());
   EXPECT_EQ(model.SerializeAsString(), once);
 }
 
 TEST(OpsetUpgradeTest, RaisesIrVersionToFitTheTargetButNeverLowersIt) {
   ModelProto low = ParseModelNamingNodes(kLegacyModel);
   low.set_ir_version(3);
-  ASSERT_TRUE(UpgradeDefaultOpset(low, 11).ok());
+  ASSERT_TRUE(MoveDefaultOpset(low, 11).ok());
   EXPECT_EQ(low.ir_version(), 6);
 
   ModelProto high = ParseModelNamingNodes(kLegacyModel);
   high.set_ir_version(8);
-  ASSERT_TRUE(UpgradeDefaultOpset(high, 10).ok());
+  ASSERT_TRUE(MoveDefaultOpset(high, 10).ok());
   EXPECT_EQ(high.ir_version(), 8);
 
   ModelProto same = ParseModelNamingNodes(kLegacyModel);
   same.set_ir_version(3);
-  ASSERT_TRUE(UpgradeDefaultOpset(same, 9).ok());
+  ASSERT_TRUE(MoveDefaultOpset(same, 9).ok());
   EXPECT_EQ(same.ir_version(), 4);
 }
 
@@ -448,12 +448,16 @@ g (bool b, float[2] x) => (float[2] y) {
                           13, absl::StatusCode::kInvalidArgument, "'nowhere'");
 }
 
-TEST(OpsetUpgradeTest, RejectsTargetBelowCurrentOpset) {
-  ExpectRejectedUnchanged(ParseModelNamingNodes(R"ONNX(
+// A target below the model's opset moves it down (tests/upgrade/opset_downgrade_test.cc): here nothing changed
+// between the two.
+TEST(OpsetUpgradeTest, MovesDownToATargetBelowCurrentOpset) {
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
 <ir_version: 6, opset_import: ["" : 11]>
 g (float[2] x) => (float[2] y) { y = Relu(x) }
-)ONNX"),
-                          10, absl::StatusCode::kInvalidArgument, "below");
+)ONNX");
+  ASSERT_TRUE(MoveDefaultOpset(model, 10).ok());
+  EXPECT_EQ(DefaultOpset(model), 10);
+  EXPECT_THAT(OpTypes(model.graph()), ElementsAre("Relu"));
 }
 
 TEST(OpsetUpgradeTest, RejectsTargetBeyondTheNewestOpsetOnnxKnows) {
@@ -494,7 +498,7 @@ g (float[4,5] x, int64[1] s) => (float[?,?] a, float[?,?] b, float[?,?] c, float
 }
 )ONNX");
   const ModelProto original = model;
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 13).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 13).ok());
   EXPECT_TRUE(MessageDifferencer::Equals(model.graph().node(0), original.graph().node(0)));
   EXPECT_TRUE(MessageDifferencer::Equals(model.graph().node(1), original.graph().node(1)));
   EXPECT_EQ(DefaultOpset(model), 13);
@@ -530,7 +534,7 @@ TEST(OpsetUpgradeTest, PassesTheOpsItIsToldOfThroughUntouched) {
   for (const char* text : kRemovedOpModels) {
     ModelProto model = ParseModelNamingNodes(text);
     const ModelProto original = model;
-    ASSERT_TRUE(UpgradeDefaultOpset(model, 10, pass_through).ok());
+    ASSERT_TRUE(MoveDefaultOpset(model, 10, pass_through).ok());
     ASSERT_EQ(model.graph().node_size(), 1);
     EXPECT_TRUE(MessageDifferencer::Equals(model.graph().node(0), original.graph().node(0)));
   }
@@ -541,7 +545,7 @@ TEST(OpsetUpgradeTest, PassesTheOpsItIsToldOfThroughUntouched) {
 TEST(OpsetUpgradeTest, RefusesARemovedOpNoOneToldItOf) {
   ModelProto model = ParseModelNamingNodes(kRemovedOpModels[0]);
   const ModelProto original = model;
-  const absl::Status status = UpgradeDefaultOpset(model, 10);
+  const absl::Status status = MoveDefaultOpset(model, 10);
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
   EXPECT_THAT(std::string(status.message()), HasSubstr("ImageScaler"));
   EXPECT_TRUE(MessageDifferencer::Equals(model, original));
@@ -550,7 +554,7 @@ TEST(OpsetUpgradeTest, RefusesARemovedOpNoOneToldItOf) {
 TEST(OpsetUpgradeTest, SameTargetChangesOnlyTheIrVersion) {
   ModelProto model = ParseModelNamingNodes(kLegacyModel);
   const ModelProto original = model;
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 9).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 9).ok());
   ModelProto expected = original;
   expected.set_ir_version(4);
   EXPECT_TRUE(MessageDifferencer::Equals(model, expected));
@@ -567,7 +571,7 @@ g (float[3,3] data, int64[1,2] idx, float[1,2] upd) => (float[3,3] y) {
 }
 )ONNX");
   model.mutable_graph()->mutable_node(0)->set_doc_string("scatters");
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 11).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 11).ok());
   const NodeProto* scatter = FindNode(model.graph(), "node_s");
   ASSERT_NE(scatter, nullptr);
   EXPECT_EQ(scatter->op_type(), "ScatterElements");
@@ -589,7 +593,7 @@ g (float[4,6] x, int64[1] s, int64[1] e) => (float[2,6] y) <float[2,6] d> {
   y = Softmax<axis=0>(d)
 }
 )ONNX");
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 13).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 13).ok());
   EXPECT_THAT(OpTypes(model.graph()), ElementsAre("DynamicSlice", "Shape", "Flatten", "Softmax", "Reshape"));
   EXPECT_THAT(Producer(model.graph(), Producer(model.graph(), "y")->input(1))->input(), ElementsAre("d"));
 }
@@ -611,7 +615,7 @@ g (bool c, float[1,4] x) => (float[4] y) {
   big->add_dims(4096);
   big->set_raw_data(std::string(size_t{4096} * 4, '\x03'));
   const ModelProto original = model;
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 13).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 13).ok());
   ExpectWellFormed(model);
   for (int branch = 0; branch < 2; ++branch) {
     const GraphProto& g = model.graph().node(0).attribute(branch).g();
@@ -628,7 +632,7 @@ TEST(OpsetUpgradeTest, ConvertsWhenDeclaredTypesContradictShapeInference) {
 <ir_version: 4, opset_import: ["" : 9]>
 g (float[1,3] x) => (int64[3] y) { y = Squeeze<axes=[0]>(x) }
 )ONNX");
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 13).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 13).ok());
   EXPECT_THAT(ConstInts(model.graph(), FindNode(model.graph(), "node_y")->input(1)), ElementsAre(0));
 }
 
@@ -646,7 +650,7 @@ g (float[1,2048] x) => (float[2048] y) {
   t->clear_float_data();
   t->set_raw_data(std::string(size_t{2048} * 4, '\x02'));
   const NodeProto constant = model.graph().node(0);
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 13).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 13).ok());
   EXPECT_TRUE(MessageDifferencer::Equals(*FindNode(model.graph(), "node_c"), constant));
   EXPECT_THAT(ConstInts(model.graph(), FindNode(model.graph(), "node_y")->input(1)), ElementsAre(0));
   EXPECT_NO_THROW(onnx::checker::check_model(model));

@@ -1,5 +1,5 @@
 // Reshape 4->5: the shape Constant onnx's adapter makes of Reshape-1's `shape` attribute has its one dim,
-// through UpgradeDefaultOpset. onnx 1.12's adapter wrote it without dims (a scalar holding several values) and a
+// through MoveDefaultOpset. onnx 1.12's adapter wrote it without dims (a scalar holding several values) and a
 // fix here gave it its dim; onnx 1.23's writes the dim itself, and these tests hold it to that.
 #include "upgrade/opset_upgrade.h"
 
@@ -24,7 +24,7 @@ g (float[1,3,5,5] x) => (float[1,75] y) { y = Reshape<shape = [1, -1]>(x) }
 // reads. From opset 9 on, the Constant stays, 1-D.
 TEST(OpsetUpgradeTest, Reshape1ShapeBecomesA1DConstant) {
   ModelProto model = ParseModelNamingNodes(kReshape1);
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 9).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 9).ok());
   const NodeProto* reshape = FindNode(model.graph(), "node_y");
   ASSERT_NE(reshape, nullptr);
   EXPECT_EQ(reshape->op_type(), "Reshape");
@@ -44,7 +44,7 @@ TEST(OpsetUpgradeTest, Reshape1ShapeBecomesA1DConstant) {
 // Below opset 9 Constant takes no int64 (upgrade/constants_below_nine.cc): the 1-D shape is an initializer.
 TEST(OpsetUpgradeTest, Reshape1ShapeBelowOpset9IsA1DInitializer) {
   ModelProto model = ParseModelNamingNodes(kReshape1);
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 5).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 5).ok());
   const NodeProto* reshape = FindNode(model.graph(), "node_y");
   ASSERT_NE(reshape, nullptr);
   ASSERT_EQ(reshape->input_size(), 2);

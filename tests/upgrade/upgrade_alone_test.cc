@@ -29,7 +29,7 @@ g (float[3,1] x) => (float[3] y) {
   y = Squeeze<axes=[1]>(x)
 }
 )ONNX");
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 13).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 13).ok());
   EXPECT_EQ(model.opset_import(0).version(), 13);
   EXPECT_EQ(model.graph().node(model.graph().node_size() - 1).input_size(), 2);  // Squeeze-13 takes axes as an input
   EXPECT_NO_THROW(onnx::checker::check_model(model));
@@ -41,12 +41,12 @@ TEST(UpgradeAloneTest, PassesThroughWhatItIsTold) {
 g (float[1,3,2,2] x) => (float[1,3,2,2] y) { y = ImageScaler<scale=2.0, bias=[1.0, 2.0, 3.0]>(x) }
 )ONNX");
   onnx::ModelProto refused = model;
-  const absl::Status status = UpgradeDefaultOpset(refused, 10);
+  const absl::Status status = MoveDefaultOpset(refused, 10);
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
   EXPECT_THAT(std::string(status.message()), HasSubstr("ImageScaler"));
   PassThroughOps pass_through;
   pass_through.passes_through = [](const onnx::NodeProto& node, int64_t) { return node.op_type() == "ImageScaler"; };
-  EXPECT_TRUE(UpgradeDefaultOpset(model, 10, pass_through).ok());
+  EXPECT_TRUE(MoveDefaultOpset(model, 10, pass_through).ok());
 }
 
 }  // namespace

@@ -158,7 +158,7 @@ void ExpectWellFormed(const ModelProto& model) {
 
 void ExpectRejectedUnchanged(ModelProto model, int64_t target, absl::StatusCode code, const std::string& text) {
   const std::string before = model.SerializeAsString();
-  const absl::Status status = UpgradeDefaultOpset(model, target);
+  const absl::Status status = MoveDefaultOpset(model, target);
   EXPECT_EQ(status.code(), code) << status;
   EXPECT_THAT(std::string(status.message()), HasSubstr(text));
   EXPECT_EQ(model.SerializeAsString(), before);

@@ -59,7 +59,7 @@ std::set<std::string> NodeNames(const onnx::GraphProto& graph);
 // Every value is defined once in the whole model, and every reference resolves in its scope.
 void ExpectWellFormed(const onnx::ModelProto& model);
 
-// Expects UpgradeDefaultOpset(model, target) to fail with `code` and a message holding `text`, leaving the
+// Expects MoveDefaultOpset(model, target) to fail with `code` and a message holding `text`, leaving the
 // model as it was.
 void ExpectRejectedUnchanged(onnx::ModelProto model, int64_t target, absl::StatusCode code, const std::string& text);
 

@@ -1,4 +1,4 @@
-// Pad and Clip 10->11 (src/upgrade/fixes/clip_pad_10_11.cc): the repaired adapters, through UpgradeDefaultOpset.
+// Pad and Clip 10->11 (src/upgrade/fixes/clip_pad_10_11.cc): the repaired adapters, through MoveDefaultOpset.
 #include "upgrade/opset_upgrade.h"
 
 #include <string>
@@ -21,7 +21,7 @@ TEST(OpsetUpgradeTest, PadWithoutValueAttributePadsWithZero) {
 <ir_version: 4, opset_import: ["" : 9]>
 g (float[2,2] x) => (float[4,2] y) { y = Pad<pads=[1,0,1,0]>(x) }
 )ONNX");
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 11).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 11).ok());
   const NodeProto* pad = FindNode(model.graph(), "node_y");
   ASSERT_EQ(pad->input_size(), 3);
   EXPECT_THAT(ConstInts(model.graph(), pad->input(1)), ElementsAre(1, 0, 1, 0));
@@ -37,7 +37,7 @@ g (double[3] x, float16[3] h) => (double[3] y, float16[3] z) {
   z = Clip<max=0.5>(h)
 }
 )ONNX");
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 11).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 11).ok());
   const GraphProto& g = model.graph();
   const NodeProto* clip = FindNode(g, "node_y");
   ASSERT_EQ(clip->input_size(), 3);
@@ -65,7 +65,7 @@ g (double[2,2] x, float16[2,2] h) => (double[4,2] y, float16[2,4] z) {
   z = Pad<pads=[0,1,0,1], value=-2.0>(h)
 }
 )ONNX");
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 11).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 11).ok());
   const GraphProto& g = model.graph();
   const NodeProto* pad = FindNode(g, "node_y");
   ASSERT_EQ(pad->input_size(), 3);

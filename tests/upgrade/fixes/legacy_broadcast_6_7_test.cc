@@ -1,5 +1,5 @@
 // Legacy broadcast 6->7 (src/upgrade/fixes/legacy_broadcast_6_7.cc): the repaired adapters, through
-// UpgradeDefaultOpset.
+// MoveDefaultOpset.
 #include "upgrade/opset_upgrade.h"
 
 #include <string>
@@ -25,14 +25,14 @@ TEST(OpsetUpgradeTest, LegacyBroadcastAlignsTheSecondInputAtItsAxis) {
 g (float[1,3,4,4] x, float[3] b) => (float[1,3,4,4] y) { y = Add<broadcast=1, axis=1>(x, b) }
 )ONNX");
   ModelProto at13 = model;
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 7).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 7).ok());
   const NodeProto* unsqueeze = Producer(model.graph(), FindNode(model.graph(), "node_y")->input(1));
   ASSERT_NE(unsqueeze, nullptr);
   EXPECT_EQ(unsqueeze->op_type(), "Unsqueeze");
   EXPECT_THAT(FindAttr(*unsqueeze, "axes")->ints(), ElementsAre(1, 2));
   EXPECT_EQ(FindNode(model.graph(), "node_y")->attribute_size(), 0);
 
-  ASSERT_TRUE(UpgradeDefaultOpset(at13, 13).ok());
+  ASSERT_TRUE(MoveDefaultOpset(at13, 13).ok());
   const NodeProto* unsqueeze13 = Producer(at13.graph(), FindNode(at13.graph(), "node_y")->input(1));
   ASSERT_NE(unsqueeze13, nullptr);
   EXPECT_THAT(ConstInts(at13.graph(), unsqueeze13->input(1)), ElementsAre(1, 2));
@@ -55,7 +55,7 @@ g (float[N,3,4,4] x, float[3] b, float[5,48] w, float[5] c) => (float[N,3,4,4] y
   for (int64_t target : {7, 13, 17}) {
     SCOPED_TRACE(target);
     ModelProto moved = model;
-    const absl::Status status = UpgradeDefaultOpset(moved, target);
+    const absl::Status status = MoveDefaultOpset(moved, target);
     ASSERT_TRUE(status.ok()) << status;
     const NodeProto* unsqueeze = Producer(moved.graph(), FindNode(moved.graph(), "node_y")->input(1));
     ASSERT_NE(unsqueeze, nullptr);
@@ -84,7 +84,7 @@ g (float[2,3,4,5] a, float[3,4] b) => (float[2,3,4,5] y) {
   for (int64_t target : {7, 13, 17}) {
     SCOPED_TRACE(target);
     ModelProto moved = model;
-    const absl::Status status = UpgradeDefaultOpset(moved, target);
+    const absl::Status status = MoveDefaultOpset(moved, target);
     ASSERT_TRUE(status.ok()) << status;
     const NodeProto* add = FindNode(moved.graph(), "node_y");
     ASSERT_NE(add, nullptr);

@@ -1,4 +1,4 @@
-// PRelu 6->7 (src/upgrade/fixes/prelu_6_7.cc): the slope's meaning kept, through UpgradeDefaultOpset.
+// PRelu 6->7 (src/upgrade/fixes/prelu_6_7.cc): the slope's meaning kept, through MoveDefaultOpset.
 #include "upgrade/opset_upgrade.h"
 
 #include <string>
@@ -24,7 +24,7 @@ TEST(OpsetUpgradeTest, PReluSlopePerChannelBecomesChannelShaped) {
 g (float[2,3,4,5] x, float[3] slope) => (float[2,3,4,5] y) { y = PRelu(x, slope) }
 )ONNX");
   ModelProto at13 = model;
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 7).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 7).ok());
   const NodeProto* prelu = FindNode(model.graph(), "node_y");
   EXPECT_EQ(prelu->input(0), "x");
   const NodeProto* unsqueeze = Producer(model.graph(), prelu->input(1));
@@ -35,7 +35,7 @@ g (float[2,3,4,5] x, float[3] slope) => (float[2,3,4,5] y) { y = PRelu(x, slope)
   EXPECT_NO_THROW(onnx::checker::check_model(model));
   ExpectStrictShapeInferenceAccepts(model);
 
-  ASSERT_TRUE(UpgradeDefaultOpset(at13, 13).ok());
+  ASSERT_TRUE(MoveDefaultOpset(at13, 13).ok());
   const NodeProto* unsqueeze13 = Producer(at13.graph(), FindNode(at13.graph(), "node_y")->input(1));
   ASSERT_NE(unsqueeze13, nullptr);
   EXPECT_EQ(unsqueeze13->op_type(), "Unsqueeze");
@@ -60,7 +60,7 @@ g (float[2,3] x, float[3] slope) => (float[2,3] y) { y = PRelu(x, slope) }
 g (float[2,3,4] x, float[3,1] slope) => (float[2,3,4] y) { y = PRelu(x, slope) }
 )ONNX"}) {
     ModelProto model = ParseModelNamingNodes(text);
-    ASSERT_TRUE(UpgradeDefaultOpset(model, 9).ok()) << text;
+    ASSERT_TRUE(MoveDefaultOpset(model, 9).ok()) << text;
     EXPECT_THAT(OpTypes(model.graph()), ElementsAre("PRelu")) << text;
     EXPECT_THAT(FindNode(model.graph(), "node_y")->input(), ElementsAre("x", "slope")) << text;
   }

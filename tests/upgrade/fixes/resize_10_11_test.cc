@@ -1,4 +1,4 @@
-// Resize 10->11 (src/upgrade/fixes/resize_10_11.cc): the repaired adapter, through UpgradeDefaultOpset.
+// Resize 10->11 (src/upgrade/fixes/resize_10_11.cc): the repaired adapter, through MoveDefaultOpset.
 #include "upgrade/opset_upgrade.h"
 
 #include <string>
@@ -19,7 +19,7 @@ TEST(OpsetUpgradeTest, Resize10GetsResize10CoordinatesAtOpset11) {
 <ir_version: 5, opset_import: ["" : 10]>
 g (float[1,1,2,2] x, float[4] s) => (float y) { y = Resize<mode="linear">(x, s) }
 )ONNX");
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 11).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 11).ok());
   const NodeProto* resize = FindNode(model.graph(), "node_y");
   ASSERT_EQ(resize->input_size(), 3);
   EXPECT_EQ(resize->input(2), "s");

@@ -1,4 +1,4 @@
-// Scan 8->9 (src/upgrade/fixes/scan_8_9.cc): the repaired adapter, through UpgradeDefaultOpset.
+// Scan 8->9 (src/upgrade/fixes/scan_8_9.cc): the repaired adapter, through MoveDefaultOpset.
 #include "upgrade/opset_upgrade.h"
 
 #include <string>
@@ -50,7 +50,7 @@ TEST(OpsetUpgradeTest, MovesAScan8WithABatchOfOneBySqueezingTheBatchAway) {
     ModelProto model = Scan8Model("1");
     const GraphLocator body = GraphLocator().Into(model.graph().node(0), "body", 0);
     RenamedOutputs renamed;
-    ASSERT_TRUE(UpgradeDefaultOpset(model, target, {}, &renamed).ok());
+    ASSERT_TRUE(MoveDefaultOpset(model, target, {}, &renamed).ok());
     // The Scan's outputs are renamed, and the move says so: a locator made before the move still finds the body.
     EXPECT_THAT(renamed, ::testing::UnorderedElementsAre(Pair("final", "final_unbatched"), Pair("ys", "ys_unbatched")));
     absl::StatusOr<GraphProto*> found = ResolveGraph(model, body, renamed);

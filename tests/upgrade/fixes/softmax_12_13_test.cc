@@ -1,5 +1,5 @@
 // Softmax and Hardmax 12->13 (src/upgrade/fixes/softmax_12_13.cc): the repaired adapter, through
-// UpgradeDefaultOpset.
+// MoveDefaultOpset.
 #include "upgrade/opset_upgrade.h"
 
 #include <string>
@@ -21,7 +21,7 @@ TEST(OpsetUpgradeTest, SoftmaxOverSymbolicDimsReshapesToTheRuntimeShape) {
 <ir_version: 4, opset_import: ["" : 9]>
 g (float[N,C,4] x) => (float[N,C,4] y) { y = LogSoftmax<axis=1>(x) }
 )ONNX");
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 13).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 13).ok());
   const GraphProto& g = model.graph();
   const NodeProto* reshape = Producer(g, "y");
   ASSERT_NE(reshape, nullptr);
@@ -51,7 +51,7 @@ g (float[1,4,6] x) => (float[1,12,2] y) {
   y = Softmax<axis = 2>(r)
 }
 )ONNX");
-    const absl::Status moved = UpgradeDefaultOpset(model, target);
+    const absl::Status moved = MoveDefaultOpset(model, target);
     ASSERT_TRUE(moved.ok()) << target << ": " << moved;
     const NodeProto* softmax = Producer(model.graph(), "y");
     ASSERT_NE(softmax, nullptr);
@@ -78,7 +78,7 @@ TEST(OpsetUpgradeTest, SoftmaxOverUnknownDimsReshapesToTheRuntimeShapeAllowingZe
       SCOPED_TRACE(text);
       ModelProto model = ParseModelNamingNodes(text);
       const int declared = model.graph().value_info_size();
-      ASSERT_TRUE(UpgradeDefaultOpset(model, target).ok()) << target;
+      ASSERT_TRUE(MoveDefaultOpset(model, target).ok()) << target;
       EXPECT_EQ(model.graph().value_info_size(), declared) << "the stand-in's inferred type stays in the skeleton";
       const GraphProto& g = model.graph();
       EXPECT_THAT(OpTypes(g), ElementsAre("DynamicSlice", "Shape", "Flatten", "Softmax", "Reshape"));
@@ -111,7 +111,7 @@ TEST(OpsetUpgradeTest, SoftmaxOverUnknownDimsAtOpset13PassesAnEmptyInputThrough)
   // Softmax output, which has no dim 2 (ONNX Runtime fails). The Reshape runs only when d has elements;
   // an empty d is its own Softmax.
   ModelProto model = ParseModelNamingNodes(kSoftmaxOverUnknownDims);
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 13).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 13).ok());
   const GraphProto& g = model.graph();
   EXPECT_THAT(OpTypes(g), ElementsAre("DynamicSlice", "Shape", "Flatten", "Softmax", "Size", "Cast", "If"));
   const NodeProto* softmax = FindNode(g, "node_y");
@@ -166,7 +166,7 @@ TEST(OpsetUpgradeTest, SoftmaxAtOpset13NeedsNoGuardWhereReshapeCopiesAZeroRightl
 <ir_version: 4, opset_import: ["" : 9]>
 g (float[?,?,4] x) => (float[?,?,4] y) { y = Softmax<axis=1>(x) }
 )ONNX");
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 13).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 13).ok());
   const GraphProto& g = model.graph();
   EXPECT_THAT(OpTypes(g), ElementsAre("Shape", "Flatten", "Softmax", "Reshape"));
   const NodeProto* shape = Producer(g, Producer(g, "y")->input(1));
@@ -187,7 +187,7 @@ g (bool b, float[2,3] x, float[4,3] w, int64[1] s, int64[1] e) => (float[?,3] y)
   >
 }
 )ONNX");
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 17).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 17).ok());
   const NodeProto* guard = FindNode(model.graph(), "node_y");
   ASSERT_NE(guard, nullptr);
   const GraphProto& else_g = FindAttr(*guard, "else_branch")->g();
@@ -208,7 +208,7 @@ TEST(OpsetUpgradeTest, HardmaxKeepsItsTwoDimensionalMeaningAtOpset13) {
 <ir_version: 4, opset_import: ["" : 9]>
 g (float[2,3,4] x) => (float[2,3,4] y) { y = Hardmax<axis=1>(x) }
 )ONNX");
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 13).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 13).ok());
   const GraphProto& g = model.graph();
   EXPECT_THAT(OpTypes(g), ElementsAre("Shape", "Flatten", "Hardmax", "Reshape"));
   const NodeProto* hardmax = FindNode(g, "node_y");
@@ -229,7 +229,7 @@ g (float[N,3,4] x, float[4] b) => (float[N,3,4] y) {
   y = Softmax<axis=1>(a)
 }
 )ONNX");
-  ASSERT_TRUE(UpgradeDefaultOpset(model, 13).ok());
+  ASSERT_TRUE(MoveDefaultOpset(model, 13).ok());
   const NodeProto* reshape = Producer(model.graph(), "y");
   ASSERT_NE(reshape, nullptr);
   ASSERT_EQ(reshape->op_type(), "Reshape");

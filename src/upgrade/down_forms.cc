@@ -1,0 +1,94 @@
+// Whether every node of a model has a form at a lower opset, before onnx's converter is asked to move the model
+// there: the converter would throw at the first node it cannot move, in its own words and naming no node.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "core/error_kind.h"
+#include "core/status_macros.h"
+#include "graph/labels.h"
+#include "graph/op_names.h"
+#include "onnx/common/version.h"
+#include "onnx/defs/schema.h"
+#include "upgrade/internal.h"
+
+namespace onnx_legalize::opset_upgrade {
+namespace {
+
+// What keeps a node from moving down to move.to: it needs a down-adapter for each change its op's schema made between
+// move.to and move.from, and must be what each adapter takes.
+struct Obstacle {
+  int64_t lowest;  // the lowest opset, above move.to, that the node can be moved to
+  std::string why;  // why not below it
+};
+
+std::optional<Obstacle> FirstObstacle(const NodeProto& node, const Move& move, const StepConverter& converter,
+                                     const ConstantOf& constant_of) {
+  for (int64_t version = move.from; version > move.to; --version) {
+    const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(version), "");
+    if (schema == nullptr) return std::nullopt;  // not defined at move.from: CheckOpKnownAtSourceOpset names it
+    if (schema->since_version() != version) continue;
+    if (onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(version - 1), "") == nullptr) {
+      return Obstacle{version, absl::StrCat(node.op_type(), " exists only from opset ", version)};
+    }
+    if (!converter.AdaptsDown(node.op_type(), version)) {
+      return Obstacle{version, absl::StrCat("onnx " ONNX_VERSION_STRING "'s version converter has no way to move ",
+                                            node.op_type(), "-", version, " back to opset ", version - 1)};
+    }
+    if (std::optional<std::string> why = WhyCannotCrossBack(node, version, constant_of)) {
+      return Obstacle{version, absl::StrCat(*why, " (", node.op_type(), "-", version, ")")};
+    }
+  }
+  return std::nullopt;
+}
+
+// The constants of `graph` (initializers, Constant nodes' `value`), by name, over those of the graphs around it.
+ConstantOf ConstantsOf(const GraphProto& graph, const ConstantOf& outer) {
+  auto own = std::make_shared<std::unordered_map<std::string, const TensorProto*>>();
+  for (const TensorProto& initializer : graph.initializer()) own->emplace(initializer.name(), &initializer);
+  for (const NodeProto& node : graph.node()) {
+    if (node.op_type() != kConstantOp || !IsDefaultDomain(node.domain()) || node.output_size() != 1) continue;
+    for (const AttributeProto& attribute : node.attribute()) {
+      if (attribute.name() == "value" && attribute.has_t()) (*own)[node.output(0)] = &attribute.t();
+    }
+  }
+  return [own, outer](const std::string& name) -> const TensorProto* {
+    auto found = own->find(name);
+    if (found != own->end()) return found->second;
+    return outer ? outer(name) : nullptr;
+  };
+}
+
+absl::Status CheckGraph(const GraphProto& graph, const std::string& path, const Move& move,
+                        const StepConverter& converter, const ConstantOf& outer) {
+  const ConstantOf constant_of = ConstantsOf(graph, outer);
+  for (const NodeProto& node : graph.node()) {
+    for (const AttributeProto& attribute : node.attribute()) {
+      if (attribute.type() == AttributeProto::GRAPH) {
+        RETURN_IF_ERROR(CheckGraph(attribute.g(), SubgraphPath(path, node, attribute.name(), attribute.g()), move,
+                                   converter, constant_of));
+      }
+    }
+    if (!IsDefaultDomain(node.domain())) continue;
+    if (move.pass_through.passes_through && move.pass_through.passes_through(node, move.from)) continue;
+    if (node.op_type() == kDynamicSliceOp) continue;
+    const std::optional<Obstacle> obstacle = FirstObstacle(node, move, converter, constant_of);
+    if (!obstacle.has_value()) continue;
+    return NoFormAtOpsetError(move.to, absl::StrCat(InGraph(NodeLabel(node), path), " has no form at opset ", move.to,
+                                                    ": ", obstacle->why, "; the lowest opset it can be moved to is ",
+                                                    obstacle->lowest));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CheckEveryNodeHasAFormAt(const GraphProto& graph, const Move& move, const StepConverter& converter) {
+  return CheckGraph(graph, kMainGraphPath, move, converter, nullptr);
+}
+
+}  // namespace onnx_legalize::opset_upgrade

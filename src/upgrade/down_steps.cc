@@ -1,0 +1,245 @@
+// The down-adapters onnx 1.23's version converter lacks, for changes a node can be moved back across unchanged: most
+// schema changes from opset 13 on only widened the types an op takes (bfloat16 at 13, small integers at 14, optional
+// and sequence values at 16), and a few added an attribute or an input whose absence (or default) is the old
+// behaviour. onnx registers down-adapters for some of these and not for the rest, so that it cannot move an ordinary
+// PyTorch export from 13 to 11 (Relu, MatMul, Gemm, Reshape, Transpose, ... changed at 13, with no way back).
+//
+// Each step below is such a change, reviewed against onnx's operator docs, and what a node must be to cross it back:
+// a value the old version does not take, an attribute or input only the new version has, is refused by name before
+// the converter runs (CheckEveryNodeHasAFormAt). Element types are held to the old version's by onnx's full check
+// of the result (strict shape inference checks every input's type against the schema's constraints), and the move
+// is executed before and after where the model runner runs the model (verify/opset_move_proof.h). Softmax and
+// LogSoftmax 13 -> 12 replace onnx's own adapter (AxisToLast says what it gets wrong). Left out on purpose:
+// ScatterElements/ScatterND 16 (same signature, but new `reduction` values), and of the changes at opset 11, which
+// let axes and indices count from the back, those not listed (a node crosses the listed ones when it holds no such
+// value, and its index input is a constant, where that is what counts).
+// tests/upgrade/down_steps_test.cc holds every entry to the schemas: onnx has no down-adapter of its own for it (but
+// for those replaced), and an entry that takes every node has the same inputs, outputs and attributes on both sides.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/tensor.h"
+#include "graph/attributes.h"
+#include "onnx/version_converter/adapters/transformers.h"
+#include "upgrade/internal.h"
+
+namespace onnx_legalize::opset_upgrade {
+namespace {
+
+using WhyNot = std::optional<std::string>;
+
+// Why `node` holds attribute `name` with another value than `old_value` (what the older version does without it).
+WhyNot IntAttributeOtherThan(const NodeProto& node, const char* name, int64_t old_value) {
+  const AttributeProto* attribute = FindAttribute(node, name);
+  if (attribute == nullptr || (attribute->type() == AttributeProto::INT && attribute->i() == old_value)) {
+    return std::nullopt;
+  }
+  return absl::StrCat("its ", name, " (", attribute->type() == AttributeProto::INT ? absl::StrCat(attribute->i()) : "",
+                      ") is the newer version's alone");
+}
+
+WhyNot StringAttributeOtherThan(const NodeProto& node, const char* name, const char* old_value) {
+  const AttributeProto* attribute = FindAttribute(node, name);
+  if (attribute == nullptr || (attribute->type() == AttributeProto::STRING && attribute->s() == old_value)) {
+    return std::nullopt;
+  }
+  return absl::StrCat("its ", name, " '", attribute->s(), "' is the newer version's alone");
+}
+
+WhyNot AttributePresent(const NodeProto& node, const char* name) {
+  if (FindAttribute(node, name) == nullptr) return std::nullopt;
+  return absl::StrCat("its ", name, " attribute is the newer version's alone");
+}
+
+WhyNot InputPresent(const NodeProto& node, int index, const char* name) {
+  if (node.input_size() <= index || node.input(index).empty()) return std::nullopt;
+  return absl::StrCat("its input ", name, " is the newer version's alone");
+}
+
+// Why attribute `name` (INT or INTS) holds a negative value, which before opset 11 counted nothing from the back.
+WhyNot NegativeInAttribute(const NodeProto& node, const char* name) {
+  const AttributeProto* attribute = FindAttribute(node, name);
+  if (attribute == nullptr) return std::nullopt;
+  bool negative = attribute->type() == AttributeProto::INT && attribute->i() < 0;
+  for (int64_t value : attribute->ints()) negative = negative || value < 0;
+  if (!negative) return std::nullopt;
+  return absl::StrCat("its ", name, " counts from the back, which only opset 11 on reads so");
+}
+
+// Why input `index` (`name`) is not a constant of non-negative values: before opset 11 an index or axis counted
+// nothing from the back. An absent input passes.
+WhyNot NegativeOrUnknownInInput(const NodeProto& node, int index, const char* name, const ConstantOf& constant_of) {
+  if (node.input_size() <= index || node.input(index).empty()) return std::nullopt;
+  const TensorProto* constant = constant_of(node.input(index));
+  if (constant == nullptr) {
+    return absl::StrCat("its ", name, " are computed at run time, and may count from the back, which only opset 11 "
+                        "on reads so");
+  }
+  absl::StatusOr<Tensor> value = TensorFromProto(*constant);
+  absl::StatusOr<std::vector<int64_t>> values =
+      value.ok() ? value->ToInt64s(name) : absl::StatusOr<std::vector<int64_t>>(value.status());
+  if (!values.ok()) return absl::StrCat("its ", name, " cannot be read (", values.status().message(), ")");
+  for (int64_t v : *values) {
+    if (v < 0) return absl::StrCat("its ", name, " count from the back, which only opset 11 on reads so");
+  }
+  return std::nullopt;
+}
+
+WhyNot Always(const NodeProto&, const ConstantOf&) { return std::nullopt; }
+
+// Softmax, LogSoftmax and Hardmax before 13 flatten their input to 2-D at `axis` (default 1) and compute along all
+// that follows it: the same as 13's along the last axis only. The node's rank is known to the converter alone (the
+// skeleton's shape inference), so the adapter checks it (AxisToLast) and nothing is checked here.
+WhyNot AxisCheckedByTheAdapter(const NodeProto&, const ConstantOf&) { return std::nullopt; }
+
+// Softmax-13 (LogSoftmax, Hardmax) moved to 12: its axis written as -1, the last, when it is the last, or a refusal.
+// onnx's own Softmax and LogSoftmax 13 -> 12 adapter keeps any other axis (which then means more than that axis), and
+// takes a Flatten before the node and a Reshape after it out of the graph, as though it had put them there.
+onnx::Node* AxisToLast(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
+  const int64_t rank = static_cast<int64_t>(node->inputs()[0]->sizes().size());  // 0 where no rank was inferred
+  const int64_t axis = node->hasAttribute(onnx::kaxis) ? node->i(onnx::kaxis) : -1;
+  if (axis != -1 && (rank == 0 || axis != rank - 1)) {
+    throw NoFormException(absl::StrCat(
+        node->kind().toString(), "-13 along axis ", axis,
+        rank > 0 ? absl::StrCat(" of a rank-", rank, " input") : std::string(" of an input of unknown rank"),
+        " has no form before opset 13, which flattens the input there and computes along every axis from it: only "
+        "the last axis computes alike"));
+  }
+  node->i_(onnx::kaxis, -1);
+  return node;
+}
+
+// What the adapter does to a node that crosses a step back.
+enum class Adapt {
+  kKeep,        // nothing: the node means the same at the older version
+  kAxisToLast,  // AxisToLast
+};
+
+// What a change of these ops takes from a node that crosses it back.
+struct DownStep {
+  const char* op_type;
+  int version;                                             // the node moves from this version to version - 1
+  WhyNot (*why_not)(const NodeProto&, const ConstantOf&);  // why a node cannot cross it, or nullopt
+  Adapt adapt = Adapt::kKeep;
+  bool replaces_onnx = false;  // in place of onnx's own adapter, which gets it wrong
+};
+
+const DownStep kDownSteps[] = {
+    // Type constraints widened (bfloat16 at 13, unless said otherwise), nothing else.
+    {"Abs", 13, Always}, {"Add", 13, Always}, {"ArgMax", 13, Always}, {"ArgMin", 13, Always},
+    {"Cast", 13, Always}, {"Ceil", 13, Always}, {"Clip", 13, Always}, {"Concat", 13, Always},
+    {"DepthToSpace", 13, Always}, {"Div", 13, Always}, {"Dropout", 13, Always}, {"Equal", 13, Always},
+    {"Erf", 13, Always}, {"Exp", 13, Always}, {"Expand", 13, Always}, {"Flatten", 13, Always},
+    {"Floor", 13, Always}, {"Gather", 13, Always}, {"GatherElements", 13, Always}, {"GatherND", 13, Always},
+    {"Gemm", 13, Always}, {"Greater", 13, Always}, {"Identity", 13, Always}, {"If", 13, Always},
+    {"IsNaN", 13, Always}, {"LRN", 13, Always}, {"Less", 13, Always}, {"Log", 13, Always},
+    {"Loop", 13, Always}, {"MatMul", 13, Always}, {"Max", 13, Always}, {"Mean", 13, Always},
+    {"MeanVarianceNormalization", 13, Always}, {"Min", 13, Always}, {"Mod", 13, Always}, {"Mul", 13, Always},
+    {"Neg", 13, Always}, {"NonZero", 13, Always}, {"Pad", 13, Always}, {"Pow", 13, Always},
+    {"Reciprocal", 13, Always}, {"ReduceL1", 13, Always}, {"ReduceL2", 13, Always}, {"ReduceLogSum", 13, Always},
+    {"ReduceLogSumExp", 13, Always}, {"ReduceMax", 13, Always}, {"ReduceMean", 13, Always},
+    {"ReduceMin", 13, Always}, {"ReduceProd", 13, Always}, {"ReduceSumSquare", 13, Always}, {"Relu", 13, Always},
+    {"Reshape", 13, Always}, {"ScatterElements", 13, Always}, {"ScatterND", 13, Always}, {"Shape", 13, Always},
+    {"Sigmoid", 13, Always}, {"Sign", 13, Always}, {"Size", 13, Always}, {"Slice", 13, Always},
+    {"SpaceToDepth", 13, Always}, {"Sqrt", 13, Always}, {"Sub", 13, Always}, {"Sum", 13, Always},
+    {"Tanh", 13, Always}, {"Tile", 13, Always}, {"Transpose", 13, Always},
+    {"NegativeLogLikelihoodLoss", 13, Always}, {"SoftmaxCrossEntropyLoss", 13, Always},
+    // Small integer types (14), sequences (Identity 14), bfloat16 (CumSum 14, Pow 15), the scale's and the mean's
+    // types apart (BatchNormalization 15), optional values (16), newer float types (20, 22, 28).
+    {"Add", 14, Always}, {"Div", 14, Always}, {"Mul", 14, Always}, {"Sub", 14, Always}, {"Relu", 14, Always},
+    {"Identity", 14, Always}, {"CumSum", 14, Always}, {"Pow", 15, Always}, {"BatchNormalization", 15, Always},
+    {"Identity", 16, Always}, {"If", 16, Always}, {"Loop", 16, Always}, {"ConstantOfShape", 20, Always},
+    {"GlobalMaxPool", 22, Always},
+    // An attribute or input added, whose absence (or default) is the older version's behaviour.
+    {"Reshape", 14, [](const NodeProto& node, const ConstantOf&) { return IntAttributeOtherThan(node, "allowzero", 0); }},
+    {"Shape", 15,
+     [](const NodeProto& node, const ConstantOf&) -> WhyNot {
+       if (WhyNot start = IntAttributeOtherThan(node, "start", 0)) return start;
+       return AttributePresent(node, "end");
+     }},
+    {"Split", 18, [](const NodeProto& node, const ConstantOf&) { return AttributePresent(node, "num_outputs"); }},
+    {"Pad", 18, [](const NodeProto& node, const ConstantOf&) { return InputPresent(node, 3, "axes"); }},
+    {"Constant", 12,
+     [](const NodeProto& node, const ConstantOf&) -> WhyNot {
+       for (const char* name : {"value_float", "value_floats", "value_int", "value_ints", "value_string",
+                                "value_strings"}) {
+         if (WhyNot present = AttributePresent(node, name)) return present;
+       }
+       return std::nullopt;
+     }},
+    {"BatchNormalization", 14,
+     [](const NodeProto& node, const ConstantOf&) { return IntAttributeOtherThan(node, "training_mode", 0); }},
+    {"Gemm", 11,
+     [](const NodeProto& node, const ConstantOf&) -> WhyNot {
+       if (node.input_size() > 2 && !node.input(2).empty()) return std::nullopt;
+       return WhyNot("it has no C, which only opset 11 on leaves out");
+     }},
+    {"MaxPool", 10,
+     [](const NodeProto& node, const ConstantOf&) -> WhyNot {
+       if (WhyNot ceil = IntAttributeOtherThan(node, "ceil_mode", 0)) return ceil;
+       const AttributeProto* dilations = FindAttribute(node, "dilations");
+       if (dilations == nullptr) return std::nullopt;
+       for (int64_t d : dilations->ints()) {
+         if (d != 1) return WhyNot("its dilations are the newer version's alone");
+       }
+       return std::nullopt;
+     }},
+    {"AveragePool", 10,
+     [](const NodeProto& node, const ConstantOf&) { return IntAttributeOtherThan(node, "ceil_mode", 0); }},
+    {"DepthToSpace", 11,
+     [](const NodeProto& node, const ConstantOf&) { return StringAttributeOtherThan(node, "mode", "DCR"); }},
+    // Opset 11 let axes and indices count from the back; the same node with none that does is the older version's.
+    {"Squeeze", 11, [](const NodeProto& node, const ConstantOf&) { return NegativeInAttribute(node, "axes"); }},
+    {"Split", 11, [](const NodeProto& node, const ConstantOf&) { return NegativeInAttribute(node, "axis"); }},
+    {"Hardmax", 11, [](const NodeProto& node, const ConstantOf&) { return NegativeInAttribute(node, "axis"); }},
+    {"Slice", 11,
+     [](const NodeProto& node, const ConstantOf& constant_of) {
+       return NegativeOrUnknownInInput(node, 3, "axes", constant_of);
+     }},
+    {"Gather", 11,
+     [](const NodeProto& node, const ConstantOf& constant_of) -> WhyNot {
+       if (WhyNot axis = NegativeInAttribute(node, "axis")) return axis;
+       return NegativeOrUnknownInInput(node, 1, "indices", constant_of);
+     }},
+    // The axis's meaning changed; along the last axis it is the same.
+    {"Softmax", 13, AxisCheckedByTheAdapter, Adapt::kAxisToLast, /*replaces_onnx=*/true},
+    {"LogSoftmax", 13, AxisCheckedByTheAdapter, Adapt::kAxisToLast, /*replaces_onnx=*/true},
+    {"Hardmax", 13, AxisCheckedByTheAdapter, Adapt::kAxisToLast},
+};
+
+const DownStep* FindDownStep(const std::string& op_type, int64_t version) {
+  for (const DownStep& step : kDownSteps) {
+    if (op_type == step.op_type && version == step.version) return &step;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void RegisterOwnDownAdapters(StepConverter& converter) {
+  using onnx::version_conversion::NodeTransformerFunction;
+  const NodeTransformerFunction keep = [](const std::shared_ptr<onnx::Graph>&, onnx::Node* node) { return node; };
+  for (const DownStep& step : kDownSteps) {
+    converter.registerAdapter(step.op_type, step.version, step.version - 1,
+                              step.adapt == Adapt::kAxisToLast ? NodeTransformerFunction(AxisToLast) : keep);
+  }
+}
+
+std::vector<OwnDownStep> OwnDownSteps() {
+  std::vector<OwnDownStep> steps;
+  for (const DownStep& step : kDownSteps) {
+    steps.push_back({step.op_type, step.version, step.why_not == Always, step.replaces_onnx});
+  }
+  return steps;
+}
+
+std::optional<std::string> WhyCannotCrossBack(const NodeProto& node, int64_t version, const ConstantOf& constant_of) {
+  const DownStep* step = FindDownStep(node.op_type(), version);
+  return step == nullptr ? std::nullopt : step->why_not(node, constant_of);
+}
+
+}  // namespace onnx_legalize::opset_upgrade

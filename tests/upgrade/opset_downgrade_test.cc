@@ -1,0 +1,134 @@
+// MoveDefaultOpset to an opset below the model's own: onnx's down-adapters and the library's own
+// (upgrade/down_steps.cc), and a refusal of kind kNoFormAtOpset, naming the node and the lowest opset it can go to,
+// for what has no form at the target. The proof that the moved model computes what the original did is the
+// driver's (tests/driver/legalize_down_test.cc and the ONNX Runtime differential).
+#include <string>
+
+#include "absl/status/status.h"
+#include "gmock/gmock.h"
+#include "graph/opsets.h"
+#include "gtest/gtest.h"
+#include "onnx/onnx_pb.h"
+#include "onnx_legalize/error_kind.h"
+#include "upgrade/opset_upgrade.h"
+#include "upgrade/upgrade_test_support.h"
+
+namespace onnx_legalize::testing {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+int64_t Opset(const ModelProto& model) { return DefaultOpset(model).value(); }
+
+// An ordinary PyTorch-era export at opset 13: every op changed at 13 or later (types widened), Unsqueeze's and
+// ReduceSum's axes are inputs (one Constant for both), Softmax along the last axis.
+constexpr char kExportAt13[] = R"ONNX(
+<ir_version: 7, opset_import: ["" : 13]>
+export (float[2, 3] x, float[3, 4] w) => (float[2, 1, 4] y, float[2, 1] total, float[2, 3] probs) {
+  axes = Constant <value = int64[1] {1}> ()
+  mm = MatMul (x, w)
+  act = Relu (mm)
+  y = Unsqueeze (act, axes)
+  total = ReduceSum <keepdims = 1> (x, axes)
+  probs = Softmax (x)
+}
+)ONNX";
+
+TEST(OpsetDowngradeTest, MovesAnExportFrom13To11WithItsAxesAsAttributes) {
+  ModelProto model = ParseModelNamingNodes(kExportAt13);
+  const absl::Status moved = MoveDefaultOpset(model, 11);
+  ASSERT_TRUE(moved.ok()) << moved;
+  EXPECT_EQ(Opset(model), 11);
+  EXPECT_EQ(model.ir_version(), 7) << "never lowered";
+  ExpectWellFormed(model);
+  ExpectStrictShapeInferenceAccepts(model);
+  const NodeProto* unsqueeze = Producer(model.graph(), "y");
+  ASSERT_NE(unsqueeze, nullptr);
+  ASSERT_EQ(unsqueeze->input_size(), 1) << "Unsqueeze-11 takes its axes as an attribute";
+  const AttributeProto* axes = FindAttr(*unsqueeze, "axes");
+  ASSERT_NE(axes, nullptr);
+  EXPECT_THAT(axes->ints(), ElementsAre(1));
+  const NodeProto* reduce = Producer(model.graph(), "total");
+  ASSERT_NE(reduce, nullptr);
+  EXPECT_EQ(reduce->input_size(), 1);
+  EXPECT_NE(FindAttr(*reduce, "axes"), nullptr);
+  const NodeProto* softmax = Producer(model.graph(), "probs");
+  ASSERT_NE(softmax, nullptr);
+  ASSERT_NE(FindAttr(*softmax, "axis"), nullptr) << "Softmax-11's default axis is 1, 13's is -1";
+  EXPECT_EQ(FindAttr(*softmax, "axis")->i(), -1);
+}
+
+TEST(OpsetDowngradeTest, GivesHardmaxThatNamesNoAxisTheLastOne) {
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
+<ir_version: 7, opset_import: ["" : 13]>
+g (float[2, 3, 4] x) => (float[2, 3, 4] y) { y = Hardmax (x) }
+)ONNX");
+  ASSERT_TRUE(MoveDefaultOpset(model, 12).ok());
+  const AttributeProto* axis = FindAttr(*Producer(model.graph(), "y"), "axis");
+  ASSERT_NE(axis, nullptr) << "Hardmax-11's default axis is 1, 13's is -1";
+  EXPECT_EQ(axis->i(), -1);
+}
+
+// Expects the move to `target` refused as kNoFormAtOpset with `text`, the model as it was.
+void ExpectNoFormAt(const char* text_model, int64_t target, const std::string& text) {
+  ModelProto model = ParseModelNamingNodes(text_model);
+  const ModelProto before = model;
+  const absl::Status moved = MoveDefaultOpset(model, target);
+  EXPECT_EQ(ErrorKindOf(moved), ErrorKind::kNoFormAtOpset) << moved;
+  EXPECT_EQ(moved.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(moved.message()), HasSubstr(text));
+  EXPECT_EQ(model.SerializeAsString(), before.SerializeAsString());
+}
+
+TEST(OpsetDowngradeTest, RefusesAnOpThatDidNotExistYetNamingTheNodeAndTheLowestOpset) {
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 8, opset_import: ["" : 14]>
+g (float[2, 3] x) => (float[2, 3] y) { h = Relu (x)  y = HardSwish (h) }
+)ONNX",
+                 13,
+                 "HardSwish 'node_y' (graph main) has no form at opset 13: HardSwish exists only from opset 14; the "
+                 "lowest opset it can be moved to is 14");
+}
+
+TEST(OpsetDowngradeTest, RefusesAChangeOnnxHasNoWayBackFrom) {
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 5, opset_import: ["" : 10]>
+g (float[4, 5] x, int64[1] starts, int64[1] ends) => (float[?, 5] y) { y = Slice (x, starts, ends) }
+)ONNX",
+                 9,
+                 "Slice 'node_y' (graph main) has no form at opset 9: onnx 1.23.2's version converter has no way to "
+                 "move Slice-10 back to opset 9; the lowest opset it can be moved to is 10");
+}
+
+TEST(OpsetDowngradeTest, RefusesWhatOnlyTheNewerVersionTakes) {
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 8, opset_import: ["" : 14]>
+g (float[2, 3] x, int64[2] shape) => (float[?, ?] y) { y = Reshape <allowzero = 1> (x, shape) }
+)ONNX",
+                 13, "its allowzero (1) is the newer version's alone (Reshape-14); the lowest opset it can be moved to is 14");
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 7, opset_import: ["" : 13]>
+g (float[2, 3, 4] x) => (float[2, 3, 4] y) { y = Hardmax <axis = 1> (x) }
+)ONNX",
+                 12, "Hardmax-13 along axis 1 of a rank-3 input has no form before opset 13");
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 6, opset_import: ["" : 11]>
+g (float[2, 3] x, int64[1] i) => (float[2, 1] y) { y = Gather <axis = 1> (x, i) }
+)ONNX",
+                 10, "its indices are computed at run time, and may count from the back");
+}
+
+TEST(OpsetDowngradeTest, NamesANodeInsideABranchByItsGraph) {
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 8, opset_import: ["" : 14]>
+g (bool c, float[2] x) => (float[2] y) {
+  y = If (c) <then_branch = then_g () => (float[2] t) { t = HardSwish (x) },
+              else_branch = else_g () => (float[2] e) { e = Identity (x) }>
+}
+)ONNX",
+                 13, "HardSwish 'node_t' (graph main/then_g) has no form at opset 13");
+}
+
+}  // namespace
+}  // namespace onnx_legalize::testing
