@@ -449,6 +449,14 @@ void PrintSummary(const std::string& input, const std::string& output, const onn
   }
   if (!report.onnx_check.empty()) out << "  onnx check: " << report.onnx_check << "\n";
   if (!report.opset_move.empty()) out << "  opset move: " << report.opset_move << "\n";
+  for (const onnx_legalize::OpsetMoveChange& change : report.opset_move_changes) {
+    out << "  opset move changed: " << change.nodes << " " << change.op_type;
+    if (change.version_before > 0 && change.version_after > 0) {
+      out << " (" << change.op_type << "-" << change.version_before << " -> " << change.op_type << "-"
+          << change.version_after << ")";
+    }
+    out << " " << change.how << ", first " << change.first << "\n";
+  }
   // What the proof ran, when it ran anything (also when it stopped: how far it got against the budget).
   const onnx_legalize::OpsetMoveProof& proof = report.opset_move_proof;
   if (proof.nodes_executed > 0) {

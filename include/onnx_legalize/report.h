@@ -46,6 +46,19 @@ struct OpsetMoveProof {
   std::string why_not;
 };
 
+// The nodes of one op that the opset move changed in one way (Report::opset_move_changes): counted, the first of them
+// named.
+struct OpsetMoveChange {
+  std::string op_type;         // the node's op before the move (after it, for a node the move added)
+  int64_t version_before = 0;  // the op's version at the model's opset; 0 for a node the move added
+  int64_t version_after = 0;   // at the target opset; 0 for a node the move removed
+  // "version": only the op's version is another (its inputs and attributes are as they were); "rewritten": its
+  // inputs or attributes changed; "replaced by <op>"; "added"; "removed".
+  std::string how;
+  int64_t nodes = 0;
+  std::string first;  // the first such node, with its graph: "Unsqueeze 'u' (graph main)"
+};
+
 // A target opset the library chose, tried and left for a later one (Options::target_opset unset).
 struct PassedOverTarget {
   int64_t opset = 0;
@@ -92,6 +105,11 @@ struct Report {
   // The same, counted: input sets, nodes executed, work and seconds, or why not. All zero and "" when the opset
   // did not move.
   OpsetMoveProof opset_move_proof;
+  // What the opset move did to the default-domain nodes of every graph, by op and the way it changed them, in the
+  // order the first of each is found (main graph first, subgraphs after the node holding them); nodes whose op has
+  // the same version at both opsets and that the move left as they were are not listed. Empty when the opset did not
+  // move.
+  std::vector<OpsetMoveChange> opset_move_changes;
   // With no target_opset given, the lowest target that expresses every rewrite is tried first; where onnx's
   // converter or checker fails there for a reason a later opset may avoid, the next ones are tried in turn
   // (up to 17). The targets passed over, lowest first, each with its failure.

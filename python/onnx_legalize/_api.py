@@ -129,14 +129,18 @@ def legalize(model, *, target_opset=None, keep_opset=False, verify=True,
     ``(legalized, report)``: a new ``onnx.ModelProto`` and the report as a dict, the same document
     ``onnx-legalize --report`` writes (keys ``changed``, ``opset_before``, ``opset_after``,
     ``ir_version_before``, ``ir_version_after``, ``onnx_check``, ``opset_move``, ``opset_move_proof``,
-    ``legacy_repairs``, ``interface_changes``, ``targets_passed_over``, ``nodes``). ``interface_changes`` lists
+    ``opset_move_changes``, ``legacy_repairs``, ``interface_changes``, ``targets_passed_over``, ``nodes``).
+    ``opset_move_changes`` says what the opset move did to the nodes, by op: ``op_type``, ``version_before``,
+    ``version_after``, ``how`` ("version", "rewritten", "replaced by <op>", "added", "removed"), ``nodes``
+    (how many) and ``first`` (the first of them, with its graph). ``interface_changes`` lists
     each graph output whose declared type was written anew (``value``, ``before``, ``after``, ``why``): read the
     output by its new type. ``opset_move_proof`` counts what the opset move's
     proof ran: ``executed``, ``input_sets``, ``nodes_executed``, ``nodes_shared`` (of those, nodes the move left
     as they were, computed once for both forms), ``work`` (element operations), ``seconds``
     (wall time, the one value that differs from run to run) and ``why_not``.
 
-    Options, as the CLI's flags: ``target_opset`` (1..28; below the model's own, the model moves down; default: the lowest that works),
+    Options, as the CLI's flags: ``target_opset`` (1..28; below the model's own, the model moves down; default:
+    the lowest that works),
     ``keep_opset`` (keep the model's opset: only removed ops whose replacement exists there),
     ``verify`` (execute both forms of every change and compare them bit for bit),
     ``max_fold_bytes`` / ``max_total_fold_bytes`` (larger constant results are rewritten instead),

@@ -161,6 +161,7 @@ internal::Attempt LegalizeImpl(onnx::ModelProto& model, const Options& options, 
                                  session.legacy_repairs().end());
     report.opset_move = std::move(session.opset_move().text);
     report.opset_move_proof = std::move(session.opset_move().proof);
+    report.opset_move_changes = std::move(session.opset_move_changes());
   }
   CompleteReport(model, planned, input_verdict, report);
   return report;

@@ -81,7 +81,8 @@ SessionEnd TargetSession::TransformCopy() {
   aside_.emplace(model_);
   result_ = model_;
   absl::StatusOr<std::vector<ValuesToCome>> transformed =
-      Transform(planned_.passes, current_, planned_.target, options_, *aside_, result_, opset_move_, move_to_prove_);
+      Transform(planned_.passes, current_, planned_.target, options_, *aside_, result_, opset_move_, move_to_prove_,
+                opset_move_changes_);
   if (!transformed.ok()) {
     return RollBack(FailedStep(std::move(transformed).status(), internal::TargetFailure::Step::kTransform));
   }

@@ -69,6 +69,8 @@ class TargetSession {
   SessionEnd CommitAndUse(const internal::UseLegalized& use);
 
   OpsetMoveProofResult& opset_move() { return opset_move_; }
+  // What the opset move did to the model's nodes (Report::opset_move_changes).
+  std::vector<OpsetMoveChange>& opset_move_changes() { return opset_move_changes_; }
   // The outputs whose declarations the transformation wrote anew (driver/declared_output_shapes.h).
   const std::vector<InterfaceChange>& interface_changes() const { return interface_changes_; }
   // What the transformation wrote anew of the era's habits (driver/ir3_initializer_inputs.h), for
@@ -110,6 +112,7 @@ class TargetSession {
   const int64_t current_;
   const Options& options_;
   OpsetMoveProofResult opset_move_;
+  std::vector<OpsetMoveChange> opset_move_changes_;
   std::vector<InterfaceChange> interface_changes_;
   std::vector<std::string> legacy_repairs_;
   // Declared before the verification, so that they outlive it on every path: the plan's large constants view the

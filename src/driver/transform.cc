@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/status_macros.h"
+#include "driver/opset_move_changes.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "graph/graph_locator.h"
 #include "graph/op_names.h"
@@ -75,9 +76,10 @@ absl::Status MoveSeeingFolds(int64_t target, const std::vector<FoldedValueType>&
 // The opset move, its moved form kept for the proof (OpsetMoveToProve) unless the model runner cannot run the
 // model, which is checked before the model is copied. The proof will read the large initializers' data where
 // `aside` holds it.
-absl::Status MoveOpset(int64_t target, const std::vector<FoldedValueType>& folds, const Options& options,
-                       const LargeInitializersAside& aside, onnx::ModelProto& model, OpsetMoveProofResult& opset_move,
-                       std::optional<OpsetMoveToProve>& to_prove, RenamedOutputs& renamed) {
+absl::Status MoveAndProve(int64_t target, const std::vector<FoldedValueType>& folds, const Options& options,
+                          const LargeInitializersAside& aside, onnx::ModelProto& model,
+                          OpsetMoveProofResult& opset_move, std::optional<OpsetMoveToProve>& to_prove,
+                          RenamedOutputs& renamed) {
   if (!options.verify) {
     opset_move.text = kVerificationSkipped;
     opset_move.proof.why_not = kVerificationOff;
@@ -90,6 +92,17 @@ absl::Status MoveOpset(int64_t target, const std::vector<FoldedValueType>& folds
   }
   RETURN_IF_ERROR(MoveSeeingFolds(target, folds, model, renamed));
   to_prove.emplace(model);
+  return absl::OkStatus();
+}
+
+// The opset move (MoveAndProve), and what it did to the model's nodes (Report::opset_move_changes).
+absl::Status MoveOpset(int64_t current, int64_t target, const std::vector<FoldedValueType>& folds,
+                       const Options& options, const LargeInitializersAside& aside, onnx::ModelProto& model,
+                       OpsetMoveProofResult& opset_move, std::optional<OpsetMoveToProve>& to_prove,
+                       std::vector<OpsetMoveChange>& changes, RenamedOutputs& renamed) {
+  const NodesBeforeMove before(model, current);
+  RETURN_IF_ERROR(MoveAndProve(target, folds, options, aside, model, opset_move, to_prove, renamed));
+  changes = before.Changes(model, target);
   return absl::OkStatus();
 }
 
@@ -148,7 +161,8 @@ absl::StatusOr<std::vector<ValuesToCome>> Transform(const std::vector<std::uniqu
                                                     int64_t target, const Options& options,
                                                     const LargeInitializersAside& aside, onnx::ModelProto& model,
                                                     OpsetMoveProofResult& opset_move,
-                                                    std::optional<OpsetMoveToProve>& to_prove) {
+                                                    std::optional<OpsetMoveToProve>& to_prove,
+                                                    std::vector<OpsetMoveChange>& move_changes) {
   RenamedOutputs renamed;  // by the opset move
   if (target != current) {
     std::vector<FoldedValueType> folds;
@@ -156,7 +170,8 @@ absl::StatusOr<std::vector<ValuesToCome>> Transform(const std::vector<std::uniqu
       std::vector<FoldedValueType> of_pass = pass->FoldedValueTypes();
       folds.insert(folds.end(), of_pass.begin(), of_pass.end());
     }
-    RETURN_IF_ERROR(MoveOpset(target, folds, options, aside, model, opset_move, to_prove, renamed));
+    RETURN_IF_ERROR(
+        MoveOpset(current, target, folds, options, aside, model, opset_move, to_prove, move_changes, renamed));
   }
   // Before the passes apply: they write their constants as the IR version says.
   RaiseIrVersionAsTheCheckerNeeds(model);

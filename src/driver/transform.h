@@ -13,6 +13,7 @@
 #include "driver/large_initializers_aside.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/options.h"
+#include "onnx_legalize/report.h"
 #include "pass/pass.h"
 #include "verify/opset_move_proof.h"
 
@@ -43,7 +44,7 @@ class OpsetMoveToProve {
 
 // Moves the model to `target` and applies the passes; returns the values they left to fill later. Where the
 // model runner can execute the model and Options::verify is on, the moved form goes to `to_prove` (the model as
-// given is the form before the move);
+// given is the form before the move), and what the move did to its nodes to `move_changes`;
 // otherwise `opset_move` says why the move is not proven. MoveDefaultOpset is transactional. The passes
 // are applied last first: DynamicSlice's new names were chosen while planning, from the model as it was, and
 // the removed ops' replacements, which make theirs while applying, must see them.
@@ -51,7 +52,8 @@ absl::StatusOr<std::vector<ValuesToCome>> Transform(const std::vector<std::uniqu
                                                     int64_t target, const Options& options,
                                                     const LargeInitializersAside& aside, onnx::ModelProto& model,
                                                     OpsetMoveProofResult& opset_move,
-                                                    std::optional<OpsetMoveToProve>& to_prove);
+                                                    std::optional<OpsetMoveToProve>& to_prove,
+                                                    std::vector<OpsetMoveChange>& move_changes);
 
 }  // namespace onnx_legalize
 

@@ -110,6 +110,20 @@ std::string ReportToJson(const Report& report) {
   AppendMember("opset_move", report.opset_move, kIndent, first, out);
   AppendKey("opset_move_proof", kIndent, first, out);
   AppendOpsetMoveProof(report.opset_move_proof, out);
+  AppendKey("opset_move_changes", kIndent, first, out);
+  if (report.opset_move_changes.empty()) out.append("[]");
+  for (size_t i = 0; i < report.opset_move_changes.size(); ++i) {
+    const OpsetMoveChange& change = report.opset_move_changes[i];
+    out.append(i == 0 ? "[\n    {" : ",\n    {");
+    bool first_field = true;
+    AppendMember("op_type", change.op_type, 6, first_field, out);
+    AppendMember("version_before", change.version_before, 6, first_field, out);
+    AppendMember("version_after", change.version_after, 6, first_field, out);
+    AppendMember("how", change.how, 6, first_field, out);
+    AppendMember("nodes", change.nodes, 6, first_field, out);
+    AppendMember("first", change.first, 6, first_field, out);
+    out.append(i + 1 == report.opset_move_changes.size() ? "\n    }\n  ]" : "\n    }");
+  }
   AppendKey("legacy_repairs", kIndent, first, out);
   if (report.legacy_repairs.empty()) out.append("[]");
   for (size_t i = 0; i < report.legacy_repairs.size(); ++i) {

@@ -22,12 +22,12 @@ namespace {
 // What keeps a node from moving down to move.to: it needs a down-adapter for each change its op's schema made between
 // move.to and move.from, and must be what each adapter takes.
 struct Obstacle {
-  int64_t lowest;  // the lowest opset, above move.to, that the node can be moved to
+  int64_t lowest;   // the lowest opset, above move.to, that the node can be moved to
   std::string why;  // why not below it
 };
 
 std::optional<Obstacle> FirstObstacle(const NodeProto& node, const Move& move, const StepConverter& converter,
-                                     const ConstantOf& constant_of) {
+                                      const ConstantOf& constant_of) {
   for (int64_t version = move.from; version > move.to; --version) {
     const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(version), "");
     if (schema == nullptr) return std::nullopt;  // not defined at move.from: CheckOpKnownAtSourceOpset names it
@@ -78,9 +78,9 @@ absl::Status CheckGraph(const GraphProto& graph, const std::string& path, const 
     if (node.op_type() == kDynamicSliceOp) continue;
     const std::optional<Obstacle> obstacle = FirstObstacle(node, move, converter, constant_of);
     if (!obstacle.has_value()) continue;
-    return NoFormAtOpsetError(move.to, absl::StrCat(InGraph(NodeLabel(node), path), " has no form at opset ", move.to,
-                                                    ": ", obstacle->why, "; the lowest opset it can be moved to is ",
-                                                    obstacle->lowest));
+    return NoFormAtOpsetError(
+        move.to, absl::StrCat(InGraph(NodeLabel(node), path), " has no form at opset ", move.to, ": ", obstacle->why,
+                              "; the lowest opset it can be moved to is ", obstacle->lowest));
   }
   return absl::OkStatus();
 }

@@ -27,8 +27,16 @@ import sys
 
 import onnx
 
-from run_differential import compare_dirs, default_opset, run_ort
+from run_differential import compare_dirs, compare_dirs_tolerant, default_opset, run_ort
 
+# Where ONNX Runtime 1.31 computes an op's versions with different kernels, a moved model's outputs may differ from
+# the original's in the last bits though both forms mean the same (the model runner's proof of the move computes them
+# alike): the node tests of these ops are compared to the ULP bound given, with the reason.
+ORT_KERNEL_ALLOWANCES = {
+    # AveragePool-19 and later (dilations) run ORT's own pooling loop; AveragePool-1..11 run MLAS's, which sums a
+    # window in another order: 1 ULP apart at a few hundred of the tests' outputs.
+    "test_averagepool_": 2,
+}
 ORT_MIN_OPSET = 7
 ORT_MAX_OPSET = 26
 CLI_TIMEOUT = 120
@@ -53,7 +61,14 @@ def move(cli, in_path, out_path, target):
     return p.returncode, p.stderr.strip()
 
 
-def check_moved(out_path, data_dir, want_dir, scratch, target):
+def allowed_ulp(name):
+    for prefix, ulp in ORT_KERNEL_ALLOWANCES.items():
+        if name.startswith(prefix):
+            return ulp
+    return 0
+
+
+def check_moved(name, out_path, data_dir, want_dir, scratch, target):
     """Problems with a moved model: empty when it is right."""
     model = onnx.load(out_path)
     if default_opset(model) != target:
@@ -66,6 +81,9 @@ def check_moved(out_path, data_dir, want_dir, scratch, target):
     code, err = run_ort(out_path, data_dir, got_dir)
     if code != 0:
         return [f"ONNX Runtime does not run it: {err.splitlines()[-1] if err else code}"]
+    max_ulp = allowed_ulp(name)
+    if max_ulp:
+        return compare_dirs_tolerant(got_dir, want_dir, "outputs", max_ulp, 0.0)
     return compare_dirs(got_dir, want_dir, "outputs")
 
 
@@ -90,8 +108,10 @@ def main():
         if not os.path.isfile(in_path) or not os.path.isdir(data_dir):
             continue
         opset = default_opset(onnx.load(in_path, load_external_data=False))
+        if opset is None or not ORT_MIN_OPSET <= opset <= ORT_MAX_OPSET:
+            continue  # another domain's test, or one ONNX Runtime cannot run to compare with
         targets = [t for t in args.targets if t < opset]
-        if not targets or not ORT_MIN_OPSET <= opset <= ORT_MAX_OPSET:
+        if not targets:
             continue
         work = os.path.join(args.scratch, name)
         os.makedirs(work, exist_ok=True)
@@ -102,7 +122,7 @@ def main():
             out_path = os.path.join(work, f"moved_{target}.onnx")
             code, err = move(args.cli, in_path, out_path, target)
             if code == 0:
-                problems = check_moved(out_path, data_dir, want_dir, work, target)
+                problems = check_moved(name, out_path, data_dir, want_dir, work, target)
                 outcome = "failed" if problems else "moved"
                 detail = "; ".join(problems)
             elif code in (EXIT_REFUSED, EXIT_VERIFICATION_FAILED) and not os.path.exists(out_path):
@@ -114,7 +134,7 @@ def main():
                     err.splitlines()[0] if err else "")
             counts[target][outcome] += 1
             if outcome in ("failed", "caught"):
-                print(f"{outcome.upper()} {name} -> {target}: {detail}")
+                print(f"{outcome.upper()} {name} -> {target}: {detail}", flush=True)
             failures += outcome == "failed"
         shutil.rmtree(work, ignore_errors=True)
     for target, c in counts.items():

@@ -2,8 +2,10 @@
 // executing both forms as a move up is, or it is refused as ErrorKind::kNoFormAtOpset naming the first node that
 // has no form there, the model untouched.
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "onnx_legalize/error_kind.h"
@@ -19,6 +21,7 @@ using ::onnx_legalize::testing::ExpectSameOutputs;
 using ::onnx_legalize::testing::Iota;
 using ::onnx_legalize::testing::LegalizedCopy;
 using ::onnx_legalize::testing::ParseModel;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -47,13 +50,33 @@ TEST(LegalizeDownTest, MovesAModelDownToTheTargetAndProvesTheMove) {
     EXPECT_EQ(report.opset_before, 13);
     EXPECT_EQ(report.opset_after, target);
     EXPECT_TRUE(report.changed);
-    EXPECT_THAT(report.opset_move, StartsWith("executed in the model runner at opset 13 and " + std::to_string(target)));
+    EXPECT_THAT(report.opset_move,
+                StartsWith("executed in the model runner at opset 13 and " + std::to_string(target)));
     EXPECT_TRUE(report.opset_move_proof.executed);
     EXPECT_EQ(moved.producer_name(), "pytorch") << "what the move does not concern stays";
     const Tensor x = Iota({2, 3});
     const Tensor w = Iota({3, 4});
     ExpectSameOutputs(model, moved, {{"x", &x}, {"w", &w}});
   }
+}
+
+// The report says what the move did to the nodes, by op and way.
+TEST(LegalizeDownTest, TheReportListsWhatTheMoveChanged) {
+  Options options;
+  options.target_opset = 11;
+  Report report;
+  LegalizedCopy(ParseModel(kExportAt13), options, &report);
+  std::vector<std::string> changes;
+  for (const OpsetMoveChange& change : report.opset_move_changes) {
+    changes.push_back(absl::StrCat(change.nodes, " ", change.op_type, "-", change.version_before, " -> ",
+                                   change.version_after, " ", change.how, ", first ", change.first));
+  }
+  EXPECT_THAT(changes, ElementsAre("1 MatMul-13 -> 9 version, first MatMul producing 'mm' (graph main)",
+                                   "1 Relu-13 -> 6 version, first Relu producing 'act' (graph main)",
+                                   "1 Unsqueeze-13 -> 11 rewritten, first Unsqueeze producing 'y' (graph main)",
+                                   "1 ReduceSum-13 -> 11 rewritten, first ReduceSum producing 'total' (graph main)",
+                                   "1 Softmax-13 -> 11 rewritten, first Softmax producing 'probs' (graph main)",
+                                   "1 Constant-13 -> 0 removed, first Constant producing 'axes' (graph main)"));
 }
 
 TEST(LegalizeDownTest, RefusesANodeWithNoFormAtTheTargetAndLeavesTheModelUntouched) {

@@ -48,6 +48,7 @@ TEST(ReportToJsonTest, WritesAnUnchangedReport) {
     "seconds": 0.000,
     "why_not": ""
   },
+  "opset_move_changes": [],
   "legacy_repairs": [],
   "interface_changes": [],
   "targets_passed_over": [],
@@ -71,6 +72,8 @@ TEST(ReportToJsonTest, WritesNodesInOrderWithStableKeys) {
   report.opset_move_proof.nodes_shared = 40;
   report.opset_move_proof.work = 123456789012;
   report.opset_move_proof.seconds = 1.23456;
+  report.opset_move_changes.push_back({"Relu", 6, 13, "version", 2, "Relu 'r' (graph main)"});
+  report.opset_move_changes.push_back({"Constant", 0, 9, "added", 1, "Constant producing 'c' (graph main)"});
   report.targets_passed_over = {{10, "checker says \"no\""}, {11, "converter"}};
   report.interface_changes = {
       {"loss", "map(string,tensor(float))", "seq(map(string,tensor(float)))", "ZipMap makes a sequence"}};
@@ -109,6 +112,24 @@ TEST(ReportToJsonTest, WritesNodesInOrderWithStableKeys) {
     "seconds": 1.235,
     "why_not": ""
   },
+  "opset_move_changes": [
+    {
+      "op_type": "Relu",
+      "version_before": 6,
+      "version_after": 13,
+      "how": "version",
+      "nodes": 2,
+      "first": "Relu 'r' (graph main)"
+    },
+    {
+      "op_type": "Constant",
+      "version_before": 0,
+      "version_after": 9,
+      "how": "added",
+      "nodes": 1,
+      "first": "Constant producing 'c' (graph main)"
+    }
+  ],
   "legacy_repairs": [],
   "interface_changes": [
     {

@@ -102,11 +102,12 @@ g (float[4, 5] x, int64[1] starts, int64[1] ends) => (float[?, 5] y) { y = Slice
 }
 
 TEST(OpsetDowngradeTest, RefusesWhatOnlyTheNewerVersionTakes) {
-  ExpectNoFormAt(R"ONNX(
+  ExpectNoFormAt(
+      R"ONNX(
 <ir_version: 8, opset_import: ["" : 14]>
 g (float[2, 3] x, int64[2] shape) => (float[?, ?] y) { y = Reshape <allowzero = 1> (x, shape) }
 )ONNX",
-                 13, "its allowzero (1) is the newer version's alone (Reshape-14); the lowest opset it can be moved to is 14");
+      13, "its allowzero (1) is the newer version's alone (Reshape-14); the lowest opset it can be moved to is 14");
   ExpectNoFormAt(R"ONNX(
 <ir_version: 7, opset_import: ["" : 13]>
 g (float[2, 3, 4] x) => (float[2, 3, 4] y) { y = Hardmax <axis = 1> (x) }
