@@ -79,26 +79,26 @@ std::vector<OpsetMoveChange> NodesBeforeMove::Changes(const onnx::ModelProto& af
     changes[it->second].nodes += 1;
   };
   std::set<std::string> found;
-  ForEachDefaultDomainNode(
-      after.graph(), kMainGraphPath, [&](const onnx::NodeProto& node, const std::string& path, int index) {
-        const std::string key = KeyOf(path, node, index);
-        auto print = prints_.find(key);
-        const int64_t version_after = VersionAt(node.op_type(), to);
-        if (print == prints_.end() || !found.insert(key).second) {
-          count(node.op_type(), 0, version_after, "added", InGraph(NodeLabel(node), path));
-          return;
-        }
-        const Print& before = print->second;
-        const int64_t version_before = VersionAt(before.op_type, from_);
-        if (before.op_type != node.op_type()) {
-          count(before.op_type, version_before, version_after, absl::StrCat("replaced by ", node.op_type()),
-                before.label);
-        } else if (before.body != BodyOf(node)) {
-          count(before.op_type, version_before, version_after, "rewritten", before.label);
-        } else if (version_before != version_after) {
-          count(before.op_type, version_before, version_after, "version", before.label);
-        }
-      });
+  ForEachDefaultDomainNode(after.graph(), kMainGraphPath,
+                           [&](const onnx::NodeProto& node, const std::string& path, int index) {
+                             const std::string key = KeyOf(path, node, index);
+                             auto print = prints_.find(key);
+                             const int64_t version_after = VersionAt(node.op_type(), to);
+                             if (print == prints_.end() || !found.insert(key).second) {
+                               count(node.op_type(), 0, version_after, "added", InGraph(NodeLabel(node), path));
+                               return;
+                             }
+                             const Print& before = print->second;
+                             const int64_t version_before = VersionAt(before.op_type, from_);
+                             if (before.op_type != node.op_type()) {
+                               count(before.op_type, version_before, version_after,
+                                     absl::StrCat("replaced by ", node.op_type()), before.label);
+                             } else if (before.body != BodyOf(node)) {
+                               count(before.op_type, version_before, version_after, "rewritten", before.label);
+                             } else if (version_before != version_after) {
+                               count(before.op_type, version_before, version_after, "version", before.label);
+                             }
+                           });
   for (const std::string& key : order_) {
     if (found.count(key) > 0) continue;
     const Print& before = prints_.at(key);

@@ -31,11 +31,12 @@ from run_differential import compare_dirs, compare_dirs_tolerant, default_opset,
 
 # Where ONNX Runtime 1.31 computes an op's versions with different kernels, a moved model's outputs may differ from
 # the original's in the last bits though both forms mean the same (the model runner's proof of the move computes them
-# alike): the node tests of these ops are compared to the ULP bound given, with the reason.
+# alike): the node tests of these ops are compared within the bounds given, (ULP, absolute), with the reason.
 ORT_KERNEL_ALLOWANCES = {
     # AveragePool-19 and later (dilations) run ORT's own pooling loop; AveragePool-1..11 run MLAS's, which sums a
-    # window in another order: 1 ULP apart at a few hundred of the tests' outputs.
-    "test_averagepool_": 2,
+    # window in another order. The tests' windows hold up to 27 values of magnitude up to about 4: a different order
+    # of float sums is off by up to 27 * 2^-24 * 4, about 6.4e-6.
+    "test_averagepool_": (2, 1e-5),
 }
 ORT_MIN_OPSET = 7
 ORT_MAX_OPSET = 26
@@ -61,11 +62,11 @@ def move(cli, in_path, out_path, target):
     return p.returncode, p.stderr.strip()
 
 
-def allowed_ulp(name):
-    for prefix, ulp in ORT_KERNEL_ALLOWANCES.items():
+def allowance(name):
+    for prefix, bounds in ORT_KERNEL_ALLOWANCES.items():
         if name.startswith(prefix):
-            return ulp
-    return 0
+            return bounds
+    return None
 
 
 def check_moved(name, out_path, data_dir, want_dir, scratch, target):
@@ -81,9 +82,9 @@ def check_moved(name, out_path, data_dir, want_dir, scratch, target):
     code, err = run_ort(out_path, data_dir, got_dir)
     if code != 0:
         return [f"ONNX Runtime does not run it: {err.splitlines()[-1] if err else code}"]
-    max_ulp = allowed_ulp(name)
-    if max_ulp:
-        return compare_dirs_tolerant(got_dir, want_dir, "outputs", max_ulp, 0.0)
+    bounds = allowance(name)
+    if bounds:
+        return compare_dirs_tolerant(got_dir, want_dir, "outputs", *bounds)
     return compare_dirs(got_dir, want_dir, "outputs")
 
 

@@ -255,6 +255,29 @@ TEST_F(CliTest, ProofBudgetReachesTheProofAndTheReportSaysWhatRan) {
   fs::remove(dir_ / "out.onnx");
 }
 
+// --target-opset below the model's own moves it down, the summary saying what the move changed; a node with no
+// form there is refused with exit 3 and nothing written.
+TEST_F(CliTest, MovesAModelDownOrRefusesTheNodeWithNoFormThere) {
+  WriteModel(dir_ / "opset14.onnx", R"(
+<ir_version: 8, opset_import: ["" : 14]>
+g (float[2, 3] x) => (float[2, 3] y) { y = Relu (x) }
+)");
+  const CliRun down = Run({PathOf("opset14.onnx"), PathOf("out.onnx"), "--target-opset=11"});
+  EXPECT_EQ(down.exit_code, 0) << down.err;
+  EXPECT_THAT(down.out, AllOf(HasSubstr("opset 14 -> 11"), HasSubstr("opset move: executed"),
+                              HasSubstr("opset move changed: 1 Relu (Relu-14 -> Relu-6) version, first Relu")));
+  fs::remove(dir_ / "out.onnx");
+
+  WriteModel(dir_ / "hardswish.onnx", R"(
+<ir_version: 8, opset_import: ["" : 14]>
+g (float[2, 3] x) => (float[2, 3] y) { y = HardSwish (x) }
+)");
+  const CliRun refused = Run({PathOf("hardswish.onnx"), PathOf("out.onnx"), "--target-opset=13"});
+  EXPECT_EQ(refused.exit_code, 3);
+  EXPECT_THAT(refused.err, HasSubstr("has no form at opset 13: HardSwish exists only from opset 14"));
+  EXPECT_FALSE(fs::exists(dir_ / "out.onnx"));
+}
+
 // --- --check ----------------------------------------------------------------------------------------------
 
 TEST_F(CliTest, CheckOnACleanModelExits0) {
