@@ -118,6 +118,7 @@ def main():
         os.makedirs(work, exist_ok=True)
         want_dir = ort_outputs(in_path, data_dir, os.path.join(work, "want"))
         if want_dir is None:
+            shutil.rmtree(work, ignore_errors=True)
             continue
         for target in targets:
             out_path = os.path.join(work, f"moved_{target}.onnx")
