@@ -25,5 +25,5 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detec
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 cd "$build"
 # The removed ops' and the backend models' differentials run once here (at the default target); the plain suite
-# runs them at 13 and 17 too.
-ctest --output-on-failure -j"$(nproc)" -E 'ort_differential_removed_ops_opset|ort_backend_models_opset'
+# runs them at 13 and 17 too, and the downgrades' differential (its moves are in the gtests here).
+ctest --output-on-failure -j"$(nproc)" -E 'ort_differential_removed_ops_opset|ort_backend_models_opset|ort_downgrades'

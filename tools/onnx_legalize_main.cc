@@ -315,14 +315,14 @@ onnx_legalize::CheckedFile CheckOneFile(const onnx_legalize::cli::CheckInput& in
     return checked;
   }
   absl::StatusOr<std::vector<onnx_legalize::CheckFinding>> findings = onnx_legalize::CheckModel(*model);
-  absl::StatusOr<std::optional<onnx_legalize::CheckFinding>> opset = onnx_legalize::CheckOpsetPolicy(*model, policy);
+  absl::StatusOr<std::vector<onnx_legalize::CheckFinding>> opset = onnx_legalize::CheckOpsetPolicy(*model, policy);
   const absl::Status status = !findings.ok() ? findings.status() : opset.status();
   if (!status.ok()) {
     checked.status = absl::Status(status.code(), absl::StrCat(input.path, ": ", status.message()));
     return checked;
   }
-  // The model-wide finding first: it is about the whole file.
-  if (opset->has_value()) checked.findings.push_back(**opset);
+  // The policy's first: the model-wide finding is about the whole file, and the nodes it names follow it.
+  checked.findings = *std::move(opset);
   checked.findings.insert(checked.findings.end(), findings->begin(), findings->end());
   return checked;
 }

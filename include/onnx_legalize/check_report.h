@@ -27,10 +27,13 @@ struct OpsetPolicy {
   std::optional<int64_t> max_opset;
 };
 
-// A finding about the whole model (graph_path "", no node, op or name) when its default-domain opset is
-// outside `policy`'s range, or when it imports none and the policy has a bound; nullopt otherwise.
+// What keeps `model` out of `policy`'s range, first a finding about the whole model (graph_path "", no node, op or
+// name) when its default-domain opset is outside the range, or when it imports none and the policy has a bound.
+// Above max_opset, the model's finding says whether legalizing moves it down there (fixable, fix: every node has a
+// form at max_opset), and a finding follows for each default-domain node that has none (rule no-form-at-max-opset:
+// why, and the lowest opset the node can go to), in graph order. Empty when the model is within the range.
 // InvalidArgument when the model imports the default domain twice at different opsets.
-absl::StatusOr<std::optional<CheckFinding>> CheckOpsetPolicy(const onnx::ModelProto& model, const OpsetPolicy& policy);
+absl::StatusOr<std::vector<CheckFinding>> CheckOpsetPolicy(const onnx::ModelProto& model, const OpsetPolicy& policy);
 
 // A short, stable id for the kind of a finding, for SARIF's ruleId and JSON's "rule":
 //   removed-experimental-op  DynamicSlice: onnx-legalize rewrites it
@@ -38,7 +41,8 @@ absl::StatusOr<std::optional<CheckFinding>> CheckOpsetPolicy(const onnx::ModelPr
 //   op-newer-than-opset      the op exists only from a later opset than the model imports
 //   deprecated-op            the op's schema at the imported opset is deprecated
 //   domain-not-imported      the model imports no opset for the node's domain
-//   opset-out-of-range       CheckOpsetPolicy's finding
+//   opset-out-of-range       CheckOpsetPolicy's finding about the whole model
+//   no-form-at-max-opset     CheckOpsetPolicy's finding about a node a move down to max_opset cannot keep
 std::string CheckFindingRule(const CheckFinding& finding);
 
 // What checking one file gave: its findings, or why it could not be read or checked.

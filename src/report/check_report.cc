@@ -25,12 +25,16 @@
 #include "graph/opsets.h"
 #include "onnx_legalize/findings.h"
 #include "report/text_escape.h"
+#include "upgrade/opset_upgrade.h"
 
 namespace onnx_legalize {
 namespace {
 
 constexpr char kTool[] = "onnx-legalize";
 constexpr char kOpsetRule[] = "opset-out-of-range";
+
+// How a node's finding of CheckOpsetPolicy starts.
+constexpr char kNoFormReasonPrefix[] = "no form at opset";
 
 struct Rule {
   const char* id;
@@ -60,6 +64,9 @@ constexpr Rule kRules[] = {
     {"legacy-era", kLegacyEraReasonPrefix,
      "The model is written as ONNX's first exporters wrote it (an opset it only implies, attributes without "
      "their type, nodes out of order, legacy attributes); onnx-legalize writes it as onnx reads it."},
+    {"no-form-at-max-opset", kNoFormReasonPrefix,
+     "The node has no form at the policy's max_opset: moving the model down there cannot keep it (its op did not "
+     "exist yet, or changed in a way nothing moves back)."},
     {"no-schema", "", "The op has no schema at the opset the model imports."},
 };
 constexpr size_t kPolicyRule = 5;
@@ -84,7 +91,8 @@ std::string Quoted(const std::string& name) {
 // "main: node 'n' op DynamicSlice (domain ai.onnx, opset 9): removed ..." (the text after "FILE: ").
 std::string FindingLine(const CheckFinding& f) {
   if (IsModelFinding(f)) {
-    return absl::StrCat("model (domain ", EscapeForLine(f.domain), ", opset ", f.opset, "): ", EscapeForLine(f.reason));
+    return absl::StrCat("model (domain ", EscapeForLine(f.domain), ", opset ", f.opset, "): ", EscapeForLine(f.reason),
+                        f.fixable ? absl::StrCat("; onnx-legalize fixes it: ", f.fix) : std::string());
   }
   return absl::StrCat(EscapeForLine(f.graph_path), ": node ", Quoted(f.node_name), " op ", EscapeForLine(f.op_type),
                       " (domain ", EscapeForLine(f.domain), ", opset ", f.opset, "): ", EscapeForLine(f.reason), "; ",
@@ -402,31 +410,47 @@ std::string FormatSarif(absl::Span<const CheckedFile> files) {
 
 }  // namespace
 
-absl::StatusOr<std::optional<CheckFinding>> CheckOpsetPolicy(const onnx::ModelProto& model, const OpsetPolicy& policy) {
+absl::StatusOr<std::vector<CheckFinding>> CheckOpsetPolicy(const onnx::ModelProto& model, const OpsetPolicy& policy) {
   ASSIGN_OR_RETURN(const OpsetImports imports, ModelOpsetImports(model));
   auto default_import = imports.find(kDefaultDomain);
-  const std::optional<int64_t> opset =
-      default_import == imports.end() ? std::nullopt : std::optional<int64_t>(default_import->second);
-  if (!policy.min_opset.has_value() && !policy.max_opset.has_value()) return std::nullopt;
+  if (!policy.min_opset.has_value() && !policy.max_opset.has_value()) return std::vector<CheckFinding>();
 
   CheckFinding finding;
   finding.domain = kDefaultDomainAlias;
-  if (!opset.has_value()) {
+  if (default_import == imports.end()) {
     finding.reason = "the model imports no default-domain opset; the policy requires one";
-    return finding;
+    return std::vector<CheckFinding>{finding};
   }
-  finding.opset = *opset;
-  if (policy.min_opset.has_value() && *opset < *policy.min_opset) {
-    finding.reason =
-        absl::StrCat("default opset ", *opset, " is below the minimum ", *policy.min_opset, " (min_opset)");
-    return finding;
+  const int64_t at = default_import->second;
+  finding.opset = at;
+  if (policy.min_opset.has_value() && at < *policy.min_opset) {
+    finding.reason = absl::StrCat("default opset ", at, " is below the minimum ", *policy.min_opset, " (min_opset)");
+    return std::vector<CheckFinding>{finding};
   }
-  if (policy.max_opset.has_value() && *opset > *policy.max_opset) {
-    finding.reason =
-        absl::StrCat("default opset ", *opset, " is above the maximum ", *policy.max_opset, " (max_opset)");
-    return finding;
+  if (!policy.max_opset.has_value() || at <= *policy.max_opset) return std::vector<CheckFinding>();
+  const int64_t max = *policy.max_opset;
+  ASSIGN_OR_RETURN(const std::vector<NodeWithoutForm> without_form, NodesWithoutFormAt(model, max));
+  finding.reason = absl::StrCat("default opset ", at, " is above the maximum ", max, " (max_opset)");
+  if (without_form.empty()) {
+    finding.fixable = true;
+    finding.fix = absl::StrCat("--target-opset=", max, " moves it down (every node has a form there)");
+  } else {
+    absl::StrAppend(&finding.reason, "; ", without_form.size(), without_form.size() == 1 ? " node has" : " nodes have",
+                    " no form there");
   }
-  return std::nullopt;
+  std::vector<CheckFinding> findings = {finding};
+  for (const NodeWithoutForm& node : without_form) {
+    CheckFinding of_node;
+    of_node.graph_path = node.graph_path;
+    of_node.node_name = node.node_name;
+    of_node.op_type = node.op_type;
+    of_node.domain = kDefaultDomainAlias;
+    of_node.opset = at;
+    of_node.reason = absl::StrCat(kNoFormReasonPrefix, " ", max, ": ", node.why, "; the lowest opset it can go to is ",
+                                  node.lowest_opset);
+    findings.push_back(std::move(of_node));
+  }
+  return findings;
 }
 
 std::string CheckFindingRule(const CheckFinding& finding) { return kRules[RuleIndex(finding)].id; }

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -63,32 +65,46 @@ ConstantOf ConstantsOf(const GraphProto& graph, const ConstantOf& outer) {
   };
 }
 
-absl::Status CheckGraph(const GraphProto& graph, const std::string& path, const Move& move,
-                        const StepConverter& converter, const ConstantOf& outer) {
+// Every default-domain node of `graph` and the graphs in it (depth first, in node order) that has no form at
+// move.to, into `found`; stops at the first when `first_only`.
+void CollectNodesWithoutForm(const GraphProto& graph, const std::string& path, const Move& move,
+                             const StepConverter& converter, const ConstantOf& outer, bool first_only,
+                             std::vector<NodeWithoutForm>& found) {
   const ConstantOf constant_of = ConstantsOf(graph, outer);
   for (const NodeProto& node : graph.node()) {
     for (const AttributeProto& attribute : node.attribute()) {
       if (attribute.type() == AttributeProto::GRAPH) {
-        RETURN_IF_ERROR(CheckGraph(attribute.g(), SubgraphPath(path, node, attribute.name(), attribute.g()), move,
-                                   converter, constant_of));
+        CollectNodesWithoutForm(attribute.g(), SubgraphPath(path, node, attribute.name(), attribute.g()), move,
+                                converter, constant_of, first_only, found);
+        if (first_only && !found.empty()) return;
       }
     }
     if (!IsDefaultDomain(node.domain())) continue;
     if (move.pass_through.passes_through && move.pass_through.passes_through(node, move.from)) continue;
     if (node.op_type() == kDynamicSliceOp) continue;
-    const std::optional<Obstacle> obstacle = FirstObstacle(node, move, converter, constant_of);
+    std::optional<Obstacle> obstacle = FirstObstacle(node, move, converter, constant_of);
     if (!obstacle.has_value()) continue;
-    return NoFormAtOpsetError(
-        move.to, absl::StrCat(InGraph(NodeLabel(node), path), " has no form at opset ", move.to, ": ", obstacle->why,
-                              "; the lowest opset it can be moved to is ", obstacle->lowest));
+    found.push_back({path, node.name(), node.op_type(), NodeLabel(node), obstacle->lowest, std::move(obstacle->why)});
+    if (first_only) return;
   }
-  return absl::OkStatus();
 }
 
 }  // namespace
 
+std::vector<NodeWithoutForm> NodesWithoutFormAt(const GraphProto& graph, const Move& move,
+                                                const StepConverter& converter, bool first_only) {
+  std::vector<NodeWithoutForm> found;
+  CollectNodesWithoutForm(graph, kMainGraphPath, move, converter, nullptr, first_only, found);
+  return found;
+}
+
 absl::Status CheckEveryNodeHasAFormAt(const GraphProto& graph, const Move& move, const StepConverter& converter) {
-  return CheckGraph(graph, kMainGraphPath, move, converter, nullptr);
+  const std::vector<NodeWithoutForm> found = NodesWithoutFormAt(graph, move, converter, /*first_only=*/true);
+  if (found.empty()) return absl::OkStatus();
+  const NodeWithoutForm& node = found.front();
+  return NoFormAtOpsetError(
+      move.to, absl::StrCat(InGraph(node.label, node.graph_path), " has no form at opset ", move.to, ": ", node.why,
+                            "; the lowest opset it can be moved to is ", node.lowest_opset));
 }
 
 }  // namespace onnx_legalize::opset_upgrade

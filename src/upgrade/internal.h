@@ -232,6 +232,10 @@ std::optional<std::string> WhyCannotCrossBack(const NodeProto& node, int64_t ver
 // domains) are not moved and not checked.
 absl::Status CheckEveryNodeHasAFormAt(const GraphProto& graph, const Move& move, const StepConverter& converter);
 
+// Every such node (NodeWithoutForm, upgrade/opset_upgrade.h), in the same order; the first only, with `first_only`.
+std::vector<NodeWithoutForm> NodesWithoutFormAt(const GraphProto& graph, const Move& move,
+                                                const StepConverter& converter, bool first_only);
+
 // --- upgrade/splice.cc -----------------------------------------------------------------------------------------------
 
 // The node list of the caller's main graph `original`, and of its subgraphs at any depth, rebuilt from

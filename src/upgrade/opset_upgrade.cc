@@ -97,6 +97,14 @@ absl::StatusOr<GraphProto> RunConverter(const Skeleton& skeleton, const Move& mo
   return converted;
 }
 
+// onnx's converter with the library's adapters, made once (after the stand-in's schema is registered: the converter's
+// table of schemas must hold it).
+const StepConverter& Converter() {
+  RegisterStandInSchemas();
+  static const StepConverter* const converter = new StepConverter();
+  return *converter;
+}
+
 absl::Status MoveImpl(ModelProto& model, int64_t target, int64_t chunk_nodes, const PassThroughOps& pass_through,
                       RenamedOutputs* renamed) {
   if (target < 1 || target > kMaxTargetOpset) {
@@ -118,8 +126,7 @@ absl::Status MoveImpl(ModelProto& model, int64_t target, int64_t chunk_nodes, co
   RETURN_IF_ERROR(ValidateGraphsForConverter(model.graph()));
   const Move move{pass_through, from, target};
   RETURN_IF_ERROR(CheckStandInIsInert(move));
-  RegisterStandInSchemas();  // first: the converter's table of schemas must hold the stand-in's
-  static const StepConverter* const converter = new StepConverter();
+  const StepConverter* const converter = &Converter();
   if (move.Down()) {
     // Refused before the converter runs, naming the node; and converted whole (chunks.cc converts upwards).
     RETURN_IF_ERROR(CheckEveryNodeHasAFormAt(model.graph(), move, *converter));
@@ -168,6 +175,14 @@ absl::Status MoveImpl(ModelProto& model, int64_t target, int64_t chunk_nodes, co
 absl::Status MoveDefaultOpset(onnx::ModelProto& model, int64_t target_opset, const PassThroughOps& pass_through,
                               RenamedOutputs* renamed) {
   return MoveDefaultOpsetInChunks(model, target_opset, opset_upgrade::kChunkNodes, pass_through, renamed);
+}
+
+absl::StatusOr<std::vector<NodeWithoutForm>> NodesWithoutFormAt(const onnx::ModelProto& model, int64_t target_opset) {
+  ASSIGN_OR_RETURN(const int64_t from, DefaultOpset(model));
+  if (target_opset >= from) return std::vector<NodeWithoutForm>();
+  const PassThroughOps none;
+  const opset_upgrade::Move move{none, from, target_opset};
+  return opset_upgrade::NodesWithoutFormAt(model.graph(), move, opset_upgrade::Converter(), /*first_only=*/false);
 }
 
 absl::Status MoveDefaultOpsetInChunks(onnx::ModelProto& model, int64_t target_opset, int64_t chunk_nodes,

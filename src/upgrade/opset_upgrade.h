@@ -17,8 +17,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "graph/graph_locator.h"
 #include "onnx/onnx_pb.h"
 
@@ -56,6 +59,23 @@ struct PassThroughOps {
 // ResourceExhausted when memory runs out; Internal for a broken invariant of this wrapper.
 absl::Status MoveDefaultOpset(onnx::ModelProto& model, int64_t target_opset, const PassThroughOps& pass_through = {},
                               RenamedOutputs* renamed = nullptr);
+
+// A default-domain node of a model that has no form at a lower opset (MoveDefaultOpset refuses the model's move
+// there), and why.
+struct NodeWithoutForm {
+  std::string graph_path;
+  std::string node_name;
+  std::string op_type;
+  std::string label;         // NodeLabel
+  int64_t lowest_opset = 0;  // the lowest opset it can be moved to
+  std::string why;           // why not below it
+};
+
+// Every default-domain node of `model` (all graphs, depth first) that has no form at `target_opset`, below the
+// model's opset: what keeps a move down there from being made. Empty when every node has one (onnx's converter may
+// still refuse a node an adapter cannot take as it runs: an axes input computed at run time, say), and for a target
+// at or above the model's opset. InvalidArgument when the model's opset imports are malformed.
+absl::StatusOr<std::vector<NodeWithoutForm>> NodesWithoutFormAt(const onnx::ModelProto& model, int64_t target_opset);
 
 // MoveDefaultOpset with the main graph handed to the converter in chunks of at most `chunk_nodes` nodes
 // it converts (MoveDefaultOpset uses 64), or, for 0, whole, as onnx's ConvertVersion does. The result

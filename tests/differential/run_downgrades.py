@@ -16,11 +16,14 @@ there are what every moved form must give. For each target below the model's ops
     "caught" (nothing wrong is written; the line names it for the team);
   - anything else fails the test: a moved model that differs, fails the check or does not load, output written
     beside a refusal, a crash.
-One line per failure, and per target the counts; the exit status is non-zero when anything failed.
+One line per failure, per target the counts, and the most frequent reasons for refusing; the exit status is non-zero
+when anything failed.
 """
 
 import argparse
+import collections
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -62,6 +65,15 @@ def move(cli, in_path, out_path, target):
     return p.returncode, p.stderr.strip()
 
 
+def refusal_reason(message):
+    """A refusal's reason without the node it names, to count refusals by reason."""
+    reason = message.split(" has no form at opset ", 1)[-1]
+    reason = reason.split(": ", 1)[-1] if " has no form at opset " in message else reason
+    reason = reason.split("; the lowest opset", 1)[0]
+    reason = re.sub(r"'[^']*'", "'...'", reason)
+    return reason.replace("onnx-legalize: ", "")[:140]
+
+
 def allowance(name):
     for prefix, bounds in ORT_KERNEL_ALLOWANCES.items():
         if name.startswith(prefix):
@@ -100,6 +112,7 @@ def main():
     os.makedirs(args.scratch, exist_ok=True)
     counts = {t: {"moved": 0, "refused": 0, "caught": 0, "failed": 0} for t in args.targets}
     failures = 0
+    reasons = collections.Counter()
     for name in sorted(os.listdir(args.node_dir)):
         if args.only and name not in args.only:
             continue
@@ -130,6 +143,8 @@ def main():
             elif code in (EXIT_REFUSED, EXIT_VERIFICATION_FAILED) and not os.path.exists(out_path):
                 outcome = "caught" if code == EXIT_VERIFICATION_FAILED else "refused"
                 detail = err.splitlines()[0] if err else ""
+                if outcome == "refused":
+                    reasons[refusal_reason(detail)] += 1
             else:
                 outcome = "failed"
                 detail = f"exit {code}{', output written' if os.path.exists(out_path) else ''}: " + (
@@ -142,6 +157,9 @@ def main():
     for target, c in counts.items():
         print(f"to opset {target}: {c['moved']} moved, {c['refused']} refused, {c['caught']} caught by the proof, "
               f"{c['failed']} failed")
+    print("refusals by reason, the most frequent first:")
+    for reason, count in reasons.most_common(25):
+        print(f"  {count:5d}  {reason}")
     return 1 if failures else 0
 
 

@@ -92,49 +92,81 @@ g (float[2] x) => (float[2] y) {
 )ONNX";
 
 TEST(CheckReportTest, OpsetPolicyFindsAModelBelowTheMinimum) {
-  absl::StatusOr<std::optional<CheckFinding>> finding = CheckOpsetPolicy(ParseModel(kOpset9), {11, std::nullopt});
-  ASSERT_TRUE(finding.ok()) << finding.status();
-  ASSERT_TRUE(finding->has_value());
-  EXPECT_EQ((*finding)->graph_path, "");
-  EXPECT_EQ((*finding)->op_type, "");
-  EXPECT_EQ((*finding)->opset, 9);
-  EXPECT_THAT((*finding)->reason, HasSubstr("below the minimum 11"));
-  EXPECT_EQ(CheckFindingRule(**finding), "opset-out-of-range");
+  absl::StatusOr<std::vector<CheckFinding>> findings = CheckOpsetPolicy(ParseModel(kOpset9), {11, std::nullopt});
+  ASSERT_TRUE(findings.ok()) << findings.status();
+  ASSERT_EQ(findings->size(), 1u);
+  const CheckFinding& finding = findings->front();
+  EXPECT_EQ(finding.graph_path, "");
+  EXPECT_EQ(finding.op_type, "");
+  EXPECT_EQ(finding.opset, 9);
+  EXPECT_THAT(finding.reason, HasSubstr("below the minimum 11"));
+  EXPECT_EQ(CheckFindingRule(finding), "opset-out-of-range");
 }
 
-TEST(CheckReportTest, OpsetPolicyFindsAModelAboveTheMaximum) {
-  absl::StatusOr<std::optional<CheckFinding>> finding = CheckOpsetPolicy(ParseModel(kOpset9), {std::nullopt, 8});
-  ASSERT_TRUE(finding.ok() && finding->has_value());
-  EXPECT_THAT((*finding)->reason, HasSubstr("above the maximum 8"));
+// Above the maximum, the model's finding says whether moving it down fixes it: here every node has a form at 8.
+TEST(CheckReportTest, OpsetPolicyFindsAModelAboveTheMaximumThatCanMoveDown) {
+  absl::StatusOr<std::vector<CheckFinding>> findings = CheckOpsetPolicy(ParseModel(kOpset9), {std::nullopt, 8});
+  ASSERT_TRUE(findings.ok()) << findings.status();
+  ASSERT_EQ(findings->size(), 1u);
+  EXPECT_THAT(findings->front().reason, HasSubstr("above the maximum 8"));
+  EXPECT_TRUE(findings->front().fixable);
+  EXPECT_EQ(findings->front().fix, "--target-opset=8 moves it down (every node has a form there)");
+  EXPECT_THAT(FormatCheckResults({{"m.onnx", absl::OkStatus(), *findings}}, CheckFormat::kText),
+              HasSubstr("m.onnx: model (domain ai.onnx, opset 9): default opset 9 is above the maximum 8 (max_opset); "
+                        "onnx-legalize fixes it: --target-opset=8 moves it down (every node has a form there)"));
+}
+
+// ...and names each node that keeps it from moving there, with why and the lowest opset it can go to.
+TEST(CheckReportTest, OpsetPolicyNamesEachNodeWithNoFormAtTheMaximum) {
+  onnx::ModelProto model = ParseModel(R"ONNX(
+<ir_version: 8, opset_import: ["" : 14]>
+g (float[2, 3] x) => (float[2, 3] y) { h = HardSwish (x)  r = Relu (h)  y = HardSwish (r) }
+)ONNX");
+  model.mutable_graph()->mutable_node(0)->set_name("first");
+  absl::StatusOr<std::vector<CheckFinding>> findings = CheckOpsetPolicy(model, {std::nullopt, 13});
+  ASSERT_TRUE(findings.ok()) << findings.status();
+  ASSERT_EQ(findings->size(), 3u);
+  EXPECT_THAT(findings->at(0).reason, HasSubstr("above the maximum 13 (max_opset); 2 nodes have no form there"));
+  EXPECT_FALSE(findings->at(0).fixable);
+  EXPECT_EQ(CheckFindingRule(findings->at(0)), "opset-out-of-range");
+  EXPECT_EQ(findings->at(1).node_name, "first");
+  EXPECT_EQ(findings->at(1).op_type, "HardSwish");
+  EXPECT_EQ(findings->at(1).graph_path, "main");
+  EXPECT_EQ(findings->at(1).reason,
+            "no form at opset 13: HardSwish exists only from opset 14; the lowest opset it can go to is 14");
+  EXPECT_FALSE(findings->at(1).fixable);
+  EXPECT_EQ(CheckFindingRule(findings->at(1)), "no-form-at-max-opset");
+  EXPECT_EQ(findings->at(2).op_type, "HardSwish");
 }
 
 TEST(CheckReportTest, OpsetPolicyAcceptsAModelInRangeBoundsIncluded) {
   for (const OpsetPolicy& policy : {OpsetPolicy{9, 9}, OpsetPolicy{}, OpsetPolicy{1, std::nullopt}}) {
-    absl::StatusOr<std::optional<CheckFinding>> finding = CheckOpsetPolicy(ParseModel(kOpset9), policy);
-    ASSERT_TRUE(finding.ok()) << finding.status();
-    EXPECT_FALSE(finding->has_value()) << (*finding)->reason;
+    absl::StatusOr<std::vector<CheckFinding>> findings = CheckOpsetPolicy(ParseModel(kOpset9), policy);
+    ASSERT_TRUE(findings.ok()) << findings.status();
+    EXPECT_TRUE(findings->empty()) << findings->front().reason;
   }
 }
 
 TEST(CheckReportTest, OpsetPolicyFindsAModelThatImportsNoDefaultOpset) {
   onnx::ModelProto model = ParseModel(kOpset9);
   model.mutable_opset_import(0)->set_domain("com.vendor");
-  absl::StatusOr<std::optional<CheckFinding>> finding = CheckOpsetPolicy(model, {std::nullopt, 17});
-  ASSERT_TRUE(finding.ok() && finding->has_value());
-  EXPECT_THAT((*finding)->reason, HasSubstr("imports no default-domain opset"));
+  absl::StatusOr<std::vector<CheckFinding>> findings = CheckOpsetPolicy(model, {std::nullopt, 17});
+  ASSERT_TRUE(findings.ok());
+  ASSERT_EQ(findings->size(), 1u);
+  EXPECT_THAT(findings->front().reason, HasSubstr("imports no default-domain opset"));
   // Without a bound there is no policy to break.
-  finding = CheckOpsetPolicy(model, {});
-  ASSERT_TRUE(finding.ok());
-  EXPECT_FALSE(finding->has_value());
+  findings = CheckOpsetPolicy(model, {});
+  ASSERT_TRUE(findings.ok());
+  EXPECT_TRUE(findings->empty());
 }
 
 TEST(CheckReportTest, OpsetPolicyTakesOpset1ForModelsOlderThanOpsetImports) {
   onnx::ModelProto model = ParseModel(kOpset9);
   model.clear_opset_import();
   model.set_ir_version(2);
-  absl::StatusOr<std::optional<CheckFinding>> finding = CheckOpsetPolicy(model, {7, std::nullopt});
-  ASSERT_TRUE(finding.ok() && finding->has_value());
-  EXPECT_EQ((*finding)->opset, 1);
+  absl::StatusOr<std::vector<CheckFinding>> findings = CheckOpsetPolicy(model, {7, std::nullopt});
+  ASSERT_TRUE(findings.ok() && findings->size() == 1);
+  EXPECT_EQ(findings->front().opset, 1);
 }
 
 TEST(CheckReportTest, OpsetPolicyRejectsTwoDefaultOpsets) {
@@ -175,9 +207,9 @@ TEST(CheckReportTest, TextIsALinePerFindingThenTheSummary) {
 }
 
 TEST(CheckReportTest, TextWritesAModelWideFindingWithoutANode) {
-  absl::StatusOr<std::optional<CheckFinding>> finding = CheckOpsetPolicy(ParseModel(kOpset9), {10, std::nullopt});
-  ASSERT_TRUE(finding.ok() && finding->has_value());
-  EXPECT_THAT(FormatCheckResults({{"m.onnx", absl::OkStatus(), {**finding}}}, CheckFormat::kText),
+  absl::StatusOr<std::vector<CheckFinding>> findings = CheckOpsetPolicy(ParseModel(kOpset9), {10, std::nullopt});
+  ASSERT_TRUE(findings.ok() && findings->size() == 1);
+  EXPECT_THAT(FormatCheckResults({{"m.onnx", absl::OkStatus(), *findings}}, CheckFormat::kText),
               HasSubstr("m.onnx: model (domain ai.onnx, opset 9): default opset 9 is below the minimum 10"));
 }
 
