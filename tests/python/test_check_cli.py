@@ -134,8 +134,12 @@ def test_opset_policy(repo):
     assert code == 0, "the legalized model is at opset 10"
     code, doc, _ = json_findings("--max-opset=9", repo / "a_clean.onnx")
     assert code == 1
-    assert [f["rule"] for f in doc["findings"]] == ["opset-out-of-range"]
+    # The model, and the node that keeps it from moving down to 9: the Slice-10 its DynamicSlice became.
+    assert [f["rule"] for f in doc["findings"]] == ["opset-out-of-range", "no-form-at-max-opset"]
     assert doc["findings"][0]["graph_path"] == "" and doc["findings"][0]["opset"] == 10
+    assert doc["findings"][0]["fixable"] is False
+    assert doc["findings"][1]["op_type"] == "Slice"
+    assert doc["findings"][1]["reason"].endswith("the lowest opset it can go to is 10")
     code, doc, _ = json_findings("--min-opset=7", "--max-opset=9", repo / "z.onnx")
     assert [f["rule"] for f in doc["findings"]] == ["removed-experimental-op"]
 
