@@ -92,10 +92,9 @@ WhyNot NegativeOrUnknownInInput(const NodeProto& node, int index, const char* na
 
 WhyNot Always(const NodeProto&, const ConstantOf&) { return std::nullopt; }
 
-// Softmax, LogSoftmax and Hardmax before 13 flatten their input to 2-D at `axis` (default 1) and compute along all
-// that follows it: the same as 13's along the last axis only. The node's rank is known to the converter alone (the
-// skeleton's shape inference), so the adapter checks it (AxisToLast) and nothing is checked here.
-WhyNot AxisCheckedByTheAdapter(const NodeProto&, const ConstantOf&) { return std::nullopt; }
+// A step whose adapter rewrites what the older version does not take, or refuses it, as it runs: Softmax's axis needs
+// the node's rank, which the converter alone knows (the skeleton's shape inference).
+WhyNot TakenByTheAdapter(const NodeProto&, const ConstantOf&) { return std::nullopt; }
 
 // Softmax-13 (LogSoftmax, Hardmax) moved to 12: its axis written as -1, the last, when it is the last, or a refusal.
 // onnx's own Softmax and LogSoftmax 13 -> 12 adapter keeps any other axis (which then means more than that axis), and
@@ -114,11 +113,63 @@ onnx::Node* AxisToLast(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
   return node;
 }
 
+// Constant-12 moved to 11: a value_float, value_floats, value_int(s) or value_string(s) attribute (12's shorthands)
+// written as the `value` tensor it stands for, a scalar or a 1-D tensor.
+onnx::Node* ValueAttributeToTensor(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
+  onnx::Tensor value;
+  const onnx::Symbol value_float("value_float"), value_floats("value_floats"), value_int("value_int"),
+      value_ints("value_ints"), value_string("value_string"), value_strings("value_strings");
+  onnx::Symbol shorthand;
+  if (node->hasAttribute(value_float)) {
+    shorthand = value_float;
+    value.elem_type() = onnx::TensorProto::FLOAT;
+    value.floats().push_back(static_cast<float>(node->f(value_float)));
+  } else if (node->hasAttribute(value_floats)) {
+    shorthand = value_floats;
+    value.elem_type() = onnx::TensorProto::FLOAT;
+    for (double f : node->fs(value_floats)) value.floats().push_back(static_cast<float>(f));
+    value.sizes() = {static_cast<int64_t>(value.floats().size())};
+  } else if (node->hasAttribute(value_int)) {
+    shorthand = value_int;
+    value.elem_type() = onnx::TensorProto::INT64;
+    value.int64s().push_back(node->i(value_int));
+  } else if (node->hasAttribute(value_ints)) {
+    shorthand = value_ints;
+    value.elem_type() = onnx::TensorProto::INT64;
+    value.int64s() = node->is(value_ints);
+    value.sizes() = {static_cast<int64_t>(value.int64s().size())};
+  } else if (node->hasAttribute(value_string)) {
+    shorthand = value_string;
+    value.elem_type() = onnx::TensorProto::STRING;
+    value.strings().push_back(node->s(value_string));
+  } else if (node->hasAttribute(value_strings)) {
+    shorthand = value_strings;
+    value.elem_type() = onnx::TensorProto::STRING;
+    value.strings() = node->ss(value_strings);
+    value.sizes() = {static_cast<int64_t>(value.strings().size())};
+  } else {
+    return node;  // `value` or `sparse_value`, as Constant-11 has them
+  }
+  node->removeAttribute(shorthand);
+  node->t_(onnx::kvalue, value);
+  return node;
+}
+
 // What the adapter does to a node that crosses a step back.
 enum class Adapt {
-  kKeep,        // nothing: the node means the same at the older version
-  kAxisToLast,  // AxisToLast
+  kKeep,                    // nothing: the node means the same at the older version
+  kAxisToLast,              // AxisToLast
+  kValueAttributeToTensor,  // ValueAttributeToTensor
 };
+
+onnx::version_conversion::NodeTransformerFunction AdapterOf(Adapt adapt) {
+  switch (adapt) {
+    case Adapt::kAxisToLast: return AxisToLast;
+    case Adapt::kValueAttributeToTensor: return ValueAttributeToTensor;
+    case Adapt::kKeep: break;
+  }
+  return [](const std::shared_ptr<onnx::Graph>&, onnx::Node* node) { return node; };
+}
 
 // What a change of these ops takes from a node that crosses it back.
 struct DownStep {
@@ -170,6 +221,7 @@ const DownStep kDownSteps[] = {
     {"Neg", 13, Always},
     {"NonZero", 13, Always},
     {"Pad", 13, Always},
+    {"Pow", 12, Always},  // integer exponents
     {"Pow", 13, Always},
     {"Reciprocal", 13, Always},
     {"ReduceL1", 13, Always},
@@ -225,14 +277,7 @@ const DownStep kDownSteps[] = {
      }},
     {"Split", 18, [](const NodeProto& node, const ConstantOf&) { return AttributePresent(node, "num_outputs"); }},
     {"Pad", 18, [](const NodeProto& node, const ConstantOf&) { return InputPresent(node, 3, "axes"); }},
-    {"Constant", 12,
-     [](const NodeProto& node, const ConstantOf&) -> WhyNot {
-       for (const char* name :
-            {"value_float", "value_floats", "value_int", "value_ints", "value_string", "value_strings"}) {
-         if (WhyNot present = AttributePresent(node, name)) return present;
-       }
-       return std::nullopt;
-     }},
+    {"Constant", 12, TakenByTheAdapter, Adapt::kValueAttributeToTensor},
     {"BatchNormalization", 14,
      [](const NodeProto& node, const ConstantOf&) { return IntAttributeOtherThan(node, "training_mode", 0); }},
     {"Gemm", 11,
@@ -268,9 +313,9 @@ const DownStep kDownSteps[] = {
        return NegativeOrUnknownInInput(node, 1, "indices", constant_of);
      }},
     // The axis's meaning changed; along the last axis it is the same.
-    {"Softmax", 13, AxisCheckedByTheAdapter, Adapt::kAxisToLast, /*replaces_onnx=*/true},
-    {"LogSoftmax", 13, AxisCheckedByTheAdapter, Adapt::kAxisToLast, /*replaces_onnx=*/true},
-    {"Hardmax", 13, AxisCheckedByTheAdapter, Adapt::kAxisToLast},
+    {"Softmax", 13, TakenByTheAdapter, Adapt::kAxisToLast, /*replaces_onnx=*/true},
+    {"LogSoftmax", 13, TakenByTheAdapter, Adapt::kAxisToLast, /*replaces_onnx=*/true},
+    {"Hardmax", 13, TakenByTheAdapter, Adapt::kAxisToLast},
 };
 
 const DownStep* FindDownStep(const std::string& op_type, int64_t version) {
@@ -283,11 +328,8 @@ const DownStep* FindDownStep(const std::string& op_type, int64_t version) {
 }  // namespace
 
 void RegisterOwnDownAdapters(StepConverter& converter) {
-  using onnx::version_conversion::NodeTransformerFunction;
-  const NodeTransformerFunction keep = [](const std::shared_ptr<onnx::Graph>&, onnx::Node* node) { return node; };
   for (const DownStep& step : kDownSteps) {
-    converter.registerAdapter(step.op_type, step.version, step.version - 1,
-                              step.adapt == Adapt::kAxisToLast ? NodeTransformerFunction(AxisToLast) : keep);
+    converter.registerAdapter(step.op_type, step.version, step.version - 1, AdapterOf(step.adapt));
   }
 }
 

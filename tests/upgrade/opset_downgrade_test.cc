@@ -70,6 +70,28 @@ g (float[2, 3, 4] x) => (float[2, 3, 4] y) { y = Hardmax (x) }
   EXPECT_EQ(axis->i(), -1);
 }
 
+TEST(OpsetDowngradeTest, WritesConstant12sShorthandsAsTheValueTensor) {
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
+<ir_version: 7, opset_import: ["" : 12]>
+g (float x) => (float y, int64[2] shape) {
+  scale = Constant <value_float = 2.5> ()
+  y = Mul (x, scale)
+  shape = Constant <value_ints = [3, 4]> ()
+}
+)ONNX");
+  const absl::Status moved = MoveDefaultOpset(model, 11);
+  ASSERT_TRUE(moved.ok()) << moved;
+  ExpectStrictShapeInferenceAccepts(model);
+  const NodeProto* scale = Producer(model.graph(), "scale");
+  ASSERT_NE(scale, nullptr);
+  ASSERT_EQ(scale->attribute_size(), 1);
+  EXPECT_EQ(scale->attribute(0).name(), "value");
+  EXPECT_EQ(scale->attribute(0).t().data_type(), TensorProto::FLOAT);
+  EXPECT_EQ(scale->attribute(0).t().dims_size(), 0) << "a scalar";
+  EXPECT_THAT(ConstFloats(model.graph(), "scale"), ElementsAre(2.5f));
+  EXPECT_THAT(ConstInts(model.graph(), "shape"), ElementsAre(3, 4));
+}
+
 // Expects the move to `target` refused as kNoFormAtOpset with `text`, the model as it was.
 void ExpectNoFormAt(const char* text_model, int64_t target, const std::string& text) {
   ModelProto model = ParseModelNamingNodes(text_model);
