@@ -154,6 +154,13 @@ bool StepConverter::AdaptsDown(const std::string& op_type, int64_t version) cons
          dynamic_cast<const onnx::version_conversion::NoPreviousVersionAdapter*>(to->second.get()) == nullptr;
 }
 
+std::shared_ptr<const onnx::version_conversion::Adapter> StepConverter::TakeDownAdapter(const std::string& op_type,
+                                                                                        int64_t version) {
+  std::unique_ptr<onnx::version_conversion::Adapter>& entry =
+      adapters[op_type][onnx::OpSetID(version).toString()][onnx::OpSetID(version - 1).toString()];
+  return std::shared_ptr<const onnx::version_conversion::Adapter>(std::move(entry));
+}
+
 void StepConverter::ConvertStep(const std::shared_ptr<onnx::Graph>& g, int64_t curr) const {
   const onnx::OpSetID curr_id(curr);
   const onnx::OpSetID next_id(curr + 1);

@@ -15,10 +15,12 @@
 // value, and its index input is a constant, where that is what counts).
 // tests/upgrade/down_steps_test.cc holds every entry to the schemas: onnx has no down-adapter of its own for it (but
 // for those replaced), and an entry that takes every node has the same inputs, outputs and attributes on both sides.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -178,7 +180,38 @@ struct DownStep {
   WhyNot (*why_not)(const NodeProto&, const ConstantOf&);  // why a node cannot cross it, or nullopt
   Adapt adapt = Adapt::kKeep;
   bool replaces_onnx = false;  // in place of onnx's own adapter, which gets it wrong
+  // The attributes only the newer version has, taken off the node (comma-separated): why_not has found each
+  // absent or at the value that is the older version's behaviour, which the older version then has without it.
+  const char* dropped = "";
+  // onnx's own adapter runs first, then the attributes are taken off (it leaves them, and the older schema has none).
+  bool after_onnx = false;
 };
+
+// `adapt`, then each attribute of `dropped` taken off the node.
+onnx::version_conversion::NodeTransformerFunction DroppingAttributes(
+    onnx::version_conversion::NodeTransformerFunction adapt, const std::string& dropped) {
+  std::vector<onnx::Symbol> names;
+  for (size_t start = 0; start < dropped.size();) {
+    const size_t end = std::min(dropped.find(',', start), dropped.size());
+    names.emplace_back(dropped.substr(start, end - start));
+    start = end + 1;
+  }
+  return [adapt = std::move(adapt), names](const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node) {
+    node = adapt(graph, node);
+    for (const onnx::Symbol& name : names) {
+      if (node->hasAttribute(name)) node->removeAttribute(name);
+    }
+    return node;
+  };
+}
+
+// Why a Reduce node's noop_with_empty_axes (ReduceSum 13, the others 18) is the newer version's alone: 1 without
+// axes leaves the data as it is, where the older version reduces every axis.
+WhyNot NoopWithoutAxes(const NodeProto& node, const ConstantOf&) {
+  const AttributeProto* noop = FindAttribute(node, "noop_with_empty_axes");
+  if (noop == nullptr || noop->i() == 0 || (node.input_size() > 1 && !node.input(1).empty())) return std::nullopt;
+  return WhyNot("its noop_with_empty_axes without axes leaves the data as it is, which only the newer version does");
+}
 
 const DownStep kDownSteps[] = {
     // Type constraints widened (bfloat16 at 13, unless said otherwise), nothing else.
@@ -269,17 +302,20 @@ const DownStep kDownSteps[] = {
     {"GlobalMaxPool", 22, Always},
     // An attribute or input added, whose absence (or default) is the older version's behaviour.
     {"Reshape", 14,
-     [](const NodeProto& node, const ConstantOf&) { return IntAttributeOtherThan(node, "allowzero", 0); }},
+     [](const NodeProto& node, const ConstantOf&) { return IntAttributeOtherThan(node, "allowzero", 0); }, Adapt::kKeep,
+     false, "allowzero"},
     {"Shape", 15,
      [](const NodeProto& node, const ConstantOf&) -> WhyNot {
        if (WhyNot start = IntAttributeOtherThan(node, "start", 0)) return start;
        return AttributePresent(node, "end");
-     }},
+     },
+     Adapt::kKeep, false, "start"},
     {"Split", 18, [](const NodeProto& node, const ConstantOf&) { return AttributePresent(node, "num_outputs"); }},
     {"Pad", 18, [](const NodeProto& node, const ConstantOf&) { return InputPresent(node, 3, "axes"); }},
     {"Constant", 12, TakenByTheAdapter, Adapt::kValueAttributeToTensor},
     {"BatchNormalization", 14,
-     [](const NodeProto& node, const ConstantOf&) { return IntAttributeOtherThan(node, "training_mode", 0); }},
+     [](const NodeProto& node, const ConstantOf&) { return IntAttributeOtherThan(node, "training_mode", 0); },
+     Adapt::kKeep, false, "training_mode"},
     {"Gemm", 11,
      [](const NodeProto& node, const ConstantOf&) -> WhyNot {
        if (node.input_size() > 2 && !node.input(2).empty()) return std::nullopt;
@@ -294,11 +330,14 @@ const DownStep kDownSteps[] = {
          if (d != 1) return WhyNot("its dilations are the newer version's alone");
        }
        return std::nullopt;
-     }},
+     },
+     Adapt::kKeep, false, "ceil_mode,dilations"},
     {"AveragePool", 10,
-     [](const NodeProto& node, const ConstantOf&) { return IntAttributeOtherThan(node, "ceil_mode", 0); }},
+     [](const NodeProto& node, const ConstantOf&) { return IntAttributeOtherThan(node, "ceil_mode", 0); }, Adapt::kKeep,
+     false, "ceil_mode"},
     {"DepthToSpace", 11,
-     [](const NodeProto& node, const ConstantOf&) { return StringAttributeOtherThan(node, "mode", "DCR"); }},
+     [](const NodeProto& node, const ConstantOf&) { return StringAttributeOtherThan(node, "mode", "DCR"); },
+     Adapt::kKeep, false, "mode"},
     // Opset 11 let axes and indices count from the back; the same node with none that does is the older version's.
     {"Squeeze", 11, [](const NodeProto& node, const ConstantOf&) { return NegativeInAttribute(node, "axes"); }},
     {"Split", 11, [](const NodeProto& node, const ConstantOf&) { return NegativeInAttribute(node, "axis"); }},
@@ -316,6 +355,18 @@ const DownStep kDownSteps[] = {
     {"Softmax", 13, TakenByTheAdapter, Adapt::kAxisToLast, /*replaces_onnx=*/true},
     {"LogSoftmax", 13, TakenByTheAdapter, Adapt::kAxisToLast, /*replaces_onnx=*/true},
     {"Hardmax", 13, TakenByTheAdapter, Adapt::kAxisToLast},
+    // onnx's own adapters take the axes input back into an attribute, and leave noop_with_empty_axes, which the
+    // older versions do not have.
+    {"ReduceSum", 13, NoopWithoutAxes, Adapt::kKeep, true, "noop_with_empty_axes", /*after_onnx=*/true},
+    {"ReduceL1", 18, NoopWithoutAxes, Adapt::kKeep, true, "noop_with_empty_axes", /*after_onnx=*/true},
+    {"ReduceL2", 18, NoopWithoutAxes, Adapt::kKeep, true, "noop_with_empty_axes", /*after_onnx=*/true},
+    {"ReduceLogSum", 18, NoopWithoutAxes, Adapt::kKeep, true, "noop_with_empty_axes", /*after_onnx=*/true},
+    {"ReduceLogSumExp", 18, NoopWithoutAxes, Adapt::kKeep, true, "noop_with_empty_axes", /*after_onnx=*/true},
+    {"ReduceMax", 18, NoopWithoutAxes, Adapt::kKeep, true, "noop_with_empty_axes", /*after_onnx=*/true},
+    {"ReduceMean", 18, NoopWithoutAxes, Adapt::kKeep, true, "noop_with_empty_axes", /*after_onnx=*/true},
+    {"ReduceMin", 18, NoopWithoutAxes, Adapt::kKeep, true, "noop_with_empty_axes", /*after_onnx=*/true},
+    {"ReduceProd", 18, NoopWithoutAxes, Adapt::kKeep, true, "noop_with_empty_axes", /*after_onnx=*/true},
+    {"ReduceSumSquare", 18, NoopWithoutAxes, Adapt::kKeep, true, "noop_with_empty_axes", /*after_onnx=*/true},
 };
 
 const DownStep* FindDownStep(const std::string& op_type, int64_t version) {
@@ -329,7 +380,18 @@ const DownStep* FindDownStep(const std::string& op_type, int64_t version) {
 
 void RegisterOwnDownAdapters(StepConverter& converter) {
   for (const DownStep& step : kDownSteps) {
-    converter.registerAdapter(step.op_type, step.version, step.version - 1, AdapterOf(step.adapt));
+    onnx::version_conversion::NodeTransformerFunction adapt = AdapterOf(step.adapt);
+    if (step.after_onnx) {
+      std::shared_ptr<const onnx::version_conversion::Adapter> onnx_own =
+          converter.TakeDownAdapter(step.op_type, step.version);
+      if (onnx_own != nullptr) {  // down_steps_test holds that onnx has it
+        adapt = [onnx_own](const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node) {
+          return onnx_own->adapt(graph, node);
+        };
+      }
+    }
+    converter.registerAdapter(step.op_type, step.version, step.version - 1,
+                              DroppingAttributes(std::move(adapt), step.dropped));
   }
 }
 

@@ -176,6 +176,9 @@ class StepConverter : public onnx::version_conversion::DefaultVersionConverter {
   // schema changed at `version`) to opset `version - 1`.
   bool AdaptsDown(const std::string& op_type, int64_t version) const;
 
+  // onnx's own down-adapter of that change, taken out of the table (for one of ours that runs it first).
+  std::shared_ptr<const onnx::version_conversion::Adapter> TakeDownAdapter(const std::string& op_type, int64_t version);
+
   // convert_graph(g, curr, curr + 1).
   void ConvertStep(const std::shared_ptr<onnx::Graph>& g, int64_t curr) const;
 };

@@ -92,6 +92,26 @@ g (float x) => (float y, int64[2] shape) {
   EXPECT_THAT(ConstInts(model.graph(), "shape"), ElementsAre(3, 4));
 }
 
+// An attribute only the newer version has, at the value that is the older version's behaviour, is taken off: the
+// older schema has no such attribute.
+TEST(OpsetDowngradeTest, TakesOffAttributesAtTheOlderVersionsBehaviour) {
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
+<ir_version: 8, opset_import: ["" : 14]>
+g (float[1, 1, 4, 4] x, int64[2] shape) => (float[?, ?] y, float[1, 1, 2, 2] pooled, float[1, 1, 1, 4] s) {
+  axes = Constant <value = int64[1] {2}> ()
+  pooled = MaxPool <kernel_shape = [2, 2], strides = [2, 2], ceil_mode = 0, dilations = [1, 1]> (x)
+  y = Reshape <allowzero = 0> (pooled, shape)
+  s = ReduceSum <noop_with_empty_axes = 0, keepdims = 1> (x, axes)
+}
+)ONNX");
+  const absl::Status moved = MoveDefaultOpset(model, 8);
+  ASSERT_TRUE(moved.ok()) << moved;
+  EXPECT_EQ(FindAttr(*Producer(model.graph(), "pooled"), "ceil_mode"), nullptr);
+  EXPECT_EQ(FindAttr(*Producer(model.graph(), "pooled"), "dilations"), nullptr);
+  EXPECT_EQ(FindAttr(*Producer(model.graph(), "y"), "allowzero"), nullptr);
+  EXPECT_EQ(FindAttr(*Producer(model.graph(), "s"), "noop_with_empty_axes"), nullptr);
+}
+
 // Expects the move to `target` refused as kNoFormAtOpset with `text`, the model as it was.
 void ExpectNoFormAt(const char* text_model, int64_t target, const std::string& text) {
   ModelProto model = ParseModelNamingNodes(text_model);
