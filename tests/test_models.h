@@ -60,6 +60,21 @@ const NodeReport& NodeFor(const Report& report, const std::string& output);
 // the reports of two runs.
 std::string WithoutProofSeconds(const std::string& json);
 
+// A PyTorch-era export at opset 13, for the moves down (tests/upgrade/opset_downgrade_test.cc,
+// tests/driver/legalize_down_test.cc): MatMul, Relu and Softmax changed at 13 (their types widened), Unsqueeze and
+// ReduceSum take their axes as an input (one Constant for both), Softmax along the last axis.
+inline constexpr char kPyTorchExportAt13[] = R"ONNX(
+<ir_version: 7, opset_import: ["" : 13], producer_name: "pytorch", producer_version: "1.8">
+export (float[2, 3] x, float[3, 4] w) => (float[2, 1, 4] y, float[2, 1] total, float[2, 3] probs) {
+  axes = Constant <value = int64[1] {1}> ()
+  mm = MatMul (x, w)
+  act = Relu (mm)
+  y = Unsqueeze (act, axes)
+  total = ReduceSum <keepdims = 1> (x, axes)
+  probs = Softmax (x)
+}
+)ONNX";
+
 }  // namespace onnx_legalize::testing
 
 #endif  // ONNX_LEGALIZE_TESTS_TEST_MODELS_H_

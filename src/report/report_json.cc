@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -79,6 +80,19 @@ void AppendOpsetMoveProof(const OpsetMoveProof& proof, std::string& out) {
   out.append("\n  }");
 }
 
+// `items` as an array of objects at the document's second level ("[]" when it is empty), each object's members
+// written by `members(item, first)` with AppendMember at indent 6.
+template <typename Item, typename Members>
+void AppendObjectArray(const std::vector<Item>& items, const Members& members, std::string& out) {
+  if (items.empty()) out.append("[]");
+  for (size_t i = 0; i < items.size(); ++i) {
+    out.append(i == 0 ? "[\n    {" : ",\n    {");
+    bool first = true;
+    members(items[i], first);
+    out.append(i + 1 == items.size() ? "\n    }\n  ]" : "\n    }");
+  }
+}
+
 void AppendNode(const NodeReport& node, std::string& out) {
   constexpr int kIndent = 6;
   out.append("    {");
@@ -111,19 +125,17 @@ std::string ReportToJson(const Report& report) {
   AppendKey("opset_move_proof", kIndent, first, out);
   AppendOpsetMoveProof(report.opset_move_proof, out);
   AppendKey("opset_move_changes", kIndent, first, out);
-  if (report.opset_move_changes.empty()) out.append("[]");
-  for (size_t i = 0; i < report.opset_move_changes.size(); ++i) {
-    const OpsetMoveChange& change = report.opset_move_changes[i];
-    out.append(i == 0 ? "[\n    {" : ",\n    {");
-    bool first_field = true;
-    AppendMember("op_type", change.op_type, 6, first_field, out);
-    AppendMember("version_before", change.version_before, 6, first_field, out);
-    AppendMember("version_after", change.version_after, 6, first_field, out);
-    AppendMember("how", change.how, 6, first_field, out);
-    AppendMember("nodes", change.nodes, 6, first_field, out);
-    AppendMember("first", change.first, 6, first_field, out);
-    out.append(i + 1 == report.opset_move_changes.size() ? "\n    }\n  ]" : "\n    }");
-  }
+  AppendObjectArray(
+      report.opset_move_changes,
+      [&out](const OpsetMoveChange& change, bool& first_field) {
+        AppendMember("op_type", change.op_type, 6, first_field, out);
+        AppendMember("version_before", change.version_before, 6, first_field, out);
+        AppendMember("version_after", change.version_after, 6, first_field, out);
+        AppendMember("how", change.how, 6, first_field, out);
+        AppendMember("nodes", change.nodes, 6, first_field, out);
+        AppendMember("first", change.first, 6, first_field, out);
+      },
+      out);
   AppendKey("legacy_repairs", kIndent, first, out);
   if (report.legacy_repairs.empty()) out.append("[]");
   for (size_t i = 0; i < report.legacy_repairs.size(); ++i) {
@@ -132,26 +144,23 @@ std::string ReportToJson(const Report& report) {
     if (i + 1 == report.legacy_repairs.size()) out.append("\n  ]");
   }
   AppendKey("interface_changes", kIndent, first, out);
-  if (report.interface_changes.empty()) out.append("[]");
-  for (size_t i = 0; i < report.interface_changes.size(); ++i) {
-    const InterfaceChange& change = report.interface_changes[i];
-    out.append(i == 0 ? "[\n    {" : ",\n    {");
-    bool first_field = true;
-    AppendMember("value", change.value, 6, first_field, out);
-    AppendMember("before", change.before, 6, first_field, out);
-    AppendMember("after", change.after, 6, first_field, out);
-    AppendMember("why", change.why, 6, first_field, out);
-    out.append(i + 1 == report.interface_changes.size() ? "\n    }\n  ]" : "\n    }");
-  }
+  AppendObjectArray(
+      report.interface_changes,
+      [&out](const InterfaceChange& change, bool& first_field) {
+        AppendMember("value", change.value, 6, first_field, out);
+        AppendMember("before", change.before, 6, first_field, out);
+        AppendMember("after", change.after, 6, first_field, out);
+        AppendMember("why", change.why, 6, first_field, out);
+      },
+      out);
   AppendKey("targets_passed_over", kIndent, first, out);
-  if (report.targets_passed_over.empty()) out.append("[]");
-  for (size_t i = 0; i < report.targets_passed_over.size(); ++i) {
-    out.append(i == 0 ? "[\n    {" : ",\n    {");
-    bool first_field = true;
-    AppendMember("opset", report.targets_passed_over[i].opset, 6, first_field, out);
-    AppendMember("reason", report.targets_passed_over[i].reason, 6, first_field, out);
-    out.append(i + 1 == report.targets_passed_over.size() ? "\n    }\n  ]" : "\n    }");
-  }
+  AppendObjectArray(
+      report.targets_passed_over,
+      [&out](const PassedOverTarget& passed, bool& first_field) {
+        AppendMember("opset", passed.opset, 6, first_field, out);
+        AppendMember("reason", passed.reason, 6, first_field, out);
+      },
+      out);
   AppendKey("nodes", kIndent, first, out);
   if (report.nodes.empty()) {
     out.append("[]");

@@ -19,28 +19,15 @@ namespace {
 using ::onnx_legalize::testing::DefaultOpset;
 using ::onnx_legalize::testing::ExpectSameOutputs;
 using ::onnx_legalize::testing::Iota;
+using ::onnx_legalize::testing::kPyTorchExportAt13;
 using ::onnx_legalize::testing::LegalizedCopy;
 using ::onnx_legalize::testing::ParseModel;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-// A PyTorch-era export at opset 13: MatMul, Relu and Softmax changed at 13 (their types widened), Unsqueeze and
-// ReduceSum take their axes as an input.
-constexpr char kExportAt13[] = R"ONNX(
-<ir_version: 7, opset_import: ["" : 13], producer_name: "pytorch", producer_version: "1.8">
-export (float[2, 3] x, float[3, 4] w) => (float[2, 1, 4] y, float[2, 1] total, float[2, 3] probs) {
-  axes = Constant <value = int64[1] {1}> ()
-  mm = MatMul (x, w)
-  act = Relu (mm)
-  y = Unsqueeze (act, axes)
-  total = ReduceSum <keepdims = 1> (x, axes)
-  probs = Softmax (x)
-}
-)ONNX";
-
 TEST(LegalizeDownTest, MovesAModelDownToTheTargetAndProvesTheMove) {
-  const onnx::ModelProto model = ParseModel(kExportAt13);
+  const onnx::ModelProto model = ParseModel(kPyTorchExportAt13);
   for (int64_t target : {12, 11, 9, 7}) {
     Options options;
     options.target_opset = target;
@@ -65,7 +52,7 @@ TEST(LegalizeDownTest, TheReportListsWhatTheMoveChanged) {
   Options options;
   options.target_opset = 11;
   Report report;
-  LegalizedCopy(ParseModel(kExportAt13), options, &report);
+  LegalizedCopy(ParseModel(kPyTorchExportAt13), options, &report);
   std::vector<std::string> changes;
   for (const OpsetMoveChange& change : report.opset_move_changes) {
     changes.push_back(absl::StrCat(change.nodes, " ", change.op_type, "-", change.version_before, " -> ",

@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/error_kind.h"
+#include "test_models.h"
 #include "upgrade/opset_upgrade.h"
 #include "upgrade/upgrade_test_support.h"
 
@@ -19,24 +20,10 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-int64_t Opset(const ModelProto& model) { return DefaultOpset(model).value(); }
-
-// An ordinary PyTorch-era export at opset 13: every op changed at 13 or later (types widened), Unsqueeze's and
-// ReduceSum's axes are inputs (one Constant for both), Softmax along the last axis.
-constexpr char kExportAt13[] = R"ONNX(
-<ir_version: 7, opset_import: ["" : 13]>
-export (float[2, 3] x, float[3, 4] w) => (float[2, 1, 4] y, float[2, 1] total, float[2, 3] probs) {
-  axes = Constant <value = int64[1] {1}> ()
-  mm = MatMul (x, w)
-  act = Relu (mm)
-  y = Unsqueeze (act, axes)
-  total = ReduceSum <keepdims = 1> (x, axes)
-  probs = Softmax (x)
-}
-)ONNX";
+int64_t Opset(const ModelProto& model) { return ::onnx_legalize::DefaultOpset(model).value(); }
 
 TEST(OpsetDowngradeTest, MovesAnExportFrom13To11WithItsAxesAsAttributes) {
-  ModelProto model = ParseModelNamingNodes(kExportAt13);
+  ModelProto model = ParseModelNamingNodes(kPyTorchExportAt13);
   const absl::Status moved = MoveDefaultOpset(model, 11);
   ASSERT_TRUE(moved.ok()) << moved;
   EXPECT_EQ(Opset(model), 11);
