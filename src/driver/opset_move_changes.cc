@@ -1,10 +1,11 @@
 #include "driver/opset_move_changes.h"
 
-#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
+#include <string>
 #include <tuple>
-#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "graph/labels.h"

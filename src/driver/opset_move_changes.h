@@ -29,7 +29,6 @@ class NodesBeforeMove {
     std::string label;  // NodeLabel, with its graph
     std::string body;   // inputs and (non-graph) attributes, as bytes to compare
   };
-  void Take(const onnx::GraphProto& graph, const std::string& path);
 
   int64_t from_;
   std::unordered_map<std::string, Print> prints_;  // by graph path and first output

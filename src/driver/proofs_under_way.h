@@ -62,7 +62,7 @@ class ConcurrentVerification {
 // one after the other.
 class Proofs {
  public:
-  // What proves the opset move: ProveOpsetMove on the move's two forms, which it owns.
+  // What proves the opset move: ProveOpsetMove on the model before the move and the moved form, which it owns.
   using OpsetMoveProver = std::function<absl::StatusOr<OpsetMoveProofResult>()>;
 
   // onnx's check reads `skeleton` (null: no check), which lives on `arena`, freed once the check is done.

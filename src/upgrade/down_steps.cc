@@ -398,7 +398,10 @@ void RegisterOwnDownAdapters(StepConverter& converter) {
 std::vector<OwnDownStep> OwnDownSteps() {
   std::vector<OwnDownStep> steps;
   for (const DownStep& step : kDownSteps) {
-    steps.push_back({step.op_type, step.version, step.why_not == Always, step.replaces_onnx});
+    // Unconditional: it takes every node and does nothing to it (the adapters that rewrite check what they take).
+    const bool unconditional =
+        step.why_not == Always && step.adapt == Adapt::kKeep && step.dropped[0] == '\0' && !step.after_onnx;
+    steps.push_back({step.op_type, step.version, unconditional, step.replaces_onnx});
   }
   return steps;
 }
