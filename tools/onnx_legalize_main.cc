@@ -452,7 +452,7 @@ void PrintSummary(const std::string& input, const std::string& output, const onn
   for (const onnx_legalize::OpsetMoveChange& change : report.opset_move_changes) {
     out << "  opset move changed: " << change.nodes << " " << change.op_type;
     if (change.version_before > 0 && change.version_after > 0) {
-      out << " (" << change.op_type << "-" << change.version_before << " -> " << change.op_type << "-"
+      out << " (" << change.op_type << "-" << change.version_before << " -> " << change.op_type_after << "-"
           << change.version_after << ")";
     }
     out << " " << change.how << ", first " << change.first << "\n";

@@ -51,7 +51,8 @@ struct OpsetMoveProof {
 struct OpsetMoveChange {
   std::string op_type;         // the node's op before the move (after it, for a node the move added)
   int64_t version_before = 0;  // the op's version at the model's opset; 0 for a node the move added
-  int64_t version_after = 0;   // at the target opset; 0 for a node the move removed
+  int64_t version_after = 0;   // op_type_after's version at the target opset; 0 for a node the move removed
+  std::string op_type_after;   // the node's op after the move: op_type, but for a node replaced by another op
   // "version": only the op's version is another (its inputs and attributes are as they were); "rewritten": its
   // inputs or attributes changed; "replaced by <op>"; "added"; "removed".
   std::string how;

@@ -131,7 +131,8 @@ def legalize(model, *, target_opset=None, keep_opset=False, verify=True,
     ``ir_version_before``, ``ir_version_after``, ``onnx_check``, ``opset_move``, ``opset_move_proof``,
     ``opset_move_changes``, ``legacy_repairs``, ``interface_changes``, ``targets_passed_over``, ``nodes``).
     ``opset_move_changes`` says what the opset move did to the nodes, by op: ``op_type``, ``version_before``,
-    ``version_after``, ``how`` ("version", "rewritten", "replaced by <op>", "added", "removed"), ``nodes``
+    ``op_type_after`` (the op that stands for it after the move), ``version_after``, ``how`` ("version",
+    "rewritten", "replaced by <op>", "added", "removed"), ``nodes``
     (how many) and ``first`` (the first of them, with its graph). ``interface_changes`` lists
     each graph output whose declared type was written anew (``value``, ``before``, ``after``, ``why``): read the
     output by its new type. ``opset_move_proof`` counts what the opset move's

@@ -130,6 +130,7 @@ std::string ReportToJson(const Report& report) {
       [&out](const OpsetMoveChange& change, bool& first_field) {
         AppendMember("op_type", change.op_type, 6, first_field, out);
         AppendMember("version_before", change.version_before, 6, first_field, out);
+        AppendMember("op_type_after", change.op_type_after, 6, first_field, out);
         AppendMember("version_after", change.version_after, 6, first_field, out);
         AppendMember("how", change.how, 6, first_field, out);
         AppendMember("nodes", change.nodes, 6, first_field, out);

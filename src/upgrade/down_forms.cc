@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -34,10 +35,11 @@ std::optional<Obstacle> FirstObstacle(const NodeProto& node, const Move& move, c
     const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(version), "");
     if (schema == nullptr) return std::nullopt;  // not defined at move.from: CheckOpKnownAtSourceOpset names it
     if (schema->since_version() != version) continue;
-    if (onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(version - 1), "") == nullptr) {
+    const bool adapted = converter.AdaptsDown(node.op_type(), version);  // ours may write it in older ops
+    if (!adapted && onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(version - 1), "") == nullptr) {
       return Obstacle{version, absl::StrCat(node.op_type(), " exists only from opset ", version)};
     }
-    if (!converter.AdaptsDown(node.op_type(), version)) {
+    if (!adapted) {
       return Obstacle{version, absl::StrCat("onnx " ONNX_VERSION_STRING "'s version converter has no way to move ",
                                             node.op_type(), "-", version, " back to opset ", version - 1)};
     }
@@ -49,9 +51,17 @@ std::optional<Obstacle> FirstObstacle(const NodeProto& node, const Move& move, c
 }
 
 // The constants of `graph` (initializers, Constant nodes' `value`), by name, over those of the graphs around it.
-ConstantOf ConstantsOf(const GraphProto& graph, const ConstantOf& outer) {
+// From IR 4 on an initializer that is also a graph input is a default the caller may feed: no constant (in IR 3
+// every initializer is listed as an input).
+ConstantOf ConstantsOf(const GraphProto& graph, const ConstantOf& outer, bool initializers_are_overridable) {
   auto own = std::make_shared<std::unordered_map<std::string, const TensorProto*>>();
-  for (const TensorProto& initializer : graph.initializer()) own->emplace(initializer.name(), &initializer);
+  std::unordered_set<std::string> inputs;
+  if (initializers_are_overridable) {
+    for (const ValueInfoProto& input : graph.input()) inputs.insert(input.name());
+  }
+  for (const TensorProto& initializer : graph.initializer()) {
+    if (inputs.count(initializer.name()) == 0) own->emplace(initializer.name(), &initializer);
+  }
   for (const NodeProto& node : graph.node()) {
     if (node.op_type() != kConstantOp || !IsDefaultDomain(node.domain()) || node.output_size() != 1) continue;
     for (const AttributeProto& attribute : node.attribute()) {
@@ -65,41 +75,51 @@ ConstantOf ConstantsOf(const GraphProto& graph, const ConstantOf& outer) {
   };
 }
 
+// What the search for nodes without a form at move.to looks with, and what it has found.
+struct FormSearch {
+  const Move& move;
+  const StepConverter& converter;
+  bool initializers_are_overridable;  // the model's IR >= 4 (ConstantsOf)
+  bool first_only;                    // stop at the first node found
+  std::vector<NodeWithoutForm> found;
+};
+
 // Every default-domain node of `graph` and the graphs in it (depth first, in node order) that has no form at
-// move.to, into `found`; stops at the first when `first_only`.
-void CollectNodesWithoutForm(const GraphProto& graph, const std::string& path, const Move& move,
-                             const StepConverter& converter, const ConstantOf& outer, bool first_only,
-                             std::vector<NodeWithoutForm>& found) {
-  const ConstantOf constant_of = ConstantsOf(graph, outer);
+// move.to, into search.found.
+void CollectNodesWithoutForm(const GraphProto& graph, const std::string& path, const ConstantOf& outer,
+                             FormSearch& search) {
+  const Move& move = search.move;
+  const ConstantOf constant_of = ConstantsOf(graph, outer, search.initializers_are_overridable);
   for (const NodeProto& node : graph.node()) {
     for (const AttributeProto& attribute : node.attribute()) {
       if (attribute.type() == AttributeProto::GRAPH) {
-        CollectNodesWithoutForm(attribute.g(), SubgraphPath(path, node, attribute.name(), attribute.g()), move,
-                                converter, constant_of, first_only, found);
-        if (first_only && !found.empty()) return;
+        CollectNodesWithoutForm(attribute.g(), SubgraphPath(path, node, attribute.name(), attribute.g()), constant_of,
+                                search);
+        if (search.first_only && !search.found.empty()) return;
       }
     }
     if (!IsDefaultDomain(node.domain())) continue;
     if (move.pass_through.passes_through && move.pass_through.passes_through(node, move.from)) continue;
     if (node.op_type() == kDynamicSliceOp) continue;
-    std::optional<Obstacle> obstacle = FirstObstacle(node, move, converter, constant_of);
+    std::optional<Obstacle> obstacle = FirstObstacle(node, move, search.converter, constant_of);
     if (!obstacle.has_value()) continue;
-    found.push_back({path, node.name(), node.op_type(), NodeLabel(node), obstacle->lowest, std::move(obstacle->why)});
-    if (first_only) return;
+    search.found.push_back(
+        {path, node.name(), node.op_type(), NodeLabel(node), obstacle->lowest, std::move(obstacle->why)});
+    if (search.first_only) return;
   }
 }
 
 }  // namespace
 
-std::vector<NodeWithoutForm> NodesWithoutFormAt(const GraphProto& graph, const Move& move,
+std::vector<NodeWithoutForm> NodesWithoutFormAt(const ModelProto& model, const Move& move,
                                                 const StepConverter& converter, bool first_only) {
-  std::vector<NodeWithoutForm> found;
-  CollectNodesWithoutForm(graph, kMainGraphPath, move, converter, nullptr, first_only, found);
-  return found;
+  FormSearch search{move, converter, model.ir_version() >= 4, first_only, {}};
+  CollectNodesWithoutForm(model.graph(), kMainGraphPath, nullptr, search);
+  return std::move(search.found);
 }
 
-absl::Status CheckEveryNodeHasAFormAt(const GraphProto& graph, const Move& move, const StepConverter& converter) {
-  const std::vector<NodeWithoutForm> found = NodesWithoutFormAt(graph, move, converter, /*first_only=*/true);
+absl::Status CheckEveryNodeHasAFormAt(const ModelProto& model, const Move& move, const StepConverter& converter) {
+  const std::vector<NodeWithoutForm> found = NodesWithoutFormAt(model, move, converter, /*first_only=*/true);
   if (found.empty()) return absl::OkStatus();
   const NodeWithoutForm& node = found.front();
   return NoFormAtOpsetError(

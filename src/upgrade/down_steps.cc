@@ -9,12 +9,14 @@
 // the converter runs (CheckEveryNodeHasAFormAt). Element types are held to the old version's by onnx's full check
 // of the result (strict shape inference checks every input's type against the schema's constraints), and the move
 // is executed before and after where the model runner runs the model (verify/opset_move_proof.h). Softmax and
-// LogSoftmax 13 -> 12 replace onnx's own adapter (AxisToLast says what it gets wrong). Left out on purpose:
-// ScatterElements/ScatterND 16 (same signature, but new `reduction` values), and of the changes at opset 11, which
-// let axes and indices count from the back, those not listed (a node crosses the listed ones when it holds no such
-// value, and its index input is a constant, where that is what counts).
-// tests/upgrade/down_steps_test.cc holds every entry to the schemas: onnx has no down-adapter of its own for it (but
-// for those replaced), and an entry that takes every node has the same inputs, outputs and attributes on both sides.
+// LogSoftmax 13 -> 12 replace onnx's own adapter (AxisToLast says what it gets wrong). Attributes that became inputs
+// go back where the inputs are constants (upgrade/down_inputs_to_attributes.cc), and Shape-15's range, CastLike and
+// Resize-13's optional inputs are written in ops of the older opset (upgrade/down_replacements.cc). Left out on
+// purpose: ScatterElements/ScatterND 16 (same signature, but new `reduction` values), and of the changes at opset 11,
+// which let axes and indices count from the back, those not listed (a node crosses the listed ones when it holds no
+// such value, and its index input is a constant, where that is what counts). tests/upgrade/down_steps_test.cc holds
+// every entry to the schemas: onnx has no down-adapter of its own for it (but for those replaced), and an entry that
+// takes every node has the same inputs, outputs and attributes on both sides.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -31,8 +33,6 @@
 
 namespace onnx_legalize::opset_upgrade {
 namespace {
-
-using WhyNot = std::optional<std::string>;
 
 // Why `node` holds attribute `name` with another value than `old_value` (what the older version does without it).
 WhyNot IntAttributeOtherThan(const NodeProto& node, const char* name, int64_t old_value) {
@@ -105,11 +105,13 @@ onnx::Node* AxisToLast(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
   const int64_t rank = static_cast<int64_t>(node->inputs()[0]->sizes().size());  // 0 where no rank was inferred
   const int64_t axis = node->hasAttribute(onnx::kaxis) ? node->i(onnx::kaxis) : -1;
   if (axis != -1 && (rank == 0 || axis != rank - 1)) {
-    throw NoFormException(absl::StrCat(
-        node->kind().toString(), "-13 along axis ", axis,
-        rank > 0 ? absl::StrCat(" of a rank-", rank, " input") : std::string(" of an input of unknown rank"),
-        " has no form before opset 13, which flattens the input there and computes along every axis from it: only "
-        "the last axis computes alike"));
+    throw NoFormException(
+        node, 13,
+        absl::StrCat(
+            node->kind().toString(), "-13 along axis ", axis,
+            rank > 0 ? absl::StrCat(" of a rank-", rank, " input") : std::string(" of an input of unknown rank"),
+            " has no form before opset 13, which flattens the input there and computes along every axis from it: only "
+            "the last axis computes alike"));
   }
   node->i_(onnx::kaxis, -1);
   return node;
@@ -159,15 +161,29 @@ onnx::Node* ValueAttributeToTensor(const std::shared_ptr<onnx::Graph>&, onnx::No
 
 // What the adapter does to a node that crosses a step back.
 enum class Adapt {
-  kKeep,                    // nothing: the node means the same at the older version
-  kAxisToLast,              // AxisToLast
-  kValueAttributeToTensor,  // ValueAttributeToTensor
+  kKeep,                            // nothing: the node means the same at the older version
+  kAxisToLast,                      // AxisToLast
+  kValueAttributeToTensor,          // ValueAttributeToTensor
+  kSliceInputsToAttributes,         // upgrade/down_inputs_to_attributes.cc
+  kPadInputsToAttributes,           // "
+  kClipInputsToAttributes,          // "
+  kDropoutInputsToAttributes,       // "
+  kShapeRangeToSlice,               // upgrade/down_replacements.cc
+  kCastLikeToCast,                  // "
+  kResizeOptionalInputsSpelledOut,  // "
 };
 
 onnx::version_conversion::NodeTransformerFunction AdapterOf(Adapt adapt) {
   switch (adapt) {
     case Adapt::kAxisToLast: return AxisToLast;
     case Adapt::kValueAttributeToTensor: return ValueAttributeToTensor;
+    case Adapt::kSliceInputsToAttributes: return SliceInputsToAttributes;
+    case Adapt::kPadInputsToAttributes: return PadInputsToAttributes;
+    case Adapt::kClipInputsToAttributes: return ClipInputsToAttributes;
+    case Adapt::kDropoutInputsToAttributes: return DropoutInputsToAttributes;
+    case Adapt::kShapeRangeToSlice: return ShapeRangeToSlice;
+    case Adapt::kCastLikeToCast: return CastLikeToCast;
+    case Adapt::kResizeOptionalInputsSpelledOut: return ResizeOptionalInputsSpelledOut;
     case Adapt::kKeep: break;
   }
   return [](const std::shared_ptr<onnx::Graph>&, onnx::Node* node) { return node; };
@@ -304,12 +320,6 @@ const DownStep kDownSteps[] = {
     {"Reshape", 14,
      [](const NodeProto& node, const ConstantOf&) { return IntAttributeOtherThan(node, "allowzero", 0); }, Adapt::kKeep,
      false, "allowzero"},
-    {"Shape", 15,
-     [](const NodeProto& node, const ConstantOf&) -> WhyNot {
-       if (WhyNot start = IntAttributeOtherThan(node, "start", 0)) return start;
-       return AttributePresent(node, "end");
-     },
-     Adapt::kKeep, false, "start"},
     {"Split", 18, [](const NodeProto& node, const ConstantOf&) { return AttributePresent(node, "num_outputs"); }},
     {"Pad", 18, [](const NodeProto& node, const ConstantOf&) { return InputPresent(node, 3, "axes"); }},
     {"Constant", 12, TakenByTheAdapter, Adapt::kValueAttributeToTensor},
@@ -338,6 +348,15 @@ const DownStep kDownSteps[] = {
     {"DepthToSpace", 11,
      [](const NodeProto& node, const ConstantOf&) { return StringAttributeOtherThan(node, "mode", "DCR"); },
      Adapt::kKeep, false, "mode"},
+    // Attributes that became inputs, back to attributes where the inputs are constants.
+    {"Slice", 10, SliceInputsAreConstant, Adapt::kSliceInputsToAttributes},
+    {"Pad", 11, PadInputsAreConstant, Adapt::kPadInputsToAttributes},
+    {"Clip", 11, ClipInputsAreConstant, Adapt::kClipInputsToAttributes},
+    {"Dropout", 12, DropoutInputsAreConstant, Adapt::kDropoutInputsToAttributes, false, "seed"},
+    // Written in other ops of the older opset.
+    {"Shape", 15, Always, Adapt::kShapeRangeToSlice, false, "start,end"},
+    {"CastLike", 15, TakenByTheAdapter, Adapt::kCastLikeToCast},
+    {"Resize", 13, Always, Adapt::kResizeOptionalInputsSpelledOut},
     // Opset 11 let axes and indices count from the back; the same node with none that does is the older version's.
     {"Squeeze", 11, [](const NodeProto& node, const ConstantOf&) { return NegativeInAttribute(node, "axes"); }},
     {"Split", 11, [](const NodeProto& node, const ConstantOf&) { return NegativeInAttribute(node, "axis"); }},
@@ -401,7 +420,8 @@ std::vector<OwnDownStep> OwnDownSteps() {
     // Unconditional: it takes every node and does nothing to it (the adapters that rewrite check what they take).
     const bool unconditional =
         step.why_not == Always && step.adapt == Adapt::kKeep && step.dropped[0] == '\0' && !step.after_onnx;
-    steps.push_back({step.op_type, step.version, unconditional, step.replaces_onnx});
+    const bool writes_other_ops = step.adapt == Adapt::kShapeRangeToSlice || step.adapt == Adapt::kCastLikeToCast;
+    steps.push_back({step.op_type, step.version, unconditional, step.replaces_onnx, writes_other_ops});
   }
   return steps;
 }

@@ -6,6 +6,9 @@
 //   splice.cc          the converted nodes put back into the caller's graphs
 //   fixes/             what onnx 1.23's adapters get wrong, put right: one file per adapter, listed in
 //                      fixes/registry.cc
+//   down_forms.cc      moving down: whether every node has a form at the target, before the converter runs
+//   down_steps.cc      moving down: the down-adapters onnx lacks or gets wrong, in one table; the adapters that
+//                      rewrite a node are in down_inputs_to_attributes.cc and down_replacements.cc
 // Names and paths in messages: graph/labels.h. The check of the input: graph/graph_validation.h.
 #ifndef ONNX_LEGALIZE_SRC_UPGRADE_INTERNAL_H_
 #define ONNX_LEGALIZE_SRC_UPGRADE_INTERNAL_H_
@@ -49,6 +52,7 @@ inline constexpr char kReshape[] = "Reshape";
 inline constexpr char kResize[] = "Resize";
 inline constexpr char kUpsample[] = "Upsample";
 inline constexpr char kScatter[] = "Scatter";
+inline constexpr char kCastLike[] = "CastLike";
 inline constexpr char kSoftmax[] = "Softmax";
 inline constexpr char kLogSoftmax[] = "LogSoftmax";
 inline constexpr char kHardmax[] = "Hardmax";
@@ -87,6 +91,8 @@ struct Move {
   // fixes repair adapters of such changes; a move down crosses none of them.
   bool Crosses(int64_t version) const { return from < version && to >= version; }
   bool Down() const { return to < from; }
+  // Whether the move goes down past opset `version` (from a version of it to one before it).
+  bool CrossesDown(int64_t version) const { return to < version && from >= version; }
 };
 
 // What the skeleton's declarations (after shape inference) say of its values, by skeleton name: what the
@@ -208,14 +214,23 @@ struct OwnDownStep {
   std::string op_type;
   int64_t version;
   bool unconditional;
-  bool replaces_onnx;  // in place of onnx's own adapter for the step
+  bool replaces_onnx;     // in place of onnx's own adapter for the step
+  bool writes_other_ops;  // writes the node in other ops of the older opset (where the op may not exist yet)
 };
 
 // What an adapter of ours throws for a node with no form at the older opset; the move's refusal is then of kind
-// kNoFormAtOpset (core/error_kind.h).
+// kNoFormAtOpset (core/error_kind.h), naming the caller's node (by the skeleton node's tag) and the lowest opset it
+// can be moved to (the version whose change the adapter undoes).
 class NoFormException : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  NoFormException(const onnx::Node* node, int64_t lowest_opset, const std::string& why)
+      : std::runtime_error(why), node_tag_(node->has_name() ? node->name() : ""), lowest_opset_(lowest_opset) {}
+  const std::string& node_tag() const { return node_tag_; }
+  int64_t lowest_opset() const { return lowest_opset_; }
+
+ private:
+  std::string node_tag_;
+  int64_t lowest_opset_;
 };
 std::vector<OwnDownStep> OwnDownSteps();
 
@@ -226,6 +241,30 @@ std::vector<OwnDownStep> OwnDownSteps();
 using ConstantOf = std::function<const TensorProto*(const std::string& name)>;
 std::optional<std::string> WhyCannotCrossBack(const NodeProto& node, int64_t version, const ConstantOf& constant_of);
 
+// Why a node cannot cross a step back (a value only the newer version takes), or nullopt.
+using WhyNot = std::optional<std::string>;
+
+// --- upgrade/down_inputs_to_attributes.cc ----------------------------------------------------------------------------
+// Steps that made attributes inputs, undone where those inputs are constants: per step the check of a node (on the
+// caller's model) and the adapter (in the converter).
+
+WhyNot SliceInputsAreConstant(const NodeProto& node, const ConstantOf& constant_of);  // Slice 10 -> 9
+onnx::Node* SliceInputsToAttributes(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);
+WhyNot PadInputsAreConstant(const NodeProto& node, const ConstantOf& constant_of);  // Pad 11 -> 10
+onnx::Node* PadInputsToAttributes(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);
+WhyNot ClipInputsAreConstant(const NodeProto& node, const ConstantOf& constant_of);  // Clip 11 -> 10
+onnx::Node* ClipInputsToAttributes(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);
+WhyNot DropoutInputsAreConstant(const NodeProto& node, const ConstantOf& constant_of);  // Dropout 12 -> 11
+onnx::Node* DropoutInputsToAttributes(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);
+
+// --- upgrade/down_replacements.cc ------------------------------------------------------------------------------------
+// Down-adapters that write a node in other ops of the older opset.
+
+onnx::Node* ShapeRangeToSlice(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);  // Shape 15 -> 14
+onnx::Node* CastLikeToCast(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);     // CastLike 15 -> 14
+onnx::Node* ResizeOptionalInputsSpelledOut(const std::shared_ptr<onnx::Graph>& graph,        // Resize 13 -> 12
+                                           onnx::Node* node);
+
 // --- upgrade/down_forms.cc -------------------------------------------------------------------------------------------
 
 // For a move down (move.to < move.from): NoFormAtOpsetError (core/error_kind.h) naming the first default-domain
@@ -233,10 +272,10 @@ std::optional<std::string> WhyCannotCrossBack(const NodeProto& node, int64_t ver
 // and the lowest opset it can be moved to: its op did not exist yet at move.to, or changed at an opset above it
 // with no down-adapter for that change. Nodes that pass through the move (DynamicSlice, move.pass_through, other
 // domains) are not moved and not checked.
-absl::Status CheckEveryNodeHasAFormAt(const GraphProto& graph, const Move& move, const StepConverter& converter);
+absl::Status CheckEveryNodeHasAFormAt(const ModelProto& model, const Move& move, const StepConverter& converter);
 
 // Every such node (NodeWithoutForm, upgrade/opset_upgrade.h), in the same order; the first only, with `first_only`.
-std::vector<NodeWithoutForm> NodesWithoutFormAt(const GraphProto& graph, const Move& move,
+std::vector<NodeWithoutForm> NodesWithoutFormAt(const ModelProto& model, const Move& move,
                                                 const StepConverter& converter, bool first_only);
 
 // --- upgrade/splice.cc -----------------------------------------------------------------------------------------------

@@ -82,9 +82,13 @@ absl::StatusOr<GraphProto> RunConverter(const Skeleton& skeleton, const Move& mo
   } catch (const std::bad_alloc&) {
     throw;
   } catch (const NoFormException& e) {
-    return NoFormAtOpsetError(
-        move.to, absl::StrCat("onnx " ONNX_VERSION_STRING "'s version converter cannot move the model from opset ",
-                              move.from, " to ", move.to, ": ", e.what()));
+    const int64_t record = NameCodec::NodeIndex(e.node_tag());
+    const std::string node = record >= 0 && record < static_cast<int64_t>(skeleton.records.size())
+                                 ? InGraph(NodeLabel(*skeleton.records[static_cast<size_t>(record)].original),
+                                           skeleton.records[static_cast<size_t>(record)].path)
+                                 : std::string("a node");
+    return NoFormAtOpsetError(move.to, absl::StrCat(node, " has no form at opset ", move.to, ": ", e.what(),
+                                                    "; the lowest opset it can be moved to is ", e.lowest_opset()));
   } catch (const std::exception& e) {
     return absl::FailedPreconditionError(absl::StrCat("onnx " ONNX_VERSION_STRING
                                                       "'s version converter cannot move the model from opset ",
@@ -129,7 +133,7 @@ absl::Status MoveImpl(ModelProto& model, int64_t target, int64_t chunk_nodes, co
   const StepConverter* const converter = &Converter();
   if (move.Down()) {
     // Refused before the converter runs, naming the node; and converted whole (chunks.cc converts upwards).
-    RETURN_IF_ERROR(CheckEveryNodeHasAFormAt(model.graph(), move, *converter));
+    RETURN_IF_ERROR(CheckEveryNodeHasAFormAt(model, move, *converter));
     chunk_nodes = 0;
   }
   if (chunk_nodes > 0) {
@@ -182,7 +186,7 @@ absl::StatusOr<std::vector<NodeWithoutForm>> NodesWithoutFormAt(const onnx::Mode
   if (target_opset >= from) return std::vector<NodeWithoutForm>();
   const PassThroughOps none;
   const opset_upgrade::Move move{none, from, target_opset};
-  return opset_upgrade::NodesWithoutFormAt(model.graph(), move, opset_upgrade::Converter(), /*first_only=*/false);
+  return opset_upgrade::NodesWithoutFormAt(model, move, opset_upgrade::Converter(), /*first_only=*/false);
 }
 
 absl::Status MoveDefaultOpsetInChunks(onnx::ModelProto& model, int64_t target_opset, int64_t chunk_nodes,

@@ -167,15 +167,17 @@ absl::Status BuildSkeletonGraph(const GraphProto& graph, const std::string& path
 }
 
 // After shape inference: the outputs of nodes an adapter replaces by a new node become graph outputs, so
-// that onnx's IR (Value::replaceAllUsesWith) gives the replacement the original output names.
+// that onnx's IR (Value::replaceAllUsesWith) gives the replacement the original output names (CastLike moved down:
+// upgrade/down_replacements.cc).
 void ExposeReplacedOutputs(const Move& move, GraphProto* graph) {
   std::unordered_set<std::string> outputs;
   for (const auto& v : graph->output()) outputs.insert(v.name());
   for (auto& node : *graph->mutable_node()) {
     ForEachMutableSubgraph(node,
                            [&](const std::string&, GraphProto& subgraph) { ExposeReplacedOutputs(move, &subgraph); });
-    const bool replaced =
-        (node.op_type() == kUpsample && move.Crosses(10)) || (node.op_type() == kScatter && move.Crosses(11));
+    const bool replaced = (node.op_type() == kUpsample && move.Crosses(10)) ||
+                          (node.op_type() == kScatter && move.Crosses(11)) ||
+                          (node.op_type() == kCastLike && move.CrossesDown(15));
     if (!replaced || node.domain() == kStandInDomain) continue;
     for (const auto& o : node.output()) {
       if (!o.empty() && outputs.insert(o).second) graph->add_output()->set_name(o);

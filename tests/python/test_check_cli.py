@@ -10,7 +10,9 @@ import pathlib
 import shutil
 import subprocess
 
+import onnx
 import pytest
+from onnx import TensorProto, helper
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LEGACY = pathlib.Path(os.environ.get("ONNX_LEGALIZE_TESTDATA", ROOT / "testdata" / "legacy"))
@@ -129,16 +131,36 @@ def test_github_format_annotates_each_file(repo):
     assert lines[-1] == "1 finding in 1 of 1 file"
 
 
+def slice_with_bounds_fed_at_run_time(path):
+    """A Slice-10 whose starts and ends are graph inputs: no Slice before opset 10 takes them."""
+    graph = helper.make_graph(
+        [helper.make_node("Slice", ["x", "starts", "ends"], ["y"], name="cut")], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 5]),
+         helper.make_tensor_value_info("starts", TensorProto.INT64, [1]),
+         helper.make_tensor_value_info("ends", TensorProto.INT64, [1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 5])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 10)])
+    model.ir_version = 5
+    onnx.save(model, path)
+    return path
+
+
 def test_opset_policy(repo):
     code, doc, _ = json_findings("--min-opset=10", repo / "a_clean.onnx")
     assert code == 0, "the legalized model is at opset 10"
+    # The Slice-10 its DynamicSlice became takes constant bounds, which Slice-1 holds as attributes.
     code, doc, _ = json_findings("--max-opset=9", repo / "a_clean.onnx")
     assert code == 1
-    # The model, and the node that keeps it from moving down to 9: the Slice-10 its DynamicSlice became.
-    assert [f["rule"] for f in doc["findings"]] == ["opset-out-of-range", "no-form-at-max-opset"]
+    assert [f["rule"] for f in doc["findings"]] == ["opset-out-of-range"]
     assert doc["findings"][0]["graph_path"] == "" and doc["findings"][0]["opset"] == 10
+    assert doc["findings"][0]["fixable"] is True
+    assert doc["findings"][0]["fix"].startswith("--target-opset=9 moves it down")
+    # The model, and the node that keeps it from moving down to 9.
+    dynamic = slice_with_bounds_fed_at_run_time(repo / "dynamic_bounds.onnx")
+    code, doc, _ = json_findings("--max-opset=9", dynamic)
+    assert [f["rule"] for f in doc["findings"]] == ["opset-out-of-range", "no-form-at-max-opset"]
     assert doc["findings"][0]["fixable"] is False
-    assert doc["findings"][1]["op_type"] == "Slice"
+    assert doc["findings"][1]["op_type"] == "Slice" and doc["findings"][1]["node_name"] == "cut"
     assert doc["findings"][1]["reason"].endswith("the lowest opset it can go to is 10")
     code, doc, _ = json_findings("--min-opset=7", "--max-opset=9", repo / "z.onnx")
     assert [f["rule"] for f in doc["findings"]] == ["removed-experimental-op"]

@@ -72,8 +72,8 @@ TEST(ReportToJsonTest, WritesNodesInOrderWithStableKeys) {
   report.opset_move_proof.nodes_shared = 40;
   report.opset_move_proof.work = 123456789012;
   report.opset_move_proof.seconds = 1.23456;
-  report.opset_move_changes.push_back({"Relu", 6, 13, "version", 2, "Relu 'r' (graph main)"});
-  report.opset_move_changes.push_back({"Constant", 0, 9, "added", 1, "Constant producing 'c' (graph main)"});
+  report.opset_move_changes.push_back({"Relu", 6, 13, "Relu", "version", 2, "Relu 'r' (graph main)"});
+  report.opset_move_changes.push_back({"CastLike", 15, 13, "Cast", "replaced by Cast", 1, "CastLike 'c' (graph main)"});
   report.targets_passed_over = {{10, "checker says \"no\""}, {11, "converter"}};
   report.interface_changes = {
       {"loss", "map(string,tensor(float))", "seq(map(string,tensor(float)))", "ZipMap makes a sequence"}};
@@ -116,18 +116,20 @@ TEST(ReportToJsonTest, WritesNodesInOrderWithStableKeys) {
     {
       "op_type": "Relu",
       "version_before": 6,
+      "op_type_after": "Relu",
       "version_after": 13,
       "how": "version",
       "nodes": 2,
       "first": "Relu 'r' (graph main)"
     },
     {
-      "op_type": "Constant",
-      "version_before": 0,
-      "version_after": 9,
-      "how": "added",
+      "op_type": "CastLike",
+      "version_before": 15,
+      "op_type_after": "Cast",
+      "version_after": 13,
+      "how": "replaced by Cast",
       "nodes": 1,
-      "first": "Constant producing 'c' (graph main)"
+      "first": "CastLike 'c' (graph main)"
     }
   ],
   "legacy_repairs": [],

@@ -122,12 +122,14 @@ g (float[2, 3] x) => (float[2, 3] y) { h = Relu (x)  y = HardSwish (h) }
 
 TEST(OpsetDowngradeTest, RefusesAChangeOnnxHasNoWayBackFrom) {
   ExpectNoFormAt(R"ONNX(
-<ir_version: 5, opset_import: ["" : 10]>
-g (float[4, 5] x, int64[1] starts, int64[1] ends) => (float[?, 5] y) { y = Slice (x, starts, ends) }
+<ir_version: 6, opset_import: ["" : 11]>
+g (float[1, 1, 2, 2] x) => (float[1, 1, 4, 4] y) <float[0] roi = {}, float[4] scales = {1, 1, 2, 2}> {
+  y = Resize <mode = "nearest"> (x, roi, scales)
+}
 )ONNX",
-                 9,
-                 "Slice 'node_y' (graph main) has no form at opset 9: onnx 1.23.2's version converter has no way to "
-                 "move Slice-10 back to opset 9; the lowest opset it can be moved to is 10");
+                 10,
+                 "Resize 'node_y' (graph main) has no form at opset 10: onnx 1.23.2's version converter has no way to "
+                 "move Resize-11 back to opset 10; the lowest opset it can be moved to is 11");
 }
 
 TEST(OpsetDowngradeTest, RefusesWhatOnlyTheNewerVersionTakes) {

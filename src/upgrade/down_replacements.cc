@@ -1,0 +1,106 @@
+// Moving down across changes that no attribute or input of the older version undoes, where onnx 1.23's converter has
+// no down-adapter: the node is written in ops the older opset has, each an exact form of it.
+//   - Shape-15's start and end: Shape, then a Slice of its output along axis 0 with the same start and end. Both
+//     clamp alike (a negative bound counts from the back, then each is clamped to [0, rank]). The Slice is made at
+//     the opset the step moves to and crosses the later steps as any Slice does, Slice 10 -> 9 included.
+//   - CastLike-15 (added then): Cast to the element type of its target_type input, which is what CastLike does. The
+//     type is the one shape inference gave the input in the skeleton; where it found none, the node has no form.
+//   - Resize-13's optional roi and scales (required inputs before 13): an empty float tensor for each left out,
+//     which is what Resize-11 reads as "none" (its spec: scales empty when sizes is given; roi read only by
+//     tf_crop_and_resize).
+// The nodes made here are named by the splice (upgrade/splice.cc); CastLike's replacement keeps the node's outputs
+// (the skeleton shows them as graph outputs, upgrade/skeleton.cc ExposeReplacedOutputs), and so does the Slice,
+// which takes over the name of Shape's output.
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "upgrade/internal.h"
+
+namespace onnx_legalize::opset_upgrade {
+namespace {
+
+// A Constant node made before `before`, in its graph, holding a 1-D tensor of `values`.
+template <typename T>
+onnx::Value* MadeConstant(onnx::Node* before, TensorProto::DataType type, const std::vector<T>& values) {
+  onnx::Tensor tensor;
+  tensor.elem_type() = type;
+  tensor.sizes() = {static_cast<int64_t>(values.size())};
+  if constexpr (std::is_same_v<T, int64_t>) {
+    tensor.int64s() = values;
+  } else {
+    tensor.floats() = values;
+  }
+  onnx::Node* constant = before->owningGraph()->create(onnx::kConstant, 1);
+  constant->t_(onnx::kvalue, tensor);
+  constant->insertBefore(before);
+  constant->output()->setElemType(type);
+  constant->output()->setSizes({onnx::Dimension(static_cast<int64_t>(values.size()))});
+  return constant->output();
+}
+
+bool Defined(onnx::Node* node, size_t index) {
+  return node->inputs().size() > index && node->inputs()[index]->node()->kind() != onnx::kUndefined;
+}
+
+}  // namespace
+
+onnx::Node* ShapeRangeToSlice(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
+  const onnx::Symbol start_name("start"), end_name("end");
+  const int64_t start = node->hasAttribute(start_name) ? node->i(start_name) : 0;
+  const bool has_end = node->hasAttribute(end_name);
+  if (start == 0 && !has_end) return node;  // the whole shape, as Shape-1 gives it (the attributes are taken off)
+  const int64_t end = has_end ? node->i(end_name) : std::numeric_limits<int64_t>::max();
+  onnx::Value* shape = node->output();
+  const std::string name = shape->uniqueName();
+  onnx::Graph* graph = node->owningGraph();
+  onnx::Node* slice = graph->create(onnx::kSlice, 1);
+  slice->insertAfter(node);
+  shape->replaceAllUsesWith(slice->output());  // which also hands a graph output's name to the Slice
+  if (slice->output()->uniqueName() != name) {
+    shape->setUniqueName(graph->getNextUniqueName(), /*update_related_names=*/false);
+    slice->output()->setUniqueName(name);
+  }
+  slice->output()->setElemType(TensorProto::INT64);
+  slice->output()->wipeSizes();  // replaceAllUsesWith gave it the whole shape's
+  slice->addInput(shape);
+  slice->addInput(MadeConstant<int64_t>(slice, TensorProto::INT64, {start}));
+  slice->addInput(MadeConstant<int64_t>(slice, TensorProto::INT64, {end}));
+  slice->addInput(MadeConstant<int64_t>(slice, TensorProto::INT64, {0}));
+  return node;
+}
+
+onnx::Node* CastLikeToCast(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
+  const int32_t type = node->inputs()[1]->elemType();
+  if (type == TensorProto::UNDEFINED) {
+    throw NoFormException(node, 15,
+                          "the element type of its target_type input is not known (shape inference found none), "
+                          "and the Cast that CastLike is written as before opset 15 names it as an attribute");
+  }
+  onnx::Node* cast = node->owningGraph()->create(onnx::kCast, 1);
+  cast->i_(onnx::kto, type);
+  cast->addInput(node->inputs()[0]);
+  cast->insertBefore(node);
+  node->output()->replaceAllUsesWith(cast->output());
+  node->destroy();
+  return cast;
+}
+
+onnx::Node* ResizeOptionalInputsSpelledOut(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
+  for (size_t index : {size_t{1}, size_t{2}}) {  // roi, scales
+    if (Defined(node, index)) continue;
+    onnx::Value* empty = MadeConstant<float>(node, TensorProto::FLOAT, {});
+    if (node->inputs().size() > index) {
+      node->replaceInput(index, empty);
+    } else {
+      node->addInput(empty);
+    }
+  }
+  return node;
+}
+
+}  // namespace onnx_legalize::opset_upgrade

@@ -1,0 +1,242 @@
+// Moving down across changes that no onnx down-adapter undoes, by rewriting the node: attributes that became inputs
+// go back to attributes where the inputs are constants (upgrade/down_inputs_to_attributes.cc), and Shape-15's range,
+// CastLike and Resize-13's optional inputs are written in ops of the older opset (upgrade/down_replacements.cc). What
+// cannot be written so is refused as kNoFormAtOpset, naming the node and the lowest opset it can go to, and the model
+// is left as it was. The proof that each result computes what the original did is the driver's (and the ONNX
+// Runtime differential, tests/differential/run_downgrades.py).
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "absl/status/status.h"
+#include "gmock/gmock.h"
+#include "graph/opsets.h"
+#include "gtest/gtest.h"
+#include "onnx/onnx_pb.h"
+#include "onnx_legalize/error_kind.h"
+#include "upgrade/opset_upgrade.h"
+#include "upgrade/upgrade_test_support.h"
+
+namespace onnx_legalize::testing {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// The model `text` describes moved down to `target`, which must succeed and satisfy onnx's strict inference.
+ModelProto MovedDown(const char* text, int64_t target) {
+  ModelProto model = ParseModelNamingNodes(text);
+  const absl::Status moved = MoveDefaultOpset(model, target);
+  EXPECT_TRUE(moved.ok()) << moved;
+  EXPECT_EQ(::onnx_legalize::DefaultOpset(model).value(), moved.ok() ? target : 0);
+  ExpectWellFormed(model);
+  ExpectStrictShapeInferenceAccepts(model);
+  return model;
+}
+
+// Expects the move to `target` refused as kNoFormAtOpset with `text`, the model as it was.
+void ExpectNoFormAt(const char* text_model, int64_t target, const std::string& text) {
+  ModelProto model = ParseModelNamingNodes(text_model);
+  const ModelProto before = model;
+  const absl::Status moved = MoveDefaultOpset(model, target);
+  EXPECT_EQ(ErrorKindOf(moved), ErrorKind::kNoFormAtOpset) << moved;
+  EXPECT_THAT(std::string(moved.message()), HasSubstr(text));
+  EXPECT_EQ(model.SerializeAsString(), before.SerializeAsString());
+}
+
+constexpr char kSliceAt13[] = R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[4, 6] x) => (float[?, ?] y) <int64[2] starts = {1, -4}, int64[2] ends = {100, -1}, int64[2] axes = {0, 1},
+                                      int64[2] steps = {1, 1}> {
+  y = Slice (x, starts, ends, axes, steps)
+}
+)ONNX";
+
+TEST(DownRewritesTest, TakesSlicesConstantInputsBackIntoAttributesBelow10) {
+  const ModelProto model = MovedDown(kSliceAt13, 9);
+  const NodeProto* slice = Producer(model.graph(), "y");
+  ASSERT_NE(slice, nullptr);
+  EXPECT_EQ(slice->name(), "node_y") << "the caller's node, rewritten";
+  EXPECT_THAT(slice->input(), ElementsAre("x"));
+  EXPECT_THAT(FindAttr(*slice, "starts")->ints(), ElementsAre(1, -4));
+  EXPECT_THAT(FindAttr(*slice, "ends")->ints(), ElementsAre(100, -1));
+  EXPECT_THAT(FindAttr(*slice, "axes")->ints(), ElementsAre(0, 1));
+  EXPECT_EQ(model.graph().initializer_size(), 4) << "the caller's initializers stay, unread";
+}
+
+TEST(DownRewritesTest, LeavesSlicesInputsAsTheyAreAt10) {
+  const ModelProto model = MovedDown(kSliceAt13, 10);
+  EXPECT_EQ(Producer(model.graph(), "y")->input_size(), 5);
+}
+
+TEST(DownRewritesTest, RefusesASliceBelow10WhoseBoundsAreNotConstantsOrWhoseStepsAreNotOne) {
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 5, opset_import: ["" : 10]>
+g (float[4, 5] x, int64[1] starts, int64[1] ends) => (float[?, 5] y) { y = Slice (x, starts, ends) }
+)ONNX",
+                 9,
+                 "Slice 'node_y' (graph main) has no form at opset 9: its starts is computed at run time or fed by "
+                 "the caller, where the older version takes a constant attribute (Slice-10); the lowest opset it can "
+                 "be moved to is 10");
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[4, 6] x) => (float[?, ?] y) <int64[1] starts = {0}, int64[1] ends = {6}, int64[1] axes = {1},
+                                      int64[1] steps = {2}> {
+  y = Slice (x, starts, ends, axes, steps)
+}
+)ONNX",
+                 9, "its steps (2) are the newer version's alone (Slice-10); the lowest opset it can be moved to is 10");
+}
+
+// From IR 4 on, an initializer that is also a graph input is a default the caller may feed.
+TEST(DownRewritesTest, RefusesAnInitializerTheCallerMayFeedAsAConstant) {
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[4, 6] x, int64[1] starts) => (float[?, ?] y) <int64[1] starts = {1}, int64[1] ends = {3}> {
+  y = Slice (x, starts, ends)
+}
+)ONNX",
+                 9, "its starts is computed at run time or fed by the caller");
+}
+
+TEST(DownRewritesTest, TakesPadsConstantInputsBackIntoAttributesBelow11) {
+  const ModelProto model = MovedDown(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2, 3] x) => (float[?, ?] y) <int64[4] pads = {0, 1, 2, 3}, float value = {1.5}> {
+  y = Pad <mode = "constant"> (x, pads, value)
+}
+)ONNX",
+                                     10);
+  const NodeProto* pad = Producer(model.graph(), "y");
+  EXPECT_THAT(pad->input(), ElementsAre("x"));
+  EXPECT_THAT(FindAttr(*pad, "pads")->ints(), ElementsAre(0, 1, 2, 3));
+  EXPECT_EQ(FindAttr(*pad, "value")->f(), 1.5f);
+  EXPECT_EQ(FindAttr(*pad, "mode")->s(), "constant");
+}
+
+TEST(DownRewritesTest, RefusesAPadValueNoFloatHolds) {
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (double[2, 3] x) => (double[?, ?] y) <int64[4] pads = {0, 1, 2, 3}, double value = {0.1}> {
+  y = Pad (x, pads, value)
+}
+)ONNX",
+                 10, "its constant_value (0.1) has no exact float, which the older version's attribute is (Pad-11)");
+}
+
+TEST(DownRewritesTest, TakesClipsBoundsBackIntoAttributesBelow11AndLeavesAMissingOneOutOnFloatData) {
+  const ModelProto model = MovedDown(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2, 3] x) => (float[2, 3] y) <float high = {6}> { y = Clip (x, , high) }
+)ONNX",
+                                     10);
+  const NodeProto* clip = Producer(model.graph(), "y");
+  EXPECT_THAT(clip->input(), ElementsAre("x"));
+  EXPECT_EQ(FindAttr(*clip, "min"), nullptr) << "the lowest float at 6 as at 11";
+  EXPECT_EQ(FindAttr(*clip, "max")->f(), 6.0f);
+}
+
+TEST(DownRewritesTest, RefusesAClipWithoutABoundOnDataOtherThanFloat) {
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (double[2, 3] x) => (double[2, 3] y) <double high = {6}> { y = Clip (x, , high) }
+)ONNX",
+                 10,
+                 "Clip 'node_y' (graph main) has no form at opset 10: Clip-11 without min or max clamps at the lowest "
+                 "or highest value of its data's type");
+}
+
+TEST(DownRewritesTest, TakesDropoutsRatioBackIntoAnAttributeWhenItDoesNotTrain) {
+  const ModelProto model = MovedDown(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2, 3] x) => (float[2, 3] y) <float ratio = {0.25}, bool training = {0}> {
+  y = Dropout <seed = 7> (x, ratio, training)
+}
+)ONNX",
+                                     11);
+  const NodeProto* dropout = Producer(model.graph(), "y");
+  EXPECT_THAT(dropout->input(), ElementsAre("x"));
+  EXPECT_EQ(FindAttr(*dropout, "ratio")->f(), 0.25f);
+  EXPECT_EQ(FindAttr(*dropout, "seed"), nullptr);
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2, 3] x, bool training) => (float[2, 3] y) { y = Dropout (x, , training) }
+)ONNX",
+                 11, "its training_mode may be true, and only the newer version drops values in a run (Dropout-12)");
+}
+
+constexpr char kShapeRangeAt15[] = R"ONNX(
+<ir_version: 8, opset_import: ["" : 15]>
+g (float[2, 3, 4] x) => (int64[2] dims) { dims = Shape <start = -2> (x) }
+)ONNX";
+
+TEST(DownRewritesTest, WritesShapesRangeAsASliceOfTheWholeShape) {
+  const ModelProto model = MovedDown(kShapeRangeAt15, 14);
+  const NodeProto* slice = Producer(model.graph(), "dims");
+  ASSERT_NE(slice, nullptr);
+  EXPECT_EQ(slice->op_type(), "Slice") << "the graph output keeps its name";
+  const NodeProto* shape = Producer(model.graph(), slice->input(0));
+  ASSERT_NE(shape, nullptr);
+  EXPECT_EQ(shape->op_type(), "Shape");
+  EXPECT_EQ(shape->name(), "node_dims") << "the caller's node";
+  EXPECT_EQ(shape->attribute_size(), 0);
+  EXPECT_THAT(ConstInts(model.graph(), slice->input(1)), ElementsAre(-2));
+  EXPECT_THAT(ConstInts(model.graph(), slice->input(2)), ElementsAre(std::numeric_limits<int64_t>::max()));
+  EXPECT_THAT(ConstInts(model.graph(), slice->input(3)), ElementsAre(0));
+}
+
+TEST(DownRewritesTest, WritesShapesRangeBelow10AsASliceWithAttributes) {
+  const ModelProto model = MovedDown(kShapeRangeAt15, 9);
+  const NodeProto* slice = Producer(model.graph(), "dims");
+  ASSERT_NE(slice, nullptr);
+  EXPECT_EQ(slice->input_size(), 1);
+  EXPECT_THAT(FindAttr(*slice, "starts")->ints(), ElementsAre(-2));
+  EXPECT_EQ(model.graph().node_size(), 2) << "the Constants made for the Slice's inputs are gone";
+}
+
+TEST(DownRewritesTest, WritesCastLikeAsACastToItsTargetsType) {
+  const ModelProto model = MovedDown(R"ONNX(
+<ir_version: 8, opset_import: ["" : 15]>
+g (float[2] x, double[1] like) => (double[2] y) { y = CastLike (x, like) }
+)ONNX",
+                                     13);
+  const NodeProto* cast = Producer(model.graph(), "y");
+  ASSERT_NE(cast, nullptr);
+  EXPECT_EQ(cast->op_type(), "Cast");
+  EXPECT_EQ(cast->name(), "node_y");
+  EXPECT_THAT(cast->input(), ElementsAre("x"));
+  EXPECT_EQ(FindAttr(*cast, "to")->i(), TensorProto::DOUBLE);
+}
+
+TEST(DownRewritesTest, RefusesCastLikeWhoseTargetsTypeIsNotKnown) {
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 8, opset_import: ["" : 15, "custom" : 1]>
+g (float[2] x) => (float[2] y) {
+  like = custom.Like (x)
+  y = CastLike (x, like)
+}
+)ONNX",
+                 13, "the element type of its target_type input is not known");
+}
+
+TEST(DownRewritesTest, SpellsOutResizesLeftOutRoiAndScalesBelow13) {
+  const ModelProto model = MovedDown(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1, 1, 2, 2] x) => (float[1, 1, 4, 4] y) <int64[4] sizes = {1, 1, 4, 4}> {
+  y = Resize <mode = "nearest"> (x, , , sizes)
+}
+)ONNX",
+                                     11);
+  const NodeProto* resize = Producer(model.graph(), "y");
+  ASSERT_EQ(resize->input_size(), 4);
+  EXPECT_EQ(resize->input(3), "sizes");
+  for (int index : {1, 2}) {
+    const TensorProto* empty = ConstantTensor(model.graph(), resize->input(index));
+    ASSERT_NE(empty, nullptr) << index;
+    EXPECT_EQ(empty->data_type(), TensorProto::FLOAT);
+    EXPECT_THAT(empty->dims(), ElementsAre(0));
+  }
+}
+
+}  // namespace
+}  // namespace onnx_legalize::testing
