@@ -65,6 +65,8 @@ ABSL_FLAG(int64_t, external_data_threshold, onnx_legalize::kDefaultExternalDataT
 ABSL_FLAG(std::string, format, "text", "--check's output: text, json, sarif or github.");
 ABSL_FLAG(std::optional<int64_t>, min_opset, std::nullopt, "--check: lowest default opset allowed.");
 ABSL_FLAG(std::optional<int64_t>, max_opset, std::nullopt, "--check: highest default opset allowed.");
+ABSL_FLAG(std::optional<int64_t>, max_ir_version, std::nullopt, "--check: highest IR version allowed.");
+ABSL_FLAG(std::string, runtime, "", "--check: the opset range and IR ceiling of a runtime release.");
 ABSL_FLAG(int64_t, j, 1, "--check: files checked in parallel.");
 
 namespace {
@@ -91,6 +93,8 @@ constexpr FlagSpelling kFlagSpellings[] = {
     {"format", "format", FlagKind::kString},
     {"min-opset", "min_opset", FlagKind::kInt},
     {"max-opset", "max_opset", FlagKind::kInt},
+    {"max-ir-version", "max_ir_version", FlagKind::kInt},
+    {"runtime", "runtime", FlagKind::kString},
     {"j", "j", FlagKind::kInt},
     {"help", "", FlagKind::kHelp},
     {"h", "", FlagKind::kHelp},
@@ -99,8 +103,9 @@ constexpr FlagSpelling kFlagSpellings[] = {
 
 // The flags that --check takes besides itself (the others are about writing a model), and that only it
 // takes (--report is shared).
-const std::set<std::string> kCheckFlags = {"report", "format", "min-opset", "max-opset", "j"};
-const std::set<std::string> kCheckOnlyFlags = {"format", "min-opset", "max-opset"};
+const std::set<std::string> kCheckFlags = {"report",         "format",  "min-opset", "max-opset",
+                                           "max-ir-version", "runtime", "j"};
+const std::set<std::string> kCheckOnlyFlags = {"format", "min-opset", "max-opset", "max-ir-version", "runtime"};
 
 // Files checked in parallel at most: --check -j N.
 constexpr int64_t kMaxCheckJobs = 256;
@@ -121,7 +126,7 @@ constexpr char kUsage[] = R"(Usage:
   onnx-legalize SRC... -o DEST_DIR [-j N] [flags]     (SRC: model files and folders)
   onnx-legalize --in-place PATH... [-j N] [flags]
   onnx-legalize --check PATH... [--format=text|json|sarif|github] [--min-opset=N] [--max-opset=N]
-                [-j N] [--report=FILE]
+                [--max-ir-version=N] [--runtime=NAME] [-j N] [--report=FILE]
 
 Makes a legacy model legal again: every op onnx 1.5 removed (DynamicSlice, ImageScaler, Crop, Affine,
 Scale, ScaledTanh, ParametricSoftplus, ThresholdedRelu before opset 10, MeanVarianceNormalization-1,
@@ -142,7 +147,15 @@ Flags:
   --format=F            --check's output: text (default), json (one document), sarif (SARIF 2.1.0)
                         or github (workflow commands that annotate a pull request)
   --min-opset=N, --max-opset=N
-                        --check: a model whose default opset is outside [N, M] is a finding too
+                        --check: a model whose default opset is outside [N, M] is a finding too;
+                        above M, it says whether --target-opset=M moves the model down, and names
+                        each node that has no form at M
+  --max-ir-version=N    --check: a model whose IR version is above N, and stays there when it is
+                        moved down to --max-opset, is a finding too
+  --runtime=NAME        --check: the opset range and IR ceiling of a runtime release, as its
+                        documentation says and as it loads (--min-opset, --max-opset and
+                        --max-ir-version, each overridden when also given):
+                        {runtimes}
   -j N                  --check, or several models: N files at a time (the output is the same for
                         every N; with one model, ignored)
   --report=FILE         write the report as JSON to FILE ('-' for stdout) instead of the summary;
@@ -150,7 +163,8 @@ Flags:
   --target-opset=N      default-domain opset to rewrite to, 1..28 (default: the lowest from the model's
                         own that expresses every rewrite and passes onnx's checker); below the model's own,
                         the model moves down, proved like a move up, or is refused naming the first node
-                        that has no form at N and the lowest opset it can go to
+                        that has no form at N and the lowest opset it can go to; its IR version goes down
+                        to that of N's onnx release, or to the lowest that holds what it holds
   --keep-opset          keep the model's opset: every removed op whose replacement exists there is
                         legalized (a DynamicSlice with constant indices as Slice-1); any other is an error
   --no-verify           skip executing the original and legalized forms to compare them
@@ -351,9 +365,21 @@ int RunCheck(const std::vector<std::string>& positionals, const std::set<std::st
     return UsageError(absl::StrCat("--format=", format_name, " is not one of text, json, sarif, github"));
   }
   onnx_legalize::OpsetPolicy policy;
-  policy.min_opset = absl::GetFlag(FLAGS_min_opset);
-  policy.max_opset = absl::GetFlag(FLAGS_max_opset);
-  for (const auto& [flag, value] : {std::pair{"--min-opset", policy.min_opset}, {"--max-opset", policy.max_opset}}) {
+  if (given.count("runtime") > 0) {
+    const std::optional<onnx_legalize::OpsetPolicy> profile =
+        onnx_legalize::RuntimeProfile(absl::GetFlag(FLAGS_runtime));
+    if (!profile.has_value()) {
+      return UsageError(absl::StrCat("--runtime=", absl::GetFlag(FLAGS_runtime), " is not one of ",
+                                     absl::StrJoin(onnx_legalize::RuntimeProfileNames(), ", ")));
+    }
+    policy = *profile;
+  }
+  if (given.count("min-opset") > 0) policy.min_opset = absl::GetFlag(FLAGS_min_opset);
+  if (given.count("max-opset") > 0) policy.max_opset = absl::GetFlag(FLAGS_max_opset);
+  if (given.count("max-ir-version") > 0) policy.max_ir_version = absl::GetFlag(FLAGS_max_ir_version);
+  for (const auto& [flag, value] : {std::pair{"--min-opset", policy.min_opset},
+                                    {"--max-opset", policy.max_opset},
+                                    {"--max-ir-version", policy.max_ir_version}}) {
     if (value.has_value() && *value < 1) return UsageError(absl::StrCat(flag, "=", *value, " is below 1"));
   }
   if (policy.min_opset.has_value() && policy.max_opset.has_value() && *policy.min_opset > *policy.max_opset) {
@@ -615,6 +641,19 @@ int RunLegalize(const std::vector<std::string>& positionals, const std::set<std:
   return kExitOk;
 }
 
+// The names --runtime knows, comma-separated, in lines that fit --help's column for flag descriptions.
+std::string RuntimeNamesForHelp() {
+  std::string text, line;
+  for (const std::string& name : onnx_legalize::RuntimeProfileNames()) {
+    if (!line.empty() && line.size() + name.size() + 2 > 70) {
+      absl::StrAppend(&text, line, ",\n                        ");
+      line.clear();
+    }
+    absl::StrAppend(&line, line.empty() ? "" : ", ", name);
+  }
+  return text + line;
+}
+
 int Run(int argc, char** argv) {
   const MappedCommandLine mapped =
       MapToAbslSpelling(kFlagSpellings, absl::Span<const char* const>(argv, static_cast<size_t>(argc)));
@@ -624,7 +663,8 @@ int Run(int argc, char** argv) {
                  {"{max_fold_bytes}", absl::StrCat(onnx_legalize::Options{}.max_fold_bytes)},
                  {"{max_total_fold_bytes}", absl::StrCat(onnx_legalize::Options{}.max_total_fold_bytes)},
                  {"{proof_budget}", absl::StrCat(onnx_legalize::Options{}.proof_budget)},
-                 {"{threshold}", absl::StrCat(onnx_legalize::kDefaultExternalDataThreshold)}});
+                 {"{threshold}", absl::StrCat(onnx_legalize::kDefaultExternalDataThreshold)},
+                 {"{runtimes}", RuntimeNamesForHelp()}});
     return kExitOk;
   }
   if (mapped.version) {
@@ -646,7 +686,7 @@ int Run(int argc, char** argv) {
   }
   if (!misplaced.empty()) {
     return UsageError(check ? absl::StrCat("--check writes no model and takes only --format, --min-opset, "
-                                           "--max-opset, -j and --report; got ",
+                                           "--max-opset, --max-ir-version, --runtime, -j and --report; got ",
                                            absl::StrJoin(misplaced, ", "))
                             : absl::StrCat(absl::StrJoin(misplaced, ", "), " only go with --check"));
   }

@@ -21,17 +21,27 @@
 
 namespace onnx_legalize {
 
-// The default-domain opsets a deployment's runtime supports. Unset bounds are open.
+// The default-domain opsets and the IR versions a deployment's runtime supports. Unset bounds are open.
 struct OpsetPolicy {
   std::optional<int64_t> min_opset;
   std::optional<int64_t> max_opset;
+  std::optional<int64_t> max_ir_version;
 };
+
+// The policy of a runtime release whose limits are documented and were measured here, by name
+// ("onnxruntime-1.10", ...; report/runtime_profiles.cc cites each); nullopt for a name it does not know.
+std::optional<OpsetPolicy> RuntimeProfile(absl::string_view name);
+
+// The names RuntimeProfile knows, in release order.
+std::vector<std::string> RuntimeProfileNames();
 
 // What keeps `model` out of `policy`'s range, first a finding about the whole model (graph_path "", no node, op or
 // name) when its default-domain opset is outside the range, or when it imports none and the policy has a bound.
 // Above max_opset, the model's finding says whether legalizing moves it down there (fixable, fix: every node has a
-// form at max_opset), and a finding follows for each default-domain node that has none (rule no-form-at-max-opset:
-// why, and the lowest opset the node can go to), in graph order. Empty when the model is within the range.
+// form at max_opset, and the IR version the move writes), and a finding follows for each default-domain node that
+// has none (rule no-form-at-max-opset: why, and the lowest opset the node can go to), in graph order. Above
+// max_ir_version, a second model finding (rule ir-version-out-of-range) says why, unless the move down that fixes the
+// opset also lowers the IR version within it. Empty when the model is within the policy.
 // InvalidArgument when the model imports the default domain twice at different opsets.
 absl::StatusOr<std::vector<CheckFinding>> CheckOpsetPolicy(const onnx::ModelProto& model, const OpsetPolicy& policy);
 
@@ -43,6 +53,7 @@ absl::StatusOr<std::vector<CheckFinding>> CheckOpsetPolicy(const onnx::ModelProt
 //   domain-not-imported      the model imports no opset for the node's domain
 //   opset-out-of-range       CheckOpsetPolicy's finding about the whole model
 //   no-form-at-max-opset     CheckOpsetPolicy's finding about a node a move down to max_opset cannot keep
+//   ir-version-out-of-range  CheckOpsetPolicy's finding about a model whose IR version stays above max_ir_version
 std::string CheckFindingRule(const CheckFinding& finding);
 
 // What checking one file gave: its findings, or why it could not be read or checked.

@@ -21,6 +21,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "core/status_macros.h"
+#include "graph/ir_features.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
 #include "onnx_legalize/findings.h"
@@ -33,8 +34,9 @@ namespace {
 constexpr char kTool[] = "onnx-legalize";
 constexpr char kOpsetRule[] = "opset-out-of-range";
 
-// How a node's finding of CheckOpsetPolicy starts.
+// How a node's finding of CheckOpsetPolicy starts, and its model finding about the IR version.
 constexpr char kNoFormReasonPrefix[] = "no form at opset";
+constexpr char kIrReasonPrefix[] = "IR version";
 
 struct Rule {
   const char* id;
@@ -67,9 +69,14 @@ constexpr Rule kRules[] = {
     {"no-form-at-max-opset", kNoFormReasonPrefix,
      "The node has no form at the policy's max_opset: moving the model down there cannot keep it (its op did not "
      "exist yet, or changed in a way nothing moves back)."},
+    {"ir-version-out-of-range", kIrReasonPrefix,
+     "The model's IR version is above the policy's max_ir_version (a runtime reads the IR versions up to its own), "
+     "and legalizing does not bring it there."},
     {"no-schema", "", "The op has no schema at the opset the model imports."},
 };
 constexpr size_t kPolicyRule = 5;
+constexpr size_t kIrRule = 10;
+static_assert(std::string_view(kRules[kIrRule].id) == "ir-version-out-of-range", "kIrRule indexes the IR's rule");
 constexpr size_t kGenericRule = sizeof(kRules) / sizeof(kRules[0]) - 1;
 static_assert(std::string_view(kRules[kPolicyRule].id) == kOpsetRule, "kPolicyRule indexes the policy's rule");
 static_assert(std::string_view(kRules[kGenericRule].id) == "no-schema", "the generic rule comes last");
@@ -77,7 +84,9 @@ static_assert(std::string_view(kRules[kGenericRule].id) == "no-schema", "the gen
 bool IsModelFinding(const CheckFinding& finding) { return finding.op_type.empty() && finding.graph_path.empty(); }
 
 size_t RuleIndex(const CheckFinding& finding) {
-  if (IsModelFinding(finding) && !absl::StartsWith(finding.reason, kLegacyEraReasonPrefix)) return kPolicyRule;
+  if (IsModelFinding(finding) && !absl::StartsWith(finding.reason, kLegacyEraReasonPrefix)) {
+    return absl::StartsWith(finding.reason, kIrReasonPrefix) ? kIrRule : kPolicyRule;
+  }
   for (size_t i = 0; i < kGenericRule; ++i) {
     if (kRules[i].reason_prefix[0] != '\0' && absl::StartsWith(finding.reason, kRules[i].reason_prefix)) return i;
   }
@@ -408,9 +417,9 @@ std::string FormatSarif(absl::Span<const CheckedFile> files) {
   return json.Finish();
 }
 
-}  // namespace
-
-absl::StatusOr<std::vector<CheckFinding>> CheckOpsetPolicy(const onnx::ModelProto& model, const OpsetPolicy& policy) {
+// The model's finding when its default opset is outside the policy's range, and above max_opset one per node
+// that has no form at max_opset.
+absl::StatusOr<std::vector<CheckFinding>> OpsetFindings(const onnx::ModelProto& model, const OpsetPolicy& policy) {
   ASSIGN_OR_RETURN(const OpsetImports imports, ModelOpsetImports(model));
   auto default_import = imports.find(kDefaultDomain);
   if (!policy.min_opset.has_value() && !policy.max_opset.has_value()) return std::vector<CheckFinding>();
@@ -433,7 +442,8 @@ absl::StatusOr<std::vector<CheckFinding>> CheckOpsetPolicy(const onnx::ModelProt
   finding.reason = absl::StrCat("default opset ", at, " is above the maximum ", max, " (max_opset)");
   if (without_form.empty()) {
     finding.fixable = true;
-    finding.fix = absl::StrCat("--target-opset=", max, " moves it down (every node has a form there)");
+    finding.fix = absl::StrCat("--target-opset=", max, " moves it down (every node has a form there), to IR version ",
+                               IrVersionAfterMovingDown(model, max));
   } else {
     absl::StrAppend(&finding.reason, "; ", without_form.size(), without_form.size() == 1 ? " node has" : " nodes have",
                     " no form there");
@@ -449,6 +459,48 @@ absl::StatusOr<std::vector<CheckFinding>> CheckOpsetPolicy(const onnx::ModelProt
     of_node.reason = absl::StrCat(kNoFormReasonPrefix, " ", max, ": ", node.why, "; the lowest opset it can go to is ",
                                   node.lowest_opset);
     findings.push_back(std::move(of_node));
+  }
+  return findings;
+}
+
+// The model's finding when its IR version is above the policy's max_ir_version and stays there: a move down that
+// fixes the opset also lowers the IR (graph/ir_features.h), and where that brings it within, the opset's finding
+// says so.
+std::optional<CheckFinding> IrFinding(const onnx::ModelProto& model, const OpsetPolicy& policy,
+                                      const std::vector<CheckFinding>& opset_findings) {
+  if (!policy.max_ir_version.has_value() || model.ir_version() <= *policy.max_ir_version) return std::nullopt;
+  const int64_t max = *policy.max_ir_version;
+  const bool moves_down = !opset_findings.empty() && opset_findings.front().fixable && policy.max_opset.has_value();
+  if (moves_down && IrVersionAfterMovingDown(model, *policy.max_opset) <= max) return std::nullopt;
+  CheckFinding finding;
+  finding.domain = kDefaultDomainAlias;
+  finding.opset = opset_findings.empty() ? 0 : opset_findings.front().opset;
+  if (finding.opset == 0) {
+    absl::StatusOr<int64_t> opset = DefaultOpset(model);
+    finding.opset = opset.ok() ? *opset : 0;
+  }
+  const int64_t needed = IrVersionItsContentsNeed(model);
+  finding.reason =
+      absl::StrCat(kIrReasonPrefix, " ", model.ir_version(), " is above the maximum ", max, " (max_ir_version); ");
+  if (needed > max) {
+    absl::StrAppend(&finding.reason, "what the model holds needs IR version ", needed);
+  } else if (moves_down) {
+    absl::StrAppend(&finding.reason, "moved down to opset ", *policy.max_opset, " it keeps IR version ",
+                    IrVersionAfterMovingDown(model, *policy.max_opset));
+  } else {
+    absl::StrAppend(&finding.reason,
+                    "onnx-legalize lowers the IR version only where it moves a model down, and this one's opset is "
+                    "within the range");
+  }
+  return finding;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<CheckFinding>> CheckOpsetPolicy(const onnx::ModelProto& model, const OpsetPolicy& policy) {
+  ASSIGN_OR_RETURN(std::vector<CheckFinding> findings, OpsetFindings(model, policy));
+  if (std::optional<CheckFinding> ir = IrFinding(model, policy, findings)) {
+    findings.insert(findings.begin() + (findings.empty() ? 0 : 1), *std::move(ir));
   }
   return findings;
 }

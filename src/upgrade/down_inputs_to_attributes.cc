@@ -43,7 +43,8 @@ absl::StatusOr<Tensor> ConstantInput(const NodeProto& node, int index, const cha
   }
   absl::StatusOr<Tensor> value = TensorFromProto(*constant, name);
   if (!value.ok()) {
-    return absl::FailedPreconditionError(absl::StrCat("its ", name, " cannot be read (", value.status().message(), ")"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("its ", name, " cannot be read (", value.status().message(), ")"));
   }
   return value;
 }
@@ -97,7 +98,8 @@ WhyNot NotConstantFloat(const NodeProto& node, int index, const char* name, cons
   return std::nullopt;
 }
 
-// --- In the skeleton (onnx's IR) --------------------------------------------------------------------------------------
+// --- In the skeleton (onnx's IR)
+// --------------------------------------------------------------------------------------
 
 // The opset at which the node's op took as inputs what the older version takes as attributes.
 int64_t OpsetOfItsInputs(const onnx::Node* node) {
@@ -121,13 +123,13 @@ const onnx::Tensor& ConstantTensor(const std::shared_ptr<onnx::Graph>& main_grap
       if (initializer.name() == value->uniqueName()) return initializer;
     }
   }
-  throw NoFormException(node, OpsetOfItsInputs(node), absl::StrCat("its ", name,
+  throw NoFormException(node, OpsetOfItsInputs(node),
+                        absl::StrCat("its ", name,
                                      " is a constant too large for the converter's view of the model, which "
                                      "cannot be read back into an attribute"));
 }
 
-std::vector<int64_t> Ints(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node, size_t index,
-                          const char* name) {
+std::vector<int64_t> Ints(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node, size_t index, const char* name) {
   const onnx::Tensor& tensor = ConstantTensor(graph, node, index, name);
   if (tensor.elem_type() == TensorProto::INT64) return onnx::ParseData<int64_t>(&tensor);
   const std::vector<int32_t> narrow = onnx::ParseData<int32_t>(&tensor);  // int32 is the one other type they take

@@ -43,6 +43,7 @@
 #include "core/error_kind.h"
 #include "core/status_macros.h"
 #include "graph/graph_validation.h"
+#include "graph/ir_features.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
 #include "onnx/defs/schema.h"
@@ -116,7 +117,10 @@ absl::Status MoveImpl(ModelProto& model, int64_t target, int64_t chunk_nodes, co
                                                    "], what onnx " ONNX_VERSION_STRING "'s version converter knows"));
   }
   ASSIGN_OR_RETURN(const int64_t from, DefaultOpset(model));
-  const int64_t ir_version = std::max<int64_t>(model.ir_version(), MinIrVersionForOpset(target));
+  // Up: at least the IR of the target's onnx release. Down: what runtimes of the target's era read, as far as what the
+  // model holds allows (graph/ir_features.h); decided on the caller's model, whose fields the move keeps.
+  const int64_t ir_version = target < from ? IrVersionAfterMovingDown(model, target)
+                                           : std::max<int64_t>(model.ir_version(), MinIrVersionForOpset(target));
   auto commit_opset = [&] {
     for (auto& import : *model.mutable_opset_import()) {
       if (IsDefaultDomain(import.domain())) import.set_version(target);  // "" and "ai.onnx" alike

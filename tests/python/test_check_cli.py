@@ -166,6 +166,27 @@ def test_opset_policy(repo):
     assert [f["rule"] for f in doc["findings"]] == ["removed-experimental-op"]
 
 
+def test_runtime_profile(repo):
+    at17 = repo / "at17.onnx"
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 10
+    onnx.save(model, at17)
+    # ONNX Runtime 1.10: opsets 7 to 15, IR versions to 8; the move down to 15 writes IR 8.
+    code, doc, _ = json_findings("--runtime=onnxruntime-1.10", at17)
+    assert code == 1
+    assert [f["rule"] for f in doc["findings"]] == ["opset-out-of-range"]
+    assert doc["findings"][0]["fix"].endswith("to IR version 8")
+    # An explicit bound overrides the profile's: at opset 17 the model is within, its IR 10 above 8.
+    code, doc, _ = json_findings("--runtime=onnxruntime-1.10", "--max-opset=17", at17)
+    assert [f["rule"] for f in doc["findings"]] == ["ir-version-out-of-range"]
+    assert run("--check", "--runtime=onnxruntime-1.12", "--max-ir-version=10", at17)[0] == 0
+    code, _, err = run("--check", "--runtime=onnxruntime-0.1", at17)
+    assert code == 2 and "--runtime=onnxruntime-0.1 is not one of onnxruntime-1.10, " in err
+
+
 def test_report_writes_the_format_to_a_file_and_the_summary_to_stdout(repo, tmp_path):
     report = tmp_path / "check.sarif"
     code, out, _ = run("--check", "--format=sarif", f"--report={report}", repo)

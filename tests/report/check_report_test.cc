@@ -103,17 +103,19 @@ TEST(CheckReportTest, OpsetPolicyFindsAModelBelowTheMinimum) {
   EXPECT_EQ(CheckFindingRule(finding), "opset-out-of-range");
 }
 
-// Above the maximum, the model's finding says whether moving it down fixes it: here every node has a form at 8.
+// Above the maximum, the model's finding says whether moving it down fixes it: here every node has a form at 8, and
+// the model moves to IR 3, onnx 1.3's, as it holds nothing later IRs added.
 TEST(CheckReportTest, OpsetPolicyFindsAModelAboveTheMaximumThatCanMoveDown) {
   absl::StatusOr<std::vector<CheckFinding>> findings = CheckOpsetPolicy(ParseModel(kOpset9), {std::nullopt, 8});
   ASSERT_TRUE(findings.ok()) << findings.status();
   ASSERT_EQ(findings->size(), 1u);
   EXPECT_THAT(findings->front().reason, HasSubstr("above the maximum 8"));
   EXPECT_TRUE(findings->front().fixable);
-  EXPECT_EQ(findings->front().fix, "--target-opset=8 moves it down (every node has a form there)");
+  EXPECT_EQ(findings->front().fix, "--target-opset=8 moves it down (every node has a form there), to IR version 3");
   EXPECT_THAT(FormatCheckResults({{"m.onnx", absl::OkStatus(), *findings}}, CheckFormat::kText),
               HasSubstr("m.onnx: model (domain ai.onnx, opset 9): default opset 9 is above the maximum 8 (max_opset); "
-                        "onnx-legalize fixes it: --target-opset=8 moves it down (every node has a form there)"));
+                        "onnx-legalize fixes it: --target-opset=8 moves it down (every node has a form there), to IR "
+                        "version 3"));
 }
 
 // ...and names each node that keeps it from moving there, with why and the lowest opset it can go to.
@@ -137,6 +139,59 @@ g (float[2, 3] x) => (float[2, 3] y) { h = HardSwish (x)  r = Relu (h)  y = Hard
   EXPECT_FALSE(findings->at(1).fixable);
   EXPECT_EQ(CheckFindingRule(findings->at(1)), "no-form-at-max-opset");
   EXPECT_EQ(findings->at(2).op_type, "HardSwish");
+}
+
+// Above max_ir_version, a model finding says why the IR version stays there; a move down that fixes the opset and
+// brings the IR within needs none.
+TEST(CheckReportTest, IrPolicyFindsAModelWhoseIrStaysAboveTheMaximum) {
+  const onnx::ModelProto at13 = ParseModel(R"ONNX(
+<ir_version: 10, opset_import: ["" : 13]>
+g (float[2] x) => (float[2] y) { y = Relu (x) }
+)ONNX");
+  absl::StatusOr<std::vector<CheckFinding>> findings = CheckOpsetPolicy(at13, {7, 15, 8});
+  ASSERT_TRUE(findings.ok()) << findings.status();
+  ASSERT_EQ(findings->size(), 1u);
+  EXPECT_EQ(findings->front().reason,
+            "IR version 10 is above the maximum 8 (max_ir_version); onnx-legalize lowers the IR version only where it "
+            "moves a model down, and this one's opset is within the range");
+  EXPECT_FALSE(findings->front().fixable);
+  EXPECT_EQ(findings->front().opset, 13);
+  EXPECT_EQ(CheckFindingRule(findings->front()), "ir-version-out-of-range");
+  EXPECT_THAT(FormatCheckResults({{"m.onnx", absl::OkStatus(), *findings}}, CheckFormat::kSarif),
+              HasSubstr("\"ruleId\": \"ir-version-out-of-range\""));
+
+  onnx::ModelProto float8 = at13;
+  float8.mutable_graph()->add_value_info()->mutable_type()->mutable_tensor_type()->set_elem_type(
+      onnx::TensorProto::FLOAT8E5M2);
+  findings = CheckOpsetPolicy(float8, {std::nullopt, std::nullopt, 8});
+  ASSERT_TRUE(findings.ok()) << findings.status();
+  ASSERT_EQ(findings->size(), 1u);
+  EXPECT_THAT(findings->front().reason, HasSubstr("what the model holds needs IR version 9"));
+}
+
+TEST(CheckReportTest, IrPolicyIsMetByTheMoveDownThatFixesTheOpset) {
+  const onnx::ModelProto at17 = ParseModel(R"ONNX(
+<ir_version: 10, opset_import: ["" : 17]>
+g (float[2] x) => (float[2] y) { y = Relu (x) }
+)ONNX");
+  absl::StatusOr<std::vector<CheckFinding>> findings = CheckOpsetPolicy(at17, {7, 15, 8});
+  ASSERT_TRUE(findings.ok()) << findings.status();
+  ASSERT_EQ(findings->size(), 1u);
+  EXPECT_EQ(CheckFindingRule(findings->front()), "opset-out-of-range");
+  EXPECT_TRUE(findings->front().fixable);
+  EXPECT_EQ(findings->front().fix, "--target-opset=15 moves it down (every node has a form there), to IR version 8");
+}
+
+TEST(CheckReportTest, RuntimeProfilesAreOnnxRuntimeReleasesFromOpset7) {
+  const std::optional<OpsetPolicy> ort110 = RuntimeProfile("onnxruntime-1.10");
+  ASSERT_TRUE(ort110.has_value());
+  EXPECT_EQ(ort110->min_opset, 7);
+  EXPECT_EQ(ort110->max_opset, 15);
+  EXPECT_EQ(ort110->max_ir_version, 8);
+  EXPECT_EQ(RuntimeProfile("onnxruntime-1.31")->max_opset, 26);
+  EXPECT_FALSE(RuntimeProfile("onnxruntime").has_value());
+  EXPECT_FALSE(RuntimeProfile("tensorrt-8").has_value());
+  EXPECT_THAT(RuntimeProfileNames(), ::testing::Contains("onnxruntime-1.16"));
 }
 
 TEST(CheckReportTest, OpsetPolicyAcceptsAModelInRangeBoundsIncluded) {

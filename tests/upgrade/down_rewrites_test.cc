@@ -85,7 +85,8 @@ g (float[4, 6] x) => (float[?, ?] y) <int64[1] starts = {0}, int64[1] ends = {6}
   y = Slice (x, starts, ends, axes, steps)
 }
 )ONNX",
-                 9, "its steps (2) are the newer version's alone (Slice-10); the lowest opset it can be moved to is 10");
+                 9,
+                 "its steps (2) are the newer version's alone (Slice-10); the lowest opset it can be moved to is 10");
 }
 
 // From IR 4 on, an initializer that is also a graph input is a default the caller may feed.
