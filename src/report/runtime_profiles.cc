@@ -31,9 +31,9 @@ struct RuntimeLimits {
 constexpr int64_t kOnnxRuntimeMinOpset = 7;
 
 constexpr RuntimeLimits kRuntimes[] = {
-    {"onnxruntime-1.10", 15, 8}, {"onnxruntime-1.11", 16, 8}, {"onnxruntime-1.12", 17, 8},
-    {"onnxruntime-1.13", 17, 8}, {"onnxruntime-1.14", 18, 8}, {"onnxruntime-1.15", 19, 9},
-    {"onnxruntime-1.16", 19, 9}, {"onnxruntime-1.17", 20, 9}, {"onnxruntime-1.18", 21, 10},
+    {"onnxruntime-1.10", 15, 8},  {"onnxruntime-1.11", 16, 8},  {"onnxruntime-1.12", 17, 8},
+    {"onnxruntime-1.13", 17, 8},  {"onnxruntime-1.14", 18, 8},  {"onnxruntime-1.15", 19, 9},
+    {"onnxruntime-1.16", 19, 9},  {"onnxruntime-1.17", 20, 9},  {"onnxruntime-1.18", 21, 10},
     {"onnxruntime-1.19", 21, 10}, {"onnxruntime-1.20", 21, 10}, {"onnxruntime-1.21", 22, 10},
     {"onnxruntime-1.31", 26, 13},
 };

@@ -8,10 +8,15 @@
 //   - Resize-13's optional roi and scales (required inputs before 13): an empty float tensor for each left out,
 //     which is what Resize-11 reads as "none" (its spec: scales empty when sizes is given; roi read only by
 //     tf_crop_and_resize).
+//   - Resize-11 as Resize-10, which takes X and scales alone and samples at asymmetric coordinates, the nearest
+//     pixel by the floor (what upgrade/fixes/resize_10_11.cc writes moving up): a node that says exactly that, by
+//     scales (not sizes). For nearest, every scale must be a constant of at least 1: ONNX Runtime's Resize-10 takes
+//     the ceiling where it shrinks an axis. Its roi (read by tf_crop_and_resize alone) is taken off.
 // The nodes made here are named by the splice (upgrade/splice.cc); CastLike's replacement keeps the node's outputs
 // (the skeleton shows them as graph outputs, upgrade/skeleton.cc ExposeReplacedOutputs), and so does the Slice,
 // which takes over the name of Shape's output.
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
@@ -19,6 +24,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/tensor.h"
+#include "graph/attributes.h"
 #include "upgrade/internal.h"
 
 namespace onnx_legalize::opset_upgrade {
@@ -47,7 +54,53 @@ bool Defined(onnx::Node* node, size_t index) {
   return node->inputs().size() > index && node->inputs()[index]->node()->kind() != onnx::kUndefined;
 }
 
+bool HasInput(const NodeProto& node, int index) { return node.input_size() > index && !node.input(index).empty(); }
+
+std::string StringAttribute(const NodeProto& node, const char* name, const char* default_value) {
+  const AttributeProto* attribute = FindAttribute(node, name);
+  return attribute == nullptr ? default_value : attribute->s();
+}
+
 }  // namespace
+
+WhyNot ResizeIsResize10(const NodeProto& node, const ConstantOf& constant_of) {
+  const std::string mode = StringAttribute(node, "mode", "nearest");
+  if (mode != "nearest" && mode != "linear") return absl::StrCat("its mode '", mode, "' is the newer version's alone");
+  const std::string coordinates = StringAttribute(node, "coordinate_transformation_mode", "half_pixel");
+  if (coordinates != "asymmetric") {
+    return absl::StrCat("its coordinate_transformation_mode '", coordinates,
+                        "' is the newer version's alone (Resize-10 samples at asymmetric coordinates)");
+  }
+  if (HasInput(node, 3)) return std::string("its sizes are the newer version's alone (Resize-10 takes scales)");
+  if (!HasInput(node, 2)) return std::string("it has neither scales nor sizes");
+  if (mode != "nearest") return std::nullopt;
+  const std::string nearest = StringAttribute(node, "nearest_mode", "round_prefer_floor");
+  if (nearest != "floor") {
+    return absl::StrCat("its nearest_mode '", nearest, "' is the newer version's alone (Resize-10 takes the floor)");
+  }
+  const TensorProto* scales = constant_of(node.input(2));
+  absl::StatusOr<Tensor> values =
+      scales == nullptr ? absl::StatusOr<Tensor>(absl::NotFoundError("")) : TensorFromProto(*scales, "scales");
+  if (!values.ok() || values->type() != TensorProto::FLOAT) {
+    return std::string("its scales are not a constant, and where a scale is below 1 Resize-10 takes another pixel");
+  }
+  for (int64_t i = 0; i < values->element_count(); ++i) {
+    float scale = 0;
+    std::memcpy(&scale, values->bytes().data() + i * sizeof(float), sizeof(float));
+    if (!(scale >= 1)) {
+      return absl::StrCat("its scale ", scale, " shrinks an axis, where Resize-10 takes the nearest pixel's ceiling");
+    }
+  }
+  return std::nullopt;
+}
+
+onnx::Node* ResizeAsResize10(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
+  onnx::Value* roi = node->inputs()[1];
+  node->removeInput(1);
+  if (roi->uses().empty() && roi->node()->kind() == onnx::kConstant) roi->node()->destroy();
+  while (node->inputs().size() > 2) node->removeInput(node->inputs().size() - 1);  // an empty sizes
+  return node;
+}
 
 onnx::Node* ShapeRangeToSlice(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
   const onnx::Symbol start_name("start"), end_name("end");

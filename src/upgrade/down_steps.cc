@@ -171,6 +171,7 @@ enum class Adapt {
   kShapeRangeToSlice,               // upgrade/down_replacements.cc
   kCastLikeToCast,                  // "
   kResizeOptionalInputsSpelledOut,  // "
+  kResizeAsResize10,                // "
 };
 
 onnx::version_conversion::NodeTransformerFunction AdapterOf(Adapt adapt) {
@@ -184,6 +185,7 @@ onnx::version_conversion::NodeTransformerFunction AdapterOf(Adapt adapt) {
     case Adapt::kShapeRangeToSlice: return ShapeRangeToSlice;
     case Adapt::kCastLikeToCast: return CastLikeToCast;
     case Adapt::kResizeOptionalInputsSpelledOut: return ResizeOptionalInputsSpelledOut;
+    case Adapt::kResizeAsResize10: return ResizeAsResize10;
     case Adapt::kKeep: break;
   }
   return [](const std::shared_ptr<onnx::Graph>&, onnx::Node* node) { return node; };
@@ -357,6 +359,8 @@ const DownStep kDownSteps[] = {
     {"Shape", 15, Always, Adapt::kShapeRangeToSlice, false, "start,end"},
     {"CastLike", 15, TakenByTheAdapter, Adapt::kCastLikeToCast},
     {"Resize", 13, Always, Adapt::kResizeOptionalInputsSpelledOut},
+    {"Resize", 11, ResizeIsResize10, Adapt::kResizeAsResize10, false,
+     "coordinate_transformation_mode,nearest_mode,cubic_coeff_a,exclude_outside,extrapolation_value"},
     // Opset 11 let axes and indices count from the back; the same node with none that does is the older version's.
     {"Squeeze", 11, [](const NodeProto& node, const ConstantOf&) { return NegativeInAttribute(node, "axes"); }},
     {"Split", 11, [](const NodeProto& node, const ConstantOf&) { return NegativeInAttribute(node, "axis"); }},

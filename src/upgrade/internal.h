@@ -264,6 +264,8 @@ onnx::Node* ShapeRangeToSlice(const std::shared_ptr<onnx::Graph>& graph, onnx::N
 onnx::Node* CastLikeToCast(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);     // CastLike 15 -> 14
 onnx::Node* ResizeOptionalInputsSpelledOut(const std::shared_ptr<onnx::Graph>& graph,        // Resize 13 -> 12
                                            onnx::Node* node);
+WhyNot ResizeIsResize10(const NodeProto& node, const ConstantOf& constant_of);  // Resize 11 -> 10
+onnx::Node* ResizeAsResize10(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);
 
 // --- upgrade/down_forms.cc -------------------------------------------------------------------------------------------
 

@@ -239,5 +239,37 @@ g (float[1, 1, 2, 2] x) => (float[1, 1, 4, 4] y) <int64[4] sizes = {1, 1, 4, 4}>
   }
 }
 
+// PyTorch's nearest upsampling at opset 11 says what Resize-10 does: asymmetric coordinates, the floor.
+TEST(DownRewritesTest, WritesAResizeThatSaysWhatResize10DoesAsResize10) {
+  const ModelProto model = MovedDown(R"ONNX(
+<ir_version: 6, opset_import: ["" : 11]>
+g (float[1, 1, 2, 2] x) => (float[1, 1, 4, 4] y) <float[0] roi = {}, float[4] scales = {1, 1, 2, 2}> {
+  y = Resize <mode = "nearest", coordinate_transformation_mode = "asymmetric", nearest_mode = "floor"> (x, roi, scales)
+}
+)ONNX",
+                                     10);
+  const NodeProto* resize = Producer(model.graph(), "y");
+  EXPECT_THAT(resize->input(), ElementsAre("x", "scales"));
+  ASSERT_EQ(resize->attribute_size(), 1);
+  EXPECT_EQ(resize->attribute(0).name(), "mode");
+}
+
+TEST(DownRewritesTest, RefusesAResizeThatSamplesOtherwiseThanResize10) {
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 6, opset_import: ["" : 11]>
+g (float[1, 1, 4, 4] x) => (float[1, 1, 2, 2] y) <float[0] roi = {}, float[4] scales = {1, 1, 0.5, 0.5}> {
+  y = Resize <mode = "nearest", coordinate_transformation_mode = "asymmetric", nearest_mode = "floor"> (x, roi, scales)
+}
+)ONNX",
+                 10, "its scale 0.5 shrinks an axis, where Resize-10 takes the nearest pixel's ceiling (Resize-11)");
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 6, opset_import: ["" : 11]>
+g (float[1, 1, 2, 2] x) => (float[1, 1, 4, 4] y) <float[0] roi = {}, float[4] scales = {1, 1, 2, 2}> {
+  y = Resize <mode = "linear"> (x, roi, scales)
+}
+)ONNX",
+                 10, "its coordinate_transformation_mode 'half_pixel' is the newer version's alone");
+}
+
 }  // namespace
 }  // namespace onnx_legalize::testing

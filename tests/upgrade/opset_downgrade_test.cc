@@ -123,13 +123,13 @@ g (float[2, 3] x) => (float[2, 3] y) { h = Relu (x)  y = HardSwish (h) }
 TEST(OpsetDowngradeTest, RefusesAChangeOnnxHasNoWayBackFrom) {
   ExpectNoFormAt(R"ONNX(
 <ir_version: 6, opset_import: ["" : 11]>
-g (float[1, 1, 2, 2] x) => (float[1, 1, 4, 4] y) <float[0] roi = {}, float[4] scales = {1, 1, 2, 2}> {
-  y = Resize <mode = "nearest"> (x, roi, scales)
+g (int64[3] indices) => (float[3, 4] y) <int64 depth = {4}, float[2] values = {0, 1}> {
+  y = OneHot (indices, depth, values)
 }
 )ONNX",
                  10,
-                 "Resize 'node_y' (graph main) has no form at opset 10: onnx 1.23.2's version converter has no way to "
-                 "move Resize-11 back to opset 10; the lowest opset it can be moved to is 11");
+                 "OneHot 'node_y' (graph main) has no form at opset 10: onnx 1.23.2's version converter has no way to "
+                 "move OneHot-11 back to opset 10; the lowest opset it can be moved to is 11");
 }
 
 TEST(OpsetDowngradeTest, RefusesWhatOnlyTheNewerVersionTakes) {
