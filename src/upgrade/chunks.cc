@@ -131,6 +131,20 @@ StepConverter::StepConverter() {
   RegisterOwnDownAdapters(*this);
 }
 
+void StepConverter::WrapDownAdapters(const std::function<std::unique_ptr<onnx::version_conversion::Adapter>(
+                                         std::unique_ptr<onnx::version_conversion::Adapter>)>& wrap) {
+  for (auto& [op, from_versions] : adapters) {
+    for (auto& [from, to_versions] : from_versions) {
+      for (auto& [to, adapter] : to_versions) {
+        const bool down = adapter->target_version().version() < adapter->initial_version().version();
+        if (down && dynamic_cast<const onnx::version_conversion::NoPreviousVersionAdapter*>(adapter.get()) == nullptr) {
+          adapter = wrap(std::move(adapter));
+        }
+      }
+    }
+  }
+}
+
 bool StepConverter::Adapts(const std::string& op_type, int64_t from, int64_t to) const {
   if (op_type == "Undefined" || op_type == "Captured") return false;
   auto op = all_schemas.find(op_type);

@@ -222,6 +222,11 @@ onnx::Node* ClipInputsToAttributes(const std::shared_ptr<onnx::Graph>& graph, on
 }
 
 WhyNot DropoutInputsAreConstant(const NodeProto& node, const ConstantOf& constant_of) {
+  // Dropout-12 says its mask is all true where it does not train; before 12 the spec leaves it open, and ONNX
+  // Runtime's Dropout-10 writes it all false (run_downgrades.py: test_dropout_default_mask).
+  if (node.output_size() > 1 && !node.output(1).empty()) {
+    return std::string("its mask output is read, which only the newer version defines where it does not train");
+  }
   if (WhyNot ratio = NotConstantFloat(node, 1, "ratio", constant_of)) return ratio;
   if (!HasInput(node, 2)) return std::nullopt;
   absl::StatusOr<Tensor> training = ConstantInput(node, 2, "training_mode", constant_of);

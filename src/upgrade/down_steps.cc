@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <utility>
@@ -28,6 +29,8 @@
 #include "absl/strings/str_cat.h"
 #include "core/tensor.h"
 #include "graph/attributes.h"
+#include "onnx/common/version.h"
+#include "onnx/version_converter/adapters/adapter.h"
 #include "onnx/version_converter/adapters/transformers.h"
 #include "upgrade/internal.h"
 
@@ -392,6 +395,36 @@ const DownStep kDownSteps[] = {
     {"ReduceSumSquare", 18, NoopWithoutAxes, Adapt::kKeep, true, "noop_with_empty_axes", /*after_onnx=*/true},
 };
 
+// A down-adapter whose refusal becomes a NoFormException naming the node: onnx's adapters assert what the older
+// version cannot hold (TypeRestriction: "DataType (1) of Input or Output of operator 'Equal' is unallowed for Opset
+// Version 10"), in words that name no node, and the move would fail as a converter error.
+class RefusalNamingAdapter final : public onnx::version_conversion::Adapter {
+ public:
+  explicit RefusalNamingAdapter(std::unique_ptr<onnx::version_conversion::Adapter> inner)
+      : Adapter(inner->name(), inner->initial_version(), inner->target_version()), inner_(std::move(inner)) {}
+
+  onnx::Node* adapt(std::shared_ptr<onnx::Graph> graph, onnx::Node* node) const override {
+    try {
+      return inner_->adapt(std::move(graph), node);
+    } catch (const NoFormException&) {
+      throw;
+    } catch (const std::bad_alloc&) {
+      throw;
+    } catch (const std::exception& e) {
+      // onnx's assertions start with the header's path and the condition; the words after "failed: " are the why.
+      const std::string what = e.what();
+      const size_t failed = what.find("failed: ");
+      throw NoFormException(
+          node, initial_version().version(),
+          absl::StrCat("onnx " ONNX_VERSION_STRING "'s down-adapter of ", name(), "-", initial_version().version(),
+                       " refuses it: ", failed == std::string::npos ? what : what.substr(failed + 8)));
+    }
+  }
+
+ private:
+  std::unique_ptr<onnx::version_conversion::Adapter> inner_;
+};
+
 const DownStep* FindDownStep(const std::string& op_type, int64_t version) {
   for (const DownStep& step : kDownSteps) {
     if (op_type == step.op_type && version == step.version) return &step;
@@ -416,6 +449,9 @@ void RegisterOwnDownAdapters(StepConverter& converter) {
     converter.registerAdapter(step.op_type, step.version, step.version - 1,
                               DroppingAttributes(std::move(adapt), step.dropped));
   }
+  converter.WrapDownAdapters([](std::unique_ptr<onnx::version_conversion::Adapter> adapter) {
+    return std::make_unique<RefusalNamingAdapter>(std::move(adapter));
+  });
 }
 
 std::vector<OwnDownStep> OwnDownSteps() {

@@ -187,6 +187,11 @@ class StepConverter : public onnx::version_conversion::DefaultVersionConverter {
 
   // convert_graph(g, curr, curr + 1).
   void ConvertStep(const std::shared_ptr<onnx::Graph>& g, int64_t curr) const;
+
+  // Each down-adapter (onnx's and ours, but those below an op's first version, which only throw) replaced by
+  // `wrap` of it.
+  void WrapDownAdapters(const std::function<std::unique_ptr<onnx::version_conversion::Adapter>(
+                            std::unique_ptr<onnx::version_conversion::Adapter>)>& wrap);
 };
 
 // Whether a subgraph of the main graph reads the output of a Softmax or LogSoftmax that the 12->13 adapter
@@ -205,7 +210,9 @@ absl::StatusOr<GraphProto> ConvertMainGraphInChunks(const Skeleton& skeleton, co
 // --- upgrade/down_steps.cc -------------------------------------------------------------------------------------------
 
 // Registers in `converter` the down-adapters onnx lacks for changes a node can cross back unchanged (types widened,
-// an attribute or input added whose absence is the old behaviour), and ours in place of those onnx gets wrong.
+// an attribute or input added whose absence is the old behaviour), and ours in place of those onnx gets wrong; then
+// makes every down-adapter's refusal (onnx's assertions: a type the older version does not take, ...) a
+// NoFormException that names the node.
 void RegisterOwnDownAdapters(StepConverter& converter);
 
 // The changes RegisterOwnDownAdapters undoes, each as the op and the version whose change it undoes, and whether

@@ -164,6 +164,11 @@ g (float[2, 3] x) => (float[2, 3] y) <float ratio = {0.25}, bool training = {0}>
 g (float[2, 3] x, bool training) => (float[2, 3] y) { y = Dropout (x, , training) }
 )ONNX",
                  11, "its training_mode may be true, and only the newer version drops values in a run (Dropout-12)");
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2, 3] x) => (float[2, 3] y, bool[2, 3] mask) { y, mask = Dropout (x) }
+)ONNX",
+                 11, "its mask output is read, which only the newer version defines where it does not train");
 }
 
 constexpr char kShapeRangeAt15[] = R"ONNX(

@@ -132,6 +132,18 @@ g (int64[3] indices) => (float[3, 4] y) <int64 depth = {4}, float[2] values = {0
                  "move OneHot-11 back to opset 10; the lowest opset it can be moved to is 11");
 }
 
+// onnx's own down-adapters assert what the older version cannot hold, naming no node: the refusal names it.
+TEST(OpsetDowngradeTest, NamesTheNodeOnnxsOwnAdapterRefuses) {
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 6, opset_import: ["" : 11]>
+g (float[2] a, float[2] b) => (bool[2] y) { y = Equal (a, b) }
+)ONNX",
+                 10,
+                 "Equal 'node_y' (graph main) has no form at opset 10: onnx 1.23.2's down-adapter of Equal-11 refuses "
+                 "it: DataType (1) of Input or Output of operator 'Equal' is unallowed for Opset Version 10.; the "
+                 "lowest opset it can be moved to is 11");
+}
+
 TEST(OpsetDowngradeTest, RefusesWhatOnlyTheNewerVersionTakes) {
   ExpectNoFormAt(
       R"ONNX(
