@@ -304,9 +304,9 @@ absl::StatusOr<google::protobuf::RepeatedPtrField<NodeProto>> SpliceMainGraph(co
 // (fixes/softmax_12_13.cc).
 std::string OpTypeShownToConverter(const NodeProto& node, const Move& move);
 
-// Gives a Resize that Upsample or Resize-10 became (`node`, spliced from `orig`) Resize-10's coordinates
-// (fixes/resize_10_11.cc).
-void KeepResize10Coordinates(const NodeProto& orig, const Move& move, NodeProto* node);
+// Gives a Resize that Upsample or Resize-10 became (`node`, spliced from `record`'s node) Resize-10's coordinates
+// and nearest pixel (fixes/resize_10_11.cc).
+void KeepResize10Coordinates(const NodeRecord& record, const Move& move, NodeProto* node);
 
 // Aligns, in the caller's main graph, each legacy broadcast (opset 6 and below, broadcast=1, axis=a) of known
 // ranks that onnx 1.23's 6->7 adapter, as 1.12's, cannot convert (it gives B rank(A) - rank(B) trailing ones

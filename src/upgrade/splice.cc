@@ -367,7 +367,7 @@ absl::Status SpliceConvertedNode(const NodeProto& conv, int64_t record_index, co
   for (auto& n : inputs) node->add_input(n);
   for (auto& n : outputs) node->add_output(n);
   RETURN_IF_ERROR(SpliceConvertedAttributes(conv, record, path, scope, ctx, node));
-  KeepResize10Coordinates(*record.original, ctx.move, node);
+  KeepResize10Coordinates(record, ctx.move, node);
   return absl::OkStatus();
 }
 

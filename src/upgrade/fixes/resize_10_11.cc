@@ -6,14 +6,56 @@
 // Resize10GetsResize10CoordinatesAtOpset11 fails without this fix).
 //
 // The fix: the splice writes Resize-10's coordinate_transformation_mode (asymmetric) and, for nearest, its
-// nearest_mode (floor) on the Resize where the converted node does not say them.
+// nearest_mode on the Resize where the converted node does not say them: the floor, but the ceiling where every
+// scale is a constant of at most 1 and one shrinks: ONNX Runtime's Resize-10 (which defined the op for the models
+// of its time) takes the nearest pixel's ceiling on an axis it shrinks (the model runner's "legacy" nearest mode,
+// eval/kernels/resize.cc). Scales that grow one axis and shrink another have no one nearest_mode; the floor is
+// written, and the move's proof refuses the result.
+#include <cstdint>
+#include <cstring>
 #include <string>
+
+#include "absl/status/statusor.h"
+#include "core/tensor.h"
+#include "graph/op_names.h"
 
 #include "upgrade/internal.h"
 
 namespace onnx_legalize::opset_upgrade {
 
-void KeepResize10Coordinates(const NodeProto& orig, const Move& move, NodeProto* node) {
+namespace {
+
+// Whether Resize-10's (or Upsample-9's) scales are a constant of `graph` (an initializer or a Constant's value) whose
+// every value is at most 1, one below.
+bool ShrinksOnly(const NodeProto& resize, const GraphProto& graph) {
+  if (resize.input_size() < 2 || resize.input(1).empty()) return false;  // Upsample-7's scales (attribute) are >= 1
+  const TensorProto* scales = nullptr;
+  for (const TensorProto& initializer : graph.initializer()) {
+    if (initializer.name() == resize.input(1)) scales = &initializer;
+  }
+  for (const NodeProto& node : graph.node()) {
+    if (node.op_type() != kConstantOp || node.output_size() != 1 || node.output(0) != resize.input(1)) continue;
+    for (const AttributeProto& attribute : node.attribute()) {
+      if (attribute.name() == "value" && attribute.has_t()) scales = &attribute.t();
+    }
+  }
+  if (scales == nullptr) return false;
+  absl::StatusOr<Tensor> values = TensorFromProto(*scales, "scales");
+  if (!values.ok() || values->type() != TensorProto::FLOAT || values->element_count() == 0) return false;
+  bool shrinks = false;
+  for (int64_t i = 0; i < values->element_count(); ++i) {
+    float scale = 0;
+    std::memcpy(&scale, values->bytes().data() + i * sizeof(float), sizeof(float));
+    if (!(scale <= 1)) return false;
+    shrinks = shrinks || scale < 1;
+  }
+  return shrinks;
+}
+
+}  // namespace
+
+void KeepResize10Coordinates(const NodeRecord& record, const Move& move, NodeProto* node) {
+  const NodeProto& orig = *record.original;
   const bool resize10 = orig.op_type() == kUpsample || (orig.op_type() == kResize && move.from <= 10);
   if (!resize10 || node->op_type() != kResize || !move.Crosses(11)) return;
   bool has_ctm = false, has_nearest = false;
@@ -33,7 +75,7 @@ void KeepResize10Coordinates(const NodeProto& orig, const Move& move, NodeProto*
     AttributeProto* a = node->add_attribute();
     a->set_name("nearest_mode");
     a->set_type(AttributeProto::STRING);
-    a->set_s("floor");
+    a->set_s(record.owner != nullptr && ShrinksOnly(orig, *record.owner) ? "ceil" : "floor");
   }
 }
 

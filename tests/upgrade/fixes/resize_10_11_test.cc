@@ -2,6 +2,7 @@
 #include "upgrade/opset_upgrade.h"
 
 #include <string>
+#include <utility>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -28,6 +29,24 @@ g (float[1,1,2,2] x, float[4] s) => (float y) { y = Resize<mode="linear">(x, s) 
   ASSERT_NE(mode, nullptr);  // onnx's 10->11 adapter writes none: Resize-11's default is half_pixel
   EXPECT_EQ(mode->s(), "asymmetric");
   EXPECT_EQ(FindAttr(*resize, "nearest_mode"), nullptr);  // linear mode rounds nothing
+}
+
+// ONNX Runtime's Resize-10 takes the nearest pixel's floor on an axis it grows and its ceiling on one it shrinks.
+TEST(OpsetUpgradeTest, NearestResize10TakesTheFloorGrowingAndTheCeilingShrinking) {
+  for (const auto& [scales, rounding] : {std::pair<const char*, const char*>{"{1, 1, 2, 3}", "floor"},
+                                         {"{1, 1, 0.5, 0.6}", "ceil"},
+                                         {"{1, 1, 1, 1}", "floor"}}) {
+    ModelProto model = ParseModelNamingNodes((std::string(R"ONNX(
+<ir_version: 5, opset_import: ["" : 10]>
+g (float[1,1,4,4] x) => (float y) <float[4] s = )ONNX") +
+                                              scales + R"ONNX(> { y = Resize<mode="nearest">(x, s) }
+)ONNX")
+                                                 .c_str());
+    ASSERT_TRUE(MoveDefaultOpset(model, 11).ok()) << scales;
+    const AttributeProto* nearest = FindAttr(*FindNode(model.graph(), "node_y"), "nearest_mode");
+    ASSERT_NE(nearest, nullptr) << scales;
+    EXPECT_EQ(nearest->s(), rounding) << scales;
+  }
 }
 
 }  // namespace
