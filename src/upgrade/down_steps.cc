@@ -175,6 +175,7 @@ enum class Adapt {
   kCastLikeToCast,                  // "
   kResizeOptionalInputsSpelledOut,  // "
   kResizeAsResize10,                // "
+  kHardSwishAsItsBody,              // "
 };
 
 onnx::version_conversion::NodeTransformerFunction AdapterOf(Adapt adapt) {
@@ -189,6 +190,7 @@ onnx::version_conversion::NodeTransformerFunction AdapterOf(Adapt adapt) {
     case Adapt::kCastLikeToCast: return CastLikeToCast;
     case Adapt::kResizeOptionalInputsSpelledOut: return ResizeOptionalInputsSpelledOut;
     case Adapt::kResizeAsResize10: return ResizeAsResize10;
+    case Adapt::kHardSwishAsItsBody: return HardSwishAsItsBody;
     case Adapt::kKeep: break;
   }
   return [](const std::shared_ptr<onnx::Graph>&, onnx::Node* node) { return node; };
@@ -361,6 +363,7 @@ const DownStep kDownSteps[] = {
     // Written in other ops of the older opset.
     {"Shape", 15, Always, Adapt::kShapeRangeToSlice, false, "start,end"},
     {"CastLike", 15, TakenByTheAdapter, Adapt::kCastLikeToCast},
+    {"HardSwish", 14, Always, Adapt::kHardSwishAsItsBody},
     {"Resize", 13, Always, Adapt::kResizeOptionalInputsSpelledOut},
     {"Resize", 11, ResizeIsResize10, Adapt::kResizeAsResize10, false,
      "coordinate_transformation_mode,nearest_mode,cubic_coeff_a,exclude_outside,extrapolation_value"},
@@ -460,7 +463,8 @@ std::vector<OwnDownStep> OwnDownSteps() {
     // Unconditional: it takes every node and does nothing to it (the adapters that rewrite check what they take).
     const bool unconditional =
         step.why_not == Always && step.adapt == Adapt::kKeep && step.dropped[0] == '\0' && !step.after_onnx;
-    const bool writes_other_ops = step.adapt == Adapt::kShapeRangeToSlice || step.adapt == Adapt::kCastLikeToCast;
+    const bool writes_other_ops = step.adapt == Adapt::kShapeRangeToSlice || step.adapt == Adapt::kCastLikeToCast ||
+                                  step.adapt == Adapt::kHardSwishAsItsBody;
     steps.push_back({step.op_type, step.version, unconditional, step.replaces_onnx, writes_other_ops});
   }
   return steps;

@@ -53,6 +53,7 @@ inline constexpr char kResize[] = "Resize";
 inline constexpr char kUpsample[] = "Upsample";
 inline constexpr char kScatter[] = "Scatter";
 inline constexpr char kCastLike[] = "CastLike";
+inline constexpr char kHardSwish[] = "HardSwish";
 inline constexpr char kSoftmax[] = "Softmax";
 inline constexpr char kLogSoftmax[] = "LogSoftmax";
 inline constexpr char kHardmax[] = "Hardmax";
@@ -271,7 +272,8 @@ onnx::Node* ShapeRangeToSlice(const std::shared_ptr<onnx::Graph>& graph, onnx::N
 onnx::Node* CastLikeToCast(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);     // CastLike 15 -> 14
 onnx::Node* ResizeOptionalInputsSpelledOut(const std::shared_ptr<onnx::Graph>& graph,        // Resize 13 -> 12
                                            onnx::Node* node);
-WhyNot ResizeIsResize10(const NodeProto& node, const ConstantOf& constant_of);  // Resize 11 -> 10
+onnx::Node* HardSwishAsItsBody(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);  // HardSwish 14 -> 13
+WhyNot ResizeIsResize10(const NodeProto& node, const ConstantOf& constant_of);                // Resize 11 -> 10
 onnx::Node* ResizeAsResize10(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);
 
 // --- upgrade/down_forms.cc -------------------------------------------------------------------------------------------

@@ -122,7 +122,7 @@ TEST(CheckReportTest, OpsetPolicyFindsAModelAboveTheMaximumThatCanMoveDown) {
 TEST(CheckReportTest, OpsetPolicyNamesEachNodeWithNoFormAtTheMaximum) {
   onnx::ModelProto model = ParseModel(R"ONNX(
 <ir_version: 8, opset_import: ["" : 14]>
-g (float[2, 3] x) => (float[2, 3] y) { h = HardSwish (x)  r = Relu (h)  y = HardSwish (r) }
+g (float[2, 3] x) => (float[2, 3] y) { h = Trilu (x)  r = Relu (h)  y = Trilu (r) }
 )ONNX");
   model.mutable_graph()->mutable_node(0)->set_name("first");
   absl::StatusOr<std::vector<CheckFinding>> findings = CheckOpsetPolicy(model, {std::nullopt, 13});
@@ -132,13 +132,13 @@ g (float[2, 3] x) => (float[2, 3] y) { h = HardSwish (x)  r = Relu (h)  y = Hard
   EXPECT_FALSE(findings->at(0).fixable);
   EXPECT_EQ(CheckFindingRule(findings->at(0)), "opset-out-of-range");
   EXPECT_EQ(findings->at(1).node_name, "first");
-  EXPECT_EQ(findings->at(1).op_type, "HardSwish");
+  EXPECT_EQ(findings->at(1).op_type, "Trilu");
   EXPECT_EQ(findings->at(1).graph_path, "main");
   EXPECT_EQ(findings->at(1).reason,
-            "no form at opset 13: HardSwish exists only from opset 14; the lowest opset it can go to is 14");
+            "no form at opset 13: Trilu exists only from opset 14; the lowest opset it can go to is 14");
   EXPECT_FALSE(findings->at(1).fixable);
   EXPECT_EQ(CheckFindingRule(findings->at(1)), "no-form-at-max-opset");
-  EXPECT_EQ(findings->at(2).op_type, "HardSwish");
+  EXPECT_EQ(findings->at(2).op_type, "Trilu");
 }
 
 // Above max_ir_version, a model finding says why the IR version stays there; a move down that fixes the opset and

@@ -270,11 +270,11 @@ g (float[2, 3] x) => (float[2, 3] y) { y = Relu (x) }
 
   WriteModel(dir_ / "hardswish.onnx", R"(
 <ir_version: 8, opset_import: ["" : 14]>
-g (float[2, 3] x) => (float[2, 3] y) { y = HardSwish (x) }
+g (float[2, 3] x) => (float[2, 3] y) { y = Trilu (x) }
 )");
   const CliRun refused = Run({PathOf("hardswish.onnx"), PathOf("out.onnx"), "--target-opset=13"});
   EXPECT_EQ(refused.exit_code, 3);
-  EXPECT_THAT(refused.err, HasSubstr("has no form at opset 13: HardSwish exists only from opset 14"));
+  EXPECT_THAT(refused.err, HasSubstr("has no form at opset 13: Trilu exists only from opset 14"));
   EXPECT_FALSE(fs::exists(dir_ / "out.onnx"));
 }
 

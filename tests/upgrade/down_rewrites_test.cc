@@ -1,8 +1,8 @@
 // Moving down across changes that no onnx down-adapter undoes, by rewriting the node: attributes that became inputs
 // go back to attributes where the inputs are constants (upgrade/down_inputs_to_attributes.cc), and Shape-15's range,
-// CastLike and Resize-13's optional inputs are written in ops of the older opset (upgrade/down_replacements.cc). What
-// cannot be written so is refused as kNoFormAtOpset, naming the node and the lowest opset it can go to, and the model
-// is left as it was. The proof that each result computes what the original did is the driver's (and the ONNX
+// CastLike, HardSwish and Resize's inputs and coordinates are written in ops of the older opset
+// (upgrade/down_replacements.cc). What cannot be written so is refused as kNoFormAtOpset, naming the node and the
+// lowest opset it can go to, and the model is left as it was. The proof that each result computes what the original did is the driver's (and the ONNX
 // Runtime differential, tests/differential/run_downgrades.py).
 #include <cstdint>
 #include <limits>
@@ -223,6 +223,25 @@ g (float[2] x) => (float[2] y) {
 }
 )ONNX",
                  13, "the element type of its target_type input is not known");
+}
+
+TEST(DownRewritesTest, WritesHardSwishAsItsFunctionBody) {
+  const ModelProto model = MovedDown(R"ONNX(
+<ir_version: 8, opset_import: ["" : 14]>
+g (float[2, 3] x) => (float[2, 3] y) { y = HardSwish (x) }
+)ONNX",
+                                     9);
+  const NodeProto* mul = Producer(model.graph(), "y");
+  ASSERT_NE(mul, nullptr);
+  EXPECT_EQ(mul->op_type(), "Mul");
+  EXPECT_EQ(mul->name(), "node_y") << "the caller's node, replaced";
+  ASSERT_EQ(mul->input_size(), 2);
+  EXPECT_EQ(mul->input(0), "x");
+  const NodeProto* sigmoid = Producer(model.graph(), mul->input(1));
+  ASSERT_NE(sigmoid, nullptr);
+  EXPECT_EQ(sigmoid->op_type(), "HardSigmoid");
+  EXPECT_EQ(FindAttr(*sigmoid, "alpha")->f(), 1.0f / 6.0f);
+  EXPECT_EQ(FindAttr(*sigmoid, "beta")->f(), 0.5f);
 }
 
 TEST(DownRewritesTest, SpellsOutResizesLeftOutRoiAndScalesBelow13) {

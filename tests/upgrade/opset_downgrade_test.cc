@@ -113,10 +113,10 @@ void ExpectNoFormAt(const char* text_model, int64_t target, const std::string& t
 TEST(OpsetDowngradeTest, RefusesAnOpThatDidNotExistYetNamingTheNodeAndTheLowestOpset) {
   ExpectNoFormAt(R"ONNX(
 <ir_version: 8, opset_import: ["" : 14]>
-g (float[2, 3] x) => (float[2, 3] y) { h = Relu (x)  y = HardSwish (h) }
+g (float[2, 3] x) => (float[2, 3] y) { h = Relu (x)  y = Trilu (h) }
 )ONNX",
                  13,
-                 "HardSwish 'node_y' (graph main) has no form at opset 13: HardSwish exists only from opset 14; the "
+                 "Trilu 'node_y' (graph main) has no form at opset 13: Trilu exists only from opset 14; the "
                  "lowest opset it can be moved to is 14");
 }
 
@@ -167,11 +167,11 @@ TEST(OpsetDowngradeTest, NamesANodeInsideABranchByItsGraph) {
   ExpectNoFormAt(R"ONNX(
 <ir_version: 8, opset_import: ["" : 14]>
 g (bool c, float[2] x) => (float[2] y) {
-  y = If (c) <then_branch = then_g () => (float[2] t) { t = HardSwish (x) },
+  y = If (c) <then_branch = then_g () => (float[2] t) { t = Trilu (x) },
               else_branch = else_g () => (float[2] e) { e = Identity (x) }>
 }
 )ONNX",
-                 13, "HardSwish 'node_t' (graph main/then_g) has no form at opset 13");
+                 13, "Trilu 'node_t' (graph main/then_g) has no form at opset 13");
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Activations, each element on its own: Relu, LeakyRelu, PRelu, Elu, Selu, Sigmoid, HardSigmoid, Tanh,
+// Activations, each element on its own: Relu, LeakyRelu, PRelu, Elu, Selu, Sigmoid, HardSigmoid, HardSwish, Tanh,
 // Softplus, Softsign, ThresholdedRelu (from opset 10), Shrink, Clip. Formulas are their specs' (the version the
 // opset selects: the attributes have not changed meaning since version 1, but Clip-11 moved min/max to inputs
 // and PRelu-7 broadcasts its slope). float16 is computed in float; the transcendental functions are the C
@@ -85,15 +85,24 @@ absl::StatusOr<Outputs> RunSelu(const KernelContext& ctx) {
   });
 }
 
+// max(0, min(1, alpha * x + beta)); NaN stays NaN.
+template <typename T>
+T HardSigmoidOf(T x, float alpha, float beta) {
+  const T y = static_cast<T>(alpha) * x + static_cast<T>(beta);
+  if (std::isnan(y)) return y;
+  return std::max(T{0}, std::min(T{1}, y));
+}
+
 absl::StatusOr<Outputs> RunHardSigmoid(const KernelContext& ctx) {
   ASSIGN_OR_RETURN(const float alpha, FloatAttributeOr(ctx.node, "alpha", 0.2f));
   ASSIGN_OR_RETURN(const float beta, FloatAttributeOr(ctx.node, "beta", 0.5f));
-  return RunActivation(ctx, [alpha, beta](auto x) {
-    using T = decltype(x);
-    const T y = static_cast<T>(alpha) * x + static_cast<T>(beta);
-    if (std::isnan(y)) return y;
-    return std::max(T{0}, std::min(T{1}, y));
-  });
+  return RunActivation(ctx, [alpha, beta](auto x) { return HardSigmoidOf(x, alpha, beta); });
+}
+
+// HardSwish-14: x * HardSigmoid(x) with alpha 1/6 (the float onnx's function body holds) and beta 1/2, computed
+// as that body computes it.
+absl::StatusOr<Outputs> RunHardSwish(const KernelContext& ctx) {
+  return RunActivation(ctx, [](auto x) { return x * HardSigmoidOf(x, 1.0f / 6.0f, 0.5f); });
 }
 
 // ThresholdedRelu-10: y = x > alpha ? x : 0 (alpha default 1). Before opset 10 the op is the experimental
@@ -244,6 +253,7 @@ void AddActivationKernels(KernelTable& table) {
   table["Elu"] = RunElu;
   table["Selu"] = RunSelu;
   table["HardSigmoid"] = RunHardSigmoid;
+  table["HardSwish"] = RunHardSwish;
   table["Clip"] = RunClip;
   table["ThresholdedRelu"] = RunThresholdedRelu;
   table["Shrink"] = RunShrink;
