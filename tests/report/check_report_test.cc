@@ -141,13 +141,21 @@ g (float[2, 3] x) => (float[2, 3] y) { h = Trilu (x)  r = Relu (h)  y = Trilu (r
   EXPECT_EQ(findings->at(2).op_type, "Trilu");
 }
 
+// One Relu at default opset `opset` and IR version `ir`.
+onnx::ModelProto ReluAt(int64_t opset, int64_t ir) {
+  onnx::ModelProto model = ParseModel(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] x) => (float[2] y) { y = Relu (x) }
+)ONNX");
+  model.set_ir_version(ir);
+  model.mutable_opset_import(0)->set_version(opset);
+  return model;
+}
+
 // Above max_ir_version, a model finding says why the IR version stays there; a move down that fixes the opset and
 // brings the IR within needs none.
 TEST(CheckReportTest, IrPolicyFindsAModelWhoseIrStaysAboveTheMaximum) {
-  const onnx::ModelProto at13 = ParseModel(R"ONNX(
-<ir_version: 10, opset_import: ["" : 13]>
-g (float[2] x) => (float[2] y) { y = Relu (x) }
-)ONNX");
+  const onnx::ModelProto at13 = ReluAt(13, 10);
   absl::StatusOr<std::vector<CheckFinding>> findings = CheckOpsetPolicy(at13, {7, 15, 8});
   ASSERT_TRUE(findings.ok()) << findings.status();
   ASSERT_EQ(findings->size(), 1u);
@@ -170,11 +178,7 @@ g (float[2] x) => (float[2] y) { y = Relu (x) }
 }
 
 TEST(CheckReportTest, IrPolicyIsMetByTheMoveDownThatFixesTheOpset) {
-  const onnx::ModelProto at17 = ParseModel(R"ONNX(
-<ir_version: 10, opset_import: ["" : 17]>
-g (float[2] x) => (float[2] y) { y = Relu (x) }
-)ONNX");
-  absl::StatusOr<std::vector<CheckFinding>> findings = CheckOpsetPolicy(at17, {7, 15, 8});
+  absl::StatusOr<std::vector<CheckFinding>> findings = CheckOpsetPolicy(ReluAt(17, 10), {7, 15, 8});
   ASSERT_TRUE(findings.ok()) << findings.status();
   ASSERT_EQ(findings->size(), 1u);
   EXPECT_EQ(CheckFindingRule(findings->front()), "opset-out-of-range");
