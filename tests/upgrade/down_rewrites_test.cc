@@ -2,8 +2,8 @@
 // go back to attributes where the inputs are constants (upgrade/down_inputs_to_attributes.cc), and Shape-15's range,
 // CastLike, HardSwish and Resize's inputs and coordinates are written in ops of the older opset
 // (upgrade/down_replacements.cc). What cannot be written so is refused as kNoFormAtOpset, naming the node and the
-// lowest opset it can go to, and the model is left as it was. The proof that each result computes what the original did is the driver's (and the ONNX
-// Runtime differential, tests/differential/run_downgrades.py).
+// lowest opset it can go to, and the model is left as it was. The proof that each result computes what the original
+// did is the driver's (and the ONNX Runtime differential, tests/differential/run_downgrades.py).
 #include <cstdint>
 #include <limits>
 #include <string>
