@@ -11,10 +11,11 @@
 // is executed before and after where the model runner runs the model (verify/opset_move_proof.h). Softmax and
 // LogSoftmax 13 -> 12 replace onnx's own adapter (AxisToLast says what it gets wrong). Attributes that became inputs
 // go back where the inputs are constants (upgrade/down_inputs_to_attributes.cc), and Shape-15's range, CastLike and
-// Resize-13's optional inputs are written in ops of the older opset (upgrade/down_replacements.cc). Left out on
-// purpose: ScatterElements/ScatterND 16 (same signature, but new `reduction` values), and of the changes at opset 11,
-// which let axes and indices count from the back, those not listed (a node crosses the listed ones when it holds no
-// such value, and its index input is a constant, where that is what counts). tests/upgrade/down_steps_test.cc holds
+// Resize-13's optional inputs are written in ops of the older opset (upgrade/down_replacements.cc). Of the changes
+// at opset 11, which let axes and indices count from the back, the listed ones write such an axis as the one it
+// counts to from the front (AxesCountedFromTheFront), and a Slice's axes or a Gather's indices must be constants that
+// count from the front. Left out on purpose: ScatterElements/ScatterND 16 (same signature, but new `reduction`
+// values), and the other changes at 11. tests/upgrade/down_steps_test.cc holds
 // every entry to the schemas: onnx has no down-adapter of its own for it (but for those replaced), and an entry that
 // takes every node has the same inputs, outputs and attributes on both sides.
 #include <algorithm>
@@ -65,16 +66,6 @@ WhyNot InputPresent(const NodeProto& node, int index, const char* name) {
   return absl::StrCat("its input ", name, " is the newer version's alone");
 }
 
-// Why attribute `name` (INT or INTS) holds a negative value, which before opset 11 counted nothing from the back.
-WhyNot NegativeInAttribute(const NodeProto& node, const char* name) {
-  const AttributeProto* attribute = FindAttribute(node, name);
-  if (attribute == nullptr) return std::nullopt;
-  bool negative = attribute->type() == AttributeProto::INT && attribute->i() < 0;
-  for (int64_t value : attribute->ints()) negative = negative || value < 0;
-  if (!negative) return std::nullopt;
-  return absl::StrCat("its ", name, " counts from the back, which only opset 11 on reads so");
-}
-
 // Why input `index` (`name`) is not a constant of non-negative values: before opset 11 an index or axis counted
 // nothing from the back. An absent input passes.
 WhyNot NegativeOrUnknownInInput(const NodeProto& node, int index, const char* name, const ConstantOf& constant_of) {
@@ -117,6 +108,35 @@ onnx::Node* AxisToLast(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
             "the last axis computes alike"));
   }
   node->i_(onnx::kaxis, -1);
+  return node;
+}
+
+// An op of opset 11 moved to 10, where an axis counts from the front only: each axis (`axis` or `axes`) that counts
+// from the back written as the one it counts to from the front, by the rank shape inference gave the input (Unsqueeze's
+// axes count in its output, of that rank plus one per axis). onnx's own adapters of these steps keep a negative axis,
+// which the older schemas do not take. Where the rank is not known, no form.
+onnx::Node* AxesCountedFromTheFront(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
+  onnx::Value* input = node->inputs()[0];
+  for (const onnx::Symbol name : {onnx::kaxis, onnx::kaxes}) {
+    if (!node->hasAttribute(name)) continue;
+    const bool one = node->kindOf(name) == onnx::AttributeKind::i;
+    std::vector<int64_t> axes = one ? std::vector<int64_t>{node->i(name)} : node->is(name);
+    if (std::none_of(axes.begin(), axes.end(), [](int64_t axis) { return axis < 0; })) continue;
+    if (!input->has_sizes()) {
+      throw NoFormException(node, 11,
+                            absl::StrCat("its ", name.toString(),
+                                         " counts from the back, and the rank of its input is not known (shape "
+                                         "inference found none), which opset 10 needs it counted from the front"));
+    }
+    int64_t rank = static_cast<int64_t>(input->sizes().size());
+    if (node->kind() == onnx::kUnsqueeze) rank += static_cast<int64_t>(axes.size());
+    for (int64_t& axis : axes) axis += axis < 0 ? rank : 0;
+    if (one) {
+      node->i_(name, axes.front());
+    } else {
+      node->is_(name, std::move(axes));
+    }
+  }
   return node;
 }
 
@@ -176,6 +196,7 @@ enum class Adapt {
   kResizeOptionalInputsSpelledOut,  // "
   kResizeAsResize10,                // "
   kHardSwishAsItsBody,              // "
+  kAxesCountedFromTheFront,         // AxesCountedFromTheFront
 };
 
 onnx::version_conversion::NodeTransformerFunction AdapterOf(Adapt adapt) {
@@ -191,6 +212,7 @@ onnx::version_conversion::NodeTransformerFunction AdapterOf(Adapt adapt) {
     case Adapt::kResizeOptionalInputsSpelledOut: return ResizeOptionalInputsSpelledOut;
     case Adapt::kResizeAsResize10: return ResizeAsResize10;
     case Adapt::kHardSwishAsItsBody: return HardSwishAsItsBody;
+    case Adapt::kAxesCountedFromTheFront: return AxesCountedFromTheFront;
     case Adapt::kKeep: break;
   }
   return [](const std::shared_ptr<onnx::Graph>&, onnx::Node* node) { return node; };
@@ -368,18 +390,37 @@ const DownStep kDownSteps[] = {
     {"Resize", 11, ResizeIsResize10, Adapt::kResizeAsResize10, false,
      "coordinate_transformation_mode,nearest_mode,cubic_coeff_a,exclude_outside,extrapolation_value"},
     // Opset 11 let axes and indices count from the back; the same node with none that does is the older version's.
-    {"Squeeze", 11, [](const NodeProto& node, const ConstantOf&) { return NegativeInAttribute(node, "axes"); }},
-    {"Split", 11, [](const NodeProto& node, const ConstantOf&) { return NegativeInAttribute(node, "axis"); }},
-    {"Hardmax", 11, [](const NodeProto& node, const ConstantOf&) { return NegativeInAttribute(node, "axis"); }},
+    // An axis that counts from the back is written as the one it counts to from the front (AxesCountedFromTheFront).
+    {"Squeeze", 11, TakenByTheAdapter, Adapt::kAxesCountedFromTheFront},
+    {"Split", 11, TakenByTheAdapter, Adapt::kAxesCountedFromTheFront},
+    {"Hardmax", 11, TakenByTheAdapter, Adapt::kAxesCountedFromTheFront},
+    // In place of onnx's own, which keep the axis as it is.
+    {"ArgMax", 11, TakenByTheAdapter, Adapt::kAxesCountedFromTheFront, true},
+    {"ArgMin", 11, TakenByTheAdapter, Adapt::kAxesCountedFromTheFront, true},
+    {"Concat", 11, TakenByTheAdapter, Adapt::kAxesCountedFromTheFront, true},
+    {"Flatten", 11, TakenByTheAdapter, Adapt::kAxesCountedFromTheFront, true},
+    {"Softmax", 11, TakenByTheAdapter, Adapt::kAxesCountedFromTheFront, true},
+    {"LogSoftmax", 11, TakenByTheAdapter, Adapt::kAxesCountedFromTheFront, true},
+    {"Unsqueeze", 11, TakenByTheAdapter, Adapt::kAxesCountedFromTheFront, true},
+    {"ReduceL1", 11, TakenByTheAdapter, Adapt::kAxesCountedFromTheFront, true},
+    {"ReduceL2", 11, TakenByTheAdapter, Adapt::kAxesCountedFromTheFront, true},
+    {"ReduceLogSum", 11, TakenByTheAdapter, Adapt::kAxesCountedFromTheFront, true},
+    {"ReduceLogSumExp", 11, TakenByTheAdapter, Adapt::kAxesCountedFromTheFront, true},
+    {"ReduceMax", 11, TakenByTheAdapter, Adapt::kAxesCountedFromTheFront, true},
+    {"ReduceMean", 11, TakenByTheAdapter, Adapt::kAxesCountedFromTheFront, true},
+    {"ReduceMin", 11, TakenByTheAdapter, Adapt::kAxesCountedFromTheFront, true},
+    {"ReduceProd", 11, TakenByTheAdapter, Adapt::kAxesCountedFromTheFront, true},
+    {"ReduceSum", 11, TakenByTheAdapter, Adapt::kAxesCountedFromTheFront, true},
+    {"ReduceSumSquare", 11, TakenByTheAdapter, Adapt::kAxesCountedFromTheFront, true},
     {"Slice", 11,
      [](const NodeProto& node, const ConstantOf& constant_of) {
        return NegativeOrUnknownInInput(node, 3, "axes", constant_of);
      }},
     {"Gather", 11,
-     [](const NodeProto& node, const ConstantOf& constant_of) -> WhyNot {
-       if (WhyNot axis = NegativeInAttribute(node, "axis")) return axis;
+     [](const NodeProto& node, const ConstantOf& constant_of) {
        return NegativeOrUnknownInInput(node, 1, "indices", constant_of);
-     }},
+     },
+     Adapt::kAxesCountedFromTheFront},
     // The axis's meaning changed; along the last axis it is the same.
     {"Softmax", 13, TakenByTheAdapter, Adapt::kAxisToLast, /*replaces_onnx=*/true},
     {"LogSoftmax", 13, TakenByTheAdapter, Adapt::kAxisToLast, /*replaces_onnx=*/true},

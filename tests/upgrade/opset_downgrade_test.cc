@@ -99,6 +99,25 @@ g (float[1, 1, 4, 4] x, int64[2] shape) => (float[?, ?] y, float[1, 1, 2, 2] poo
   EXPECT_EQ(FindAttr(*Producer(model.graph(), "s"), "noop_with_empty_axes"), nullptr);
 }
 
+// Before opset 11 an axis counts from the front only: one that counts from the back is written as the one it counts
+// to, by the rank shape inference finds (Unsqueeze's axes count in its output).
+TEST(OpsetDowngradeTest, WritesAnAxisThatCountsFromTheBackAsTheOneItCountsTo) {
+  ModelProto model = ParseModelNamingNodes(R"ONNX(
+<ir_version: 6, opset_import: ["" : 11]>
+g (float[2, 3, 4] x) => (float[6, 4] f, float[2, 3, 4, 1] u, float[2, 3, 1] m) {
+  f = Flatten <axis = -1> (x)
+  u = Unsqueeze <axes = [-1]> (x)
+  m = ReduceMean <axes = [-1]> (x)
+}
+)ONNX");
+  const absl::Status moved = MoveDefaultOpset(model, 10);
+  ASSERT_TRUE(moved.ok()) << moved;
+  ExpectStrictShapeInferenceAccepts(model);
+  EXPECT_EQ(FindAttr(*Producer(model.graph(), "f"), "axis")->i(), 2);
+  EXPECT_THAT(FindAttr(*Producer(model.graph(), "u"), "axes")->ints(), ElementsAre(3));
+  EXPECT_THAT(FindAttr(*Producer(model.graph(), "m"), "axes")->ints(), ElementsAre(2));
+}
+
 // Expects the move to `target` refused as kNoFormAtOpset with `text`, the model as it was.
 void ExpectNoFormAt(const char* text_model, int64_t target, const std::string& text) {
   ModelProto model = ParseModelNamingNodes(text_model);
@@ -161,6 +180,17 @@ g (float[2, 3, 4] x) => (float[2, 3, 4] y) { y = Hardmax <axis = 1> (x) }
 g (float[2, 3] x, int64[1] i) => (float[2, 1] y) { y = Gather <axis = 1> (x, i) }
 )ONNX",
                  10, "its indices are computed at run time, and may count from the back");
+}
+
+TEST(OpsetDowngradeTest, RefusesAnAxisThatCountsFromTheBackOfAnInputOfUnknownRank) {
+  ExpectNoFormAt(
+      R"ONNX(
+<ir_version: 6, opset_import: ["" : 11, "custom" : 1]>
+g (float[2, 3] x) => (float[?, ?] y) { h = custom.Foo (x)  y = Flatten <axis = -1> (h) }
+)ONNX",
+      10,
+      "Flatten 'node_y' (graph main) has no form at opset 10: its axis counts from the back, and the rank of "
+      "its input is not known");
 }
 
 TEST(OpsetDowngradeTest, NamesANodeInsideABranchByItsGraph) {
