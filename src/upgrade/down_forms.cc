@@ -50,31 +50,6 @@ std::optional<Obstacle> FirstObstacle(const NodeProto& node, const Move& move, c
   return std::nullopt;
 }
 
-// The constants of `graph` (initializers, Constant nodes' `value`), by name, over those of the graphs around it.
-// From IR 4 on an initializer that is also a graph input is a default the caller may feed: no constant (in IR 3
-// every initializer is listed as an input).
-ConstantOf ConstantsOf(const GraphProto& graph, const ConstantOf& outer, bool initializers_are_overridable) {
-  auto own = std::make_shared<std::unordered_map<std::string, const TensorProto*>>();
-  std::unordered_set<std::string> inputs;
-  if (initializers_are_overridable) {
-    for (const ValueInfoProto& input : graph.input()) inputs.insert(input.name());
-  }
-  for (const TensorProto& initializer : graph.initializer()) {
-    if (inputs.count(initializer.name()) == 0) own->emplace(initializer.name(), &initializer);
-  }
-  for (const NodeProto& node : graph.node()) {
-    if (node.op_type() != kConstantOp || !IsDefaultDomain(node.domain()) || node.output_size() != 1) continue;
-    for (const AttributeProto& attribute : node.attribute()) {
-      if (attribute.name() == "value" && attribute.has_t()) (*own)[node.output(0)] = &attribute.t();
-    }
-  }
-  return [own, outer](const std::string& name) -> const TensorProto* {
-    auto found = own->find(name);
-    if (found != own->end()) return found->second;
-    return outer ? outer(name) : nullptr;
-  };
-}
-
 // What the search for nodes without a form at move.to looks with, and what it has found.
 struct FormSearch {
   const Move& move;
@@ -110,6 +85,28 @@ void CollectNodesWithoutForm(const GraphProto& graph, const std::string& path, c
 }
 
 }  // namespace
+
+ConstantOf ConstantsOf(const GraphProto& graph, const ConstantOf& outer, bool initializers_are_overridable) {
+  auto own = std::make_shared<std::unordered_map<std::string, const TensorProto*>>();
+  std::unordered_set<std::string> inputs;
+  if (initializers_are_overridable) {
+    for (const ValueInfoProto& input : graph.input()) inputs.insert(input.name());
+  }
+  for (const TensorProto& initializer : graph.initializer()) {
+    if (inputs.count(initializer.name()) == 0) own->emplace(initializer.name(), &initializer);
+  }
+  for (const NodeProto& node : graph.node()) {
+    if (node.op_type() != kConstantOp || !IsDefaultDomain(node.domain()) || node.output_size() != 1) continue;
+    for (const AttributeProto& attribute : node.attribute()) {
+      if (attribute.name() == "value" && attribute.has_t()) (*own)[node.output(0)] = &attribute.t();
+    }
+  }
+  return [own, outer](const std::string& name) -> const TensorProto* {
+    auto found = own->find(name);
+    if (found != own->end()) return found->second;
+    return outer ? outer(name) : nullptr;
+  };
+}
 
 std::vector<NodeWithoutForm> NodesWithoutFormAt(const ModelProto& model, const Move& move,
                                                 const StepConverter& converter, bool first_only) {

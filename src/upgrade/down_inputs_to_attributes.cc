@@ -30,8 +30,6 @@
 namespace onnx_legalize::opset_upgrade {
 namespace {
 
-bool HasInput(const NodeProto& node, int index) { return node.input_size() > index && !node.input(index).empty(); }
-
 // The constant value of `node`'s input `index` (`name`), or why it is none.
 absl::StatusOr<Tensor> ConstantInput(const NodeProto& node, int index, const char* name,
                                      const ConstantOf& constant_of) {
@@ -98,18 +96,7 @@ WhyNot NotConstantFloat(const NodeProto& node, int index, const char* name, cons
   return std::nullopt;
 }
 
-// --- In the skeleton (onnx's IR)
-// --------------------------------------------------------------------------------------
-
-// The opset at which the node's op took as inputs what the older version takes as attributes.
-int64_t OpsetOfItsInputs(const onnx::Node* node) {
-  const std::string op = node->kind().toString();
-  return op == "Slice" ? 10 : op == "Dropout" ? 12 : 11;  // Pad, Clip
-}
-
-bool Defined(onnx::Node* node, size_t index) {
-  return node->inputs().size() > index && node->inputs()[index]->node()->kind() != onnx::kUndefined;
-}
+// In the skeleton (onnx's IR):
 
 // The constant feeding input `index` in the skeleton: a Constant node's value or an initializer of the graph that
 // holds the node (or of the main graph, for a value captured from it).
@@ -123,10 +110,9 @@ const onnx::Tensor& ConstantTensor(const std::shared_ptr<onnx::Graph>& main_grap
       if (initializer.name() == value->uniqueName()) return initializer;
     }
   }
-  throw NoFormException(node, OpsetOfItsInputs(node),
-                        absl::StrCat("its ", name,
-                                     " is a constant too large for the converter's view of the model, which "
-                                     "cannot be read back into an attribute"));
+  throw NoFormException(node, absl::StrCat("its ", name,
+                                           " is a constant too large for the converter's view of the model, which "
+                                           "cannot be read back into an attribute"));
 }
 
 std::vector<int64_t> Ints(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node, size_t index, const char* name) {
@@ -153,20 +139,30 @@ double Scalar(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node, size_
     case TensorProto::BOOL:
       return tensor.is_raw_data() ? static_cast<double>(tensor.raw().at(0) != 0)
                                   : static_cast<double>(tensor.int32s().at(0) != 0);
-    default: throw NoFormException(node, OpsetOfItsInputs(node), absl::StrCat("its ", name, " is not a float value"));
+    default: throw NoFormException(node, absl::StrCat("its ", name, " is not a float value"));
   }
 }
 
 // Takes inputs `first` on off the node, and each Constant node that fed only them out of the graph.
 void TakeOffInputsFrom(onnx::Node* node, size_t first) {
-  while (node->inputs().size() > first) {
-    onnx::Value* input = node->inputs().back();
-    node->removeInput(node->inputs().size() - 1);
-    if (input->uses().empty() && input->node()->kind() == onnx::kConstant) input->node()->destroy();
-  }
+  while (node->inputs().size() > first) TakeOffInput(node, node->inputs().size() - 1);
 }
 
 }  // namespace
+
+void TakeOffInput(onnx::Node* node, size_t index) {
+  onnx::Value* input = node->inputs()[index];
+  node->removeInput(index);
+  if (input->uses().empty() && input->node()->kind() == onnx::kConstant) input->node()->destroy();
+}
+
+std::optional<std::vector<float>> FloatValues(const TensorProto& tensor) {
+  absl::StatusOr<Tensor> values = TensorFromProto(tensor);
+  if (!values.ok() || values->type() != TensorProto::FLOAT) return std::nullopt;
+  std::vector<float> floats(static_cast<size_t>(values->element_count()));
+  std::memcpy(floats.data(), values->bytes().data(), floats.size() * sizeof(float));
+  return floats;
+}
 
 WhyNot SliceInputsAreConstant(const NodeProto& node, const ConstantOf& constant_of) {
   for (auto [index, name] : {std::pair<int, const char*>{1, "starts"}, {2, "ends"}, {3, "axes"}}) {
@@ -186,7 +182,7 @@ WhyNot SliceInputsAreConstant(const NodeProto& node, const ConstantOf& constant_
 onnx::Node* SliceInputsToAttributes(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node) {
   node->is_(onnx::kstarts, Ints(graph, node, 1, "starts"));
   node->is_(onnx::kends, Ints(graph, node, 2, "ends"));
-  if (Defined(node, 3)) node->is_(onnx::kaxes, Ints(graph, node, 3, "axes"));
+  if (HasInput(node, 3)) node->is_(onnx::kaxes, Ints(graph, node, 3, "axes"));
   TakeOffInputsFrom(node, 1);  // steps, all 1 (SliceInputsAreConstant)
   return node;
 }
@@ -198,7 +194,7 @@ WhyNot PadInputsAreConstant(const NodeProto& node, const ConstantOf& constant_of
 
 onnx::Node* PadInputsToAttributes(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node) {
   node->is_(onnx::kpads, Ints(graph, node, 1, "pads"));
-  if (Defined(node, 2)) node->f_(onnx::kvalue, Scalar(graph, node, 2, "constant_value"));
+  if (HasInput(node, 2)) node->f_(onnx::kvalue, Scalar(graph, node, 2, "constant_value"));
   TakeOffInputsFrom(node, 1);
   return node;
 }
@@ -209,14 +205,14 @@ WhyNot ClipInputsAreConstant(const NodeProto& node, const ConstantOf& constant_o
 }
 
 onnx::Node* ClipInputsToAttributes(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node) {
-  if ((!Defined(node, 1) || !Defined(node, 2)) && node->inputs()[0]->elemType() != TensorProto::FLOAT) {
+  if ((!HasInput(node, 1) || !HasInput(node, 2)) && node->inputs()[0]->elemType() != TensorProto::FLOAT) {
     throw NoFormException(
-        node, 11,
+        node,
         "Clip-11 without min or max clamps at the lowest or highest value of its data's type, and Clip-6 at the "
         "float's: alike only for float data, which this Clip's input is not known to be");
   }
-  if (Defined(node, 1)) node->f_(onnx::kmin, Scalar(graph, node, 1, "min"));
-  if (Defined(node, 2)) node->f_(onnx::kmax, Scalar(graph, node, 2, "max"));
+  if (HasInput(node, 1)) node->f_(onnx::kmin, Scalar(graph, node, 1, "min"));
+  if (HasInput(node, 2)) node->f_(onnx::kmax, Scalar(graph, node, 2, "max"));
   TakeOffInputsFrom(node, 1);
   return node;
 }
@@ -238,7 +234,7 @@ WhyNot DropoutInputsAreConstant(const NodeProto& node, const ConstantOf& constan
 }
 
 onnx::Node* DropoutInputsToAttributes(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node) {
-  if (Defined(node, 1)) node->f_(onnx::kratio, Scalar(graph, node, 1, "ratio"));
+  if (HasInput(node, 1)) node->f_(onnx::kratio, Scalar(graph, node, 1, "ratio"));
   TakeOffInputsFrom(node, 1);  // training_mode, false (DropoutInputsAreConstant)
   return node;
 }

@@ -18,7 +18,6 @@
 // (the skeleton shows them as graph outputs, upgrade/skeleton.cc ExposeReplacedOutputs), and so does the Slice,
 // which takes over the name of Shape's output.
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
@@ -26,7 +25,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "core/tensor.h"
 #include "graph/attributes.h"
 #include "upgrade/internal.h"
 
@@ -52,12 +50,6 @@ onnx::Value* MadeConstant(onnx::Node* before, TensorProto::DataType type, const 
   return constant->output();
 }
 
-bool Defined(onnx::Node* node, size_t index) {
-  return node->inputs().size() > index && node->inputs()[index]->node()->kind() != onnx::kUndefined;
-}
-
-bool HasInput(const NodeProto& node, int index) { return node.input_size() > index && !node.input(index).empty(); }
-
 std::string StringAttribute(const NodeProto& node, const char* name, const char* default_value) {
   const AttributeProto* attribute = FindAttribute(node, name);
   return attribute == nullptr ? default_value : attribute->s();
@@ -81,14 +73,11 @@ WhyNot ResizeIsResize10(const NodeProto& node, const ConstantOf& constant_of) {
     return absl::StrCat("its nearest_mode '", nearest, "' is the newer version's alone (Resize-10 takes the floor)");
   }
   const TensorProto* scales = constant_of(node.input(2));
-  absl::StatusOr<Tensor> values =
-      scales == nullptr ? absl::StatusOr<Tensor>(absl::NotFoundError("")) : TensorFromProto(*scales, "scales");
-  if (!values.ok() || values->type() != TensorProto::FLOAT) {
+  const std::optional<std::vector<float>> values = scales == nullptr ? std::nullopt : FloatValues(*scales);
+  if (!values.has_value()) {
     return std::string("its scales are not a constant, and where a scale is below 1 Resize-10 takes another pixel");
   }
-  for (int64_t i = 0; i < values->element_count(); ++i) {
-    float scale = 0;
-    std::memcpy(&scale, values->bytes().data() + i * sizeof(float), sizeof(float));
+  for (float scale : *values) {
     if (!(scale >= 1)) {
       return absl::StrCat("its scale ", scale, " shrinks an axis, where Resize-10 takes the nearest pixel's ceiling");
     }
@@ -97,10 +86,8 @@ WhyNot ResizeIsResize10(const NodeProto& node, const ConstantOf& constant_of) {
 }
 
 onnx::Node* ResizeAsResize10(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
-  onnx::Value* roi = node->inputs()[1];
-  node->removeInput(1);
-  if (roi->uses().empty() && roi->node()->kind() == onnx::kConstant) roi->node()->destroy();
-  while (node->inputs().size() > 2) node->removeInput(node->inputs().size() - 1);  // an empty sizes
+  TakeOffInput(node, 1);                                                            // roi
+  while (node->inputs().size() > 2) TakeOffInput(node, node->inputs().size() - 1);  // an empty sizes
   return node;
 }
 
@@ -132,7 +119,7 @@ onnx::Node* ShapeRangeToSlice(const std::shared_ptr<onnx::Graph>&, onnx::Node* n
 onnx::Node* CastLikeToCast(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
   const int32_t type = node->inputs()[1]->elemType();
   if (type == TensorProto::UNDEFINED) {
-    throw NoFormException(node, 15,
+    throw NoFormException(node,
                           "the element type of its target_type input is not known (shape inference found none), "
                           "and the Cast that CastLike is written as before opset 15 names it as an attribute");
   }
@@ -165,7 +152,7 @@ onnx::Node* HardSwishAsItsBody(const std::shared_ptr<onnx::Graph>&, onnx::Node* 
 
 onnx::Node* ResizeOptionalInputsSpelledOut(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
   for (size_t index : {size_t{1}, size_t{2}}) {  // roi, scales
-    if (Defined(node, index)) continue;
+    if (HasInput(node, index)) continue;
     onnx::Value* empty = MadeConstant<float>(node, TensorProto::FLOAT, {});
     if (node->inputs().size() > index) {
       node->replaceInput(index, empty);

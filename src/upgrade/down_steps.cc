@@ -62,14 +62,14 @@ WhyNot AttributePresent(const NodeProto& node, const char* name) {
 }
 
 WhyNot InputPresent(const NodeProto& node, int index, const char* name) {
-  if (node.input_size() <= index || node.input(index).empty()) return std::nullopt;
+  if (!HasInput(node, index)) return std::nullopt;
   return absl::StrCat("its input ", name, " is the newer version's alone");
 }
 
 // Why input `index` (`name`) is not a constant of non-negative values: before opset 11 an index or axis counted
 // nothing from the back. An absent input passes.
 WhyNot NegativeOrUnknownInInput(const NodeProto& node, int index, const char* name, const ConstantOf& constant_of) {
-  if (node.input_size() <= index || node.input(index).empty()) return std::nullopt;
+  if (!HasInput(node, index)) return std::nullopt;
   const TensorProto* constant = constant_of(node.input(index));
   if (constant == nullptr) {
     return absl::StrCat("its ", name,
@@ -100,7 +100,7 @@ onnx::Node* AxisToLast(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
   const int64_t axis = node->hasAttribute(onnx::kaxis) ? node->i(onnx::kaxis) : -1;
   if (axis != -1 && (rank == 0 || axis != rank - 1)) {
     throw NoFormException(
-        node, 13,
+        node,
         absl::StrCat(
             node->kind().toString(), "-13 along axis ", axis,
             rank > 0 ? absl::StrCat(" of a rank-", rank, " input") : std::string(" of an input of unknown rank"),
@@ -123,7 +123,7 @@ onnx::Node* AxesCountedFromTheFront(const std::shared_ptr<onnx::Graph>&, onnx::N
     std::vector<int64_t> axes = one ? std::vector<int64_t>{node->i(name)} : node->is(name);
     if (std::none_of(axes.begin(), axes.end(), [](int64_t axis) { return axis < 0; })) continue;
     if (!input->has_sizes()) {
-      throw NoFormException(node, 11,
+      throw NoFormException(node,
                             absl::StrCat("its ", name.toString(),
                                          " counts from the back, and the rank of its input is not known (shape "
                                          "inference found none), which opset 10 needs it counted from the front"));
@@ -439,9 +439,10 @@ const DownStep kDownSteps[] = {
     {"ReduceSumSquare", 18, NoopWithoutAxes, Adapt::kKeep, true, "noop_with_empty_axes", /*after_onnx=*/true},
 };
 
-// A down-adapter whose refusal becomes a NoFormException naming the node: onnx's adapters assert what the older
-// version cannot hold (TypeRestriction: "DataType (1) of Input or Output of operator 'Equal' is unallowed for Opset
-// Version 10"), in words that name no node, and the move would fail as a converter error.
+// A down-adapter whose refusal becomes a NoFormException naming the node and the lowest opset it can be moved to
+// (the step's own version): onnx's adapters assert what the older version cannot hold (TypeRestriction: "DataType
+// (1) of Input or Output of operator 'Equal' is unallowed for Opset Version 10"), in words that name no node, and
+// the move would fail as a converter error; ours say only why.
 class RefusalNamingAdapter final : public onnx::version_conversion::Adapter {
  public:
   explicit RefusalNamingAdapter(std::unique_ptr<onnx::version_conversion::Adapter> inner)
@@ -450,8 +451,8 @@ class RefusalNamingAdapter final : public onnx::version_conversion::Adapter {
   onnx::Node* adapt(std::shared_ptr<onnx::Graph> graph, onnx::Node* node) const override {
     try {
       return inner_->adapt(std::move(graph), node);
-    } catch (const NoFormException&) {
-      throw;
+    } catch (const NoFormException& e) {
+      throw NoFormException(e.node_tag(), initial_version().version(), e.what());
     } catch (const std::bad_alloc&) {
       throw;
     } catch (const std::exception& e) {
@@ -459,7 +460,7 @@ class RefusalNamingAdapter final : public onnx::version_conversion::Adapter {
       const std::string what = e.what();
       const size_t failed = what.find("failed: ");
       throw NoFormException(
-          node, initial_version().version(),
+          node->has_name() ? node->name() : "", initial_version().version(),
           absl::StrCat("onnx " ONNX_VERSION_STRING "'s down-adapter of ", name(), "-", initial_version().version(),
                        " refuses it: ", failed == std::string::npos ? what : what.substr(failed + 8)));
     }

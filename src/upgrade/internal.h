@@ -228,18 +228,39 @@ struct OwnDownStep {
 
 // What an adapter of ours throws for a node with no form at the older opset; the move's refusal is then of kind
 // kNoFormAtOpset (core/error_kind.h), naming the caller's node (by the skeleton node's tag) and the lowest opset it
-// can be moved to (the version whose change the adapter undoes).
+// can be moved to: the version whose change the adapter undoes, which the wrapper of every down-adapter
+// (RegisterOwnDownAdapters) writes in, so that an adapter says only why.
 class NoFormException : public std::runtime_error {
  public:
-  NoFormException(const onnx::Node* node, int64_t lowest_opset, const std::string& why)
-      : std::runtime_error(why), node_tag_(node->has_name() ? node->name() : ""), lowest_opset_(lowest_opset) {}
+  NoFormException(const onnx::Node* node, const std::string& why)
+      : NoFormException(node->has_name() ? node->name() : "", 0, why) {}
+  NoFormException(std::string node_tag, int64_t lowest_opset, const std::string& why)
+      : std::runtime_error(why), node_tag_(std::move(node_tag)), lowest_opset_(lowest_opset) {}
   const std::string& node_tag() const { return node_tag_; }
-  int64_t lowest_opset() const { return lowest_opset_; }
+  int64_t lowest_opset() const { return lowest_opset_; }  // 0 until the wrapper writes it in
 
  private:
   std::string node_tag_;
   int64_t lowest_opset_;
 };
+
+// Whether `node` is given input `index` (an empty name leaves an optional input out).
+inline bool HasInput(const NodeProto& node, int index) {
+  return node.input_size() > index && !node.input(index).empty();
+}
+
+// The same in the skeleton, where onnx's IR gives a left-out input an Undefined producer.
+inline bool HasInput(onnx::Node* node, size_t index) {
+  return node->inputs().size() > index && node->inputs()[index]->node()->kind() != onnx::kUndefined;
+}
+
+// Takes input `index` off `node` in the skeleton (the later ones move up), and the Constant that fed only it out of
+// the graph.
+void TakeOffInput(onnx::Node* node, size_t index);
+
+// The float values of a float tensor, or nullopt for a tensor of another type or one that cannot be read.
+std::optional<std::vector<float>> FloatValues(const TensorProto& tensor);
+
 std::vector<OwnDownStep> OwnDownSteps();
 
 // Why `node` cannot cross back the change its op's schema made at `version` with the adapter
@@ -277,6 +298,11 @@ WhyNot ResizeIsResize10(const NodeProto& node, const ConstantOf& constant_of);  
 onnx::Node* ResizeAsResize10(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);
 
 // --- upgrade/down_forms.cc -------------------------------------------------------------------------------------------
+
+// The constants of `graph` (initializers, Constant nodes' `value`), by name, over those of the graphs around it
+// (`outer`, or null). With `initializers_are_overridable` (IR >= 4), an initializer that is also a graph input is a
+// default the caller may feed, no constant; in IR 3 every initializer is listed as an input.
+ConstantOf ConstantsOf(const GraphProto& graph, const ConstantOf& outer, bool initializers_are_overridable);
 
 // For a move down (move.to < move.from): NoFormAtOpsetError (core/error_kind.h) naming the first default-domain
 // node of `graph` or of a graph in it (depth first, in node order) that onnx's converter cannot move to move.to,

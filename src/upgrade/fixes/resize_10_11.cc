@@ -11,14 +11,11 @@
 // of its time) takes the nearest pixel's ceiling on an axis it shrinks (the model runner's "legacy" nearest mode,
 // eval/kernels/resize.cc). Scales that grow one axis and shrink another have no one nearest_mode; the floor is
 // written, and the move's proof refuses the result.
-#include <cstdint>
-#include <cstring>
+#include <optional>
 #include <string>
+#include <vector>
 
-#include "absl/status/statusor.h"
-#include "core/tensor.h"
 #include "graph/op_names.h"
-
 #include "upgrade/internal.h"
 
 namespace onnx_legalize::opset_upgrade {
@@ -29,23 +26,11 @@ namespace {
 // every value is at most 1, one below.
 bool ShrinksOnly(const NodeProto& resize, const GraphProto& graph) {
   if (resize.input_size() < 2 || resize.input(1).empty()) return false;  // Upsample-7's scales (attribute) are >= 1
-  const TensorProto* scales = nullptr;
-  for (const TensorProto& initializer : graph.initializer()) {
-    if (initializer.name() == resize.input(1)) scales = &initializer;
-  }
-  for (const NodeProto& node : graph.node()) {
-    if (node.op_type() != kConstantOp || node.output_size() != 1 || node.output(0) != resize.input(1)) continue;
-    for (const AttributeProto& attribute : node.attribute()) {
-      if (attribute.name() == "value" && attribute.has_t()) scales = &attribute.t();
-    }
-  }
-  if (scales == nullptr) return false;
-  absl::StatusOr<Tensor> values = TensorFromProto(*scales, "scales");
-  if (!values.ok() || values->type() != TensorProto::FLOAT || values->element_count() == 0) return false;
+  const TensorProto* scales = ConstantsOf(graph, nullptr, /*initializers_are_overridable=*/false)(resize.input(1));
+  const std::optional<std::vector<float>> values = scales == nullptr ? std::nullopt : FloatValues(*scales);
+  if (!values.has_value() || values->empty()) return false;
   bool shrinks = false;
-  for (int64_t i = 0; i < values->element_count(); ++i) {
-    float scale = 0;
-    std::memcpy(&scale, values->bytes().data() + i * sizeof(float), sizeof(float));
+  for (float scale : *values) {
     if (!(scale <= 1)) return false;
     shrinks = shrinks || scale < 1;
   }
