@@ -1,10 +1,9 @@
 #include "driver/proofs_under_way.h"
 
-#include <malloc.h>
-
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/return_freed_memory.h"
 #include "core/status_macros.h"
 #include "graph/model_skeleton.h"
 
@@ -39,14 +38,11 @@ Proofs::Proofs(std::optional<ConcurrentVerification>& verification, std::unique_
     : verification_(verification) {
   if (skeleton == nullptr) return;
   // The skeleton goes as soon as it is checked: it is as large as the result's graph, and the opset move's proof,
-  // which comes next, holds copies of its own. Its pages go back to the system at once (glibc keeps what a thread
-  // frees in that thread's arena, where the proof's thread would not reuse it).
+  // which comes next, holds copies of its own. Its pages go back to the system at once.
   onnx_check_ = std::async(launch, [arena = std::move(arena), skeleton]() mutable {
                   OnnxVerdict verdict = CheckWithOnnx(*skeleton);
                   arena.reset();
-#ifdef __GLIBC__
-                  malloc_trim(0);
-#endif
+                  ReturnFreedMemoryToSystem();
                   return verdict;
                 }).share();
 }

@@ -161,8 +161,8 @@ TEST_F(TreeCliTest, OutputIsTheSameWhateverTheJobs) {
       Run({src_.string(), "-o", (root_ / "j1").string(), "-j", "1", "--report=" + (root_ / "j1.jsonl").string()});
   const CliRun three =
       Run({src_.string(), "-o", (root_ / "j3").string(), "-j", "3", "--report=" + (root_ / "j3.jsonl").string()});
-  EXPECT_EQ(one.exit_code, 3);
-  EXPECT_EQ(three.exit_code, 3);
+  EXPECT_EQ(one.exit_code, 3) << one.err;
+  EXPECT_EQ(three.exit_code, 3) << three.err;
   const std::vector<std::string> files = FilesBelow(root_ / "j1");
   EXPECT_EQ(files, FilesBelow(root_ / "j3"));
   for (const std::string& file : files) {
@@ -180,7 +180,7 @@ TEST_F(TreeCliTest, OutputIsTheSameWhateverTheJobs) {
 TEST_F(TreeCliTest, ReportIsOneJsonObjectPerFileInPathOrder) {
   const fs::path report = root_ / "report.jsonl";
   const CliRun run = Run({src_.string(), "-o", (root_ / "out").string(), "-j", "2", "--report=" + report.string()});
-  EXPECT_EQ(run.exit_code, 3);
+  EXPECT_EQ(run.exit_code, 3) << run.err;
   const std::vector<std::string> lines = Lines(ReadBytes(report));
   ASSERT_EQ(lines.size(), 4u);
   EXPECT_THAT(lines[0], AllOf(StartsWith("{\"path\":\"" + (src_ / "clean.onnx").string() + "\",\"output\":"),
