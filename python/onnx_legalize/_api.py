@@ -137,7 +137,8 @@ def legalize(model, *, target_opset=None, keep_opset=False, verify=True,
     each graph output whose declared type was written anew (``value``, ``before``, ``after``, ``why``): read the
     output by its new type. ``opset_move_proof`` counts what the opset move's
     proof ran: ``executed``, ``input_sets``, ``nodes_executed``, ``nodes_shared`` (of those, nodes the move left
-    as they were, computed once for both forms), ``work`` (element operations), ``seconds``
+    as they were, computed once for both forms), ``nodes_skipped`` (nodes the move left as they were that nothing
+    it changed reads: the same in both forms by construction, executed in neither), ``work`` (element operations), ``seconds``
     (wall time, the one value that differs from run to run) and ``why_not``.
 
     Options, as the CLI's flags: ``target_opset`` (1..28; below the model's own, the model moves down; default:

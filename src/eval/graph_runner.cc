@@ -69,8 +69,13 @@ absl::Status CheckFeed(const onnx::ValueInfoProto& input, const Tensor& fed) {
 }  // namespace
 
 std::vector<std::vector<std::string>> LastReads(const onnx::GraphProto& graph) {
+  return LastReads(graph, std::vector<bool>(static_cast<size_t>(graph.node_size()), true));
+}
+
+std::vector<std::vector<std::string>> LastReads(const onnx::GraphProto& graph, const std::vector<bool>& runs) {
   std::unordered_map<std::string, int> last;
   for (int i = 0; i < graph.node_size(); ++i) {
+    if (!runs[static_cast<size_t>(i)]) continue;
     const onnx::NodeProto& node = graph.node(i);
     for (const std::string& name : node.input()) {
       if (!name.empty()) last[name] = i;

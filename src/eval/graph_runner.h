@@ -1,4 +1,4 @@
-// The model runner's engine, shared by RunModel (model_runner.cc) and RunModelPair (paired_run.cc): the values one
+// The model runner's engine, shared by RunModel (model_runner.cc) and RunModelPair (paired_run.h): the values one
 // graph defines (Scope), the names each node reads last (LastReads, so that a value is freed after its last
 // reader), and the Runner that runs a graph's nodes in order, If and Loop with their subgraphs, and charges the
 // meter. Internal to src/eval/: callers use model_runner.h.
@@ -100,6 +100,8 @@ class Scope {
 // The names each node of `graph` reads last (a node's subgraphs read for it), leaving out the graph's outputs,
 // which must stay.
 std::vector<std::vector<std::string>> LastReads(const onnx::GraphProto& graph);
+// The same among the nodes whose `runs` is true (by index): a node that does not run reads nothing.
+std::vector<std::vector<std::string>> LastReads(const onnx::GraphProto& graph, const std::vector<bool>& runs);
 
 class Runner {
  public:

@@ -58,7 +58,8 @@ class ExtraKernels {
   virtual absl::StatusOr<std::vector<Tensor>> Run(const onnx::NodeProto& node, int64_t opset,
                                                   const std::vector<const Tensor*>& inputs) const = 0;
   // Whether Run computes `node` alike at every opset (the removed ops' rules apply the opset they were written
-  // at, whatever the model's): RunModelPair then shares it between two forms of different opsets.
+  // at, whatever the model's): RunModelPair (paired_run.h) then shares it between two forms of different
+  // opsets.
   virtual bool IgnoresOpset(const onnx::NodeProto& /*node*/) const { return false; }
 };
 
@@ -78,6 +79,8 @@ struct RunMeter {
   int64_t work = 0;            // element operations done, including the node that passed the budget
   int64_t nodes_executed = 0;  // nodes run, those of If branches and Loop bodies each time they run
   int64_t nodes_shared = 0;    // nodes RunModelPair computed once for two forms (counted once in nodes_executed)
+  int64_t nodes_skipped = 0;   // nodes RunModelPair left unrun: the same in both forms by construction, and
+                               // read by nothing that differs (paired_run.h)
   bool past_budget = false;
 };
 
@@ -97,44 +100,6 @@ absl::StatusOr<std::map<std::string, Tensor>> RunModel(const onnx::ModelProto& m
                                                        const ExtraKernels* extra = nullptr,
                                                        const InitializersElsewhere& elsewhere = nullptr,
                                                        RunMeter* meter = nullptr);
-
-// One form of a model for RunModelPair: the model and the kernels it adds to the runner's (may be null).
-struct RunForm {
-  const onnx::ModelProto& model;
-  const ExtraKernels* extra = nullptr;
-};
-
-// What RunModelPair gives: each form's main-graph outputs by name, shared as the runner holds them (an output
-// that is an initializer viewed stays a view: the models and set-aside protos must outlive it), or why a form
-// did not run to its end.
-struct PairedRun {
-  absl::Status before_status;  // OK when `before` ran to its end
-  absl::Status after_status;   // OK when `after` ran to its end; not run on once `before` failed
-  std::map<std::string, std::shared_ptr<const Tensor>> before_outputs;
-  std::map<std::string, std::shared_ptr<const Tensor>> after_outputs;
-  int64_t nodes_shared = 0;  // nodes of `after` whose outputs are the `before` node's, computed once
-};
-
-// Runs two forms of one model on the same inputs, node beside node: `before`, and `after` made from it by a
-// transformation that keeps the names of what it leaves (onnx's version converter). A node of after's main graph
-// is computed once for both forms when a node of before's writes the same outputs with the same op and domain,
-// the same op version at each form's opset, the same attributes and input names, and the same tensors as
-// inputs: its outputs are then the same tensors in both forms. A value is the same tensor in both forms when it
-// is fed (once, for both), an initializer equal in both, or the output of such a node. Nodes with subgraphs and
-// the sequence ops always run in each form. Identical output tensors are the same tensor in both maps, so a
-// caller compares them without reading them.
-//
-// Why that proves what running both forms whole proves: a kernel is a function of the op's version, its
-// attributes and its inputs' values (the runner is deterministic), so a node equal in all of them computes the
-// same tensors in both forms; running it twice could only find the runner unequal to itself. A node the
-// transformation changed in any of them (a new version, a new attribute, an input it rewired) runs in each
-// form, and so does everything that reads its outputs until its values are again the same tensors.
-//
-// Inputs and initializers are checked as RunModel checks them. `before` failing (or the meter passing its
-// budget) ends both runs; `after` failing ends after's run only, and before's runs on, so that the caller can
-// tell a model that does not run on its inputs from a transformation that fails where the model runs.
-PairedRun RunModelPair(const RunForm& before, const RunForm& after, const std::map<std::string, Tensor>& inputs,
-                       const InitializersElsewhere& elsewhere = nullptr, RunMeter* meter = nullptr);
 
 // Why RunModel could not run `model` whatever its inputs: the first node, at any depth, of an op (or domain)
 // it has no kernel for ("op Conv (graph main)"), or an opset it does not implement. nullopt when it has a

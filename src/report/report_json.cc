@@ -71,6 +71,7 @@ void AppendOpsetMoveProof(const OpsetMoveProof& proof, std::string& out) {
   AppendMember("input_sets", proof.input_sets, kIndent, first, out);
   AppendMember("nodes_executed", proof.nodes_executed, kIndent, first, out);
   AppendMember("nodes_shared", proof.nodes_shared, kIndent, first, out);
+  AppendMember("nodes_skipped", proof.nodes_skipped, kIndent, first, out);
   AppendMember("work", proof.work, kIndent, first, out);
   AppendKey("seconds", kIndent, first, out);
   // Negative, infinite or NaN only from a broken clock; JSON has no NaN or infinity, so they read as 0.

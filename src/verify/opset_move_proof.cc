@@ -22,6 +22,7 @@
 #include "core/tensor.h"
 #include "eval/model_runner.h"
 #include "eval/node_work.h"
+#include "eval/paired_run.h"
 #include "graph/graph_scope.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
@@ -224,6 +225,7 @@ class ProofTally {
     result.proof.input_sets = input_sets_;
     result.proof.nodes_executed = meter_.nodes_executed;
     result.proof.nodes_shared = meter_.nodes_shared;
+    result.proof.nodes_skipped = meter_.nodes_skipped;
     result.proof.work = meter_.work;
     result.proof.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     result.proof.why_not = std::move(why_not);
@@ -247,8 +249,7 @@ std::string PastBudget(const RunMeter& meter) {
 struct ProofForms {
   const onnx::ModelProto& before;
   const onnx::ModelProto& after;
-  const ProofKernels& before_kernels;
-  const ProofKernels& after_kernels;
+  const PairPlan& plan;  // how the two run side by side, made once for every input set
   const InitializersElsewhere& elsewhere;
 };
 
@@ -272,9 +273,9 @@ absl::StatusOr<InputSetEnd> RunInputSet(const ProofForms& forms, int trial, Open
   // after any move). The later sets mix in the special values, for the ops that treat them apart.
   const DrawnFloats floats = trial == 0 ? DrawnFloats::kOrdinary : DrawnFloats::kSpecial;
   ASSIGN_OR_RETURN(Feeds inputs, DrawInputs(forms.before.graph(), floats, random, open_dims));
-  // The forms run node beside node: a node the move left as it was is computed once for both (RunModelPair).
-  PairedRun run = RunModelPair(RunForm{forms.before, &forms.before_kernels}, RunForm{forms.after, &forms.after_kernels},
-                               inputs, forms.elsewhere, &meter);
+  // The forms run node beside node: a node the move left as it was is computed once for both, or not at all when
+  // nothing the move changed reads it (RunModelPair).
+  PairedRun run = RunModelPair(forms.plan, inputs, forms.elsewhere, &meter);
   if (meter.past_budget) return InputSetEnd{false, true, PastBudget(meter)};
   // An external weight that cannot be read (its file gone or unreadable since the model was loaded) is the file
   // system's failure, neither the model's (drawn inputs it refuses) nor the move's: the legalization stops with it.
@@ -327,7 +328,8 @@ absl::StatusOr<OpsetMoveProofResult> ProveOpsetMove(const onnx::ModelProto& befo
   }
   const ProofInitializers initializers(set_aside, options.external_data);
   const InitializersElsewhere elsewhere = initializers.Values();
-  const ProofForms forms{before, after, before_kernels, after_kernels, elsewhere};
+  const PairPlan plan = PlanModelPair(RunForm{before, &before_kernels}, RunForm{after, &after_kernels});
+  const ProofForms forms{before, after, plan, elsewhere};
   ProofTally tally(options.proof_budget);
   const int trials = TrialsFor(before.graph());
   // The work of the first input set: a later one runs only when as much again fits in the budget, so that no
@@ -360,11 +362,20 @@ absl::StatusOr<OpsetMoveProofResult> ProveOpsetMove(const onnx::ModelProto& befo
     zipmaps = absl::StrCat(" (ZipMap outputs ", absl::StrJoin(before_kernels.zipmaps(), ", "),
                            ": their input scores, as the runner holds no sequence of maps)");
   }
+  // Outputs the move left as they were, with everything they depend on, are identical without running.
+  std::string by_construction;
+  const size_t same = plan.outputs_same_by_construction.size();
+  if (same > 0) {
+    by_construction =
+        absl::StrCat(" (", same == static_cast<size_t>(before.graph().output_size()) ? "all" : absl::StrCat(same),
+                     " by construction: the move left every node they depend on as it was)");
+  }
   const int64_t sets = tally.input_sets();
   return tally.Result(
       absl::StrCat("executed in the model runner at opset ", DefaultOpsetOf(before), " and ", DefaultOpsetOf(after),
                    " on ", sets, sets == 1 ? " seeded input set" : " seeded input sets",
-                   budget_cut ? " (the proof budget holds no more)" : "", ": every output identical", zipmaps),
+                   budget_cut ? " (the proof budget holds no more)" : "", ": every output identical", by_construction,
+                   zipmaps),
       true, "");
 }
 

@@ -1,12 +1,14 @@
-// RunModelPair (src/eval/paired_run.cc): two forms of one model run node beside node, a node the transformation
-// left as it was computed once, everything it changed (and what reads that, until the values are equal again)
-// run in each form.
+// RunModelPair (src/eval/paired_run.h): two forms of one model run node beside node, a node the transformation
+// left as it was computed once (in neither form when nothing it changed reads it), everything it changed (and what
+// reads that, until the values are equal again) run in each form.
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "eval/kernels/kernel.h"
 #include "eval/model_runner.h"
+#include "eval/paired_run.h"
 #include "gtest/gtest.h"
 #include "test_models.h"
 #include "test_tensors.h"
@@ -29,20 +31,45 @@ constexpr char kChain[] = R"(
       y = Neg(b)
     })";
 
-TEST(PairedRunTest, ComputesEveryNodeOnceWhenTheFormsAreAlike) {
+TEST(PairedRunTest, RunsNothingWhenTheFormsAreAlike) {
   const auto before = ParseModel(kChain);
   const auto after = ParseModel(kChain);
+  const PairPlan plan = PlanModelPair(RunForm{before}, RunForm{after});
+  EXPECT_TRUE(plan.steps.empty());
+  EXPECT_EQ(plan.nodes_skipped, 4);
+  EXPECT_EQ(plan.outputs_same_by_construction, (std::vector<std::string>{"y", "w"}));
+  RunMeter meter;
+  const PairedRun run = RunModelPair(plan, FeedX(Floats({2, 3}, {1, -2, 3, -4, 5, -6})), nullptr, &meter);
+  ASSERT_TRUE(run.before_status.ok()) << run.before_status;
+  ASSERT_TRUE(run.after_status.ok()) << run.after_status;
+  EXPECT_EQ(meter.nodes_executed, 0);
+  EXPECT_EQ(meter.nodes_skipped, 4);
+  EXPECT_TRUE(run.before_outputs.empty() && run.after_outputs.empty()) << "identical by construction: no comparing";
+}
+
+TEST(PairedRunTest, ComputesOnceForBothWhatAChangedNodeReads) {
+  const auto before = ParseModel(kChain);
+  // Neg written as 0 - b: Relu and Add feed it, so they run, once for both forms; the Identity of the weight feeds
+  // nothing that changed and runs in neither.
+  const auto after = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[2,3] x) => (float[2,3] y, float[2,3] w) <float[2,3] weight = {1, 2, 3, 4, 5, 6}> {
+      a = Relu(x)
+      b = Add(a, x)
+      w = Identity(weight)
+      zero = Constant <value = float {0}> ()
+      y = Sub(zero, b)
+    })");
   RunMeter meter;
   const PairedRun run =
       RunModelPair(RunForm{before}, RunForm{after}, FeedX(Floats({2, 3}, {1, -2, 3, -4, 5, -6})), nullptr, &meter);
   ASSERT_TRUE(run.before_status.ok()) << run.before_status;
   ASSERT_TRUE(run.after_status.ok()) << run.after_status;
-  EXPECT_EQ(run.nodes_shared, 4);
-  EXPECT_EQ(meter.nodes_executed, 4) << "each node once, for both forms";
-  EXPECT_EQ(meter.nodes_shared, 4);
-  // One tensor per output, in both maps: the caller compares them without reading them.
-  EXPECT_EQ(run.before_outputs.at("y"), run.after_outputs.at("y"));
-  EXPECT_EQ(run.before_outputs.at("w"), run.after_outputs.at("w"));
+  EXPECT_EQ(run.nodes_shared, 2) << "Relu and Add";
+  EXPECT_EQ(meter.nodes_skipped, 1) << "the Identity";
+  EXPECT_EQ(meter.nodes_executed, 2 + 3) << "Relu and Add once, Neg, Constant and Sub";
+  EXPECT_EQ(run.before_outputs.count("w") + run.after_outputs.count("w"), 0);
+  EXPECT_TRUE(run.before_outputs.at("y")->BitwiseEquals(*run.after_outputs.at("y")));
   EXPECT_EQ(FloatValues(*run.after_outputs.at("y")), (std::vector<float>{-2, 2, -6, 4, -10, 6}));
 }
 
@@ -58,9 +85,12 @@ TEST(PairedRunTest, RunsAChangedNodeInEachFormAndSharesAgainOnceItsValuesAreEqua
       w = Identity(weight)
       y = Neg(b)
     })");
-  PairedRun run = RunModelPair(RunForm{before}, RunForm{same_values}, FeedX(Floats({2, 3}, {1, -2, 3, -4, 5, -6})));
+  RunMeter meter;
+  PairedRun run = RunModelPair(RunForm{before}, RunForm{same_values}, FeedX(Floats({2, 3}, {1, -2, 3, -4, 5, -6})),
+                               nullptr, &meter);
   ASSERT_TRUE(run.after_status.ok()) << run.after_status;
-  EXPECT_EQ(run.nodes_shared, 3) << "Add, Identity and Neg";
+  EXPECT_EQ(run.nodes_shared, 2) << "Add and Neg";
+  EXPECT_EQ(meter.nodes_skipped, 1) << "the Identity of the weight";
   EXPECT_EQ(run.before_outputs.at("y"), run.after_outputs.at("y"));
 
   // A Relu made LeakyRelu (a wrong adapter): it and everything after it run in each form, and the outputs differ.
@@ -74,9 +104,65 @@ TEST(PairedRunTest, RunsAChangedNodeInEachFormAndSharesAgainOnceItsValuesAreEqua
     })");
   run = RunModelPair(RunForm{before}, RunForm{wrong}, FeedX(Floats({2, 3}, {1, -2, 3, -4, 5, -6})));
   ASSERT_TRUE(run.after_status.ok()) << run.after_status;
-  EXPECT_EQ(run.nodes_shared, 1) << "only the Identity of the weight";
+  EXPECT_EQ(run.nodes_shared, 0);
   EXPECT_NE(run.before_outputs.at("y"), run.after_outputs.at("y"));
   EXPECT_EQ(FloatValues(*run.after_outputs.at("y")), (std::vector<float>{-2, 3, -6, 6, -10, 9}));
+}
+
+TEST(PairedRunTest, AWeightTheMoveChangedIsNoLongerTheSameByConstruction) {
+  const auto before = ParseModel(kChain);
+  const auto after = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[2,3] x) => (float[2,3] y, float[2,3] w) <float[2,3] weight = {1, 2, 3, 4, 5, 7}> {
+      a = Relu(x)
+      b = Add(a, x)
+      w = Identity(weight)
+      y = Neg(b)
+    })");
+  const PairPlan plan = PlanModelPair(RunForm{before}, RunForm{after});
+  EXPECT_EQ(plan.outputs_same_by_construction, (std::vector<std::string>{"y"}));
+  EXPECT_EQ(plan.nodes_skipped, 3) << "Relu, Add and Neg";
+  const PairedRun run = RunModelPair(plan, FeedX(Floats({2, 3}, {1, -2, 3, -4, 5, -6})));
+  ASSERT_TRUE(run.after_status.ok()) << run.after_status;
+  EXPECT_EQ(FloatValues(*run.before_outputs.at("w")), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(FloatValues(*run.after_outputs.at("w")), (std::vector<float>{1, 2, 3, 4, 5, 7}));
+}
+
+TEST(PairedRunTest, AnInputDeclaredAnewIsNoLongerTheSameByConstruction) {
+  const auto before = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[2,3] x) => (float[2,3] y) { y = Relu(x) })");
+  const auto after = ParseModel(R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[N,3] x) => (float[2,3] y) { y = Relu(x) })");
+  const PairPlan plan = PlanModelPair(RunForm{before}, RunForm{after});
+  EXPECT_EQ(plan.nodes_skipped, 0);
+  EXPECT_TRUE(plan.outputs_same_by_construction.empty());
+  const PairedRun run = RunModelPair(plan, FeedX(Floats({2, 3}, {1, -2, 3, -4, 5, -6})));
+  ASSERT_TRUE(run.after_status.ok()) << run.after_status;
+  EXPECT_EQ(run.nodes_shared, 1) << "fed once for both: the same tensor after all";
+}
+
+TEST(PairedRunTest, RunsWhatASubgraphReadsFromTheGraphAroundIt) {
+  // An If always runs in each form; the Relu its branches read runs too, once for both.
+  constexpr char kBranching[] = R"(
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[2,3] x, bool c) => (float[2,3] y) {
+      a = Relu(x)
+      y = If(c) <then_branch = t () => (float[2,3] r) { r = Neg(a) },
+                 else_branch = e () => (float[2,3] r) { r = Identity(a) }>
+    })";
+  const auto before = ParseModel(kBranching);
+  const auto after = ParseModel(kBranching);
+  std::map<std::string, Tensor> feeds = FeedX(Floats({2, 3}, {1, -2, 3, -4, 5, -6}));
+  feeds.emplace("c", Bools({}, {1}));
+  RunMeter meter;
+  const PairedRun run = RunModelPair(RunForm{before}, RunForm{after}, feeds, nullptr, &meter);
+  ASSERT_TRUE(run.before_status.ok()) << run.before_status;
+  ASSERT_TRUE(run.after_status.ok()) << run.after_status;
+  EXPECT_EQ(run.nodes_shared, 1) << "the Relu";
+  EXPECT_EQ(meter.nodes_skipped, 0);
+  EXPECT_EQ(FloatValues(*run.after_outputs.at("y")), (std::vector<float>{-1, 0, -3, 0, -5, 0}));
 }
 
 TEST(PairedRunTest, RunsANodeWhoseOpVersionTheMoveChangedInEachForm) {
@@ -138,12 +224,11 @@ TEST(PairedRunTest, SharesADynamicSliceTheMoveLeftAsItWas) {
   };
   const auto before = slice_at(9);
   const auto after = slice_at(10);
-  const PairedRun run = RunModelPair(RunForm{before}, RunForm{after}, FeedX(Floats({2, 3}, {1, 2, 3, 4, 5, 6})));
-  ASSERT_TRUE(run.after_status.ok()) << run.after_status;
-  // Constant-9 and Constant-9 at 10: shared too.
-  EXPECT_EQ(run.nodes_shared, 4);
-  EXPECT_EQ(run.before_outputs.at("y"), run.after_outputs.at("y"));
-  EXPECT_EQ(FloatValues(*run.after_outputs.at("y")), (std::vector<float>{2, 3, 5, 6}));
+  // Constant-9 and Constant-9 at 10, DynamicSlice and DynamicSlice: the same by construction, run in neither form.
+  const PairPlan plan = PlanModelPair(RunForm{before}, RunForm{after});
+  EXPECT_EQ(plan.nodes_skipped, 4);
+  EXPECT_EQ(plan.outputs_same_by_construction, (std::vector<std::string>{"y"}));
+  EXPECT_TRUE(plan.steps.empty());
 }
 
 TEST(PairedRunTest, TellsABeforeThatDoesNotRunFromAnAfterThatFails) {

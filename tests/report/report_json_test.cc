@@ -44,6 +44,7 @@ TEST(ReportToJsonTest, WritesAnUnchangedReport) {
     "input_sets": 0,
     "nodes_executed": 0,
     "nodes_shared": 0,
+    "nodes_skipped": 0,
     "work": 0,
     "seconds": 0.000,
     "why_not": ""
@@ -70,6 +71,7 @@ TEST(ReportToJsonTest, WritesNodesInOrderWithStableKeys) {
   report.opset_move_proof.input_sets = 3;
   report.opset_move_proof.nodes_executed = 42;
   report.opset_move_proof.nodes_shared = 40;
+  report.opset_move_proof.nodes_skipped = 7;
   report.opset_move_proof.work = 123456789012;
   report.opset_move_proof.seconds = 1.23456;
   report.opset_move_changes.push_back({"Relu", 6, 13, "Relu", "version", 2, "Relu 'r' (graph main)"});
@@ -108,6 +110,7 @@ TEST(ReportToJsonTest, WritesNodesInOrderWithStableKeys) {
     "input_sets": 3,
     "nodes_executed": 42,
     "nodes_shared": 40,
+    "nodes_skipped": 7,
     "work": 123456789012,
     "seconds": 1.235,
     "why_not": ""

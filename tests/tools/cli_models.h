@@ -28,6 +28,15 @@ dirty (float[20, 10, 5] x, int64[1] starts, int64[1] ends) => (float[M, 10, 5] y
 }
 )ONNX";
 
+// A DynamicSlice and a MaxPool at opset 9: the move to 10 gives the MaxPool a new version, which its proof runs.
+inline constexpr char kMaxPoolMovedModel[] = R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+pooled (float[1, 2, 6, 6] x, int64[1] starts, int64[1] ends) => (float[M, 2, 6, 6] s, float[1, 2, 3, 3] y) {
+  s = DynamicSlice (x, starts, ends)
+  y = MaxPool <kernel_shape = [2, 2], strides = [2, 2]> (x)
+}
+)ONNX";
+
 // Parses `text` and writes it to `path` (its folders made), naming its first node `node_name` when given.
 inline void WriteModel(const std::filesystem::path& path, const char* text, const std::string& node_name = "") {
   onnx::ModelProto model = ParseModel(text);

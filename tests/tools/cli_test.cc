@@ -27,6 +27,7 @@ using ::onnx_legalize::testing::CliRun;
 using ::onnx_legalize::testing::FileNames;
 using ::onnx_legalize::testing::kCleanModel;
 using ::onnx_legalize::testing::kDynamicSliceModel;
+using ::onnx_legalize::testing::kMaxPoolMovedModel;
 using ::onnx_legalize::testing::MakeTestDir;
 using ::onnx_legalize::testing::ParseModel;
 using ::onnx_legalize::testing::ReadBytes;
@@ -242,12 +243,16 @@ TEST_F(CliTest, ProofBudgetReachesTheProofAndTheReportSaysWhatRan) {
                     HasSubstr("\"seconds\": "), HasSubstr("\"why_not\": \"\"\n  }")));
   fs::remove(dir_ / "out.onnx");
 
-  const CliRun tiny = Run({PathOf("dirty.onnx"), PathOf("out.onnx"), "--proof-budget=1", "--report=-"});
+  // The move leaves the DynamicSlice as it was: identical by construction, nothing for a budget to stop. The
+  // MaxPool it moves to version 10 runs in the proof, past a budget of 1.
+  WriteModel(dir_ / "pooled.onnx", kMaxPoolMovedModel);
+  const CliRun tiny = Run({PathOf("pooled.onnx"), PathOf("out.onnx"), "--proof-budget=1", "--report=-"});
   EXPECT_EQ(tiny.exit_code, 0) << tiny.err;
   EXPECT_THAT(tiny.out, AllOf(HasSubstr("\"executed\": false,"), HasSubstr("\"input_sets\": 0,"),
                               HasSubstr("\"why_not\": \"past the proof budget (1 element operations)"),
                               HasSubstr("raise it with --proof-budget")));
   fs::remove(dir_ / "out.onnx");
+  fs::remove(dir_ / "pooled.onnx");
 
   const CliRun summary = Run({PathOf("dirty.onnx"), PathOf("out.onnx")});
   EXPECT_EQ(summary.exit_code, 0) << summary.err;

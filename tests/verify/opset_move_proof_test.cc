@@ -297,6 +297,36 @@ TEST(OpsetMoveProofTest, SharesWhatTheMoveLeftAndStillCatchesAChangeDeepInALongC
   EXPECT_THAT(std::string(wrong.status().message()), HasSubstr("trial 0: output 'y': element "));
 }
 
+// A move that leaves every node as it was (Neg-6 and LeakyRelu-6 at 9 and at 10) runs nothing: every output is the
+// same tensor in both forms by construction. A wrong adapter anywhere still fails the proof: the node it changed,
+// what it reads and what reads it run, in each form where their values differ.
+TEST(OpsetMoveProofTest, RunsNothingTheMoveLeftAsItWasAndStillCatchesAWrongAdapterAnywhere) {
+  constexpr int kDepth = 300;
+  const onnx::ModelProto before = NegThenLeakyRelus(9, kDepth, 250, 0.5f);
+  const absl::StatusOr<OpsetMoveProofResult> proven =
+      ProveOpsetMove(before, NegThenLeakyRelus(10, kDepth, 250, 0.5f), Options());
+  ASSERT_TRUE(proven.ok()) << proven.status();
+  EXPECT_EQ(proven->proof.nodes_executed, 0);
+  EXPECT_EQ(proven->proof.nodes_skipped, 3 * (kDepth + 1));
+  EXPECT_THAT(proven->text, HasSubstr("every output identical (all by construction: the move left every node they "
+                                      "depend on as it was)"));
+
+  // An attribute changed 250 nodes deep: the 249 nodes before it run once for both forms, it and all after it in
+  // each.
+  const absl::StatusOr<OpsetMoveProofResult> wrong_alpha =
+      ProveOpsetMove(before, NegThenLeakyRelus(10, kDepth, 250, 0.25f), Options());
+  EXPECT_TRUE(IsVerificationFailure(wrong_alpha.status())) << wrong_alpha.status();
+  EXPECT_THAT(std::string(wrong_alpha.status().message()), HasSubstr("trial 0: output 'y': element "));
+
+  // An input rewired 200 nodes deep (v198 read where v199 was): found as surely.
+  onnx::ModelProto rewired = NegThenLeakyRelus(10, kDepth, 250, 0.5f);
+  ASSERT_EQ(rewired.graph().node(200).input(0), "v199");
+  rewired.mutable_graph()->mutable_node(200)->set_input(0, "v198");
+  const absl::StatusOr<OpsetMoveProofResult> wrong_input = ProveOpsetMove(before, rewired, Options());
+  EXPECT_TRUE(IsVerificationFailure(wrong_input.status())) << wrong_input.status();
+  EXPECT_THAT(std::string(wrong_input.status().message()), HasSubstr("trial 0: output 'y': element "));
+}
+
 // An input of any integer type is drawn (an image of uint8 pixels: sonos/tract's PyTorch 1.5 LSTM of the real
 // models), unsigned ones from 0; Upsample's and Resize's scales fed at run time are ones, which every model accepts
 // (onnx's own test_upsample_nearest at opset 9: a drawn scale of either sign made its proof "not executed").
