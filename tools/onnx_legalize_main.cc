@@ -489,8 +489,8 @@ void PrintSummary(const std::string& input, const std::string& output, const onn
     out << "  opset move proof: " << proof.input_sets << (proof.input_sets == 1 ? " input set, " : " input sets, ")
         << proof.nodes_executed << " nodes executed (" << proof.nodes_shared
         << " left as they were by the move, computed once for both forms), " << proof.nodes_skipped
-        << " left as they were and read by nothing it changed, not executed, " << proof.work << " element operations, "
-        << absl::StrFormat("%.3f", proof.seconds) << " s\n";
+        << " not executed (left as they were, read by nothing the move changed), " << proof.work
+        << " element operations, " << absl::StrFormat("%.3f", proof.seconds) << " s\n";
   }
   for (const onnx_legalize::PassedOverTarget& passed : report.targets_passed_over) {
     out << "  opset " << passed.opset << " passed over: " << passed.reason << "\n";

@@ -121,8 +121,7 @@ int PairedWriter(const onnx::NodeProto& node, const Writers& before) {
 
 // Every step of the paired run, in order (PairPlan says how they are found).
 std::vector<PairStep> Schedule(const onnx::GraphProto& before_graph, const onnx::GraphProto& after_graph,
-                               const Writers& before_writers, const FormVersions& before,
-                               const FormVersions& after) {
+                               const Writers& before_writers, const FormVersions& before, const FormVersions& after) {
   std::vector<PairStep> steps;
   steps.reserve(static_cast<size_t>(before_graph.node_size()) + static_cast<size_t>(after_graph.node_size()));
   int next_before = 0;
@@ -133,8 +132,7 @@ std::vector<PairStep> Schedule(const onnx::GraphProto& before_graph, const onnx:
       continue;
     }
     while (next_before < m) steps.push_back(PairStep{next_before++, -1, Sameness::kDiffers});
-    steps.push_back(
-        PairStep{m, n, SameComputation(before_graph.node(m), after_graph.node(n), before, after)});
+    steps.push_back(PairStep{m, n, SameComputation(before_graph.node(m), after_graph.node(n), before, after)});
     ++next_before;
   }
   while (next_before < before_graph.node_size()) steps.push_back(PairStep{next_before++, -1, Sameness::kDiffers});
@@ -145,7 +143,8 @@ std::vector<PairStep> Schedule(const onnx::GraphProto& before_graph, const onnx:
 struct GraphValues {
   explicit GraphValues(const onnx::GraphProto& graph) {
     for (const onnx::ValueInfoProto& input : graph.input()) inputs.emplace(input.name(), &input);
-    for (const onnx::TensorProto& initializer : graph.initializer()) initializers.emplace(initializer.name(), &initializer);
+    for (const onnx::TensorProto& initializer : graph.initializer())
+      initializers.emplace(initializer.name(), &initializer);
   }
   std::unordered_map<std::string, const onnx::ValueInfoProto*> inputs;
   std::unordered_map<std::string, const onnx::TensorProto*> initializers;
@@ -191,7 +190,8 @@ class SameByConstruction {
     for (const PairStep& step : steps) {
       if (step.before < 0 || step.after < 0 || step.sameness != Sameness::kSame) continue;
       const onnx::NodeProto& node = before_graph.node(step.before);
-      if (!AllSame(node.input()) || !WrittenOnlyHere(node, before_values, after_values, before_writers, after_writers)) {
+      if (!AllSame(node.input()) ||
+          !WrittenOnlyHere(node, before_values, after_values, before_writers, after_writers)) {
         continue;
       }
       same_pair_of_before_[static_cast<size_t>(step.before)] = step.after;
@@ -238,9 +238,9 @@ class SameByConstruction {
 // read), and what writes an output that is not the same by construction.
 class NeededNodes {
  public:
-  NeededNodes(const onnx::GraphProto& before_graph, const onnx::GraphProto& after_graph,
-              const SameByConstruction& same, const std::unordered_set<std::string>& outputs_same,
-              const Writers& before_writers, const Writers& after_writers)
+  NeededNodes(const onnx::GraphProto& before_graph, const onnx::GraphProto& after_graph, const SameByConstruction& same,
+              const std::unordered_set<std::string>& outputs_same, const Writers& before_writers,
+              const Writers& after_writers)
       : before_graph_(before_graph),
         after_graph_(after_graph),
         same_(same),
@@ -340,7 +340,8 @@ PairPlan PlanModelPair(const RunForm& before, const RunForm& after) {
   for (const onnx::ValueInfoProto& output : after_graph.output()) after_outputs.insert(output.name());
   std::unordered_set<std::string> outputs_same;
   for (const onnx::ValueInfoProto& output : before_graph.output()) {
-    if (same.Same(output.name()) && after_outputs.count(output.name()) > 0 && outputs_same.insert(output.name()).second) {
+    if (same.Same(output.name()) && after_outputs.count(output.name()) > 0 &&
+        outputs_same.insert(output.name()).second) {
       plan.outputs_same_by_construction.push_back(output.name());
     }
   }
