@@ -2,11 +2,13 @@
 // construction, and which of those any node that may differ needs: read from the two graphs alone, once for every
 // input set the forms then run on.
 #include <string>
-#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/string_view.h"
 #include "eval/graph_runner.h"
 #include "eval/paired_run.h"
 #include "google/protobuf/util/message_differencer.h"
@@ -93,7 +95,9 @@ Sameness SameComputation(const onnx::NodeProto& b, const onnx::NodeProto& a, con
 }
 
 // The index of the node writing each name of a main graph, and the names written more than once (a model out of
-// SSA form, which the run reports: nothing written twice is the same by construction).
+// SSA form, which the run reports: nothing written twice is the same by construction). The plan's tables view the
+// names where the graphs hold them: a model of 100,000 nodes would otherwise copy every name a few times over while
+// its output is being written.
 struct Writers {
   explicit Writers(const onnx::GraphProto& graph) {
     for (int n = 0; n < graph.node_size(); ++n) {
@@ -102,13 +106,13 @@ struct Writers {
       }
     }
   }
-  int Of(const std::string& name) const {
+  int Of(absl::string_view name) const {
     auto writer = of.find(name);
     return writer == of.end() ? -1 : writer->second;
   }
 
-  std::unordered_map<std::string, int> of;
-  std::unordered_set<std::string> twice;
+  absl::flat_hash_map<absl::string_view, int> of;
+  absl::flat_hash_set<absl::string_view> twice;
 };
 
 // The index of the before node writing `node`'s first output, or -1.
@@ -146,14 +150,14 @@ struct GraphValues {
     for (const onnx::TensorProto& initializer : graph.initializer())
       initializers.emplace(initializer.name(), &initializer);
   }
-  std::unordered_map<std::string, const onnx::ValueInfoProto*> inputs;
-  std::unordered_map<std::string, const onnx::TensorProto*> initializers;
+  absl::flat_hash_map<absl::string_view, const onnx::ValueInfoProto*> inputs;
+  absl::flat_hash_map<absl::string_view, const onnx::TensorProto*> initializers;
 };
 
 // Whether `name`, a graph input or initializer of `b`, is the same tensor in `a` whatever is fed: an input of
 // both declared alike (fed once for both), with an equal initializer in both or in neither. An external
 // initializer's proto is its reference: equal references name the same data.
-bool SameGraphValue(const std::string& name, const GraphValues& b, const GraphValues& a) {
+bool SameGraphValue(absl::string_view name, const GraphValues& b, const GraphValues& a) {
   auto b_input = b.inputs.find(name);
   auto a_input = a.inputs.find(name);
   if ((b_input == b.inputs.end()) != (a_input == a.inputs.end())) return false;
@@ -182,7 +186,7 @@ class SameByConstruction {
       auto after_initializer = after_values.initializers.find(name);
       if (after_initializer != after_values.initializers.end() &&
           MessageDifferencer::Equals(*initializer, *after_initializer->second)) {
-        shared_initializers_.insert(name);
+        shared_initializers_.emplace(name);
       }
       if (SameGraphValue(name, before_values, after_values)) same_values_.insert(name);
     }
@@ -201,7 +205,7 @@ class SameByConstruction {
     }
   }
 
-  bool Same(const std::string& name) const { return same_values_.count(name) > 0; }
+  bool Same(absl::string_view name) const { return same_values_.contains(name); }
   // The after node a before node makes a same pair with, or -1.
   int SamePairOf(int before_node) const { return same_pair_of_before_[static_cast<size_t>(before_node)]; }
   std::unordered_set<std::string> TakeSharedInitializers() { return std::move(shared_initializers_); }
@@ -221,15 +225,15 @@ class SameByConstruction {
                               const Writers& after_writers) {
     for (const std::string& name : node.output()) {
       if (name.empty()) continue;
-      if (before_writers.twice.count(name) > 0 || after_writers.twice.count(name) > 0) return false;
+      if (before_writers.twice.contains(name) || after_writers.twice.contains(name)) return false;
       for (const GraphValues* values : {&before_values, &after_values}) {
-        if (values->inputs.count(name) > 0 || values->initializers.count(name) > 0) return false;
+        if (values->inputs.contains(name) || values->initializers.contains(name)) return false;
       }
     }
     return true;
   }
 
-  std::unordered_set<std::string> same_values_;
+  absl::flat_hash_set<absl::string_view> same_values_;
   std::unordered_set<std::string> shared_initializers_;
   std::vector<int> same_pair_of_before_;
 };
@@ -239,7 +243,7 @@ class SameByConstruction {
 class NeededNodes {
  public:
   NeededNodes(const onnx::GraphProto& before_graph, const onnx::GraphProto& after_graph, const SameByConstruction& same,
-              const std::unordered_set<std::string>& outputs_same, const Writers& before_writers,
+              const absl::flat_hash_set<absl::string_view>& outputs_same, const Writers& before_writers,
               const Writers& after_writers)
       : before_graph_(before_graph),
         after_graph_(after_graph),
@@ -260,10 +264,10 @@ class NeededNodes {
       if (same_pair_of_after_[static_cast<size_t>(n)] < 0) NeedAfter(n);
     }
     for (const onnx::ValueInfoProto& output : before_graph.output()) {
-      if (outputs_same.count(output.name()) == 0) NeedWriterOf(output.name(), /*in_before=*/true);
+      if (!outputs_same.contains(output.name())) NeedWriterOf(output.name(), /*in_before=*/true);
     }
     for (const onnx::ValueInfoProto& output : after_graph.output()) {
-      if (outputs_same.count(output.name()) == 0) NeedWriterOf(output.name(), /*in_before=*/false);
+      if (!outputs_same.contains(output.name())) NeedWriterOf(output.name(), /*in_before=*/false);
     }
     while (!pending_.empty()) {
       const int index = pending_.back().first;
@@ -283,7 +287,7 @@ class NeededNodes {
   const std::vector<bool>& after() const { return after_needed_; }
 
  private:
-  void NeedWriterOf(const std::string& name, bool in_before) {
+  void NeedWriterOf(absl::string_view name, bool in_before) {
     const int writer = (in_before ? before_writers_ : after_writers_).Of(name);
     if (writer < 0) return;
     if (in_before) {
@@ -336,11 +340,11 @@ PairPlan PlanModelPair(const RunForm& before, const RunForm& after) {
       Schedule(before_graph, after_graph, before_writers, FormVersions(before, *plan.before_opset),
                FormVersions(after, *plan.after_opset));
   SameByConstruction same(before_graph, after_graph, schedule, before_writers, after_writers);
-  std::unordered_set<std::string> after_outputs;
+  absl::flat_hash_set<absl::string_view> after_outputs;
   for (const onnx::ValueInfoProto& output : after_graph.output()) after_outputs.insert(output.name());
-  std::unordered_set<std::string> outputs_same;
+  absl::flat_hash_set<absl::string_view> outputs_same;
   for (const onnx::ValueInfoProto& output : before_graph.output()) {
-    if (same.Same(output.name()) && after_outputs.count(output.name()) > 0 &&
+    if (same.Same(output.name()) && after_outputs.contains(output.name()) &&
         outputs_same.insert(output.name()).second) {
       plan.outputs_same_by_construction.push_back(output.name());
     }
