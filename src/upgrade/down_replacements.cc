@@ -14,6 +14,10 @@
 //     pixel by the floor (what upgrade/fixes/resize_10_11.cc writes moving up): a node that says exactly that, by
 //     scales (not sizes). For nearest, every scale must be a constant of at least 1: ONNX Runtime's Resize-10 takes
 //     the ceiling where it shrinks an axis. Its roi (read by tf_crop_and_resize alone) is taken off.
+//   - Resize-10 (added then) as Upsample-9, which it was made from: the same inputs, modes and sampling, and the
+//     same kernel in ONNX Runtime, but for Upsample's scales, which must be at least 1 (Upsample-9's spec; ONNX
+//     Runtime refuses a smaller one). So the scales must be a constant, each at least 1. onnx's own Upsample 9 -> 8
+//     then takes them into an attribute.
 // The nodes made here are named by the splice (upgrade/splice.cc); CastLike's replacement keeps the node's outputs
 // (the skeleton shows them as graph outputs, upgrade/skeleton.cc ExposeReplacedOutputs), and so does the Slice,
 // which takes over the name of Shape's output.
@@ -89,6 +93,33 @@ onnx::Node* ResizeAsResize10(const std::shared_ptr<onnx::Graph>&, onnx::Node* no
   TakeOffInput(node, 1);                                                            // roi
   while (node->inputs().size() > 2) TakeOffInput(node, node->inputs().size() - 1);  // an empty sizes
   return node;
+}
+
+WhyNot ResizeIsUpsample9(const NodeProto& node, const ConstantOf& constant_of) {
+  if (!HasInput(node, 1)) return std::string("it has no scales");
+  const TensorProto* scales = constant_of(node.input(1));
+  const std::optional<std::vector<float>> values = scales == nullptr ? std::nullopt : FloatValues(*scales);
+  if (!values.has_value()) {
+    return std::string(
+        "its scales are not a constant, and Upsample, which Resize-10 is written as, takes none below 1");
+  }
+  for (float scale : *values) {
+    if (!(scale >= 1)) return absl::StrCat("its scale ", scale, " shrinks an axis, which Upsample does not");
+  }
+  return std::nullopt;
+}
+
+onnx::Node* ResizeAsUpsample9(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
+  onnx::Node* upsample = node->owningGraph()->create(onnx::Symbol(kUpsample), 1);
+  const onnx::Symbol mode("mode");
+  if (node->hasAttribute(mode)) upsample->s_(mode, node->s(mode));
+  upsample->addInput(node->inputs()[0]);
+  upsample->addInput(node->inputs()[1]);
+  upsample->insertBefore(node);
+  upsample->output()->setElemType(node->output()->elemType());
+  node->output()->replaceAllUsesWith(upsample->output());
+  node->destroy();
+  return upsample;
 }
 
 onnx::Node* ShapeRangeToSlice(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {

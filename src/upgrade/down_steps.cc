@@ -196,6 +196,7 @@ enum class Adapt {
   kResizeOptionalInputsSpelledOut,  // "
   kResizeAsResize10,                // "
   kHardSwishAsItsBody,              // "
+  kResizeAsUpsample9,               // "
   kAxesCountedFromTheFront,         // AxesCountedFromTheFront
 };
 
@@ -212,6 +213,7 @@ onnx::version_conversion::NodeTransformerFunction AdapterOf(Adapt adapt) {
     case Adapt::kResizeOptionalInputsSpelledOut: return ResizeOptionalInputsSpelledOut;
     case Adapt::kResizeAsResize10: return ResizeAsResize10;
     case Adapt::kHardSwishAsItsBody: return HardSwishAsItsBody;
+    case Adapt::kResizeAsUpsample9: return ResizeAsUpsample9;
     case Adapt::kAxesCountedFromTheFront: return AxesCountedFromTheFront;
     case Adapt::kKeep: break;
   }
@@ -389,6 +391,7 @@ const DownStep kDownSteps[] = {
     {"Resize", 13, Always, Adapt::kResizeOptionalInputsSpelledOut},
     {"Resize", 11, ResizeIsResize10, Adapt::kResizeAsResize10, false,
      "coordinate_transformation_mode,nearest_mode,cubic_coeff_a,exclude_outside,extrapolation_value"},
+    {"Resize", 10, ResizeIsUpsample9, Adapt::kResizeAsUpsample9},
     // Opset 11 let axes and indices count from the back; the same node with none that does is the older version's.
     // An axis that counts from the back is written as the one it counts to from the front (AxesCountedFromTheFront).
     {"Squeeze", 11, TakenByTheAdapter, Adapt::kAxesCountedFromTheFront},
@@ -506,7 +509,7 @@ std::vector<OwnDownStep> OwnDownSteps() {
     const bool unconditional =
         step.why_not == Always && step.adapt == Adapt::kKeep && step.dropped[0] == '\0' && !step.after_onnx;
     const bool writes_other_ops = step.adapt == Adapt::kShapeRangeToSlice || step.adapt == Adapt::kCastLikeToCast ||
-                                  step.adapt == Adapt::kHardSwishAsItsBody;
+                                  step.adapt == Adapt::kHardSwishAsItsBody || step.adapt == Adapt::kResizeAsUpsample9;
     steps.push_back({step.op_type, step.version, unconditional, step.replaces_onnx, writes_other_ops});
   }
   return steps;

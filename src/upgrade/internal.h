@@ -296,6 +296,8 @@ onnx::Node* ResizeOptionalInputsSpelledOut(const std::shared_ptr<onnx::Graph>& g
 onnx::Node* HardSwishAsItsBody(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);  // HardSwish 14 -> 13
 WhyNot ResizeIsResize10(const NodeProto& node, const ConstantOf& constant_of);                // Resize 11 -> 10
 onnx::Node* ResizeAsResize10(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);
+WhyNot ResizeIsUpsample9(const NodeProto& node, const ConstantOf& constant_of);  // Resize 10 -> Upsample 9
+onnx::Node* ResizeAsUpsample9(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);
 
 // --- upgrade/down_forms.cc -------------------------------------------------------------------------------------------
 

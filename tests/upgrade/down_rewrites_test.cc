@@ -295,5 +295,47 @@ g (float[1, 1, 2, 2] x) => (float[1, 1, 4, 4] y) <float[0] roi = {}, float[4] sc
                  10, "its coordinate_transformation_mode 'half_pixel' is the newer version's alone");
 }
 
+// Resize-10 was Upsample-9 renamed, but Upsample takes no scale below 1: a constant upsampling goes back to Upsample,
+// and below 9 onnx's own adapter takes its scales into an attribute.
+TEST(DownRewritesTest, WritesAnUpsamplingResize10AsUpsample) {
+  constexpr char kUpsampling[] = R"ONNX(
+<ir_version: 5, opset_import: ["" : 10]>
+g (float[1, 1, 2, 2] x) => (float[1, 1, 4, 6] y) <float[4] scales = {1, 1, 2, 3}> {
+  y = Resize <mode = "linear"> (x, scales)
+}
+)ONNX";
+  ModelProto model = MovedDown(kUpsampling, 9);
+  const NodeProto* upsample = Producer(model.graph(), "y");
+  ASSERT_NE(upsample, nullptr);
+  EXPECT_EQ(upsample->op_type(), "Upsample");
+  EXPECT_EQ(upsample->name(), "node_y") << "the caller's node, replaced";
+  EXPECT_THAT(upsample->input(), ElementsAre("x", "scales"));
+  EXPECT_EQ(FindAttr(*upsample, "mode")->s(), "linear");
+
+  model = MovedDown(kUpsampling, 8);
+  upsample = Producer(model.graph(), "y");
+  ASSERT_NE(upsample, nullptr);
+  EXPECT_EQ(upsample->op_type(), "Upsample");
+  EXPECT_THAT(upsample->input(), ElementsAre("x"));
+  EXPECT_THAT(FindAttr(*upsample, "scales")->floats(), ElementsAre(1, 1, 2, 3));
+}
+
+TEST(DownRewritesTest, RefusesAResize10ThatShrinksOrWhoseScalesAreNotConstant) {
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 5, opset_import: ["" : 10]>
+g (float[1, 1, 4, 4] x) => (float[1, 1, 2, 8] y) <float[4] scales = {1, 1, 0.5, 2}> {
+  y = Resize <mode = "nearest"> (x, scales)
+}
+)ONNX",
+                 9, "its scale 0.5 shrinks an axis, which Upsample does not (Resize-10)");
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 5, opset_import: ["" : 10]>
+g (float[1, 1, 2, 2] x, float[4] scales) => (float[1, 1, 4, 4] y) {
+  y = Resize <mode = "nearest"> (x, scales)
+}
+)ONNX",
+                 9, "its scales are not a constant, and Upsample, which Resize-10 is written as, takes none below 1");
+}
+
 }  // namespace
 }  // namespace onnx_legalize::testing
