@@ -1,0 +1,87 @@
+"""Writes node cases of older op versions, for run_downgrades.py to move down and compare in ONNX Runtime.
+
+Usage:
+    "$PY" tests/differential/make_older_version_cases.py OUT
+
+onnx's node tests are each at the opset of its op's newest version, so run_downgrades.py reaches an older version
+only through the steps above it: a Resize-10 only from a Resize-11 that samples as Resize-10 does, which no node
+test does. These cases start at the older versions themselves: OUT/<case>/model.onnx and its
+test_data_set_0/input_K.pb, the layout of onnx's node tests (the expected outputs are ONNX Runtime's of the model
+as it is, which run_downgrades.py computes). The inputs are drawn from a fixed seed: two runs write the same bytes.
+"""
+
+import math
+import os
+import shutil
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def scaled(shape, scales):
+    """The output shape of Resize-10 and Upsample: each dim times its scale, rounded down."""
+    return [math.floor(d * s) for d, s in zip(shape, scales)]
+
+
+def resize10(mode, scales, shape):
+    """A Resize-10 of a float input of `shape` by constant `scales`."""
+    node = helper.make_node("Resize", ["x", "scales"], ["y"], mode=mode)
+    graph = helper.make_graph([node], "resize10", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, scaled(shape, scales))],
+                              [numpy_helper.from_array(np.array(scales, dtype=np.float32), "scales")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 10)], ir_version=5), {"x": shape}
+
+
+def upsample9(mode, scales, shape):
+    """An Upsample-9 of a float input of `shape` by constant `scales`."""
+    node = helper.make_node("Upsample", ["x", "scales"], ["y"], mode=mode)
+    graph = helper.make_graph([node], "upsample9", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, scaled(shape, scales))],
+                              [numpy_helper.from_array(np.array(scales, dtype=np.float32), "scales")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 9)], ir_version=4), {"x": shape}
+
+
+# name -> (model, the shape of each input)
+CASES = {
+    # Resize-10 upsampling: written as Upsample-9, and below 9 as Upsample-7 (scales an attribute).
+    "older_resize10_nearest_upsample": resize10("nearest", [1, 1, 2, 3], [1, 2, 3, 3]),
+    "older_resize10_nearest_fractional_upsample": resize10("nearest", [1, 1, 1.5, 2.5], [1, 2, 4, 3]),
+    "older_resize10_linear_upsample": resize10("linear", [1, 1, 2.5, 2], [1, 2, 3, 4]),
+    "older_resize10_nearest_3d": resize10("nearest", [1, 2, 3], [2, 3, 2]),
+    # Resize-10 downsampling: no form below 10 (Upsample takes no scale below 1), refused by name.
+    "older_resize10_nearest_downsample": resize10("nearest", [1, 1, 0.5, 0.5], [1, 1, 4, 4]),
+    # Upsample-9, the version Resize-10 is written as: onnx's own adapter takes its scales to an attribute below 9.
+    "older_upsample9_nearest": upsample9("nearest", [1, 1, 2, 2], [1, 3, 2, 3]),
+    "older_upsample9_linear": upsample9("linear", [1, 1, 2, 3], [1, 1, 3, 2]),
+}
+
+
+def write_case(out, name, model, shapes, random):
+    folder = os.path.join(out, name)
+    data = os.path.join(folder, "test_data_set_0")
+    os.makedirs(data)
+    onnx.checker.check_model(model, full_check=True)
+    onnx.save(model, os.path.join(folder, "model.onnx"))
+    for index, (input_name, shape) in enumerate(shapes.items()):
+        values = random.standard_normal(shape).astype(np.float32)
+        with open(os.path.join(data, f"input_{index}.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(values, input_name).SerializeToString())
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    out = sys.argv[1]
+    shutil.rmtree(out, ignore_errors=True)
+    random = np.random.default_rng(20261207)
+    for name, (model, shapes) in CASES.items():
+        write_case(out, name, model, shapes, random)
+    print(f"make_older_version_cases: {len(CASES)} cases in {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
