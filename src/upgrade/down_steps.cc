@@ -197,6 +197,7 @@ enum class Adapt {
   kResizeAsResize10,                // "
   kHardSwishAsItsBody,              // "
   kResizeAsUpsample9,               // "
+  kMishAsItsBody,                   // "
   kAxesCountedFromTheFront,         // AxesCountedFromTheFront
 };
 
@@ -214,6 +215,7 @@ onnx::version_conversion::NodeTransformerFunction AdapterOf(Adapt adapt) {
     case Adapt::kResizeAsResize10: return ResizeAsResize10;
     case Adapt::kHardSwishAsItsBody: return HardSwishAsItsBody;
     case Adapt::kResizeAsUpsample9: return ResizeAsUpsample9;
+    case Adapt::kMishAsItsBody: return MishAsItsBody;
     case Adapt::kAxesCountedFromTheFront: return AxesCountedFromTheFront;
     case Adapt::kKeep: break;
   }
@@ -388,6 +390,7 @@ const DownStep kDownSteps[] = {
     {"Shape", 15, Always, Adapt::kShapeRangeToSlice, false, "start,end"},
     {"CastLike", 15, TakenByTheAdapter, Adapt::kCastLikeToCast},
     {"HardSwish", 14, Always, Adapt::kHardSwishAsItsBody},
+    {"Mish", 18, Always, Adapt::kMishAsItsBody},
     {"Resize", 13, Always, Adapt::kResizeOptionalInputsSpelledOut},
     {"Resize", 11, ResizeIsResize10, Adapt::kResizeAsResize10, false,
      "coordinate_transformation_mode,nearest_mode,cubic_coeff_a,exclude_outside,extrapolation_value"},
@@ -509,7 +512,8 @@ std::vector<OwnDownStep> OwnDownSteps() {
     const bool unconditional =
         step.why_not == Always && step.adapt == Adapt::kKeep && step.dropped[0] == '\0' && !step.after_onnx;
     const bool writes_other_ops = step.adapt == Adapt::kShapeRangeToSlice || step.adapt == Adapt::kCastLikeToCast ||
-                                  step.adapt == Adapt::kHardSwishAsItsBody || step.adapt == Adapt::kResizeAsUpsample9;
+                                  step.adapt == Adapt::kHardSwishAsItsBody || step.adapt == Adapt::kResizeAsUpsample9 ||
+                                  step.adapt == Adapt::kMishAsItsBody;
     steps.push_back({step.op_type, step.version, unconditional, step.replaces_onnx, writes_other_ops});
   }
   return steps;

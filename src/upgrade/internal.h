@@ -54,6 +54,7 @@ inline constexpr char kUpsample[] = "Upsample";
 inline constexpr char kScatter[] = "Scatter";
 inline constexpr char kCastLike[] = "CastLike";
 inline constexpr char kHardSwish[] = "HardSwish";
+inline constexpr char kMish[] = "Mish";
 inline constexpr char kSoftmax[] = "Softmax";
 inline constexpr char kLogSoftmax[] = "LogSoftmax";
 inline constexpr char kHardmax[] = "Hardmax";
@@ -294,6 +295,7 @@ onnx::Node* CastLikeToCast(const std::shared_ptr<onnx::Graph>& graph, onnx::Node
 onnx::Node* ResizeOptionalInputsSpelledOut(const std::shared_ptr<onnx::Graph>& graph,        // Resize 13 -> 12
                                            onnx::Node* node);
 onnx::Node* HardSwishAsItsBody(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);  // HardSwish 14 -> 13
+onnx::Node* MishAsItsBody(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);       // Mish 18 -> 17
 WhyNot ResizeIsResize10(const NodeProto& node, const ConstantOf& constant_of);                // Resize 11 -> 10
 onnx::Node* ResizeAsResize10(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);
 WhyNot ResizeIsUpsample9(const NodeProto& node, const ConstantOf& constant_of);  // Resize 10 -> Upsample 9

@@ -173,6 +173,8 @@ CANCELS = "; the spec's alpha * exp(x) - alpha cancels near 0, so there the boun
 add("elu", [7], "Elu", [("x", X4)], attrs={"alpha": 0.7}, max_ulp=4, abs_tol=2.0 ** -22, why=TRANSCENDENTAL + CANCELS)
 add("selu", [7], "Selu", [("x", X4)], max_ulp=4, abs_tol=2.0 ** -22, why=TRANSCENDENTAL + CANCELS)
 add("softplus", [7], "Softplus", [("x", X4)], max_ulp=4, abs_tol=2.0 ** -24, why=TRANSCENDENTAL)
+add("mish", [18, 22], "Mish", [("x", X4)], max_ulp=8, abs_tol=2.0 ** -24,
+    why=TRANSCENDENTAL + "; x * tanh(softplus(x)) carries both functions' rounding")
 add("pow", [7, 13], "Pow", [("x", positive((2, 3, 4, 5))), ("y", special((4, 5), 1))], max_ulp=2,
     why="ORT's pow for float goes through its own broadcasting helpers and may use powf of another libm path")
 # Pow-12's integer base: to small integer powers (exact, no overflow) and to float powers whose results truncate.

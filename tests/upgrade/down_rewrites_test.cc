@@ -244,6 +244,41 @@ g (float[2, 3] x) => (float[2, 3] y) { y = HardSwish (x) }
   EXPECT_EQ(FindAttr(*sigmoid, "beta")->f(), 0.5f);
 }
 
+TEST(DownRewritesTest, WritesMishOfFloatAsItsFunctionBody) {
+  const ModelProto model = MovedDown(R"ONNX(
+<ir_version: 8, opset_import: ["" : 18]>
+g (float[2, 3] x) => (float[2, 3] y) { y = Mish (x) }
+)ONNX",
+                                     13);
+  const NodeProto* mul = Producer(model.graph(), "y");
+  ASSERT_NE(mul, nullptr);
+  EXPECT_EQ(mul->op_type(), "Mul");
+  EXPECT_EQ(mul->name(), "node_y") << "the caller's node, replaced";
+  ASSERT_EQ(mul->input_size(), 2);
+  EXPECT_EQ(mul->input(0), "x");
+  const NodeProto* tanh = Producer(model.graph(), mul->input(1));
+  ASSERT_NE(tanh, nullptr);
+  EXPECT_EQ(tanh->op_type(), "Tanh");
+  const NodeProto* softplus = Producer(model.graph(), tanh->input(0));
+  ASSERT_NE(softplus, nullptr);
+  EXPECT_EQ(softplus->op_type(), "Softplus");
+  EXPECT_THAT(softplus->input(), ElementsAre("x"));
+}
+
+// ONNX Runtime computes Mish of float16 otherwise than its body, and has no Softplus of double.
+TEST(DownRewritesTest, RefusesMishOfOtherTypesThanFloat) {
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 8, opset_import: ["" : 18]>
+g (float16[2, 3] x) => (float16[2, 3] y) { y = Mish (x) }
+)ONNX",
+                 17, "its body is exact for float alone");
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 8, opset_import: ["" : 18]>
+g (double[2, 3] x) => (double[2, 3] y) { y = Mish (x) }
+)ONNX",
+                 17, "its body is exact for float alone");
+}
+
 TEST(DownRewritesTest, SpellsOutResizesLeftOutRoiAndScalesBelow13) {
   const ModelProto model = MovedDown(R"ONNX(
 <ir_version: 8, opset_import: ["" : 13]>

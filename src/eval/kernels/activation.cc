@@ -1,5 +1,5 @@
 // Activations, each element on its own: Relu, LeakyRelu, PRelu, Elu, Selu, Sigmoid, HardSigmoid, HardSwish, Tanh,
-// Softplus, Softsign, ThresholdedRelu (from opset 10), Shrink, Clip. Formulas are their specs' (the version the
+// Softplus, Mish, Softsign, ThresholdedRelu (from opset 10), Shrink, Clip. Formulas are their specs' (the version the
 // opset selects: the attributes have not changed meaning since version 1, but Clip-11 moved min/max to inputs
 // and PRelu-7 broadcasts its slope). float16 is computed in float; the transcendental functions are the C
 // library's (std::exp, std::tanh, std::log1p), so a value is the same on every run of one build.
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/float16.h"
 #include "core/status_macros.h"
 #include "eval/kernels/broadcast.h"
 #include "eval/kernels/kernel_support.h"
@@ -134,6 +135,26 @@ absl::StatusOr<Outputs> RunShrink(const KernelContext& ctx) {
 template <typename T>
 T Softplus(T x) {
   return x > T{0} ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+}
+
+// Mish-18: x * tanh(softplus(x)), computed as onnx's function body computes it (Softplus, then Tanh, then Mul),
+// each step's value held as the body's tensors hold it (float16 rounds between steps), so that Mish and its body
+// give the same bits: Mish moved below 18 is written as that body (upgrade/down_replacements.cc), and ONNX Runtime
+// 1.31 computes the two alike too.
+absl::StatusOr<Outputs> RunMish(const KernelContext& ctx) {
+  RETURN_IF_ERROR(ExpectInputCount(ctx, 1, 1));
+  ASSIGN_OR_RETURN(const Tensor* x, RequiredInput(ctx, 0, "X"));
+  const bool float16 = x->type() == onnx::TensorProto::FLOAT16;
+  return RunActivation(ctx, [float16](auto v) {
+    using T = decltype(v);
+    const auto held = [float16](T value) -> T {
+      if constexpr (std::is_same_v<T, float>) {
+        if (float16) return Float16ToFloat(FloatToFloat16(value));
+      }
+      return value;
+    };
+    return v * held(std::tanh(held(Softplus(v))));
+  });
 }
 
 // PRelu: y = x < 0 ? slope * x : x (NaN and -0.0 pass through as x). PRelu-6 and before apply one value to
@@ -262,6 +283,7 @@ void AddActivationKernels(KernelTable& table) {
   };
   table["Tanh"] = [](const KernelContext& ctx) { return RunActivation(ctx, [](auto x) { return std::tanh(x); }); };
   table["Softplus"] = [](const KernelContext& ctx) { return RunActivation(ctx, [](auto x) { return Softplus(x); }); };
+  table["Mish"] = RunMish;
   table["Softsign"] = [](const KernelContext& ctx) {
     return RunActivation(ctx, [](auto x) { return x / (decltype(x){1} + std::fabs(x)); });
   };

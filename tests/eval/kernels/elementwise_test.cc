@@ -139,6 +139,36 @@ TEST(ElementwiseKernelTest, ActivationsFollowTheirFormulas) {
   EXPECT_TRUE(OutputNear(result, "elu", Floats({3}, {2.0f * (0.0183156393f - 1.0f), 0, 1}), 1e-6f));
 }
 
+// Mish-18 is computed as its function body computes it, step by step in the element type (float16 rounds between
+// steps): moving a Mish below 18 writes that body, and the proof compares the two bit for bit.
+TEST(ElementwiseKernelTest, MishIsItsFunctionBodyToTheBit) {
+  constexpr char kModel[] = R"(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (TYPE[8] x) => (TYPE[8] mish, TYPE[8] body) {
+      mish = Mish (x)
+      soft = Softplus (x)
+      tanh = Tanh (soft)
+      body = Mul (x, tanh)
+    })";
+  const std::vector<float> values = {-30, -3.5f, -0.75f, -0.0f, 0, 0.3f, 2.25f, 40};
+  for (const char* type : {"float", "float16", "double"}) {
+    std::string text = kModel;
+    for (size_t at = text.find("TYPE"); at != std::string::npos; at = text.find("TYPE")) text.replace(at, 4, type);
+    const auto model = ParseModel(text.c_str());
+    const Tensor x = std::string(type) == "float16"  ? Halves({8}, values)
+                     : std::string(type) == "double" ? Doubles({8}, std::vector<double>(values.begin(), values.end()))
+                                                     : Floats({8}, values);
+    const Results result = RunModel(model, Feed("x", x.Clone()));
+    ASSERT_TRUE(result.ok()) << type << ": " << result.status();
+    EXPECT_TRUE(result->at("mish").BitwiseEquals(result->at("body"))) << type;
+  }
+  const Results result = RunModel(ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2] x) => (float[2] y) { y = Mish (x) })"),
+                                  Feed("x", Floats({2}, {1, -1})));
+  EXPECT_TRUE(OutputNear(result, "y", Floats({2}, {0.865098f, -0.303401f}), 1e-6f));
+}
+
 // Softmax-11 coerces the input to 2-D at axis 1 (one run of 4 here); Softmax-13 normalizes the last axis.
 TEST(ElementwiseKernelTest, SoftmaxNormalizesWhatItsVersionSays) {
   constexpr char kModel[] = R"(
