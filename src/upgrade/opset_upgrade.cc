@@ -37,6 +37,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
@@ -44,8 +45,10 @@
 #include "core/status_macros.h"
 #include "graph/graph_validation.h"
 #include "graph/ir_features.h"
+#include "graph/names.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
+#include "graph/unread_constants.h"
 #include "onnx/defs/schema.h"
 #include "onnx_legalize/target_opsets.h"
 #include "upgrade/internal.h"
@@ -110,6 +113,25 @@ const StepConverter& Converter() {
   return *converter;
 }
 
+// The main graph's constants (initializers, Constant nodes' outputs) that something in the graph reads: those the
+// move stops reading are removed after it (a Slice's starts or an Upsample's scales a down-adapter took into an
+// attribute), so that the result holds no weight nothing reads (ONNX Runtime warns of each and drops it). Constants
+// the model left unread before the move stay.
+MaybeUnused ConstantsRead(const GraphProto& graph) {
+  absl::flat_hash_set<std::string> constants;
+  for (const TensorProto& initializer : graph.initializer()) constants.insert(initializer.name());
+  for (const NodeProto& node : graph.node()) {
+    if (node.op_type() == kConstantOp && IsDefaultDomain(node.domain()) && node.output_size() == 1) {
+      constants.insert(node.output(0));
+    }
+  }
+  MaybeUnused read;
+  ForEachReadName(graph, [&](const std::string& name) {
+    if (constants.erase(name) > 0) read.emplace_back(GraphLocator{}, name);
+  });
+  return read;
+}
+
 absl::Status MoveImpl(ModelProto& model, int64_t target, int64_t chunk_nodes, const PassThroughOps& pass_through,
                       RenamedOutputs* renamed) {
   if (target < 1 || target > kMaxTargetOpset) {
@@ -168,8 +190,10 @@ absl::Status MoveImpl(ModelProto& model, int64_t target, int64_t chunk_nodes, co
       SpliceMainGraph(*converted, model.graph(), move, skeleton, renamed_here);
   if (!spliced.ok()) return failed(spliced.status());
   google::protobuf::RepeatedPtrField<NodeProto>& nodes = *spliced;
-  // Commit: nothing below can fail.
+  const MaybeUnused read_before = move.Down() ? ConstantsRead(model.graph()) : MaybeUnused();
+  // Commit: nothing below can fail (the main graph's locator always resolves).
   model.mutable_graph()->mutable_node()->Swap(&nodes);
+  if (!read_before.empty()) RETURN_IF_ERROR(RemoveUnreadConstants(read_before, model, renamed_here));
   model.set_ir_version(ir_version);
   ConstantsBelowNineAsInitializers(target, model);
   if (renamed != nullptr) renamed->insert(renamed_here.begin(), renamed_here.end());
