@@ -57,6 +57,23 @@ onnx::Value* MadeConstant(onnx::Node* before, TensorProto::DataType type, const 
   return constant->output();
 }
 
+// A node of `op` reading `inputs`, made before `before` in its graph, its one output of `elem_type`.
+onnx::Node* MadeBefore(onnx::Node* before, const char* op, const std::vector<onnx::Value*>& inputs, int32_t elem_type) {
+  onnx::Node* made = before->owningGraph()->create(onnx::Symbol(op), 1);
+  for (onnx::Value* input : inputs) made->addInput(input);
+  made->insertBefore(before);
+  made->output()->setElemType(elem_type);
+  return made;
+}
+
+// Replaces `node` with `replacement`, which computes its one output: readers and a graph output take the
+// replacement's.
+onnx::Node* ReplacedBy(onnx::Node* node, onnx::Node* replacement) {
+  node->output()->replaceAllUsesWith(replacement->output());
+  node->destroy();
+  return replacement;
+}
+
 std::string StringAttribute(const NodeProto& node, const char* name, const char* default_value) {
   const AttributeProto* attribute = FindAttribute(node, name);
   return attribute == nullptr ? default_value : attribute->s();
@@ -113,16 +130,11 @@ WhyNot ResizeIsUpsample9(const NodeProto& node, const ConstantOf& constant_of) {
 }
 
 onnx::Node* ResizeAsUpsample9(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
-  onnx::Node* upsample = node->owningGraph()->create(onnx::Symbol(kUpsample), 1);
+  onnx::Node* upsample =
+      MadeBefore(node, kUpsample, {node->inputs()[0], node->inputs()[1]}, node->output()->elemType());
   const onnx::Symbol mode("mode");
   if (node->hasAttribute(mode)) upsample->s_(mode, node->s(mode));
-  upsample->addInput(node->inputs()[0]);
-  upsample->addInput(node->inputs()[1]);
-  upsample->insertBefore(node);
-  upsample->output()->setElemType(node->output()->elemType());
-  node->output()->replaceAllUsesWith(upsample->output());
-  node->destroy();
-  return upsample;
+  return ReplacedBy(node, upsample);
 }
 
 onnx::Node* ShapeRangeToSlice(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
@@ -157,35 +169,20 @@ onnx::Node* CastLikeToCast(const std::shared_ptr<onnx::Graph>&, onnx::Node* node
                           "the element type of its target_type input is not known (shape inference found none), "
                           "and the Cast that CastLike is written as before opset 15 names it as an attribute");
   }
-  onnx::Node* cast = node->owningGraph()->create(onnx::kCast, 1);
+  onnx::Node* cast = MadeBefore(node, "Cast", {node->inputs()[0]}, type);
   cast->i_(onnx::kto, type);
-  cast->addInput(node->inputs()[0]);
-  cast->insertBefore(node);
-  node->output()->replaceAllUsesWith(cast->output());
-  node->destroy();
-  return cast;
+  return ReplacedBy(node, cast);
 }
 
 onnx::Node* HardSwishAsItsBody(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
-  onnx::Graph* graph = node->owningGraph();
   onnx::Value* x = node->inputs()[0];
-  onnx::Node* sigmoid = graph->create(onnx::Symbol("HardSigmoid"), 1);
+  onnx::Node* sigmoid = MadeBefore(node, "HardSigmoid", {x}, x->elemType());
   sigmoid->f_(onnx::Symbol("alpha"), static_cast<double>(1.0f / 6.0f));  // the float the body's attribute holds
   sigmoid->f_(onnx::Symbol("beta"), 0.5);
-  sigmoid->addInput(x);
-  sigmoid->insertBefore(node);
-  sigmoid->output()->setElemType(x->elemType());
-  onnx::Node* mul = graph->create(onnx::kMul, 1);
-  mul->addInput(x);
-  mul->addInput(sigmoid->output());
-  mul->insertBefore(node);
-  node->output()->replaceAllUsesWith(mul->output());
-  node->destroy();
-  return mul;
+  return ReplacedBy(node, MadeBefore(node, "Mul", {x, sigmoid->output()}, x->elemType()));
 }
 
 onnx::Node* MishAsItsBody(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
-  onnx::Graph* graph = node->owningGraph();
   onnx::Value* x = node->inputs()[0];
   if (x->elemType() != TensorProto::FLOAT) {
     throw NoFormException(node, x->elemType() == TensorProto::UNDEFINED
@@ -194,21 +191,9 @@ onnx::Node* MishAsItsBody(const std::shared_ptr<onnx::Graph>&, onnx::Node* node)
                                     : "its body is exact for float alone (ONNX Runtime computes Mish of float16 "
                                       "otherwise than the body, and runs no Softplus of double)");
   }
-  onnx::Node* softplus = graph->create(onnx::Symbol("Softplus"), 1);
-  softplus->addInput(x);
-  softplus->insertBefore(node);
-  softplus->output()->setElemType(x->elemType());
-  onnx::Node* tanh = graph->create(onnx::Symbol("Tanh"), 1);
-  tanh->addInput(softplus->output());
-  tanh->insertBefore(node);
-  tanh->output()->setElemType(x->elemType());
-  onnx::Node* mul = graph->create(onnx::kMul, 1);
-  mul->addInput(x);
-  mul->addInput(tanh->output());
-  mul->insertBefore(node);
-  node->output()->replaceAllUsesWith(mul->output());
-  node->destroy();
-  return mul;
+  onnx::Node* softplus = MadeBefore(node, "Softplus", {x}, x->elemType());
+  onnx::Node* tanh = MadeBefore(node, "Tanh", {softplus->output()}, x->elemType());
+  return ReplacedBy(node, MadeBefore(node, "Mul", {x, tanh->output()}, x->elemType()));
 }
 
 onnx::Node* ResizeOptionalInputsSpelledOut(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {

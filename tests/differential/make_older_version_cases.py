@@ -25,22 +25,22 @@ def scaled(shape, scales):
     return [math.floor(d * s) for d, s in zip(shape, scales)]
 
 
-def resize10(mode, scales, shape):
-    """A Resize-10 of a float input of `shape` by constant `scales`."""
-    node = helper.make_node("Resize", ["x", "scales"], ["y"], mode=mode)
-    graph = helper.make_graph([node], "resize10", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+def scaling(op, opset, mode, scales, shape):
+    """A node of `op` (Resize-10 or Upsample-9) at `opset` scaling a float input of `shape` by constant `scales`."""
+    node = helper.make_node(op, ["x", "scales"], ["y"], mode=mode)
+    graph = helper.make_graph([node], op.lower(), [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, scaled(shape, scales))],
                               [numpy_helper.from_array(np.array(scales, dtype=np.float32), "scales")])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 10)], ir_version=5), {"x": shape}
+    ir_version = 5 if opset >= 10 else 4
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=ir_version), {"x": shape}
+
+
+def resize10(mode, scales, shape):
+    return scaling("Resize", 10, mode, scales, shape)
 
 
 def upsample9(mode, scales, shape):
-    """An Upsample-9 of a float input of `shape` by constant `scales`."""
-    node = helper.make_node("Upsample", ["x", "scales"], ["y"], mode=mode)
-    graph = helper.make_graph([node], "upsample9", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, scaled(shape, scales))],
-                              [numpy_helper.from_array(np.array(scales, dtype=np.float32), "scales")])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 9)], ir_version=4), {"x": shape}
+    return scaling("Upsample", 9, mode, scales, shape)
 
 
 # name -> (model, the shape of each input)
