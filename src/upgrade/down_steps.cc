@@ -433,6 +433,9 @@ const DownStep kDownSteps[] = {
     {"Hardmax", 13, TakenByTheAdapter, Adapt::kAxisToLast},
     // onnx's own adapters take the axes input back into an attribute, and leave noop_with_empty_axes, which the
     // older versions do not have.
+    // onnx's own adapters refuse the float8 types 19 added, and leave saturate, which applies to those alone.
+    {"Cast", 19, TakenByTheAdapter, Adapt::kKeep, true, "saturate", /*after_onnx=*/true},
+    {"CastLike", 19, TakenByTheAdapter, Adapt::kKeep, true, "saturate", /*after_onnx=*/true},
     {"ReduceSum", 13, NoopWithoutAxes, Adapt::kKeep, true, "noop_with_empty_axes", /*after_onnx=*/true},
     {"ReduceL1", 18, NoopWithoutAxes, Adapt::kKeep, true, "noop_with_empty_axes", /*after_onnx=*/true},
     {"ReduceL2", 18, NoopWithoutAxes, Adapt::kKeep, true, "noop_with_empty_axes", /*after_onnx=*/true},

@@ -243,6 +243,26 @@ g (float[2] x) => (float[2] y) {
                  13, "the element type of its target_type input is not known");
 }
 
+// Cast-19's saturate applies to the float8 types alone, which onnx's own adapter refuses below 19: on any other
+// type it means nothing, and the older Cast has no such attribute.
+TEST(DownRewritesTest, TakesOffCastsSaturateBelow19) {
+  const ModelProto model = MovedDown(R"ONNX(
+<ir_version: 9, opset_import: ["" : 19]>
+g (double[3] x) => (float[3] y) { y = Cast <to = 1, saturate = 1> (x) }
+)ONNX",
+                                     13);
+  const NodeProto* cast = Producer(model.graph(), "y");
+  ASSERT_NE(cast, nullptr);
+  EXPECT_EQ(cast->op_type(), "Cast");
+  EXPECT_EQ(FindAttr(*cast, "saturate"), nullptr);
+  EXPECT_EQ(FindAttr(*cast, "to")->i(), TensorProto::FLOAT);
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 9, opset_import: ["" : 19]>
+g (float[3] x) => (float8e4m3fn[3] y) { y = Cast <to = 17, saturate = 0> (x) }
+)ONNX",
+                 18, "down-adapter of Cast-19 refuses it");
+}
+
 TEST(DownRewritesTest, WritesHardSwishAsItsFunctionBody) {
   const ModelProto model = MovedDown(R"ONNX(
 <ir_version: 8, opset_import: ["" : 14]>
