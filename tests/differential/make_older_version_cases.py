@@ -5,7 +5,9 @@ Usage:
 
 onnx's node tests are each at the opset of its op's newest version, so run_downgrades.py reaches an older version
 only through the steps above it: a Resize-10 only from a Resize-11 that samples as Resize-10 does, which no node
-test does. These cases start at the older versions themselves: OUT/<case>/model.onnx and its
+test does. And the node tests feed every input, so an input that was an attribute before (Slice's starts, Pad's
+pads, Clip's bounds, the axes of Squeeze, Unsqueeze and the Reduce ops, Split's split) has no form below and never
+moves. These cases start at the older versions themselves, and give those inputs as constants: OUT/<case>/model.onnx and its
 test_data_set_0/input_K.pb, the layout of onnx's node tests (the expected outputs are ONNX Runtime's of the model
 as it is, which run_downgrades.py computes). The inputs are drawn from a fixed seed: two runs write the same bytes.
 """
@@ -43,8 +45,48 @@ def upsample9(mode, scales, shape):
     return scaling("Upsample", 9, mode, scales, shape)
 
 
+def constant_inputs(op, opset, x_shape, outputs, constants, **attributes):
+    """A node of `op` at `opset` reading a float x of `x_shape` and then `constants` (name, values, numpy type) as
+    initializers, which moving down takes into attributes; `outputs` are (name, shape)."""
+    initializers = [numpy_helper.from_array(np.array(values, dtype=dtype), name) for name, values, dtype in constants]
+    node = helper.make_node(op, ["x"] + [name for name, _, _ in constants], [name for name, _ in outputs],
+                            **attributes)
+    graph = helper.make_graph([node], op.lower(), [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
+                              [helper.make_tensor_value_info(name, TensorProto.FLOAT, shape) for name, shape in outputs],
+                              initializers)
+    ir_version = 8 if opset >= 15 else 7 if opset >= 13 else 6
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=ir_version), {
+        "x": x_shape}
+
+
+I64 = np.int64
+F32 = np.float32
+
 # name -> (model, the shape of each input)
 CASES = {
+    # Inputs that were attributes before, back to attributes where they are constants (the node tests feed them,
+    # which has no form below: refused, so only these cases move them).
+    "older_slice13_constant_bounds": constant_inputs(
+        "Slice", 13, [4, 6], [("y", [3, 3])], [("starts", [1, -4], I64), ("ends", [100, -1], I64),
+                                               ("axes", [0, 1], I64)]),
+    "older_pad13_constant_pads": constant_inputs(
+        "Pad", 13, [2, 3], [("y", [3, 5])], [("pads", [1, 0, 0, 2], I64), ("value", 1.5, F32)]),
+    "older_clip13_constant_bounds": constant_inputs(
+        "Clip", 13, [3, 4], [("y", [3, 4])], [("lo", -0.5, F32), ("hi", 0.75, F32)]),
+    "older_unsqueeze13_constant_axes": constant_inputs(
+        "Unsqueeze", 13, [3, 4], [("y", [1, 3, 4])], [("axes", [0], I64)]),
+    "older_squeeze13_constant_axes": constant_inputs(
+        "Squeeze", 13, [1, 3, 4], [("y", [3, 4])], [("axes", [0], I64)]),
+    "older_reducesum13_constant_axes": constant_inputs(
+        "ReduceSum", 13, [3, 4], [("y", [3, 1])], [("axes", [1], I64)]),
+    "older_reducemean18_constant_axes": constant_inputs(
+        "ReduceMean", 18, [3, 4], [("y", [1, 4])], [("axes", [0], I64)]),
+    "older_split13_constant_split": constant_inputs(
+        "Split", 13, [2, 4], [("a", [2, 1]), ("b", [2, 3])], [("split", [1, 3], I64)], axis=1),
+    # A Resize-11 that samples as Resize-10: to Resize-10, then Upsample.
+    "older_resize11_asymmetric_floor": constant_inputs(
+        "Resize", 11, [1, 1, 2, 3], [("y", [1, 1, 4, 6])], [("roi", [], F32), ("scales", [1, 1, 2, 2], F32)],
+        mode="nearest", coordinate_transformation_mode="asymmetric", nearest_mode="floor"),
     # Resize-10 upsampling: written as Upsample-9, and below 9 as Upsample-7 (scales an attribute).
     "older_resize10_nearest_upsample": resize10("nearest", [1, 1, 2, 3], [1, 2, 3, 3]),
     "older_resize10_nearest_fractional_upsample": resize10("nearest", [1, 1, 1.5, 2.5], [1, 2, 4, 3]),
