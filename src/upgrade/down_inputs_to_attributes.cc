@@ -217,6 +217,16 @@ onnx::Node* ClipInputsToAttributes(const std::shared_ptr<onnx::Graph>& graph, on
   return node;
 }
 
+// onnx's own Upsample 9 -> 8 takes the scales of any initializer of that name into Upsample-7's attribute, also of
+// one the caller may override (a graph input from IR 4 on), and drops that input: an override would be refused, and
+// one the caller relied on lost. Only a constant crosses.
+WhyNot UpsampleScalesAreConstant(const NodeProto& node, const ConstantOf& constant_of) {
+  if (!HasInput(node, 1)) return std::string("it has no scales");
+  absl::StatusOr<Tensor> value = ConstantInput(node, 1, "scales", constant_of);
+  if (!value.ok()) return std::string(value.status().message());
+  return std::nullopt;
+}
+
 WhyNot DropoutInputsAreConstant(const NodeProto& node, const ConstantOf& constant_of) {
   // Dropout-12 says its mask is all true where it does not train; before 12 the spec leaves it open, and ONNX
   // Runtime's Dropout-10 writes it all false (run_downgrades.py: test_dropout_default_mask).

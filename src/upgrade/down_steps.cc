@@ -386,6 +386,7 @@ const DownStep kDownSteps[] = {
     {"Pad", 11, PadInputsAreConstant, Adapt::kPadInputsToAttributes},
     {"Clip", 11, ClipInputsAreConstant, Adapt::kClipInputsToAttributes},
     {"Dropout", 12, DropoutInputsAreConstant, Adapt::kDropoutInputsToAttributes, false, "seed"},
+    {"Upsample", 9, UpsampleScalesAreConstant, Adapt::kKeep, true, "", /*after_onnx=*/true},
     // Written in other ops of the older opset.
     {"Shape", 15, Always, Adapt::kShapeRangeToSlice, false, "start,end"},
     {"CastLike", 15, TakenByTheAdapter, Adapt::kCastLikeToCast},

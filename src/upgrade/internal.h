@@ -284,7 +284,8 @@ WhyNot PadInputsAreConstant(const NodeProto& node, const ConstantOf& constant_of
 onnx::Node* PadInputsToAttributes(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);
 WhyNot ClipInputsAreConstant(const NodeProto& node, const ConstantOf& constant_of);  // Clip 11 -> 10
 onnx::Node* ClipInputsToAttributes(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);
-WhyNot DropoutInputsAreConstant(const NodeProto& node, const ConstantOf& constant_of);  // Dropout 12 -> 11
+WhyNot DropoutInputsAreConstant(const NodeProto& node, const ConstantOf& constant_of);   // Dropout 12 -> 11
+WhyNot UpsampleScalesAreConstant(const NodeProto& node, const ConstantOf& constant_of);  // Upsample 9 -> 8 (onnx's)
 onnx::Node* DropoutInputsToAttributes(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);
 
 // --- upgrade/down_replacements.cc ------------------------------------------------------------------------------------

@@ -393,6 +393,18 @@ g (float[1, 1, 2, 2] x) => (float[1, 1, 4, 6] y) <float[4] scales = {1, 1, 2, 3}
   EXPECT_THAT(FindAttr(*upsample, "scales")->floats(), ElementsAre(1, 1, 2, 3));
 }
 
+// onnx's own Upsample 9 -> 8 would bake scales the caller may override (a graph input with a default, IR 4 on) into
+// the attribute and drop the input.
+TEST(DownRewritesTest, RefusesAnUpsampleWhoseScalesTheCallerMayOverrideBelow9) {
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[1, 1, 2, 2] x, float[4] scales) => (float[1, 1, 4, 4] y) <float[4] scales = {1, 1, 2, 2}> {
+  y = Upsample <mode = "nearest"> (x, scales)
+}
+)ONNX",
+                 8, "its scales is computed at run time or fed by the caller");
+}
+
 TEST(DownRewritesTest, RefusesAResize10ThatShrinksOrWhoseScalesAreNotConstant) {
   ExpectNoFormAt(R"ONNX(
 <ir_version: 5, opset_import: ["" : 10]>
