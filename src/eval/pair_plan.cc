@@ -155,20 +155,17 @@ struct GraphValues {
 };
 
 // Whether `name`, a graph input or initializer of `b`, is the same tensor in `a` whatever is fed: an input of
-// both declared alike (fed once for both), with an equal initializer in both or in neither. An external
-// initializer's proto is its reference: equal references name the same data.
-bool SameGraphValue(absl::string_view name, const GraphValues& b, const GraphValues& a) {
+// both declared alike (fed once for both), with an initializer in neither or one `shared` names (equal in both).
+bool SameGraphValue(absl::string_view name, const GraphValues& b, const GraphValues& a,
+                    const std::unordered_set<std::string>& shared) {
   auto b_input = b.inputs.find(name);
   auto a_input = a.inputs.find(name);
   if ((b_input == b.inputs.end()) != (a_input == a.inputs.end())) return false;
   if (b_input != b.inputs.end() && !MessageDifferencer::Equals(b_input->second->type(), a_input->second->type())) {
     return false;
   }
-  auto b_initializer = b.initializers.find(name);
-  auto a_initializer = a.initializers.find(name);
-  if ((b_initializer == b.initializers.end()) != (a_initializer == a.initializers.end())) return false;
-  return b_initializer == b.initializers.end() ||
-         MessageDifferencer::Equals(*b_initializer->second, *a_initializer->second);
+  if (b.initializers.contains(name) || a.initializers.contains(name)) return shared.count(std::string(name)) > 0;
+  return true;
 }
 
 // Which pairs of the schedule are the same by construction, and the values they and the graphs' inputs make the
@@ -179,16 +176,20 @@ class SameByConstruction {
                      const std::vector<PairStep>& steps, const Writers& before_writers, const Writers& after_writers) {
     const GraphValues before_values(before_graph);
     const GraphValues after_values(after_graph);
-    for (const auto& [name, input] : before_values.inputs) {
-      if (SameGraphValue(name, before_values, after_values)) same_values_.insert(name);
-    }
+    // Each initializer compared once (a weight of gigabytes is read in the comparison). An external initializer's
+    // proto is its reference: equal references name the same data.
     for (const auto& [name, initializer] : before_values.initializers) {
       auto after_initializer = after_values.initializers.find(name);
       if (after_initializer != after_values.initializers.end() &&
           MessageDifferencer::Equals(*initializer, *after_initializer->second)) {
         shared_initializers_.emplace(name);
       }
-      if (SameGraphValue(name, before_values, after_values)) same_values_.insert(name);
+    }
+    for (const auto& [name, input] : before_values.inputs) {
+      if (SameGraphValue(name, before_values, after_values, shared_initializers_)) same_values_.insert(name);
+    }
+    for (const auto& [name, initializer] : before_values.initializers) {
+      if (SameGraphValue(name, before_values, after_values, shared_initializers_)) same_values_.insert(name);
     }
     same_pair_of_before_.assign(static_cast<size_t>(before_graph.node_size()), -1);
     for (const PairStep& step : steps) {
