@@ -160,7 +160,8 @@ std::optional<std::vector<float>> FloatValues(const TensorProto& tensor) {
   absl::StatusOr<Tensor> values = TensorFromProto(tensor);
   if (!values.ok() || values->type() != TensorProto::FLOAT) return std::nullopt;
   std::vector<float> floats(static_cast<size_t>(values->element_count()));
-  std::memcpy(floats.data(), values->bytes().data(), floats.size() * sizeof(float));
+  // An empty tensor (a Resize's roi, say) has no bytes to copy, and memcpy must not see its null pointers.
+  if (!floats.empty()) std::memcpy(floats.data(), values->bytes().data(), floats.size() * sizeof(float));
   return floats;
 }
 
