@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "core/error_kind.h"
 #include "core/status_macros.h"
@@ -29,8 +30,31 @@ struct Obstacle {
   std::string why;  // why not below it
 };
 
+// The element types onnx's shape inference finds for the values of the model (on the skeleton the converter would
+// see, upgrade/skeleton.cc), for the steps whose forms depend on them. Inferred the first time one asks: few models
+// hold such a node, and the skeleton of a big model costs a walk of it.
+class ElementTypesOnDemand {
+ public:
+  ElementTypesOnDemand(const ModelProto& model, const Move& move) : model_(model), move_(move) {}
+
+  // TensorProto::UNDEFINED where inference found none (or found two, in two scopes), or the skeleton cannot be
+  // built (the move itself then fails on it).
+  int32_t Of(const std::string& name) {
+    if (!skeleton_.has_value()) skeleton_ = BuildSkeleton(model_, move_);
+    if (!skeleton_->ok()) return TensorProto::UNDEFINED;
+    const Skeleton& skeleton = **skeleton_;
+    auto found = skeleton.types.elem_types.find(skeleton.codec.Encoded(name));
+    return found == skeleton.types.elem_types.end() ? TensorProto::UNDEFINED : found->second;
+  }
+
+ private:
+  const ModelProto& model_;
+  const Move& move_;
+  std::optional<absl::StatusOr<Skeleton>> skeleton_;
+};
+
 std::optional<Obstacle> FirstObstacle(const NodeProto& node, const Move& move, const StepConverter& converter,
-                                      const ConstantOf& constant_of) {
+                                      const ConstantOf& constant_of, const ElementTypeOf& type_of) {
   for (int64_t version = move.from; version > move.to; --version) {
     const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(version), "");
     if (schema == nullptr) return std::nullopt;  // not defined at move.from: CheckOpKnownAtSourceOpset names it
@@ -43,9 +67,9 @@ std::optional<Obstacle> FirstObstacle(const NodeProto& node, const Move& move, c
       return Obstacle{version, absl::StrCat("onnx " ONNX_VERSION_STRING "'s version converter has no way to move ",
                                             node.op_type(), "-", version, " back to opset ", version - 1)};
     }
-    if (std::optional<std::string> why = WhyCannotCrossBack(node, version, constant_of)) {
-      return Obstacle{version, absl::StrCat(*why, " (", node.op_type(), "-", version, ")")};
-    }
+    WhyNot why = WhyCannotCrossBack(node, version, constant_of);
+    if (!why.has_value()) why = WhyElementTypesCannotCrossBack(node, version, type_of);
+    if (why.has_value()) return Obstacle{version, absl::StrCat(*why, " (", node.op_type(), "-", version, ")")};
   }
   return std::nullopt;
 }
@@ -56,6 +80,7 @@ struct FormSearch {
   const StepConverter& converter;
   bool initializers_are_overridable;  // the model's IR >= 4 (ConstantsOf)
   bool first_only;                    // stop at the first node found
+  ElementTypeOf type_of;
   std::vector<NodeWithoutForm> found;
 };
 
@@ -76,7 +101,7 @@ void CollectNodesWithoutForm(const GraphProto& graph, const std::string& path, c
     if (!IsDefaultDomain(node.domain())) continue;
     if (move.pass_through.passes_through && move.pass_through.passes_through(node, move.from)) continue;
     if (node.op_type() == kDynamicSliceOp) continue;
-    std::optional<Obstacle> obstacle = FirstObstacle(node, move, search.converter, constant_of);
+    std::optional<Obstacle> obstacle = FirstObstacle(node, move, search.converter, constant_of, search.type_of);
     if (!obstacle.has_value()) continue;
     search.found.push_back(
         {path, node.name(), node.op_type(), NodeLabel(node), obstacle->lowest, std::move(obstacle->why)});
@@ -110,7 +135,13 @@ ConstantOf ConstantsOf(const GraphProto& graph, const ConstantOf& outer, bool in
 
 std::vector<NodeWithoutForm> NodesWithoutFormAt(const ModelProto& model, const Move& move,
                                                 const StepConverter& converter, bool first_only) {
-  FormSearch search{move, converter, model.ir_version() >= 4, first_only, {}};
+  ElementTypesOnDemand types(model, move);
+  FormSearch search{move,
+                    converter,
+                    model.ir_version() >= 4,
+                    first_only,
+                    [&types](const std::string& name) { return types.Of(name); },
+                    {}};
   CollectNodesWithoutForm(model.graph(), kMainGraphPath, nullptr, search);
   return std::move(search.found);
 }

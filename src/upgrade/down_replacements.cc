@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -162,13 +163,39 @@ onnx::Node* ShapeRangeToSlice(const std::shared_ptr<onnx::Graph>&, onnx::Node* n
   return node;
 }
 
+namespace {
+
+// Why a CastLike whose target_type input is of `type` has no form before opset 15, or nullopt.
+WhyNot CastLikeTypeWhyNot(int32_t type) {
+  if (type != TensorProto::UNDEFINED) return std::nullopt;
+  return WhyNot(
+      "the element type of its target_type input is not known (shape inference found none), and the Cast that "
+      "CastLike is written as before opset 15 names it as an attribute");
+}
+
+// Why a Mish of elements of `type` has no form before opset 18, or nullopt.
+WhyNot MishTypeWhyNot(int32_t type) {
+  if (type == TensorProto::FLOAT) return std::nullopt;
+  return WhyNot(type == TensorProto::UNDEFINED
+                    ? "the element type of its input is not known (shape inference found none), and its body is exact "
+                      "for float alone"
+                    : "its body is exact for float alone (ONNX Runtime computes Mish of float16 otherwise than the "
+                      "body, and runs no Softplus of double)");
+}
+
+}  // namespace
+
+WhyNot WhyElementTypesCannotCrossBack(const NodeProto& node, int64_t version, const ElementTypeOf& type_of) {
+  if (node.op_type() == kCastLike && version == 15 && node.input_size() > 1) {
+    return CastLikeTypeWhyNot(type_of(node.input(1)));
+  }
+  if (node.op_type() == kMish && version == 18 && node.input_size() > 0) return MishTypeWhyNot(type_of(node.input(0)));
+  return std::nullopt;
+}
+
 onnx::Node* CastLikeToCast(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
   const int32_t type = node->inputs()[1]->elemType();
-  if (type == TensorProto::UNDEFINED) {
-    throw NoFormException(node,
-                          "the element type of its target_type input is not known (shape inference found none), "
-                          "and the Cast that CastLike is written as before opset 15 names it as an attribute");
-  }
+  if (WhyNot why = CastLikeTypeWhyNot(type)) throw NoFormException(node, *why);
   onnx::Node* cast = MadeBefore(node, "Cast", {node->inputs()[0]}, type);
   cast->i_(onnx::kto, type);
   return ReplacedBy(node, cast);
@@ -184,13 +211,7 @@ onnx::Node* HardSwishAsItsBody(const std::shared_ptr<onnx::Graph>&, onnx::Node* 
 
 onnx::Node* MishAsItsBody(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
   onnx::Value* x = node->inputs()[0];
-  if (x->elemType() != TensorProto::FLOAT) {
-    throw NoFormException(node, x->elemType() == TensorProto::UNDEFINED
-                                    ? "the element type of its input is not known (shape inference found none), and "
-                                      "its body is exact for float alone"
-                                    : "its body is exact for float alone (ONNX Runtime computes Mish of float16 "
-                                      "otherwise than the body, and runs no Softplus of double)");
-  }
+  if (WhyNot why = MishTypeWhyNot(x->elemType())) throw NoFormException(node, *why);
   onnx::Node* softplus = MadeBefore(node, "Softplus", {x}, x->elemType());
   onnx::Node* tanh = MadeBefore(node, "Tanh", {softplus->output()}, x->elemType());
   return ReplacedBy(node, MadeBefore(node, "Mul", {x, tanh->output()}, x->elemType()));

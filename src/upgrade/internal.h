@@ -297,7 +297,12 @@ onnx::Node* ResizeOptionalInputsSpelledOut(const std::shared_ptr<onnx::Graph>& g
                                            onnx::Node* node);
 onnx::Node* HardSwishAsItsBody(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);  // HardSwish 14 -> 13
 onnx::Node* MishAsItsBody(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);       // Mish 18 -> 17
-WhyNot ResizeIsResize10(const NodeProto& node, const ConstantOf& constant_of);                // Resize 11 -> 10
+// The element type of a value in a node's scope, as shape inference finds it, or TensorProto::UNDEFINED.
+using ElementTypeOf = std::function<int32_t(const std::string& name)>;
+// Why `node` cannot cross the step of its op at `version` for the element types it is given (CastLike 15 -> 14 and
+// Mish 18 -> 17, whose forms above depend on them), or nullopt. Their adapters refuse in the same words.
+WhyNot WhyElementTypesCannotCrossBack(const NodeProto& node, int64_t version, const ElementTypeOf& type_of);
+WhyNot ResizeIsResize10(const NodeProto& node, const ConstantOf& constant_of);  // Resize 11 -> 10
 onnx::Node* ResizeAsResize10(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);
 WhyNot ResizeIsUpsample9(const NodeProto& node, const ConstantOf& constant_of);  // Resize 10 -> Upsample 9
 onnx::Node* ResizeAsUpsample9(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "onnx_legalize/error_kind.h"
 #include "onnx_legalize/legalize.h"
 #include "test_models.h"
 
@@ -139,6 +140,56 @@ g (float[2, 3] x) => (float[2, 3] y) { h = Trilu (x)  r = Relu (h)  y = Trilu (r
   EXPECT_FALSE(findings->at(1).fixable);
   EXPECT_EQ(CheckFindingRule(findings->at(1)), "no-form-at-max-opset");
   EXPECT_EQ(findings->at(2).op_type, "Trilu");
+}
+
+// Legalizes the model of `text` to `target_opset`.
+absl::Status MoveTo(const char* text, int64_t target_opset) {
+  onnx::ModelProto model = ParseModel(text);
+  Options options;
+  options.target_opset = target_opset;
+  return Legalize(model, options).status();
+}
+
+// The gate decides by the element types shape inference finds, as the move does: a Mish of float moves below 18 as
+// its function body, a Mish of float16 has no form there, and a CastLike whose target's type is not known has none
+// below 15 (the Cast it becomes names the type). What the gate calls fixable, the move does.
+TEST(CheckReportTest, OpsetPolicyJudgesFormsThatDependOnElementTypesByTheInferredTypes) {
+  const char* mish_of_float = R"ONNX(
+<ir_version: 8, opset_import: ["" : 18]>
+g (float[2, 3] x) => (float[2, 3] y) { h = Relu (x)  y = Mish (h) }
+)ONNX";
+  const char* mish_of_float16 = R"ONNX(
+<ir_version: 8, opset_import: ["" : 18]>
+g (float16[2, 3] x) => (float16[2, 3] y) { h = Relu (x)  y = Mish (h) }
+)ONNX";
+  const char* castlike_of_unknown_type = R"ONNX(
+<ir_version: 8, opset_import: ["" : 15]>
+g (float[2] x, like) => (y) { y = CastLike (x, like) }
+)ONNX";
+  absl::StatusOr<std::vector<CheckFinding>> fixable = CheckOpsetPolicy(ParseModel(mish_of_float), {std::nullopt, 17});
+  ASSERT_TRUE(fixable.ok()) << fixable.status();
+  ASSERT_EQ(fixable->size(), 1u);
+  EXPECT_TRUE(fixable->front().fixable);
+  EXPECT_TRUE(MoveTo(mish_of_float, 17).ok());
+
+  absl::StatusOr<std::vector<CheckFinding>> float16 = CheckOpsetPolicy(ParseModel(mish_of_float16), {std::nullopt, 17});
+  ASSERT_TRUE(float16.ok()) << float16.status();
+  ASSERT_EQ(float16->size(), 2u);
+  EXPECT_FALSE(float16->at(0).fixable);
+  EXPECT_EQ(float16->at(1).op_type, "Mish");
+  EXPECT_THAT(float16->at(1).reason, AllOf(HasSubstr("no form at opset 17: its body is exact for float alone"),
+                                           EndsWith("(Mish-18); the lowest opset it can go to is 18")));
+  const absl::Status moved = MoveTo(mish_of_float16, 17);
+  EXPECT_EQ(ErrorKindOf(moved), ErrorKind::kNoFormAtOpset) << moved;
+  EXPECT_THAT(moved.message(), HasSubstr("its body is exact for float alone"));
+
+  absl::StatusOr<std::vector<CheckFinding>> unknown =
+      CheckOpsetPolicy(ParseModel(castlike_of_unknown_type), {std::nullopt, 13});
+  ASSERT_TRUE(unknown.ok()) << unknown.status();
+  ASSERT_EQ(unknown->size(), 2u);
+  EXPECT_FALSE(unknown->at(0).fixable);
+  EXPECT_THAT(unknown->at(1).reason, HasSubstr("the element type of its target_type input is not known"));
+  EXPECT_EQ(ErrorKindOf(MoveTo(castlike_of_unknown_type, 13)), ErrorKind::kNoFormAtOpset);
 }
 
 // One Relu at default opset `opset` and IR version `ir`.
