@@ -43,6 +43,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/error_kind.h"
 #include "core/status_macros.h"
+#include "graph/graph_locator.h"
 #include "graph/graph_validation.h"
 #include "graph/ir_features.h"
 #include "graph/names.h"
@@ -113,11 +114,12 @@ const StepConverter& Converter() {
   return *converter;
 }
 
-// The main graph's constants (initializers, Constant nodes' outputs) that something in the graph reads: those the
-// move stops reading are removed after it (a Slice's starts or an Upsample's scales a down-adapter took into an
-// attribute), so that the result holds no weight nothing reads (ONNX Runtime warns of each and drops it). Constants
-// the model left unread before the move stay.
-MaybeUnused ConstantsRead(const GraphProto& graph) {
+// The constants (initializers, Constant nodes' outputs) of `graph`, at `where`, and of the graphs in it, that
+// something in their scope reads: those the move stops reading are removed after it (a Slice's starts or an
+// Upsample's scales a down-adapter took into an attribute, in the main graph or in a Loop's body), so that the result
+// holds no weight nothing reads (ONNX Runtime warns of each and drops it). Constants the model left unread before the
+// move stay.
+void CollectConstantsRead(const GraphProto& graph, const GraphLocator& where, MaybeUnused& read) {
   absl::flat_hash_set<std::string> constants;
   for (const TensorProto& initializer : graph.initializer()) constants.insert(initializer.name());
   for (const NodeProto& node : graph.node()) {
@@ -125,10 +127,24 @@ MaybeUnused ConstantsRead(const GraphProto& graph) {
       constants.insert(node.output(0));
     }
   }
-  MaybeUnused read;
   ForEachReadName(graph, [&](const std::string& name) {
-    if (constants.erase(name) > 0) read.emplace_back(GraphLocator{}, name);
+    if (constants.erase(name) > 0) read.emplace_back(where, name);
   });
+  for (const NodeProto& node : graph.node()) {
+    for (const AttributeProto& attribute : node.attribute()) {
+      if (attribute.type() == AttributeProto::GRAPH) {
+        CollectConstantsRead(attribute.g(), where.Into(node, attribute.name(), 0), read);
+      }
+      for (int i = 0; i < attribute.graphs_size(); ++i) {
+        CollectConstantsRead(attribute.graphs(i), where.Into(node, attribute.name(), i), read);
+      }
+    }
+  }
+}
+
+MaybeUnused ConstantsRead(const GraphProto& main_graph) {
+  MaybeUnused read;
+  CollectConstantsRead(main_graph, GraphLocator{}, read);
   return read;
 }
 

@@ -82,6 +82,39 @@ g (float[4, 6] x) => (float[?, ?] y, int64[1] e) <int64[1] s = {1}, int64[1] e =
   EXPECT_EQ(model.graph().node(0).op_type(), "Slice");
 }
 
+// ...in a subgraph too: the branch's own axes go, its unread spare stays, and the main graph's constant that the
+// branch reads is read still.
+TEST(DownRewritesTest, RemovesTheConstantsASubgraphStoppedReading) {
+  const ModelProto model = MovedDown(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1, 6] x, bool c) => (float[?] y) <float[1] k = {2}> {
+  y = If (c) <
+    then_branch = then_g () => (float[?] t) <int64[1] axes = {0}, float[1] spare = {1}> {
+      s = Squeeze (x, axes)
+      t = Mul (s, k)
+    },
+    else_branch = else_g () => (float[6] o) <int64[1] axes2 = {0}> { o = Squeeze (x, axes2) }
+  >
+}
+)ONNX",
+                                     12);
+  auto initializers = [](const onnx::GraphProto& graph) {
+    std::vector<std::string> names;
+    for (const TensorProto& initializer : graph.initializer()) names.push_back(initializer.name());
+    return names;
+  };
+  const NodeProto& if_node = model.graph().node(0);
+  ASSERT_EQ(if_node.attribute_size(), 2);
+  for (const onnx::AttributeProto& branch : if_node.attribute()) {
+    for (const NodeProto& node : branch.g().node()) {
+      if (node.op_type() == "Squeeze") EXPECT_EQ(node.input_size(), 1) << "the axes are an attribute at 12";
+    }
+    EXPECT_EQ(initializers(branch.g()),
+              branch.g().name() == "then_g" ? std::vector<std::string>{"spare"} : std::vector<std::string>{});
+  }
+  EXPECT_THAT(initializers(model.graph()), ElementsAre("k"));
+}
+
 TEST(DownRewritesTest, LeavesSlicesInputsAsTheyAreAt10) {
   const ModelProto model = MovedDown(kSliceAt13, 10);
   EXPECT_EQ(Producer(model.graph(), "y")->input_size(), 5);
