@@ -79,9 +79,10 @@ struct FormSearch {
   const Move& move;
   const StepConverter& converter;
   bool initializers_are_overridable;  // the model's IR >= 4 (ConstantsOf)
-  bool first_only;                    // stop at the first node found
   ElementTypeOf type_of;
+  ComputedConstants& computed;
   std::vector<NodeWithoutForm> found;
+  std::vector<int> found_in_main;  // per node found, its index in the main graph, or -1 in a subgraph
 };
 
 // Every default-domain node of `graph` and the graphs in it (depth first, in node order) that has no form at
@@ -89,13 +90,15 @@ struct FormSearch {
 void CollectNodesWithoutForm(const GraphProto& graph, const std::string& path, const ConstantOf& outer,
                              FormSearch& search) {
   const Move& move = search.move;
-  const ConstantOf constant_of = ConstantsOf(graph, outer, search.initializers_are_overridable);
-  for (const NodeProto& node : graph.node()) {
+  const bool is_main = outer == nullptr;
+  ConstantOf constant_of = ConstantsOf(graph, outer, search.initializers_are_overridable);
+  if (is_main) constant_of = search.computed.Over(std::move(constant_of));
+  for (int index = 0; index < graph.node_size(); ++index) {
+    const NodeProto& node = graph.node(index);
     for (const AttributeProto& attribute : node.attribute()) {
       if (attribute.type() == AttributeProto::GRAPH) {
         CollectNodesWithoutForm(attribute.g(), SubgraphPath(path, node, attribute.name(), attribute.g()), constant_of,
                                 search);
-        if (search.first_only && !search.found.empty()) return;
       }
     }
     if (!IsDefaultDomain(node.domain())) continue;
@@ -105,7 +108,7 @@ void CollectNodesWithoutForm(const GraphProto& graph, const std::string& path, c
     if (!obstacle.has_value()) continue;
     search.found.push_back(
         {path, node.name(), node.op_type(), NodeLabel(node), obstacle->lowest, std::move(obstacle->why)});
-    if (search.first_only) return;
+    search.found_in_main.push_back(is_main ? index : -1);
   }
 }
 
@@ -134,20 +137,27 @@ ConstantOf ConstantsOf(const GraphProto& graph, const ConstantOf& outer, bool in
 }
 
 std::vector<NodeWithoutForm> NodesWithoutFormAt(const ModelProto& model, const Move& move,
-                                                const StepConverter& converter, bool first_only) {
+                                                const StepConverter& converter, bool first_only,
+                                                ComputedConstants& computed) {
   ElementTypesOnDemand types(model, move);
-  FormSearch search{move,
-                    converter,
-                    model.ir_version() >= 4,
-                    first_only,
-                    [&types](const std::string& name) { return types.Of(name); },
-                    {}};
+  FormSearch search{move, converter, model.ir_version() >= 4,
+                    [&types](const std::string& name) { return types.Of(name); }, computed};
   CollectNodesWithoutForm(model.graph(), kMainGraphPath, nullptr, search);
-  return std::move(search.found);
+  // The nodes that go with the values computed from constants need no form (known once every node was looked at).
+  const std::vector<bool> goes = computed.NodesThatGo();
+  std::vector<NodeWithoutForm> found;
+  for (size_t i = 0; i < search.found.size(); ++i) {
+    const int index = search.found_in_main[i];
+    if (index >= 0 && goes[static_cast<size_t>(index)]) continue;
+    found.push_back(std::move(search.found[i]));
+    if (first_only) break;
+  }
+  return found;
 }
 
-absl::Status CheckEveryNodeHasAFormAt(const ModelProto& model, const Move& move, const StepConverter& converter) {
-  const std::vector<NodeWithoutForm> found = NodesWithoutFormAt(model, move, converter, /*first_only=*/true);
+absl::Status CheckEveryNodeHasAFormAt(const ModelProto& model, const Move& move, const StepConverter& converter,
+                                      ComputedConstants& computed) {
+  const std::vector<NodeWithoutForm> found = NodesWithoutFormAt(model, move, converter, /*first_only=*/true, computed);
   if (found.empty()) return absl::OkStatus();
   const NodeWithoutForm& node = found.front();
   return NoFormAtOpsetError(

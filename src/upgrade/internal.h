@@ -307,6 +307,46 @@ onnx::Node* ResizeAsResize10(const std::shared_ptr<onnx::Graph>& graph, onnx::No
 WhyNot ResizeIsUpsample9(const NodeProto& node, const ConstantOf& constant_of);  // Resize 10 -> Upsample 9
 onnx::Node* ResizeAsUpsample9(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);
 
+// --- upgrade/computed_constants.cc ----------------------------------------------------------------------------------
+// Moving down: the main graph's values computed from constants alone, read by the down steps' checks as the
+// constants they are, then written into the model as Constant nodes.
+
+class ComputedConstants {
+ public:
+  // `model` must outlive this and stay as it is until WriteInto.
+  explicit ComputedConstants(const ModelProto& model);
+
+  // `constants` (a scope's ConstantOf), extended with the main graph's values that a chain of at most a few hundred
+  // deterministic nodes computes from small constants alone (the model runner runs the chain once, within a budget;
+  // the value must be small enough for the converter to see its data). Each value it gives is recorded.
+  ConstantOf Over(ConstantOf constants);
+
+  // Writes each recorded value into `model` (the model above): the node that computed it becomes a Constant node
+  // holding it (same name, same output), and the nodes that computed only what nothing reads any more go. Returns
+  // the node list as it was (to undo), or nullopt when there was nothing to write.
+  std::optional<google::protobuf::RepeatedPtrField<NodeProto>> WriteInto(ModelProto& model) const;
+
+  // By main-graph node index, the nodes WriteInto would take out: the form search leaves them unchecked (the Slice
+  // with steps -1 of a Pad's pads chain need not move below 10).
+  std::vector<bool> NodesThatGo() const;
+
+ private:
+  struct Value {
+    TensorProto value;
+    std::set<int> nodes;  // the main graph's nodes that compute it
+  };
+  const TensorProto* Computed(const std::string& name);
+  std::optional<Value> Compute(const std::string& name) const;
+
+  const ModelProto& model_;
+  std::unordered_map<std::string, int> producer_;  // a main-graph value -> the index of the node that makes it
+  ConstantOf constants_;                           // the main graph's constants
+  std::unordered_map<std::string, const TensorProto*> initializers_;
+  std::unordered_set<std::string> graph_outputs_;
+  std::unordered_map<std::string, std::optional<Value>> computed_;  // nullopt: not computable
+  std::vector<std::string> read_;                                   // the values given out, in order
+};
+
 // --- upgrade/down_forms.cc -------------------------------------------------------------------------------------------
 
 // The constants of `graph` (initializers, Constant nodes' `value`), by name, over those of the graphs around it
@@ -319,11 +359,14 @@ ConstantOf ConstantsOf(const GraphProto& graph, const ConstantOf& outer, bool in
 // and the lowest opset it can be moved to: its op did not exist yet at move.to, or changed at an opset above it
 // with no down-adapter for that change. Nodes that pass through the move (DynamicSlice, move.pass_through, other
 // domains) are not moved and not checked.
-absl::Status CheckEveryNodeHasAFormAt(const ModelProto& model, const Move& move, const StepConverter& converter);
+// A main-graph input a step needs constant may be computed from constants (`computed`, made for `model`).
+absl::Status CheckEveryNodeHasAFormAt(const ModelProto& model, const Move& move, const StepConverter& converter,
+                                      ComputedConstants& computed);
 
 // Every such node (NodeWithoutForm, upgrade/opset_upgrade.h), in the same order; the first only, with `first_only`.
 std::vector<NodeWithoutForm> NodesWithoutFormAt(const ModelProto& model, const Move& move,
-                                                const StepConverter& converter, bool first_only);
+                                                const StepConverter& converter, bool first_only,
+                                                ComputedConstants& computed);
 
 // --- upgrade/splice.cc -----------------------------------------------------------------------------------------------
 

@@ -148,8 +148,10 @@ MaybeUnused ConstantsRead(const GraphProto& main_graph) {
   return read;
 }
 
+// `undo`: the main graph's node list before the values a move down computed from constants were written in, when
+// they were (the caller puts it back when the move fails).
 absl::Status MoveImpl(ModelProto& model, int64_t target, int64_t chunk_nodes, const PassThroughOps& pass_through,
-                      RenamedOutputs* renamed) {
+                      RenamedOutputs* renamed, std::optional<google::protobuf::RepeatedPtrField<NodeProto>>& undo) {
   if (target < 1 || target > kMaxTargetOpset) {
     return absl::InvalidArgumentError(absl::StrCat("target opset ", target, " is outside [1, ", kMaxTargetOpset,
                                                    "], what onnx " ONNX_VERSION_STRING "'s version converter knows"));
@@ -173,9 +175,13 @@ absl::Status MoveImpl(ModelProto& model, int64_t target, int64_t chunk_nodes, co
   const Move move{pass_through, from, target};
   RETURN_IF_ERROR(CheckStandInIsInert(move));
   const StepConverter* const converter = &Converter();
+  // The constants the model reads before the move: those a down move stops reading go (ConstantsRead).
+  const MaybeUnused read_before = move.Down() ? ConstantsRead(model.graph()) : MaybeUnused();
   if (move.Down()) {
     // Refused before the converter runs, naming the node; and converted whole (chunks.cc converts upwards).
-    RETURN_IF_ERROR(CheckEveryNodeHasAFormAt(model, move, *converter));
+    ComputedConstants computed(model);
+    RETURN_IF_ERROR(CheckEveryNodeHasAFormAt(model, move, *converter, computed));
+    undo = computed.WriteInto(model);
     chunk_nodes = 0;
   }
   if (chunk_nodes > 0) {
@@ -206,7 +212,6 @@ absl::Status MoveImpl(ModelProto& model, int64_t target, int64_t chunk_nodes, co
       SpliceMainGraph(*converted, model.graph(), move, skeleton, renamed_here);
   if (!spliced.ok()) return failed(spliced.status());
   google::protobuf::RepeatedPtrField<NodeProto>& nodes = *spliced;
-  const MaybeUnused read_before = move.Down() ? ConstantsRead(model.graph()) : MaybeUnused();
   // Commit: nothing below can fail (the main graph's locator always resolves).
   model.mutable_graph()->mutable_node()->Swap(&nodes);
   if (!read_before.empty()) RETURN_IF_ERROR(RemoveUnreadConstants(read_before, model, renamed_here));
@@ -230,20 +235,26 @@ absl::StatusOr<std::vector<NodeWithoutForm>> NodesWithoutFormAt(const onnx::Mode
   if (target_opset >= from) return std::vector<NodeWithoutForm>();
   const PassThroughOps none;
   const opset_upgrade::Move move{none, from, target_opset};
-  return opset_upgrade::NodesWithoutFormAt(model, move, opset_upgrade::Converter(), /*first_only=*/false);
+  opset_upgrade::ComputedConstants computed(model);
+  return opset_upgrade::NodesWithoutFormAt(model, move, opset_upgrade::Converter(), /*first_only=*/false, computed);
 }
 
 absl::Status MoveDefaultOpsetInChunks(onnx::ModelProto& model, int64_t target_opset, int64_t chunk_nodes,
                                       const PassThroughOps& pass_through, RenamedOutputs* renamed) {
+  std::optional<google::protobuf::RepeatedPtrField<onnx::NodeProto>> undo;
+  absl::Status moved;
   try {
-    return opset_upgrade::MoveImpl(model, target_opset, chunk_nodes, pass_through, renamed);
+    moved = opset_upgrade::MoveImpl(model, target_opset, chunk_nodes, pass_through, renamed, undo);
   } catch (const std::bad_alloc&) {
-    return absl::ResourceExhaustedError("out of memory while moving the model to a new opset");
+    moved = absl::ResourceExhaustedError("out of memory while moving the model to a new opset");
   } catch (const std::exception& e) {
-    return absl::InternalError(absl::StrCat("unexpected exception while moving the model to a new opset: ", e.what()));
+    moved = absl::InternalError(absl::StrCat("unexpected exception while moving the model to a new opset: ", e.what()));
   } catch (...) {
-    return absl::InternalError("unexpected exception while moving the model to a new opset");
+    moved = absl::InternalError("unexpected exception while moving the model to a new opset");
   }
+  // The move is transactional: what it wrote into the caller's model before it failed is taken out again.
+  if (!moved.ok() && undo.has_value()) model.mutable_graph()->mutable_node()->Swap(&*undo);
+  return moved;
 }
 
 }  // namespace onnx_legalize

@@ -19,6 +19,7 @@ import sys
 
 import numpy as np
 import onnx
+import onnx.parser
 from onnx import TensorProto, helper, numpy_helper
 
 
@@ -59,6 +60,28 @@ def constant_inputs(op, opset, x_shape, outputs, constants, **attributes):
         "x": x_shape}
 
 
+def pytorch_pad(mode):
+    """F.pad(x, (1, 2), mode) as PyTorch 1.9-2.x exports it at opset 13: the pads [1, 2] padded with zeros for the
+    other dims, reshaped to pairs, the pairs reversed (a Slice with steps -1), transposed, flattened and cast; every
+    step of constants, so a move below 11 computes them (and below 10 the Slice with steps -1 goes with them)."""
+    text = """
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[1, 2, 5] x) => (float[1, 2, 8] y)
+        <int64[2] p = {1, 2}, int64[1] four = {4}, int64[2] pairs = {-1, 2}, int64[1] last = {-1},
+         int64[1] stop = {-9223372036854775807}, int64[1] axis0 = {0}, int64[1] back = {-1}, int64[1] flat = {-1}> {
+      zeros = ConstantOfShape <value = int64[1] {0}> (four)
+      padded = Concat <axis = 0> (p, zeros)
+      paired = Reshape (padded, pairs)
+      reversed = Slice (paired, last, stop, axis0, back)
+      transposed = Transpose <perm = [1, 0]> (reversed)
+      flattened = Reshape (transposed, flat)
+      pads = Cast <to = 7> (flattened)
+      y = Pad <mode = "MODE"> (x, pads)
+    }
+    """
+    return onnx.parser.parse_model(text.replace("MODE", mode)), {"x": [1, 2, 5]}
+
+
 I64 = np.int64
 F32 = np.float32
 
@@ -83,6 +106,9 @@ CASES = {
         "ReduceMean", 18, [3, 4], [("y", [1, 4])], [("axes", [0], I64)]),
     "older_split13_constant_split": constant_inputs(
         "Split", 13, [2, 4], [("a", [2, 1]), ("b", [2, 3])], [("split", [1, 3], I64)], axis=1),
+    # Pads the model computes from constants alone (PyTorch's F.pad), computed once by the move.
+    "older_pad13_pytorch_constant_pads": pytorch_pad("constant"),
+    "older_pad13_pytorch_reflect_pads": pytorch_pad("reflect"),
     # A Resize-11 that samples as Resize-10: to Resize-10, then Upsample.
     "older_resize11_asymmetric_floor": constant_inputs(
         "Resize", 11, [1, 1, 2, 3], [("y", [1, 1, 4, 6])], [("roi", [], F32), ("scales", [1, 1, 2, 2], F32)],

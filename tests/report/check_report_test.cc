@@ -142,6 +142,35 @@ g (float[2, 3] x) => (float[2, 3] y) { h = Trilu (x)  r = Relu (h)  y = Trilu (r
   EXPECT_EQ(findings->at(2).op_type, "Trilu");
 }
 
+// A Pad whose pads the model computes from constants alone moves below 11 (the move computes them), so the gate
+// calls it fixable; pads that depend on the input do not.
+TEST(CheckReportTest, OpsetPolicyCountsPadsComputedFromConstantsAsConstant) {
+  absl::StatusOr<std::vector<CheckFinding>> computed = CheckOpsetPolicy(ParseModel(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1, 2, 5] x) => (float[1, 2, 8] y) <int64[3] b = {0, 0, 1}, int64[3] e = {0, 0, 2}> {
+  pads = Concat <axis = 0> (b, e)
+  y = Pad (x, pads)
+}
+)ONNX"),
+                                                                        {std::nullopt, 10});
+  ASSERT_TRUE(computed.ok()) << computed.status();
+  ASSERT_EQ(computed->size(), 1u);
+  EXPECT_TRUE(computed->front().fixable);
+
+  absl::StatusOr<std::vector<CheckFinding>> fed = CheckOpsetPolicy(ParseModel(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1, 2, 5] x, int64[3] b) => (float[?, ?, ?] y) <int64[3] e = {0, 0, 2}> {
+  pads = Concat <axis = 0> (b, e)
+  y = Pad (x, pads)
+}
+)ONNX"),
+                                                                   {std::nullopt, 10});
+  ASSERT_TRUE(fed.ok()) << fed.status();
+  ASSERT_EQ(fed->size(), 2u);
+  EXPECT_FALSE(fed->front().fixable);
+  EXPECT_EQ(fed->at(1).op_type, "Pad");
+}
+
 // Legalizes the model of `text` to `target_opset`.
 absl::Status MoveTo(const char* text, int64_t target_opset) {
   onnx::ModelProto model = ParseModel(text);

@@ -115,6 +115,70 @@ g (float[1, 6] x, bool c) => (float[?] y) <float[1] k = {2}> {
   EXPECT_THAT(initializers(model.graph()), ElementsAre("k"));
 }
 
+// PyTorch's F.pad(x, (1, 2)): the pads [1, 2] padded with zeros for the other dims, reshaped to pairs, the pairs
+// reversed (a Slice with steps -1), transposed, flattened and cast, every step of constants.
+constexpr char kPyTorchPad[] = R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1, 2, 5] x) => (float[1, 2, 8] y)
+    <int64[2] p = {1, 2}, int64[1] four = {4}, int64[2] pairs = {-1, 2}, int64[1] last = {-1},
+     int64[1] stop = {-9223372036854775807}, int64[1] axis0 = {0}, int64[1] back = {-1}, int64[1] flat = {-1}> {
+  zeros = ConstantOfShape <value = int64[1] {0}> (four)
+  padded = Concat <axis = 0> (p, zeros)
+  paired = Reshape (padded, pairs)
+  reversed = Slice (paired, last, stop, axis0, back)
+  transposed = Transpose <perm = [1, 0]> (reversed)
+  flattened = Reshape (transposed, flat)
+  pads = Cast <to = 7> (flattened)
+  y = Pad (x, pads)
+}
+)ONNX";
+
+// Below 11 a Pad takes its pads as an attribute, and below 10 a Slice has no steps: a Pad whose pads the model
+// computes from constants alone holds them as the constant they are (computed once by the model runner), and the
+// nodes that computed them go, the Slice with steps -1 among them, with the constants only they read.
+TEST(DownRewritesTest, ComputesPadsThatTheModelComputesFromConstantsAlone) {
+  for (int64_t target : {10, 9, 7}) {
+    const ModelProto model = MovedDown(kPyTorchPad, target);
+    ASSERT_EQ(model.graph().node_size(), 1) << target;
+    const NodeProto& pad = model.graph().node(0);
+    EXPECT_EQ(pad.op_type(), "Pad");
+    EXPECT_THAT(pad.input(), ElementsAre("x"));
+    const onnx::AttributeProto* pads = nullptr;
+    for (const onnx::AttributeProto& attribute : pad.attribute()) {
+      if (attribute.name() == "pads") pads = &attribute;
+    }
+    ASSERT_NE(pads, nullptr);
+    EXPECT_THAT(pads->ints(), ElementsAre(0, 0, 1, 0, 0, 2));
+    EXPECT_EQ(model.graph().initializer_size(), 0) << "the chain's constants went with it";
+  }
+}
+
+// A chain that reads what the caller feeds (here x's shape) computes no constant: that Pad still has no form at 10,
+// and the model is left as it was.
+TEST(DownRewritesTest, RefusesAPadWhosePadsDependOnTheInput) {
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1, 2, 5] x) => (float[?, ?, ?] y) <int64[1] at = {0}> {
+  shape = Shape (x)
+  pads = Concat <axis = 0> (shape, shape)
+  y = Pad (x, pads)
+}
+)ONNX",
+                 10, "its pads is computed at run time or fed by the caller");
+}
+
+// The move is transactional: a model whose pads chain would be computed, but which holds a node without a form at the
+// target, is refused and left as it was (ExpectNoFormAt compares it byte for byte).
+TEST(DownRewritesTest, LeavesTheChainAsItWasWhenAnotherNodeHasNoForm) {
+  std::string text = kPyTorchPad;
+  auto replace = [&text](const std::string& from, const std::string& to) {
+    text.replace(text.find(from), from.size(), to);
+  };
+  replace("\"\" : 13", "\"\" : 14");
+  replace("  y = Pad (x, pads)", "  padded_x = Pad (x, pads)\n  y = Trilu (padded_x)");
+  ExpectNoFormAt(text.c_str(), 10, "Trilu exists only from opset 14");
+}
+
 TEST(DownRewritesTest, LeavesSlicesInputsAsTheyAreAt10) {
   const ModelProto model = MovedDown(kSliceAt13, 10);
   EXPECT_EQ(Producer(model.graph(), "y")->input_size(), 5);
