@@ -1,8 +1,9 @@
 // Moving down: the inputs a step needs constant (they are attributes at the older version) that the model computes
-// from constants alone. PyTorch writes F.pad's pads as ConstantOfShape, Concat, Reshape, a Slice with steps -1,
-// Transpose, Reshape and Cast, every one of them of constants; such a Pad has no form below 11 as it stands, and the
-// Slice with steps -1 none below 10. Computed once by the model runner (the value every run of the model computes),
-// the pads are a constant, and both have one.
+// from constants alone (and from the Shape of a value whose dims are fixed: a graph input declared so, or a value
+// onnx's shape inference fixes from such inputs). PyTorch writes F.pad's pads as ConstantOfShape, Concat, Reshape, a
+// Slice with steps -1, Transpose, Reshape and Cast, every one of them of constants; such a Pad has no form below 11 as
+// it stands, and the Slice with steps -1 none below 10. Computed once by the model runner (the value every run of the
+// model computes), the pads are a constant, and both have one.
 //
 // So the down steps' checks read a main-graph value computed from constants as the constant it is (ComputedConstants
 // extends their ConstantOf), and when the move goes ahead, the node that computed each value a check read becomes a
@@ -36,6 +37,38 @@ namespace {
 constexpr size_t kMostNodes = 256;
 constexpr int64_t kMostWork = int64_t{1} << 24;
 
+// The dims of graph input `name` when its declaration fixes every one of them, or nullopt. ONNX Runtime refuses an
+// input of other dims, so the Shape of such an input is a constant, and so is the Shape of a value whose dims shape
+// inference fixes from such inputs.
+std::optional<std::vector<int64_t>> StaticDimsOfInput(const GraphProto& graph, const std::string& name) {
+  for (const ValueInfoProto& input : graph.input()) {
+    if (input.name() != name) continue;
+    if (!input.type().has_tensor_type() || !input.type().tensor_type().has_shape()) return std::nullopt;
+    std::vector<int64_t> dims;
+    for (const auto& dim : input.type().tensor_type().shape().dim()) {
+      if (!dim.has_dim_value() || dim.dim_value() < 0) return std::nullopt;
+      dims.push_back(dim.dim_value());
+    }
+    return dims;
+  }
+  return std::nullopt;
+}
+
+// A Constant node that makes `output` a 1-D int64 tensor of `values`.
+NodeProto Int64sConstant(const std::string& output, const std::vector<int64_t>& values) {
+  NodeProto constant;
+  constant.set_op_type(kConstantOp);
+  constant.add_output(output);
+  AttributeProto& attribute = *constant.add_attribute();
+  attribute.set_name("value");
+  attribute.set_type(AttributeProto::TENSOR);
+  TensorProto& tensor = *attribute.mutable_t();
+  tensor.set_data_type(TensorProto::INT64);
+  tensor.add_dims(static_cast<int64_t>(values.size()));
+  for (int64_t value : values) tensor.add_int64_data(value);
+  return constant;
+}
+
 // Ops whose output is not a function of their inputs.
 bool IsRandom(const std::string& op_type) {
   return op_type.rfind("Random", 0) == 0 || op_type == "Multinomial" || op_type == "Bernoulli";
@@ -43,7 +76,7 @@ bool IsRandom(const std::string& op_type) {
 
 }  // namespace
 
-ComputedConstants::ComputedConstants(const ModelProto& model) : model_(model) {
+ComputedConstants::ComputedConstants(const ModelProto& model, const Move& move) : model_(model), move_(move) {
   const GraphProto& graph = model.graph();
   for (int i = 0; i < graph.node_size(); ++i) {
     for (const std::string& output : graph.node(i).output()) {
@@ -53,6 +86,30 @@ ComputedConstants::ComputedConstants(const ModelProto& model) : model_(model) {
   constants_ = ConstantsOf(graph, nullptr, model.ir_version() >= 4);
   for (const TensorProto& initializer : graph.initializer()) initializers_.emplace(initializer.name(), &initializer);
   for (const ValueInfoProto& output : graph.output()) graph_outputs_.insert(output.name());
+}
+
+const Skeleton* ComputedConstants::InferredSkeleton() {
+  if (!skeleton_.has_value()) skeleton_ = BuildSkeleton(model_, move_);
+  return skeleton_->ok() ? &**skeleton_ : nullptr;
+}
+
+int32_t ComputedConstants::ElementType(const std::string& name) {
+  const Skeleton* skeleton = InferredSkeleton();
+  if (skeleton == nullptr) return TensorProto::UNDEFINED;
+  auto found = skeleton->types.elem_types.find(skeleton->codec.Encoded(name));
+  return found == skeleton->types.elem_types.end() ? TensorProto::UNDEFINED : found->second;
+}
+
+std::optional<std::vector<int64_t>> ComputedConstants::FixedDims(const std::string& name) {
+  if (std::optional<std::vector<int64_t>> declared = StaticDimsOfInput(model_.graph(), name)) return declared;
+  const Skeleton* skeleton = InferredSkeleton();
+  if (skeleton == nullptr) return std::nullopt;
+  auto found = skeleton->types.known_dims.find(skeleton->codec.Encoded(name));
+  if (found == skeleton->types.known_dims.end()) return std::nullopt;
+  for (int64_t dim : found->second) {
+    if (dim < 0) return std::nullopt;
+  }
+  return found->second;
 }
 
 ConstantOf ComputedConstants::Over(ConstantOf constants) {
@@ -70,7 +127,7 @@ const TensorProto* ComputedConstants::Computed(const std::string& name) {
   return &known->second->value;
 }
 
-std::optional<ComputedConstants::Value> ComputedConstants::Compute(const std::string& name) const {
+std::optional<ComputedConstants::Value> ComputedConstants::Compute(const std::string& name) {
   auto producer = producer_.find(name);
   if (producer == producer_.end() || graph_outputs_.count(name) > 0) return std::nullopt;
   const GraphProto& graph = model_.graph();
@@ -78,6 +135,7 @@ std::optional<ComputedConstants::Value> ComputedConstants::Compute(const std::st
   // The nodes that compute `name`, back to constants: none may read a graph input or an outer value.
   std::set<int> nodes;
   std::map<std::string, const TensorProto*> leaves;
+  std::map<int, std::vector<int64_t>> input_shapes;  // Shape nodes of a graph input of fixed dims, by index
   std::vector<int> pending = {producer->second};
   while (!pending.empty()) {
     const int index = pending.back();
@@ -85,6 +143,13 @@ std::optional<ComputedConstants::Value> ComputedConstants::Compute(const std::st
     if (!nodes.insert(index).second) continue;
     if (nodes.size() > kMostNodes) return std::nullopt;
     const NodeProto& node = graph.node(index);
+    if (node.op_type() == kShape && IsDefaultDomain(node.domain()) && node.attribute_size() == 0 &&
+        node.input_size() == 1) {
+      if (std::optional<std::vector<int64_t>> dims = FixedDims(node.input(0))) {
+        input_shapes.emplace(index, *std::move(dims));
+        continue;
+      }
+    }
     if (!IsDefaultDomain(node.domain()) || HoldsSubgraph(node) || IsRandom(node.op_type()) ||
         FindKernel(node.op_type()) == nullptr) {
       return std::nullopt;
@@ -108,7 +173,11 @@ std::optional<ComputedConstants::Value> ComputedConstants::Compute(const std::st
   *chain.mutable_opset_import() = model_.opset_import();
   GraphProto& chain_graph = *chain.mutable_graph();
   chain_graph.set_name("computed_constant");
-  for (int index : nodes) *chain_graph.add_node() = graph.node(index);
+  for (int index : nodes) {
+    auto shape = input_shapes.find(index);
+    *chain_graph.add_node() =
+        shape == input_shapes.end() ? graph.node(index) : Int64sConstant(graph.node(index).output(0), shape->second);
+  }
   for (const auto& [leaf, tensor] : leaves) *chain_graph.add_initializer() = *tensor;
   chain_graph.add_output()->set_name(name);
   RunMeter meter;

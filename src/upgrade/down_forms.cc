@@ -30,29 +30,6 @@ struct Obstacle {
   std::string why;  // why not below it
 };
 
-// The element types onnx's shape inference finds for the values of the model (on the skeleton the converter would
-// see, upgrade/skeleton.cc), for the steps whose forms depend on them. Inferred the first time one asks: few models
-// hold such a node, and the skeleton of a big model costs a walk of it.
-class ElementTypesOnDemand {
- public:
-  ElementTypesOnDemand(const ModelProto& model, const Move& move) : model_(model), move_(move) {}
-
-  // TensorProto::UNDEFINED where inference found none (or found two, in two scopes), or the skeleton cannot be
-  // built (the move itself then fails on it).
-  int32_t Of(const std::string& name) {
-    if (!skeleton_.has_value()) skeleton_ = BuildSkeleton(model_, move_);
-    if (!skeleton_->ok()) return TensorProto::UNDEFINED;
-    const Skeleton& skeleton = **skeleton_;
-    auto found = skeleton.types.elem_types.find(skeleton.codec.Encoded(name));
-    return found == skeleton.types.elem_types.end() ? TensorProto::UNDEFINED : found->second;
-  }
-
- private:
-  const ModelProto& model_;
-  const Move& move_;
-  std::optional<absl::StatusOr<Skeleton>> skeleton_;
-};
-
 std::optional<Obstacle> FirstObstacle(const NodeProto& node, const Move& move, const StepConverter& converter,
                                       const ConstantOf& constant_of, const ElementTypeOf& type_of) {
   for (int64_t version = move.from; version > move.to; --version) {
@@ -139,9 +116,8 @@ ConstantOf ConstantsOf(const GraphProto& graph, const ConstantOf& outer, bool in
 std::vector<NodeWithoutForm> NodesWithoutFormAt(const ModelProto& model, const Move& move,
                                                 const StepConverter& converter, bool first_only,
                                                 ComputedConstants& computed) {
-  ElementTypesOnDemand types(model, move);
   FormSearch search{move, converter, model.ir_version() >= 4,
-                    [&types](const std::string& name) { return types.Of(name); }, computed};
+                    [&computed](const std::string& name) { return computed.ElementType(name); }, computed};
   CollectNodesWithoutForm(model.graph(), kMainGraphPath, nullptr, search);
   // The nodes that go with the values computed from constants need no form (known once every node was looked at).
   const std::vector<bool> goes = computed.NodesThatGo();

@@ -313,12 +313,20 @@ onnx::Node* ResizeAsUpsample9(const std::shared_ptr<onnx::Graph>& graph, onnx::N
 
 class ComputedConstants {
  public:
-  // `model` must outlive this and stay as it is until WriteInto.
-  explicit ComputedConstants(const ModelProto& model);
+  // `model` and `move` must outlive this, and `model` stay as it is until WriteInto.
+  ComputedConstants(const ModelProto& model, const Move& move);
+
+  // What onnx's shape inference finds of a main-graph value (on the skeleton the converter would see, built the
+  // first time it is asked): its element type, or TensorProto::UNDEFINED; its dims when it fixes every one, or
+  // nullopt. Where it cannot say (a name typed two ways in two scopes, a skeleton that cannot be built: the move
+  // itself then fails on it), neither.
+  int32_t ElementType(const std::string& name);
+  std::optional<std::vector<int64_t>> FixedDims(const std::string& name);
 
   // `constants` (a scope's ConstantOf), extended with the main graph's values that a chain of at most a few hundred
-  // deterministic nodes computes from small constants alone (the model runner runs the chain once, within a budget;
-  // the value must be small enough for the converter to see its data). Each value it gives is recorded.
+  // deterministic nodes computes from small constants alone, and from the Shape of graph inputs whose declarations
+  // fix every dim (the model runner runs the chain once, within a budget; the value must be small enough for the
+  // converter to see its data). Each value it gives is recorded.
   ConstantOf Over(ConstantOf constants);
 
   // Writes each recorded value into `model` (the model above): the node that computed it becomes a Constant node
@@ -336,11 +344,14 @@ class ComputedConstants {
     std::set<int> nodes;  // the main graph's nodes that compute it
   };
   const TensorProto* Computed(const std::string& name);
-  std::optional<Value> Compute(const std::string& name) const;
+  std::optional<Value> Compute(const std::string& name);
+  const Skeleton* InferredSkeleton();
 
   const ModelProto& model_;
-  std::unordered_map<std::string, int> producer_;  // a main-graph value -> the index of the node that makes it
-  ConstantOf constants_;                           // the main graph's constants
+  const Move& move_;
+  std::optional<absl::StatusOr<Skeleton>> skeleton_;  // built on first use
+  std::unordered_map<std::string, int> producer_;     // a main-graph value -> the index of the node that makes it
+  ConstantOf constants_;                              // the main graph's constants
   std::unordered_map<std::string, const TensorProto*> initializers_;
   std::unordered_set<std::string> graph_outputs_;
   std::unordered_map<std::string, std::optional<Value>> computed_;  // nullopt: not computable

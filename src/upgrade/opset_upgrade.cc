@@ -179,7 +179,7 @@ absl::Status MoveImpl(ModelProto& model, int64_t target, int64_t chunk_nodes, co
   const MaybeUnused read_before = move.Down() ? ConstantsRead(model.graph()) : MaybeUnused();
   if (move.Down()) {
     // Refused before the converter runs, naming the node; and converted whole (chunks.cc converts upwards).
-    ComputedConstants computed(model);
+    ComputedConstants computed(model, move);
     RETURN_IF_ERROR(CheckEveryNodeHasAFormAt(model, move, *converter, computed));
     undo = computed.WriteInto(model);
     chunk_nodes = 0;
@@ -235,7 +235,7 @@ absl::StatusOr<std::vector<NodeWithoutForm>> NodesWithoutFormAt(const onnx::Mode
   if (target_opset >= from) return std::vector<NodeWithoutForm>();
   const PassThroughOps none;
   const opset_upgrade::Move move{none, from, target_opset};
-  opset_upgrade::ComputedConstants computed(model);
+  opset_upgrade::ComputedConstants computed(model, move);
   return opset_upgrade::NodesWithoutFormAt(model, move, opset_upgrade::Converter(), /*first_only=*/false, computed);
 }
 

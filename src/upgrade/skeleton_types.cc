@@ -130,6 +130,15 @@ void CollectLegacyBroadcastInputs(const GraphProto& graph, std::unordered_set<st
   }
 }
 
+// The inputs of the Shape nodes of `graph` and the graphs in it, into `names`: moving down, a Pad's pads computed from
+// the shape of a value of fixed dims are a constant (upgrade/computed_constants.cc).
+void CollectShapeInputs(const GraphProto& graph, std::unordered_set<std::string>& names) {
+  for (const auto& node : graph.node()) {
+    if (node.op_type() == kShape && node.input_size() == 1) names.insert(node.input(0));
+    ForEachSubgraph(node, [&](const std::string&, const GraphProto& subgraph) { CollectShapeInputs(subgraph, names); });
+  }
+}
+
 // Fills types.known_dims for the `wanted` names from the skeleton's declarations; `defined` gathers which of
 // them the graphs seen so far define (inputs, initializers, node outputs). An initializer's dims count only
 // where it is no graph input (there it is a default the caller may override with another shape).
@@ -198,6 +207,7 @@ KnownTypes CollectKnownTypes(const GraphProto& graph, const Move& move) {
   if (move.Crosses(7)) CollectPReluInputs(graph, wanted);
   if (move.from == 8 && move.Crosses(9)) CollectScanInputs(graph, wanted);
   if (move.from < 7 && move.Crosses(7)) CollectLegacyBroadcastInputs(graph, wanted);
+  if (move.Down()) CollectShapeInputs(graph, wanted);
   if (!wanted.empty()) CollectKnownDims(graph, wanted, types, defined);
   return types;
 }

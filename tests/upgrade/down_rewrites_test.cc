@@ -153,12 +153,48 @@ TEST(DownRewritesTest, ComputesPadsThatTheModelComputesFromConstantsAlone) {
   }
 }
 
-// A chain that reads what the caller feeds (here x's shape) computes no constant: that Pad still has no form at 10,
-// and the model is left as it was.
+// The Shape of an input whose declaration fixes its dims is a constant (ONNX Runtime refuses other dims): pads
+// computed from it are computed too. PyTorch writes F.pad so when the model was traced at a fixed input size.
+TEST(DownRewritesTest, ComputesPadsFromTheShapeOfAnInputOfFixedDims) {
+  const ModelProto model = MovedDown(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1, 2, 3] x) => (float[3, 6, 9] y) {
+  shape = Shape (x)
+  pads = Concat <axis = 0> (shape, shape)
+  y = Pad (x, pads)
+}
+)ONNX",
+                                     10);
+  ASSERT_EQ(model.graph().node_size(), 1);
+  EXPECT_THAT(model.graph().node(0).input(), ElementsAre("x"));
+  EXPECT_THAT(model.graph().node(0).attribute(0).ints(), ElementsAre(1, 2, 3, 1, 2, 3));
+}
+
+// ...and so is the Shape of a value whose dims onnx's shape inference fixes from such inputs (PyTorch's F.pad inside a
+// network traced at a fixed size).
+TEST(DownRewritesTest, ComputesPadsFromTheShapeOfAValueOfFixedDims) {
+  const ModelProto model = MovedDown(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1, 2, 3] x) => (float[3, 6, 9] y) {
+  r = Relu (x)
+  shape = Shape (r)
+  pads = Concat <axis = 0> (shape, shape)
+  y = Pad (r, pads)
+}
+)ONNX",
+                                     10);
+  ASSERT_EQ(model.graph().node_size(), 2);
+  EXPECT_EQ(model.graph().node(1).op_type(), "Pad");
+  EXPECT_THAT(model.graph().node(1).input(), ElementsAre("r"));
+  EXPECT_THAT(model.graph().node(1).attribute(0).ints(), ElementsAre(1, 2, 3, 1, 2, 3));
+}
+
+// A chain that reads what the caller feeds (here the shape of an x of any batch) computes no constant: that Pad still
+// has no form at 10, and the model is left as it was.
 TEST(DownRewritesTest, RefusesAPadWhosePadsDependOnTheInput) {
   ExpectNoFormAt(R"ONNX(
 <ir_version: 8, opset_import: ["" : 13]>
-g (float[1, 2, 5] x) => (float[?, ?, ?] y) <int64[1] at = {0}> {
+g (float[N, 2, 5] x) => (float[?, ?, ?] y) <int64[1] at = {0}> {
   shape = Shape (x)
   pads = Concat <axis = 0> (shape, shape)
   y = Pad (x, pads)
