@@ -338,6 +338,9 @@ class ComputedConstants {
   // with steps -1 of a Pad's pads chain need not move below 10).
   std::vector<bool> NodesThatGo() const;
 
+  // Whether a check was given a computed value (WriteInto has something to write).
+  bool HasValues() const { return !read_.empty(); }
+
  private:
   struct Value {
     TensorProto value;

@@ -46,6 +46,7 @@
 #include "graph/graph_locator.h"
 #include "graph/graph_validation.h"
 #include "graph/ir_features.h"
+#include "graph/model_skeleton.h"
 #include "graph/names.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
@@ -148,6 +149,24 @@ MaybeUnused ConstantsRead(const GraphProto& main_graph) {
   return read;
 }
 
+// How many times a move down writes in the values it computed and looks again: a Pad whose pads are computed gets
+// output dims inference can fix, from which the next Pad's pads are computed (PyTorch's F.pad in a network traced at
+// a fixed size), and so on down the network.
+constexpr int kMostComputeRounds = 16;
+
+// CheckEveryNodeHasAFormAt, writing the values computed from constants into `model` as it goes (ComputedConstants),
+// again while that computes more. `undo` gets the node list before the first write.
+absl::Status CheckFormsComputingConstants(ModelProto& model, const Move& move, const StepConverter& converter,
+                                          std::optional<google::protobuf::RepeatedPtrField<NodeProto>>& undo) {
+  for (int round = 1;; ++round) {
+    ComputedConstants computed(model, move);
+    absl::Status formed = CheckEveryNodeHasAFormAt(model, move, converter, computed);
+    std::optional<google::protobuf::RepeatedPtrField<NodeProto>> before = computed.WriteInto(model);
+    if (before.has_value() && !undo.has_value()) undo = std::move(before);
+    if (formed.ok() || !computed.HasValues() || round == kMostComputeRounds) return formed;
+  }
+}
+
 // `undo`: the main graph's node list before the values a move down computed from constants were written in, when
 // they were (the caller puts it back when the move fails).
 absl::Status MoveImpl(ModelProto& model, int64_t target, int64_t chunk_nodes, const PassThroughOps& pass_through,
@@ -179,9 +198,7 @@ absl::Status MoveImpl(ModelProto& model, int64_t target, int64_t chunk_nodes, co
   const MaybeUnused read_before = move.Down() ? ConstantsRead(model.graph()) : MaybeUnused();
   if (move.Down()) {
     // Refused before the converter runs, naming the node; and converted whole (chunks.cc converts upwards).
-    ComputedConstants computed(model, move);
-    RETURN_IF_ERROR(CheckEveryNodeHasAFormAt(model, move, *converter, computed));
-    undo = computed.WriteInto(model);
+    RETURN_IF_ERROR(CheckFormsComputingConstants(model, move, *converter, undo));
     chunk_nodes = 0;
   }
   if (chunk_nodes > 0) {
@@ -235,8 +252,22 @@ absl::StatusOr<std::vector<NodeWithoutForm>> NodesWithoutFormAt(const onnx::Mode
   if (target_opset >= from) return std::vector<NodeWithoutForm>();
   const PassThroughOps none;
   const opset_upgrade::Move move{none, from, target_opset};
+  const opset_upgrade::StepConverter& converter = opset_upgrade::Converter();
   opset_upgrade::ComputedConstants computed(model, move);
-  return opset_upgrade::NodesWithoutFormAt(model, move, opset_upgrade::Converter(), /*first_only=*/false, computed);
+  std::vector<NodeWithoutForm> found =
+      opset_upgrade::NodesWithoutFormAt(model, move, converter, /*first_only=*/false, computed);
+  if (found.empty() || !computed.HasValues()) return found;
+  // As the move does (CheckFormsComputingConstants): the values computed so far written in, again while that computes
+  // more; on a light copy, which holds what the computations read (large weights are left out as typed inputs).
+  onnx::ModelProto light;
+  BuildModelSkeleton(model, light);
+  for (int round = 1; round <= opset_upgrade::kMostComputeRounds; ++round) {
+    opset_upgrade::ComputedConstants again(light, move);
+    found = opset_upgrade::NodesWithoutFormAt(light, move, converter, /*first_only=*/false, again);
+    if (found.empty() || !again.HasValues()) break;
+    again.WriteInto(light);
+  }
+  return found;
 }
 
 absl::Status MoveDefaultOpsetInChunks(onnx::ModelProto& model, int64_t target_opset, int64_t chunk_nodes,

@@ -82,6 +82,21 @@ def pytorch_pad(mode):
     return onnx.parser.parse_model(text.replace("MODE", mode)), {"x": [1, 2, 5]}
 
 
+def pad_of_a_pad():
+    """A Pad of constant pads, then a Pad whose pads are the first Pad's output shape twice: computed once the first
+    pads are written in, which lets shape inference fix the first output's dims (a move down looks again)."""
+    return onnx.parser.parse_model("""
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[1, 2, 3] x) => (float[6, 9, 12] y) <int64[3] b = {0, 0, 1}, int64[3] e = {1, 1, 0}> {
+      first_pads = Concat <axis = 0> (b, e)
+      p = Pad (x, first_pads)
+      shape = Shape (p)
+      second_pads = Concat <axis = 0> (shape, shape)
+      y = Pad <mode = "edge"> (p, second_pads)
+    }
+    """), {"x": [1, 2, 3]}
+
+
 I64 = np.int64
 F32 = np.float32
 
@@ -109,6 +124,7 @@ CASES = {
     # Pads the model computes from constants alone (PyTorch's F.pad), computed once by the move.
     "older_pad13_pytorch_constant_pads": pytorch_pad("constant"),
     "older_pad13_pytorch_reflect_pads": pytorch_pad("reflect"),
+    "older_pad13_pads_from_a_padded_shape": pad_of_a_pad(),
     # A Resize-11 that samples as Resize-10: to Resize-10, then Upsample.
     "older_resize11_asymmetric_floor": constant_inputs(
         "Resize", 11, [1, 1, 2, 3], [("y", [1, 1, 4, 6])], [("roi", [], F32), ("scales", [1, 1, 2, 2], F32)],

@@ -189,6 +189,29 @@ g (float[1, 2, 3] x) => (float[3, 6, 9] y) {
   EXPECT_THAT(model.graph().node(1).attribute(0).ints(), ElementsAre(1, 2, 3, 1, 2, 3));
 }
 
+// The second Pad's pads come from the first Pad's output dims, which inference fixes only once the first Pad's pads
+// are a constant: the move writes in what it computed and looks again.
+constexpr char kPadOfAPad[] = R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1, 2, 3] x) => (float[6, 9, 12] y) <int64[3] b = {0, 0, 1}, int64[3] e = {1, 1, 0}> {
+  first_pads = Concat <axis = 0> (b, e)
+  p = Pad (x, first_pads)
+  shape = Shape (p)
+  second_pads = Concat <axis = 0> (shape, shape)
+  y = Pad (p, second_pads)
+}
+)ONNX";
+
+TEST(DownRewritesTest, ComputesPadsFromDimsThatPadsComputedBeforeFix) {
+  const ModelProto model = MovedDown(kPadOfAPad, 10);
+  ASSERT_EQ(model.graph().node_size(), 2);
+  EXPECT_THAT(model.graph().node(0).attribute(0).ints(), ElementsAre(0, 0, 1, 1, 1, 0));
+  EXPECT_THAT(model.graph().node(1).attribute(0).ints(), ElementsAre(2, 3, 4, 2, 3, 4));
+  absl::StatusOr<std::vector<NodeWithoutForm>> without_form = NodesWithoutFormAt(ParseModelNamingNodes(kPadOfAPad), 10);
+  ASSERT_TRUE(without_form.ok()) << without_form.status();
+  EXPECT_TRUE(without_form->empty()) << "the gate looks again too";
+}
+
 // A chain that reads what the caller feeds (here the shape of an x of any batch) computes no constant: that Pad still
 // has no form at 10, and the model is left as it was.
 TEST(DownRewritesTest, RefusesAPadWhosePadsDependOnTheInput) {
