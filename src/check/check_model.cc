@@ -33,10 +33,12 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "check/check_model.h"
 #include "core/status_macros.h"
 #include "era/legacy_repairs.h"
 #include "google/protobuf/arena.h"
 #include "graph/graph_scope.h"
+#include "graph/graph_validation.h"
 #include "graph/labels.h"
 #include "graph/model_skeleton.h"
 #include "graph/op_names.h"
@@ -267,12 +269,19 @@ class Checker {
 }  // namespace
 
 absl::StatusOr<std::vector<CheckFinding>> CheckModel(const onnx::ModelProto& input) {
+  return CheckModelNodes(input, /*validate=*/true);
+}
+
+absl::StatusOr<std::vector<CheckFinding>> CheckModelNodes(const onnx::ModelProto& input, bool validate) {
   // The model as its era meant it (era/legacy_repairs.h), on a light copy: what legalizing reads.
   google::protobuf::Arena arena;
   onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
   BuildModelSkeleton(input, model);
   LegacyRepairs repairs;
   RETURN_IF_ERROR(ReadAsItsEra(model, repairs));
+  // A gate must not call fixable a model whose weights legalizing then refuses (an initializer of an element type
+  // onnx does not know, or contradicting its declaration): the light copy above leaves the large ones out.
+  if (validate) RETURN_IF_ERROR(ValidateInitializers(input.graph(), kMainGraphPath));
   ASSIGN_OR_RETURN(const OpsetImports opsets, ModelOpsetImports(model));
 
   std::set<std::pair<std::string, std::string>> local_functions;

@@ -1,4 +1,5 @@
 #include "driver/target_session.h"
+#include "check/check_model.h"
 
 #include <algorithm>
 #include <map>
@@ -24,7 +25,7 @@ namespace {
 using SchemaMismatchesByNode = std::multimap<std::tuple<std::string, std::string, std::string>, std::string>;
 
 absl::StatusOr<SchemaMismatchesByNode> SchemaMismatches(const onnx::ModelProto& model) {
-  ASSIGN_OR_RETURN(const std::vector<CheckFinding> findings, CheckModel(model));
+  ASSIGN_OR_RETURN(const std::vector<CheckFinding> findings, CheckModelNodes(model, /*validate=*/false));
   SchemaMismatchesByNode mismatches;
   for (const CheckFinding& finding : findings) {
     if (finding.mismatches_schema) {

@@ -20,6 +20,7 @@
 #include "graph/names.h"
 #include "graph/op_names.h"
 #include "graph/opsets.h"
+#include "graph/subgraphs.h"
 #include "onnx/defs/schema.h"
 
 namespace onnx_legalize {
@@ -357,6 +358,30 @@ absl::Status ValidateGraphs(const onnx::ModelProto& model) {
   const absl::StatusOr<int64_t> imported = DefaultOpset(model);
   if (imported.ok() && *imported <= std::numeric_limits<int>::max()) rules.schema_opset = *imported;
   return Validator(rules).Graph(model.graph(), kMainGraphPath, nullptr, 0);
+}
+
+absl::Status ValidateInitializers(const onnx::GraphProto& graph, const std::string& path) {
+  absl::flat_hash_map<absl::string_view, const onnx::ValueInfoProto*> inputs;
+  for (const auto& input : graph.input()) inputs.emplace(input.name(), &input);
+  for (const auto& initializer : graph.initializer()) {
+    const std::string what = InGraph(absl::StrCat("initializer '", initializer.name(), "'"), path);
+    RETURN_IF_ERROR(ValidateTensorSizes(initializer, what, /*external_references=*/true));
+    auto declared = inputs.find(initializer.name());
+    RETURN_IF_ERROR(CheckInitializerDeclared(initializer, declared == inputs.end() ? nullptr : declared->second, what));
+  }
+  for (const auto& node : graph.node()) {
+    for (const auto& attribute : node.attribute()) {
+      if (attribute.has_g()) {
+        RETURN_IF_ERROR(ValidateInitializers(
+            attribute.g(), absl::StrCat(path, "/", SubgraphPathSegment(node, attribute.name(), attribute.g()))));
+      }
+      for (const auto& subgraph : attribute.graphs()) {
+        RETURN_IF_ERROR(ValidateInitializers(
+            subgraph, absl::StrCat(path, "/", SubgraphPathSegment(node, attribute.name(), subgraph))));
+      }
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::Status ValidateGraphsForConverter(const onnx::GraphProto& graph) {

@@ -5,6 +5,8 @@
 #ifndef ONNX_LEGALIZE_SRC_GRAPH_GRAPH_VALIDATION_H_
 #define ONNX_LEGALIZE_SRC_GRAPH_GRAPH_VALIDATION_H_
 
+#include <string>
+
 #include "absl/status/status.h"
 #include "onnx/onnx_pb.h"
 
@@ -38,6 +40,12 @@ absl::Status ValidateGraphs(const onnx::ModelProto& model);
 // and with what only onnx's version converter needs besides (1.12's crashed on, or silently corrupted, a graph
 // without them; 1.23's throws on an attribute without a type, renames an initializer without a name and takes
 // a graph input without one for every omitted optional input).
+// What ValidateGraphs checks of each initializer of `graph` (at `path`) and its subgraphs: its sizes, its external
+// data reference, its declaration as a graph input, an element type onnx knows. `--check` (CheckModel) checks these
+// so that it does not call fixable a model whose weights legalizing refuses; it leaves the rest of ValidateGraphs's
+// walk to legalizing (a node it finds is reported whatever the graph's other faults).
+absl::Status ValidateInitializers(const onnx::GraphProto& graph, const std::string& path);
+
 // InvalidArgument for everything ValidateGraphs refuses but the schema checks, and when the main graph `graph`
 // or a subgraph at any depth:
 // - has a graph input without a name, or listed twice;

@@ -1,6 +1,7 @@
 // RemovedOpPlanner: decides Fold | Rewrite for each removed op with its rule, and refuses what no one can
 // legalize.
 #include "pass/removed_ops_pass.h"
+#include "check/check_model.h"
 
 #include <algorithm>
 #include <optional>
@@ -19,7 +20,7 @@ namespace {
 
 // Nodes no one can legalize, as CheckModel finds them: named together in one refusal.
 absl::Status RefuseWhatCannotBeLegalized(const onnx::ModelProto& model) {
-  ASSIGN_OR_RETURN(const std::vector<CheckFinding> findings, CheckModel(model));
+  ASSIGN_OR_RETURN(const std::vector<CheckFinding> findings, CheckModelNodes(model, /*validate=*/false));
   std::vector<std::string> refused;
   for (const CheckFinding& finding : findings) {
     if (finding.fixable || finding.opset == 0) continue;  // no import: no schema to judge by (see report/check.cc)
