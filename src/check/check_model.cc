@@ -19,6 +19,7 @@
 //    opset_import is reported for them.
 //  - A node calling a model-local function (FunctionProto, IR 8) is defined by the model itself. The
 //    function bodies are checked as graphs of their own, against the function's own opset imports.
+#include <any>
 #include <climits>
 #include <cstdint>
 #include <functional>
@@ -47,9 +48,25 @@
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/findings.h"
 #include "rules/registry.h"
+#include "rules/removed_op_rule.h"
 
 namespace onnx_legalize {
 namespace {
+
+// Why legalizing refuses a removed node as its rule reads it (its signature and attributes against the old spec:
+// an FC with one input, say), in the rule's words, or "" when the rule takes it. Only what the node itself says is
+// read here; its inputs' types and values are the pass's to judge.
+std::string WhyTheRuleRefuses(const onnx::NodeProto& node, const std::string& path, int64_t opset) {
+  const RemovedOpRule* rule = FindRemovedOpRule(node, opset);
+  if (rule == nullptr) return "";
+  RuleNode rule_node;
+  rule_node.node = &node;
+  rule_node.label = InGraph(NodeLabel(node), path);
+  rule_node.opset = opset;
+  for (const std::string& input : node.input()) rule_node.inputs.push_back(RuleInput{input, {}, nullptr});
+  const absl::StatusOr<std::any> parsed = rule->Parse(rule_node);
+  return parsed.ok() ? "" : std::string(parsed.status().message());
+}
 
 bool IsDomainKnownToOnnx(const std::string& normalized_domain) {
   const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
@@ -174,9 +191,11 @@ void AddRepairFindings(const LegacyRepairs& repairs, const OpsetImports& opsets,
 
 class Checker {
  public:
+  // `ask_rules`: a removed node its rule refuses is no fixable finding (RefuseAsTheRuleDoes). Legalizing's own passes
+  // leave it to the rule, which refuses the node in its own words as it plans it.
   Checker(const OpsetImports& opsets, const std::set<std::pair<std::string, std::string>>& local_functions,
-          std::vector<CheckFinding>& findings)
-      : opsets_(opsets), local_functions_(local_functions), findings_(findings) {}
+          std::vector<CheckFinding>& findings, bool ask_rules)
+      : opsets_(opsets), local_functions_(local_functions), findings_(findings), ask_rules_(ask_rules) {}
 
   void CheckNodes(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, const std::string& path) {
     for (const onnx::NodeProto& node : nodes) {
@@ -205,6 +224,7 @@ class Checker {
                            " that only the Windows ML preview of 2018 ran (use onnx-legalize to rewrite it)"));
       finding.fixable = !absl::StartsWith(path, "function:");
       if (finding.fixable) finding.fix = "fold, or rewrite into standard ops";
+      RefuseAsTheRuleDoes(node, path, DefaultOpsetOf(opsets_), finding);
       return;
     }
     if (!IsDomainKnownToOnnx(domain)) return;  // Not onnx's to judge; see the rules above.
@@ -234,7 +254,20 @@ class Checker {
     } else if (removed) {
       finding.fixable = true;
       finding.fix = "fold, or rewrite into standard ops";
+      RefuseAsTheRuleDoes(node, path, import->second, finding);
     }
+  }
+
+  // A removed node's finding is not fixable where its rule refuses the node (WhyTheRuleRefuses): the reason says
+  // why, as legalizing would.
+  void RefuseAsTheRuleDoes(const onnx::NodeProto& node, const std::string& path, int64_t opset,
+                           CheckFinding& finding) const {
+    if (!ask_rules_) return;
+    const std::string why = WhyTheRuleRefuses(node, path, opset);
+    if (why.empty()) return;
+    finding.fixable = false;
+    finding.fix.clear();
+    absl::StrAppend(&finding.reason, "; legalizing refuses it: ", why);
   }
 
   CheckFinding& Add(const onnx::NodeProto& node, const std::string& path, const std::string& domain, int64_t opset,
@@ -263,6 +296,7 @@ class Checker {
   const OpsetImports& opsets_;
   const std::set<std::pair<std::string, std::string>>& local_functions_;
   std::vector<CheckFinding>& findings_;
+  bool ask_rules_;
   std::map<std::pair<std::string, int64_t>, std::unordered_map<std::string, SchemaLookup>> schema_lookups_;
 };
 
@@ -291,14 +325,14 @@ absl::StatusOr<std::vector<CheckFinding>> CheckModelNodes(const onnx::ModelProto
 
   std::vector<CheckFinding> findings;
   AddRepairFindings(repairs, opsets, findings);
-  Checker(opsets, local_functions, findings).CheckNodes(model.graph().node(), kMainGraphPath);
+  Checker(opsets, local_functions, findings, validate).CheckNodes(model.graph().node(), kMainGraphPath);
 
   for (const onnx::FunctionProto& function : model.functions()) {
     const std::string where = absl::StrCat("function '", function.name(), "'");
     ASSIGN_OR_RETURN(OpsetImports function_opsets, ReadOpsetImports(function.opset_import(), where));
     const std::string path =
         absl::StrCat("function:", DomainForDisplay(NormalizedDomain(function.domain())), ".", function.name());
-    Checker(function_opsets, local_functions, findings).CheckNodes(function.node(), path);
+    Checker(function_opsets, local_functions, findings, validate).CheckNodes(function.node(), path);
   }
   return findings;
 }

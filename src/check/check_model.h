@@ -11,7 +11,8 @@
 namespace onnx_legalize {
 
 // CheckModel, which is this with `validate`: the model's findings, after ValidateInitializers
-// (graph/graph_validation.h) when `validate`. Legalizing validates its input whole first (driver/legalize.cc) and
+// (graph/graph_validation.h) and with removed nodes judged by their rules too when `validate`. Legalizing validates
+// its input whole first (driver/legalize.cc), its rules refuse a node in their own words as they plan it, and it
 // checks models it made itself, so its passes leave that out.
 absl::StatusOr<std::vector<CheckFinding>> CheckModelNodes(const onnx::ModelProto& model, bool validate);
 

@@ -255,6 +255,21 @@ TEST(CheckModelTest, RejectsOneDomainImportedAtTwoVersions) {
   EXPECT_THAT(std::string(findings.status().message()), HasSubstr("twice"));
 }
 
+// A removed node its rule refuses as written (an FC with one input: FC takes X, W and B) is no fixable finding: the
+// reason says what legalizing would say (../shared/repro/fc_1_input.onnx).
+TEST(CheckModelTest, ARemovedNodeItsRuleRefusesIsNotFixable) {
+  const std::vector<CheckFinding> findings = Check(ParseModel(R"ONNX(
+<ir_version: 3, opset_import: ["" : 7]>
+g (float[2, 3] x) => (float[2, 4] y) { y = FC (x) }
+)ONNX"));
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].op_type, "FC");
+  EXPECT_FALSE(findings[0].fixable);
+  EXPECT_EQ(findings[0].fix, "");
+  EXPECT_THAT(findings[0].reason, HasSubstr("; legalizing refuses it: FC "));
+  EXPECT_THAT(findings[0].reason, HasSubstr("has 1 inputs; FC takes 3"));
+}
+
 // The gate refuses the weights legalizing refuses, large ones included (the light copy it reads leaves those out):
 // an element type onnx does not know, and an initializer contradicting its declaration as a graph input. It does not
 // call such a model fixable (../shared/repro/skeleton_*.onnx).
