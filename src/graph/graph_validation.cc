@@ -195,6 +195,18 @@ absl::Status CheckAgainstSchema(const onnx::NodeProto& node, absl::FunctionRef<s
   return absl::OkStatus();
 }
 
+// One initializer of the graph at `path`, whose graph inputs are `inputs`: its sizes (ValidateTensorSizes) and, with
+// `declaration`, its agreement with its declaration as an input (CheckInitializerDeclared).
+absl::Status ValidateInitializer(const onnx::TensorProto& initializer,
+                                 const absl::flat_hash_map<absl::string_view, const onnx::ValueInfoProto*>& inputs,
+                                 const std::string& path, bool external_references, bool declaration) {
+  const std::string what = InGraph(absl::StrCat("initializer '", initializer.name(), "'"), path);
+  RETURN_IF_ERROR(ValidateTensorSizes(initializer, what, external_references));
+  if (!declaration) return absl::OkStatus();
+  auto declared = inputs.find(initializer.name());
+  return CheckInitializerDeclared(initializer, declared == inputs.end() ? nullptr : declared->second, what);
+}
+
 // What one walk checks besides the structure every graph must have.
 struct WalkRules {
   // The default-domain opset to check nodes against their schemas at; none: no schema checks.
@@ -267,12 +279,8 @@ class Validator {
     for (const auto& input : graph.input()) inputs.emplace(input.name(), &input);
     for (const auto& initializer : graph.initializer()) {
       RETURN_IF_ERROR(add(initializer.name()));
-      const std::string what = InGraph(absl::StrCat("initializer '", initializer.name(), "'"), path);
-      RETURN_IF_ERROR(ValidateTensorSizes(initializer, what, rules_.external_references));
-      if (!rules_.initializer_declarations) continue;
-      auto declared = inputs.find(initializer.name());
       RETURN_IF_ERROR(
-          CheckInitializerDeclared(initializer, declared == inputs.end() ? nullptr : declared->second, what));
+          ValidateInitializer(initializer, inputs, path, rules_.external_references, rules_.initializer_declarations));
     }
     for (const auto& sparse : graph.sparse_initializer()) RETURN_IF_ERROR(add(sparse.values().name()));
     return absl::OkStatus();
@@ -364,22 +372,14 @@ absl::Status ValidateInitializers(const onnx::GraphProto& graph, const std::stri
   absl::flat_hash_map<absl::string_view, const onnx::ValueInfoProto*> inputs;
   for (const auto& input : graph.input()) inputs.emplace(input.name(), &input);
   for (const auto& initializer : graph.initializer()) {
-    const std::string what = InGraph(absl::StrCat("initializer '", initializer.name(), "'"), path);
-    RETURN_IF_ERROR(ValidateTensorSizes(initializer, what, /*external_references=*/true));
-    auto declared = inputs.find(initializer.name());
-    RETURN_IF_ERROR(CheckInitializerDeclared(initializer, declared == inputs.end() ? nullptr : declared->second, what));
+    RETURN_IF_ERROR(ValidateInitializer(initializer, inputs, path, /*external_references=*/true, /*declaration=*/true));
   }
+  absl::Status status;
   for (const auto& node : graph.node()) {
-    for (const auto& attribute : node.attribute()) {
-      if (attribute.has_g()) {
-        RETURN_IF_ERROR(ValidateInitializers(
-            attribute.g(), absl::StrCat(path, "/", SubgraphPathSegment(node, attribute.name(), attribute.g()))));
-      }
-      for (const auto& subgraph : attribute.graphs()) {
-        RETURN_IF_ERROR(ValidateInitializers(
-            subgraph, absl::StrCat(path, "/", SubgraphPathSegment(node, attribute.name(), subgraph))));
-      }
-    }
+    ForEachSubgraph(node, [&](const std::string& attribute, const onnx::GraphProto& subgraph) {
+      if (status.ok()) status = ValidateInitializers(subgraph, SubgraphPath(path, node, attribute, subgraph));
+    });
+    RETURN_IF_ERROR(status);
   }
   return absl::OkStatus();
 }

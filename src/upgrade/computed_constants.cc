@@ -54,19 +54,26 @@ std::optional<std::vector<int64_t>> StaticDimsOfInput(const GraphProto& graph, c
   return std::nullopt;
 }
 
-// A Constant node that makes `output` a 1-D int64 tensor of `values`.
-NodeProto Int64sConstant(const std::string& output, const std::vector<int64_t>& values) {
+// A Constant node that makes `output` the tensor `value` (its name left out).
+NodeProto ConstantNodeOf(const std::string& output, TensorProto value) {
   NodeProto constant;
   constant.set_op_type(kConstantOp);
   constant.add_output(output);
   AttributeProto& attribute = *constant.add_attribute();
   attribute.set_name("value");
   attribute.set_type(AttributeProto::TENSOR);
-  TensorProto& tensor = *attribute.mutable_t();
+  value.clear_name();
+  *attribute.mutable_t() = std::move(value);
+  return constant;
+}
+
+// A Constant node that makes `output` a 1-D int64 tensor of `values`.
+NodeProto Int64sConstant(const std::string& output, const std::vector<int64_t>& values) {
+  TensorProto tensor;
   tensor.set_data_type(TensorProto::INT64);
   tensor.add_dims(static_cast<int64_t>(values.size()));
   for (int64_t value : values) tensor.add_int64_data(value);
-  return constant;
+  return ConstantNodeOf(output, std::move(tensor));
 }
 
 // Ops whose output is not a function of their inputs.
@@ -232,15 +239,8 @@ std::optional<google::protobuf::RepeatedPtrField<NodeProto>> ComputedConstants::
   for (const std::string& name : read_) {
     if (goes[static_cast<size_t>(producer_.at(name))]) continue;  // read only by a node that goes too
     NodeProto& node = *graph.mutable_node(producer_.at(name));
-    NodeProto constant;
+    NodeProto constant = ConstantNodeOf(name, computed_.at(name)->value);
     constant.set_name(node.name());
-    constant.set_op_type(kConstantOp);
-    constant.add_output(name);
-    AttributeProto& attribute = *constant.add_attribute();
-    attribute.set_name("value");
-    attribute.set_type(AttributeProto::TENSOR);
-    *attribute.mutable_t() = computed_.at(name)->value;
-    attribute.mutable_t()->clear_name();
     node = std::move(constant);
   }
   google::protobuf::RepeatedPtrField<NodeProto> kept;
