@@ -397,5 +397,25 @@ g (float[)" + n + R"(] x, float[)" +
   }
 }
 
+// legalize_fuzzer (by hand, after CI's run of stop 52 found a failed Legalize changing a model): a graph whose name
+// was written empty was named 'main_graph' by the era's repairs, and taking them back cleared the name, so the
+// empty field the caller's bytes held was gone. Legalizing fails here on an undefined input, after the repairs.
+TEST(FuzzRegression, AFailedLegalizeGivesBackAGraphNameWrittenEmpty) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (int64[1] e, int64[1] a) => (float y) {
+  y = DynamicSlice(w, e, a)
+}
+)");
+  model.mutable_graph()->set_name("");
+  ASSERT_TRUE(model.graph().has_name());
+  const std::string before = model.SerializeAsString();
+  const absl::StatusOr<Report> report = Legalize(model, Options{});
+  ASSERT_FALSE(report.ok());
+  EXPECT_THAT(report.status().message(), HasSubstr("input 'w' is not defined"));
+  EXPECT_EQ(model.SerializeAsString(), before);
+  EXPECT_TRUE(model.graph().has_name());
+}
+
 }  // namespace
 }  // namespace onnx_legalize

@@ -42,10 +42,15 @@ namespace {
 constexpr char kMainGraphName[] = "main_graph";
 
 void NameGraph(onnx::GraphProto& graph, const std::string& name, const std::string& path, LegacyRepairs& repairs) {
+  // Undone as it was: unset, or written empty (a failed legalization leaves the caller's bytes as they were).
+  const bool written = graph.has_name();
   graph.set_name(name);
   repairs.Add(LegacyRepair{path, "", "",
                            absl::StrCat("a graph without a name, which onnx's checker requires: named '", name, "'")},
-              [&graph] { graph.clear_name(); });
+              [&graph, written] {
+                graph.clear_name();
+                if (written) graph.set_name("");
+              });
 }
 
 void NameUnnamedGraphs(onnx::ModelProto& model, LegacyRepairs& repairs) {
