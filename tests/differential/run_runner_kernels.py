@@ -253,6 +253,23 @@ add("cast_int_to_float", [13], "Cast", [("x", ints((4, 5), -1 << 40, 1 << 40))],
 # onnx's shape inference of Flatten-1 and -9 does.
 add("concat_negative_axis", [7, 9], "Concat", [("a", special((2, 3))), ("b", special((2, 5), 1))], attrs={"axis": -1})
 add("gather_negative", [7, 9], "Gather", [("x", X4), ("i", np.array([[-1, 0], [-3, 2]], np.int64))], attrs={"axis": -3})
+# OneHot: an index in [-depth, -1] counts from the back at 9 too, as ONNX Runtime reads it (src/eval/kernels/one_hot.cc);
+# beyond either end, and a floating index that is not a whole number, off everywhere.
+ONE_HOT_INDICES = np.array([[0, 3, -1, 4], [-4, 5, -5, 2]], np.int64)
+ONE_HOT_VALUES = np.array([-0.5, 2.0], np.float32)
+add("onehot", [9, 11], "OneHot", [("i", ONE_HOT_INDICES), ("d", np.array(4, np.int64)), ("v", ONE_HOT_VALUES)],
+    out_types=[TensorProto.FLOAT])
+add("onehot_axis0", [11], "OneHot", [("i", ONE_HOT_INDICES), ("d", np.array([4], np.int64)), ("v", ONE_HOT_VALUES)],
+    attrs={"axis": 0}, out_types=[TensorProto.FLOAT])
+add("onehot_axis_negative", [11], "OneHot",
+    [("i", ONE_HOT_INDICES), ("d", np.array(3, np.int64)), ("v", np.array([0, 7], np.int64))],
+    attrs={"axis": -2}, out_types=[TensorProto.INT64])
+add("onehot_int32", [11], "OneHot",
+    [("i", ONE_HOT_INDICES.astype(np.int32)), ("d", np.array(5, np.int32)), ("v", ONE_HOT_VALUES)],
+    out_types=[TensorProto.FLOAT])
+add("onehot_float_indices", [11], "OneHot",
+    [("i", np.array([0.0, 2.75, -1.25, 3.0, -3.5, 4.0], np.float32)), ("d", np.array(4.0, np.float32)),
+     ("v", ONE_HOT_VALUES)], out_types=[TensorProto.FLOAT])
 add("split_negative_axis", [7], "Split", [("x", X4)], attrs={"axis": -1, "split": [2, 3]}, n_outputs=2)
 add("unsqueeze_negative_axis", [7], "Unsqueeze", [("x", special((3, 4)))], attrs={"axes": [-1]})
 add("squeeze_negative_axis", [7], "Squeeze", [("x", special((3, 1, 4)))], attrs={"axes": [-2]})

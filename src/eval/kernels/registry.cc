@@ -12,6 +12,7 @@ const KernelTable& Kernels() {
     AddConstantKernels(*kernels);
     AddShapeKernels(*kernels);
     AddDataMovementKernels(*kernels);
+    AddOneHotKernels(*kernels);
     AddSliceKernels(*kernels);
     AddCastKernels(*kernels);
     AddElementwiseKernels(*kernels);

@@ -24,6 +24,7 @@ std::string DomainKey(const std::string& domain, const std::string& op_type);
 void AddConstantKernels(KernelTable& table);       // constant.cc: Constant, ConstantOfShape, Identity, Dropout
 void AddShapeKernels(KernelTable& table);          // shape_ops.cc: Shape, Size, Reshape, Flatten, (Un)Squeeze, ...
 void AddDataMovementKernels(KernelTable& table);   // data_movement.cc: Concat, Split, Gather, Transpose, Tile, ...
+void AddOneHotKernels(KernelTable& table);         // one_hot.cc: OneHot
 void AddSliceKernels(KernelTable& table);          // slice.cc: Slice, DynamicSlice
 void AddCastKernels(KernelTable& table);           // cast.cc: Cast
 void AddElementwiseKernels(KernelTable& table);    // elementwise.cc: Add, Sub, Mul, Div, Pow, Sum, Max, ... Sqrt

@@ -1,9 +1,10 @@
 // Shape and data-movement ops, Pad, Upsample/Resize, reductions, ArgMax, TopK, Range (src/eval/kernels/
-// shape_ops.cc, data_movement.cc, pad.cc, resize.cc, reduce.cc, range_topk.cc), each version as its opset says.
+// shape_ops.cc, data_movement.cc, one_hot.cc, pad.cc, resize.cc, reduce.cc, range_topk.cc), each version as its opset says.
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "eval/kernels/kernel_test_support.h"
 #include "eval/model_runner.h"
 #include "gtest/gtest.h"
@@ -27,6 +28,36 @@ TEST(TensorOpsKernelTest, ReshapeTakesItsShapeAsItsOpsetSays) {
     g (float[2,3] x, int64[2] s) => (float[3,2] y) { y = Reshape <shape = [3, -1]> (x, s) })");
   EXPECT_TRUE(FailsWith(RunModel(attribute_at5, Feed("x", Floats({2, 3}, kSix), "s", Int64s({2}, {3, -1}))),
                         StatusCode::kInvalidArgument, {"attribute 'shape'", "takes as input 1 instead"}));
+}
+
+// OneHot (one_hot.cc): the depth axis inserted where `axis` says; an index in [-depth, -1] counts from the back, at 9
+// as at 11 (ONNX Runtime's reading); one beyond either end is off everywhere.
+TEST(TensorOpsKernelTest, OneHotSetsThePositionOfEachIndex) {
+  for (const char* opset : {"9", "11"}) {
+    const auto model = ParseModel(absl::StrCat(R"(
+      <ir_version: 4, opset_import: ["" : )",
+                                               opset, R"(]>
+      g (int64[4] i, int64 d, float[2] v) => (float[4,3] last, float[3,4] first) {
+        last = OneHot(i, d, v)
+        first = OneHot <axis = 0> (i, d, v)
+      })")
+                                      .c_str());
+    const Results result =
+        RunModel(model, Feed("i", Int64s({4}, {0, -1, 3, -4}), "d", Int64s({}, {3}), "v", Floats({2}, {-1, 5})));
+    EXPECT_TRUE(OutputIs(result, "last", Floats({4, 3}, {5, -1, -1, -1, -1, 5, -1, -1, -1, -1, -1, -1}))) << opset;
+    EXPECT_TRUE(OutputIs(result, "first", Floats({3, 4}, {5, -1, -1, -1, -1, -1, -1, -1, -1, 5, -1, -1}))) << opset;
+  }
+}
+
+TEST(TensorOpsKernelTest, OneHotRefusesADepthBelowOneAndValuesThatAreNotTwo) {
+  const auto model = ParseModel(R"(
+    <ir_version: 6, opset_import: ["" : 11]>
+    g (int64[2] i, int64 d, float[N] v) => (float[2,M] y) { y = OneHot(i, d, v) })");
+  EXPECT_TRUE(FailsWith(RunModel(model, Feed("i", Int64s({2}, {0, 1}), "d", Int64s({}, {0}), "v", Floats({2}, {0, 1}))),
+                        StatusCode::kInvalidArgument, {"depth is 0", "at least 1"}));
+  EXPECT_TRUE(FailsWith(
+      RunModel(model, Feed("i", Int64s({2}, {0, 1}), "d", Int64s({}, {2}), "v", Floats({3}, {0, 1, 2}))),
+      StatusCode::kInvalidArgument, {"values is float[3]", "[off, on]"}));
 }
 
 TEST(TensorOpsKernelTest, TransposesFlattensAndConcatenates) {
