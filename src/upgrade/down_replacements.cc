@@ -21,6 +21,13 @@
 //     same kernel in ONNX Runtime, but for Upsample's scales, which must be at least 1 (Upsample-9's spec; ONNX
 //     Runtime refuses a smaller one). So the scales must be a constant, each at least 1. onnx's own Upsample 9 -> 8
 //     then takes them into an attribute.
+//   - OneHot-11, which counts an index in [-depth, -1] from the back, as OneHot-10 of the indices counted from the
+//     front: Where(indices < 0, indices + depth, indices), then depth itself where that is still negative (an index
+//     below -depth), which is off everywhere at both versions. OneHot-10's text makes every negative index off
+//     everywhere, and ONNX Runtime counts it from the back as at 11: handed no negative index, OneHot-10 computes the
+//     same in both readings. depth is cast to the indices' type (a scalar or [1], it broadcasts to the indices, which
+//     have a rank of at least 1). For int32 and int64 indices (Add before 13 takes no smaller integer, and a floating
+//     index has no exact sum); unsigned ones cross as they are.
 // The nodes made here are named by the splice (upgrade/splice.cc); CastLike's replacement keeps the node's outputs
 // (the skeleton shows them as graph outputs, upgrade/skeleton.cc ExposeReplacedOutputs), and so does the Slice,
 // which takes over the name of Shape's output.
@@ -55,6 +62,23 @@ onnx::Value* MadeConstant(onnx::Node* before, TensorProto::DataType type, const 
   constant->insertBefore(before);
   constant->output()->setElemType(type);
   constant->output()->setSizes({onnx::Dimension(static_cast<int64_t>(values.size()))});
+  return constant->output();
+}
+
+// A Constant node made before `before`, in its graph, holding the scalar `value` of `type` (INT32 or INT64).
+onnx::Value* MadeScalar(onnx::Node* before, TensorProto::DataType type, int64_t value) {
+  onnx::Tensor tensor;
+  tensor.elem_type() = type;
+  if (type == TensorProto::INT32) {
+    tensor.int32s().push_back(static_cast<int32_t>(value));
+  } else {
+    tensor.int64s().push_back(value);
+  }
+  onnx::Node* constant = before->owningGraph()->create(onnx::kConstant, 1);
+  constant->t_(onnx::kvalue, tensor);
+  constant->insertBefore(before);
+  constant->output()->setElemType(type);
+  constant->output()->setSizes({});
   return constant->output();
 }
 
@@ -183,6 +207,31 @@ WhyNot MishTypeWhyNot(int32_t type) {
                       "body, and runs no Softplus of double)");
 }
 
+// Why a OneHot-11 of indices of `type` has no form before opset 11, or nullopt.
+WhyNot OneHotIndicesTypeWhyNot(int32_t type) {
+  switch (type) {
+    case TensorProto::INT32:
+    case TensorProto::INT64:
+    case TensorProto::UINT8:
+    case TensorProto::UINT16:
+    case TensorProto::UINT32:
+    case TensorProto::UINT64: return std::nullopt;
+    case TensorProto::UNDEFINED:
+      return WhyNot(
+          "the element type of its indices is not known (shape inference found none), and an index that counts "
+          "from the back is written counted from the front in int32 or int64 alone");
+    default:
+      return WhyNot(
+          "its indices are of a type in which an index that counts from the back, as only opset 11 on reads it, "
+          "cannot be written counted from the front (int32 and int64 can, and unsigned indices need not)");
+  }
+}
+
+bool IsUnsigned(int32_t type) {
+  return type == TensorProto::UINT8 || type == TensorProto::UINT16 || type == TensorProto::UINT32 ||
+         type == TensorProto::UINT64;
+}
+
 }  // namespace
 
 WhyNot WhyElementTypesCannotCrossBack(const NodeProto& node, int64_t version, const ElementTypeOf& type_of) {
@@ -190,7 +239,31 @@ WhyNot WhyElementTypesCannotCrossBack(const NodeProto& node, int64_t version, co
     return CastLikeTypeWhyNot(type_of(node.input(1)));
   }
   if (node.op_type() == kMish && version == 18 && node.input_size() > 0) return MishTypeWhyNot(type_of(node.input(0)));
+  if (node.op_type() == kOneHot && version == 11 && node.input_size() > 0) {
+    return OneHotIndicesTypeWhyNot(type_of(node.input(0)));
+  }
   return std::nullopt;
+}
+
+onnx::Node* OneHotIndicesFromTheFront(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
+  onnx::Value* indices = node->inputs()[0];
+  const int32_t type = indices->elemType();
+  if (WhyNot why = OneHotIndicesTypeWhyNot(type)) throw NoFormException(node, *why);
+  if (IsUnsigned(type)) return node;
+  const auto indices_type = static_cast<TensorProto::DataType>(type);
+  onnx::Value* depth = node->inputs()[1];
+  if (depth->elemType() != type) {
+    onnx::Node* cast = MadeBefore(node, "Cast", {depth}, type);
+    cast->i_(onnx::kto, type);
+    depth = cast->output();
+  }
+  onnx::Value* zero = MadeScalar(node, indices_type, 0);
+  onnx::Value* negative = MadeBefore(node, "Less", {indices, zero}, TensorProto::BOOL)->output();
+  onnx::Value* wrapped = MadeBefore(node, "Add", {indices, depth}, type)->output();
+  onnx::Value* front = MadeBefore(node, "Where", {negative, wrapped, indices}, type)->output();
+  onnx::Value* below = MadeBefore(node, "Less", {front, zero}, TensorProto::BOOL)->output();
+  node->replaceInput(0, MadeBefore(node, "Where", {below, depth, front}, type)->output());
+  return node;
 }
 
 onnx::Node* CastLikeToCast(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {

@@ -10,8 +10,9 @@
 // of the result (strict shape inference checks every input's type against the schema's constraints), and the move
 // is executed before and after where the model runner runs the model (verify/opset_move_proof.h). Softmax and
 // LogSoftmax 13 -> 12 replace onnx's own adapter (AxisToLast says what it gets wrong). Attributes that became inputs
-// go back where the inputs are constants (upgrade/down_inputs_to_attributes.cc), and Shape-15's range, CastLike and
-// Resize-13's optional inputs are written in ops of the older opset (upgrade/down_replacements.cc). Of the changes
+// go back where the inputs are constants (upgrade/down_inputs_to_attributes.cc), and Shape-15's range, CastLike,
+// Resize-13's optional inputs and OneHot-11's indices are written in ops of the older opset
+// (upgrade/down_replacements.cc). Of the changes
 // at opset 11, which let axes and indices count from the back, the listed ones write such an axis as the one it
 // counts to from the front (AxesCountedFromTheFront), and a Slice's axes or a Gather's indices must be constants that
 // count from the front. Left out on purpose: ScatterElements/ScatterND 16 (same signature, but new `reduction`
@@ -198,6 +199,7 @@ enum class Adapt {
   kHardSwishAsItsBody,              // "
   kResizeAsUpsample9,               // "
   kMishAsItsBody,                   // "
+  kOneHotIndicesFromTheFront,       // "
   kAxesCountedFromTheFront,         // AxesCountedFromTheFront
 };
 
@@ -216,6 +218,7 @@ onnx::version_conversion::NodeTransformerFunction AdapterOf(Adapt adapt) {
     case Adapt::kHardSwishAsItsBody: return HardSwishAsItsBody;
     case Adapt::kResizeAsUpsample9: return ResizeAsUpsample9;
     case Adapt::kMishAsItsBody: return MishAsItsBody;
+    case Adapt::kOneHotIndicesFromTheFront: return OneHotIndicesFromTheFront;
     case Adapt::kAxesCountedFromTheFront: return AxesCountedFromTheFront;
     case Adapt::kKeep: break;
   }
@@ -428,6 +431,8 @@ const DownStep kDownSteps[] = {
        return NegativeOrUnknownInInput(node, 1, "indices", constant_of);
      },
      Adapt::kAxesCountedFromTheFront},
+    // Its indices counted from the front, in other ops of opset 9 (upgrade/down_replacements.cc).
+    {"OneHot", 11, TakenByTheAdapter, Adapt::kOneHotIndicesFromTheFront},
     // The axis's meaning changed; along the last axis it is the same.
     {"Softmax", 13, TakenByTheAdapter, Adapt::kAxisToLast, /*replaces_onnx=*/true},
     {"LogSoftmax", 13, TakenByTheAdapter, Adapt::kAxisToLast, /*replaces_onnx=*/true},

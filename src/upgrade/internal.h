@@ -55,6 +55,7 @@ inline constexpr char kScatter[] = "Scatter";
 inline constexpr char kCastLike[] = "CastLike";
 inline constexpr char kHardSwish[] = "HardSwish";
 inline constexpr char kMish[] = "Mish";
+inline constexpr char kOneHot[] = "OneHot";
 inline constexpr char kSoftmax[] = "Softmax";
 inline constexpr char kLogSoftmax[] = "LogSoftmax";
 inline constexpr char kHardmax[] = "Hardmax";
@@ -297,10 +298,13 @@ onnx::Node* ResizeOptionalInputsSpelledOut(const std::shared_ptr<onnx::Graph>& g
                                            onnx::Node* node);
 onnx::Node* HardSwishAsItsBody(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);  // HardSwish 14 -> 13
 onnx::Node* MishAsItsBody(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);       // Mish 18 -> 17
+onnx::Node* OneHotIndicesFromTheFront(const std::shared_ptr<onnx::Graph>& graph,              // OneHot 11 -> 10
+                                      onnx::Node* node);
 // The element type of a value in a node's scope, as shape inference finds it, or TensorProto::UNDEFINED.
 using ElementTypeOf = std::function<int32_t(const std::string& name)>;
-// Why `node` cannot cross the step of its op at `version` for the element types it is given (CastLike 15 -> 14 and
-// Mish 18 -> 17, whose forms above depend on them), or nullopt. Their adapters refuse in the same words.
+// Why `node` cannot cross the step of its op at `version` for the element types it is given (CastLike 15 -> 14,
+// Mish 18 -> 17 and OneHot 11 -> 10, whose forms above depend on them), or nullopt. Their adapters refuse in the same
+// words.
 WhyNot WhyElementTypesCannotCrossBack(const NodeProto& node, int64_t version, const ElementTypeOf& type_of);
 WhyNot ResizeIsResize10(const NodeProto& node, const ConstantOf& constant_of);  // Resize 11 -> 10
 onnx::Node* ResizeAsResize10(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);

@@ -97,10 +97,23 @@ def pad_of_a_pad():
     """), {"x": [1, 2, 3]}
 
 
+def one_hot_11(index_type):
+    """OneHot-11 of indices given at run time, some counting from the back, some below -depth (off everywhere); depth
+    of the same type (ONNX Runtime runs int32 indices with int32 depth, not int64)."""
+    text = """
+    <ir_version: 7, opset_import: ["" : 11]>
+    g (TYPE[2, 5] i) => (float[2, 4, 5] y) <TYPE d = {4}, float[2] v = {-0.5, 2.0}> {
+      y = OneHot <axis = 1> (i, d, v)
+    }
+    """
+    indices = np.array([[0, -1, 3, -4, -5], [4, -8, 2, 1, -2]], dtype=np.int64 if index_type == "int64" else np.int32)
+    return onnx.parser.parse_model(text.replace("TYPE", index_type)), {"i": indices}
+
+
 I64 = np.int64
 F32 = np.float32
 
-# name -> (model, the shape of each input)
+# name -> (model, the shape of each input, or its values)
 CASES = {
     # Inputs that were attributes before, back to attributes where they are constants (the node tests feed them,
     # which has no form below: refused, so only these cases move them).
@@ -136,6 +149,9 @@ CASES = {
     "older_resize10_nearest_3d": resize10("nearest", [1, 2, 3], [2, 3, 2]),
     # Resize-10 downsampling: no form below 10 (Upsample takes no scale below 1), refused by name.
     "older_resize10_nearest_downsample": resize10("nearest", [1, 1, 0.5, 0.5], [1, 1, 4, 4]),
+    # OneHot-11's indices counted from the front below 11 (OneHot-10 reads no negative index as 11 does).
+    "older_onehot11_int64_indices": one_hot_11("int64"),
+    "older_onehot11_int32_indices": one_hot_11("int32"),
     # Upsample-9, the version Resize-10 is written as: onnx's own adapter takes its scales to an attribute below 9.
     "older_upsample9_nearest": upsample9("nearest", [1, 1, 2, 2], [1, 3, 2, 3]),
     "older_upsample9_linear": upsample9("linear", [1, 1, 2, 3], [1, 1, 3, 2]),
@@ -149,7 +165,8 @@ def write_case(out, name, model, shapes, random):
     onnx.checker.check_model(model, full_check=True)
     onnx.save(model, os.path.join(folder, "model.onnx"))
     for index, (input_name, shape) in enumerate(shapes.items()):
-        values = random.standard_normal(shape).astype(np.float32)
+        # A shape draws float values; an array is the input itself (indices, say).
+        values = shape if isinstance(shape, np.ndarray) else random.standard_normal(shape).astype(np.float32)
         with open(os.path.join(data, f"input_{index}.pb"), "wb") as f:
             f.write(numpy_helper.from_array(values, input_name).SerializeToString())
 

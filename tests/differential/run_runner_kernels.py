@@ -169,6 +169,8 @@ TRANSCENDENTAL = ("ORT computes it with MLAS's or Eigen's vectorized approximati
                   "clamp their input)")
 for op in ["Exp", "Log", "Tanh", "Sigmoid"]:
     add(op.lower(), [7, 13], op, [("x", X4)], max_ulp=4, abs_tol=2.0 ** -24, why=TRANSCENDENTAL)
+add("erf", [9, 13], "Erf", [("x", X4)], max_ulp=4, abs_tol=2.0 ** -24, why=TRANSCENDENTAL)
+add("erf_wide", [13], "Erf", [("x", normal((4, 64), 3, scale=1.5))], max_ulp=4, abs_tol=2.0 ** -24, why=TRANSCENDENTAL)
 CANCELS = "; the spec's alpha * exp(x) - alpha cancels near 0, so there the bound is absolute (2^-22)"
 add("elu", [7], "Elu", [("x", X4)], attrs={"alpha": 0.7}, max_ulp=4, abs_tol=2.0 ** -22, why=TRANSCENDENTAL + CANCELS)
 add("selu", [7], "Selu", [("x", X4)], max_ulp=4, abs_tol=2.0 ** -22, why=TRANSCENDENTAL + CANCELS)

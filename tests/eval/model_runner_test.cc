@@ -579,7 +579,7 @@ TEST(ModelRunnerTest, ErrorInsideABranchNamesBothNodesAndTheSubgraphPath) {
     <ir_version: 7, opset_import: ["" : 13]>
     g (bool c, float[2] x) => (float[2] y) {
       y = If(c) <
-        then_branch = then_graph () => (float[2] t) { t = Erf(x) },
+        then_branch = then_graph () => (float[2] t) { t = Hardmax(x) },
         else_branch = else_graph () => (float[2] e) { e = Identity(x) }
       >
     })");
@@ -587,9 +587,9 @@ TEST(ModelRunnerTest, ErrorInsideABranchNamesBothNodesAndTheSubgraphPath) {
   Feeds feeds;
   feeds.emplace("c", Bools({}, {1}));
   feeds.emplace("x", Floats({2}, {1, 2}));
-  EXPECT_TRUE(
-      FailsWith(RunModel(model, feeds), absl::StatusCode::kUnimplemented,
-                {"If 'choose' (graph main)", "Erf producing 't' (graph main/then_graph)", "op Erf is not supported"}));
+  EXPECT_TRUE(FailsWith(
+      RunModel(model, feeds), absl::StatusCode::kUnimplemented,
+      {"If 'choose' (graph main)", "Hardmax producing 't' (graph main/then_graph)", "op Hardmax is not supported"}));
 }
 
 TEST(ModelRunnerTest, LoopCarriesValuesAndStacksScanOutputs) {
@@ -814,10 +814,10 @@ TEST(ModelRunnerTest, DropsValuesAfterTheirLastReaderOnly) {
 TEST(ModelRunnerTest, RejectsAnUnsupportedOpByName) {
   auto model = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
-    g (float[2] x) => (float[2] y) { y = Erf(x) })");
+    g (float[2] x) => (float[2] y) { y = Hardmax(x) })");
   model.mutable_graph()->mutable_node(0)->set_name("squash");
   EXPECT_TRUE(FailsWith(RunModel(model, Feed("x", Floats({2}, {1, 2}))), absl::StatusCode::kUnimplemented,
-                        {"Erf 'squash' (graph main)", "op Erf"}));
+                        {"Hardmax 'squash' (graph main)", "op Hardmax"}));
 }
 
 // The runner implements onnx 1.23's opsets, 1 to 28 (kMaxRunnerOpset): 28 runs, 29 is refused by number.
@@ -942,9 +942,9 @@ TEST(ModelRunnerTest, RunsWhatExtraKernelsHandleAndNamesTheFirstNodeNoKernelRuns
   const auto in_branch = ParseModel(R"(
     <ir_version: 7, opset_import: ["" : 13]>
     g (bool c, float[2] x) => (float[2] y) {
-      y = If(c) <then_branch = t () => (float[2] a) { a = Erf(x) }, else_branch = e () => (float[2] b) { b = Relu(x) }>
+      y = If(c) <then_branch = t () => (float[2] a) { a = Hardmax(x) }, else_branch = e () => (float[2] b) { b = Relu(x) }>
     })");
-  EXPECT_THAT(FirstUnsupportedNode(in_branch), Optional(HasSubstr("op Erf (graph main/")));
+  EXPECT_THAT(FirstUnsupportedNode(in_branch), Optional(HasSubstr("op Hardmax (graph main/")));
 }
 
 // A removed op of another domain (com.microsoft's LegacyPadding) is computed by the extra kernels too.

@@ -221,6 +221,32 @@ g (float[2] x, like) => (y) { y = CastLike (x, like) }
   EXPECT_EQ(ErrorKindOf(MoveTo(castlike_of_unknown_type, 13)), ErrorKind::kNoFormAtOpset);
 }
 
+// OneHot-11 goes below 11 where its indices can be counted from the front: int32 and int64 (in a Where form), unsigned
+// (as they are); the gate says so as the move does.
+TEST(CheckReportTest, OpsetPolicyJudgesOneHotByTheTypeOfItsIndices) {
+  const char* of_int64 = R"ONNX(
+<ir_version: 7, opset_import: ["" : 11]>
+g (float[4] x, int64[1] d, float[2] v) => (float[4, ?] y) { i = Cast <to = 7> (x)  y = OneHot (i, d, v) }
+)ONNX";
+  const char* of_float = R"ONNX(
+<ir_version: 7, opset_import: ["" : 11]>
+g (float[4] x, int64[1] d, float[2] v) => (float[4, ?] y) { i = Relu (x)  y = OneHot (i, d, v) }
+)ONNX";
+  absl::StatusOr<std::vector<CheckFinding>> fixable = CheckOpsetPolicy(ParseModel(of_int64), {std::nullopt, 10});
+  ASSERT_TRUE(fixable.ok()) << fixable.status();
+  ASSERT_EQ(fixable->size(), 1u);
+  EXPECT_TRUE(fixable->front().fixable);
+  EXPECT_TRUE(MoveTo(of_int64, 10).ok());
+
+  absl::StatusOr<std::vector<CheckFinding>> floating = CheckOpsetPolicy(ParseModel(of_float), {std::nullopt, 10});
+  ASSERT_TRUE(floating.ok()) << floating.status();
+  ASSERT_EQ(floating->size(), 2u);
+  EXPECT_FALSE(floating->at(0).fixable);
+  EXPECT_THAT(floating->at(1).reason, AllOf(HasSubstr("its indices are of a type in which an index that counts"),
+                                            EndsWith("(OneHot-11); the lowest opset it can go to is 11")));
+  EXPECT_EQ(ErrorKindOf(MoveTo(of_float, 10)), ErrorKind::kNoFormAtOpset);
+}
+
 // One Relu at default opset `opset` and IR version `ir`.
 onnx::ModelProto ReluAt(int64_t opset, int64_t ir) {
   onnx::ModelProto model = ParseModel(R"ONNX(

@@ -9,11 +9,14 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "graph/opsets.h"
 #include "gtest/gtest.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_legalize/error_kind.h"
+#include "test_models.h"
+#include "test_tensors.h"
 #include "upgrade/opset_upgrade.h"
 #include "upgrade/upgrade_test_support.h"
 
@@ -471,6 +474,64 @@ g (float16[2, 3] x) => (float16[2, 3] y) { y = Mish (x) }
 g (double[2, 3] x) => (double[2, 3] y) { y = Mish (x) }
 )ONNX",
                  17, "its body is exact for float alone");
+}
+
+// OneHot-11 counts an index in [-depth, -1] from the back; below 11 the indices are counted from the front first, and
+// one below -depth becomes depth, off everywhere at every version. The model runner reads OneHot-10 as ONNX Runtime
+// does (eval/kernels/one_hot.cc); the form hands it no negative index, so it is exact in the spec's reading too.
+TEST(DownRewritesTest, WritesOneHotsIndicesCountedFromTheFrontBelow11) {
+  for (const char* type : {"int64", "int32"}) {
+    const std::string text =
+        absl::StrCat(R"ONNX(
+<ir_version: 7, opset_import: ["" : 13]>
+g ()ONNX",
+                     type, R"ONNX([2, 4] i, float[2] v) => (float[2, 4, 3] y, float[3, 1] c) <int64 d = {3}> {
+  y = OneHot <axis = -1> (i, d, v)
+  constant = Constant <value = )ONNX",
+                     type, R"ONNX([1] {-2}> ()
+  c = OneHot <axis = 0> (constant, d, v)
+}
+)ONNX");
+    const ModelProto original = ParseModelNamingNodes(text.c_str());
+    for (int64_t target : {10, 9}) {
+      const ModelProto moved = MovedDown(text.c_str(), target);
+      const NodeProto* one_hot = Producer(moved.graph(), "y");
+      ASSERT_NE(one_hot, nullptr);
+      EXPECT_EQ(one_hot->op_type(), "OneHot");
+      const NodeProto* where = Producer(moved.graph(), one_hot->input(0));
+      ASSERT_NE(where, nullptr);
+      EXPECT_EQ(where->op_type(), "Where") << type;
+      const Tensor indices = std::string(type) == "int64" ? Int64s({2, 4}, {0, -1, 2, 3, -3, -4, -7, 1})
+                                                          : Int32s({2, 4}, {0, -1, 2, 3, -3, -4, -7, 1});
+      const Tensor values = Floats({2}, {-0.5f, 2.0f});
+      ExpectSameOutputs(original, moved, {{"i", &indices}, {"v", &values}});
+    }
+  }
+}
+
+// Unsigned indices count nothing from the back: the node crosses as it is.
+TEST(DownRewritesTest, LeavesOneHotOfUnsignedIndicesAsItIsBelow11) {
+  const ModelProto moved = MovedDown(R"ONNX(
+<ir_version: 7, opset_import: ["" : 11]>
+g (uint8[4] i, int64[1] d, float[2] v) => (float[4, ?] y) { y = OneHot (i, d, v) }
+)ONNX",
+                                     10);
+  ASSERT_EQ(moved.graph().node_size(), 1);
+  EXPECT_EQ(moved.graph().node(0).op_type(), "OneHot");
+  EXPECT_EQ(moved.graph().node(0).input(0), "i");
+}
+
+TEST(DownRewritesTest, RefusesOneHotOfIndicesThatCannotBeCountedFromTheFrontBelow11) {
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 7, opset_import: ["" : 11]>
+g (float[4] i, int64[1] d, float[2] v) => (float[4, ?] y) { y = OneHot (i, d, v) }
+)ONNX",
+                 10, "its indices are of a type in which an index that counts from the back");
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 7, opset_import: ["" : 11]>
+g (int16[4] i, int64[1] d, float[2] v) => (float[4, ?] y) { y = OneHot (i, d, v) }
+)ONNX",
+                 9, "the lowest opset it can be moved to is 11");
 }
 
 TEST(DownRewritesTest, SpellsOutResizesLeftOutRoiAndScalesBelow13) {

@@ -142,13 +142,11 @@ g (float[2, 3] x) => (float[2, 3] y) { h = Relu (x)  y = Trilu (h) }
 TEST(OpsetDowngradeTest, RefusesAChangeOnnxHasNoWayBackFrom) {
   ExpectNoFormAt(R"ONNX(
 <ir_version: 6, opset_import: ["" : 11]>
-g (int64[3] indices) => (float[3, 4] y) <int64 depth = {4}, float[2] values = {0, 1}> {
-  y = OneHot (indices, depth, values)
-}
+g (float[4] x) => (float[2] y, int64[2] i) <int64[1] k = {2}> { y, i = TopK (x, k) }
 )ONNX",
                  10,
-                 "OneHot 'node_y' (graph main) has no form at opset 10: onnx 1.23.2's version converter has no way to "
-                 "move OneHot-11 back to opset 10; the lowest opset it can be moved to is 11");
+                 "TopK 'node_y' (graph main) has no form at opset 10: onnx 1.23.2's version converter has no way to "
+                 "move TopK-11 back to opset 10; the lowest opset it can be moved to is 11");
 }
 
 // onnx's own down-adapters assert what the older version cannot hold, naming no node: the refusal names it.

@@ -1,6 +1,6 @@
 // Arithmetic: Add, Sub, Mul, Div, Pow (binary, broadcasting as their opset says: broadcast.h), Sum, Max, Min,
 // Mean (variadic: equal shapes before opset 8, numpy broadcasting from Sum-8), and the unary math ops Sqrt, Exp,
-// Log, Abs, Neg, Sign, Reciprocal, Floor, Ceil, Round.
+// Log, Erf, Abs, Neg, Sign, Reciprocal, Floor, Ceil, Round.
 //
 // Each output element is computed from its operands alone; the variadic ops fold their inputs left to right
 // ((x0 + x1) + x2 ...), Mean dividing that sum by the input count. float16 is computed in float. Integers
@@ -328,6 +328,8 @@ void AddElementwiseKernels(KernelTable& table) {
   table["Sqrt"] = [](const KernelContext& ctx) { return RunFloatingUnary(ctx, [](auto x) { return std::sqrt(x); }); };
   table["Exp"] = [](const KernelContext& ctx) { return RunFloatingUnary(ctx, [](auto x) { return std::exp(x); }); };
   table["Log"] = [](const KernelContext& ctx) { return RunFloatingUnary(ctx, [](auto x) { return std::log(x); }); };
+  // Erf of the floating types (Erf-9 and -13 also take integers, which no exporter writes).
+  table["Erf"] = [](const KernelContext& ctx) { return RunFloatingUnary(ctx, [](auto x) { return std::erf(x); }); };
   table["Floor"] = [](const KernelContext& ctx) { return RunFloatingUnary(ctx, [](auto x) { return std::floor(x); }); };
   table["Ceil"] = [](const KernelContext& ctx) { return RunFloatingUnary(ctx, [](auto x) { return std::ceil(x); }); };
   // Round-11: halves to the even neighbour, as nearbyint does in the default rounding mode (which keeps -0).

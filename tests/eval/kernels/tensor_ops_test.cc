@@ -1,5 +1,6 @@
 // Shape and data-movement ops, Pad, Upsample/Resize, reductions, ArgMax, TopK, Range (src/eval/kernels/
-// shape_ops.cc, data_movement.cc, one_hot.cc, pad.cc, resize.cc, reduce.cc, range_topk.cc), each version as its opset says.
+// shape_ops.cc, data_movement.cc, one_hot.cc, pad.cc, resize.cc, reduce.cc, range_topk.cc), each version as its opset
+// says.
 #include <limits>
 #include <string>
 #include <vector>
@@ -55,9 +56,9 @@ TEST(TensorOpsKernelTest, OneHotRefusesADepthBelowOneAndValuesThatAreNotTwo) {
     g (int64[2] i, int64 d, float[N] v) => (float[2,M] y) { y = OneHot(i, d, v) })");
   EXPECT_TRUE(FailsWith(RunModel(model, Feed("i", Int64s({2}, {0, 1}), "d", Int64s({}, {0}), "v", Floats({2}, {0, 1}))),
                         StatusCode::kInvalidArgument, {"depth is 0", "at least 1"}));
-  EXPECT_TRUE(FailsWith(
-      RunModel(model, Feed("i", Int64s({2}, {0, 1}), "d", Int64s({}, {2}), "v", Floats({3}, {0, 1, 2}))),
-      StatusCode::kInvalidArgument, {"values is float[3]", "[off, on]"}));
+  EXPECT_TRUE(
+      FailsWith(RunModel(model, Feed("i", Int64s({2}, {0, 1}), "d", Int64s({}, {2}), "v", Floats({3}, {0, 1, 2}))),
+                StatusCode::kInvalidArgument, {"values is float[3]", "[off, on]"}));
 }
 
 TEST(TensorOpsKernelTest, TransposesFlattensAndConcatenates) {
