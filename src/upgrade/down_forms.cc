@@ -116,8 +116,13 @@ ConstantOf ConstantsOf(const GraphProto& graph, const ConstantOf& outer, bool in
 std::vector<NodeWithoutForm> NodesWithoutFormAt(const ModelProto& model, const Move& move,
                                                 const StepConverter& converter, bool first_only,
                                                 ComputedConstants& computed) {
-  FormSearch search{move, converter, model.ir_version() >= 4,
-                    [&computed](const std::string& name) { return computed.ElementType(name); }, computed};
+  FormSearch search{move,
+                    converter,
+                    model.ir_version() >= 4,
+                    [&computed](const std::string& name) { return computed.ElementType(name); },
+                    computed,
+                    {},
+                    {}};
   CollectNodesWithoutForm(model.graph(), kMainGraphPath, nullptr, search);
   // The nodes that go with the values computed from constants need no form (known once every node was looked at).
   const std::vector<bool> goes = computed.NodesThatGo();

@@ -98,30 +98,6 @@ WhyNot NotConstantFloat(const NodeProto& node, int index, const char* name, cons
 
 // In the skeleton (onnx's IR):
 
-// The constant feeding input `index` in the skeleton: a Constant node's value or an initializer of the graph that
-// holds the node (or of the main graph, for a value captured from it).
-const onnx::Tensor& ConstantTensor(const std::shared_ptr<onnx::Graph>& main_graph, onnx::Node* node, size_t index,
-                                   const char* name) {
-  onnx::Value* value = node->inputs()[index];
-  onnx::Node* producer = value->node();
-  if (producer->kind() == onnx::kConstant && producer->hasAttribute(onnx::kvalue)) return producer->t(onnx::kvalue);
-  for (onnx::Graph* graph : {value->owningGraph(), main_graph.get()}) {
-    for (const onnx::Tensor& initializer : graph->initializers()) {
-      if (initializer.name() == value->uniqueName()) return initializer;
-    }
-  }
-  throw NoFormException(node, absl::StrCat("its ", name,
-                                           " is a constant too large for the converter's view of the model, which "
-                                           "cannot be read back into an attribute"));
-}
-
-std::vector<int64_t> Ints(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node, size_t index, const char* name) {
-  const onnx::Tensor& tensor = ConstantTensor(graph, node, index, name);
-  if (tensor.elem_type() == TensorProto::INT64) return onnx::ParseData<int64_t>(&tensor);
-  const std::vector<int32_t> narrow = onnx::ParseData<int32_t>(&tensor);  // int32 is the one other type they take
-  return {narrow.begin(), narrow.end()};
-}
-
 double Scalar(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node, size_t index, const char* name) {
   const onnx::Tensor& tensor = ConstantTensor(graph, node, index, name);
   switch (tensor.elem_type()) {
@@ -149,6 +125,30 @@ void TakeOffInputsFrom(onnx::Node* node, size_t first) {
 }
 
 }  // namespace
+
+const onnx::Tensor& ConstantTensor(const std::shared_ptr<onnx::Graph>& main_graph, onnx::Node* node, size_t index,
+                                   const char* name) {
+  onnx::Value* value = node->inputs()[index];
+  onnx::Node* producer = value->node();
+  if (producer->kind() == onnx::kConstant && producer->hasAttribute(onnx::kvalue)) return producer->t(onnx::kvalue);
+  for (onnx::Graph* graph : {value->owningGraph(), main_graph.get()}) {
+    for (const onnx::Tensor& initializer : graph->initializers()) {
+      if (initializer.name() == value->uniqueName()) return initializer;
+    }
+  }
+  throw NoFormException(node, absl::StrCat("its ", name,
+                                           " is a constant that the converter's view of the model holds as a "
+                                           "placeholder (a large one, or one made in another part of the graph than "
+                                           "the part converted with the node), which cannot be read back"));
+}
+
+std::vector<int64_t> ConstantInts(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node, size_t index,
+                                  const char* name) {
+  const onnx::Tensor& tensor = ConstantTensor(graph, node, index, name);
+  if (tensor.elem_type() == TensorProto::INT64) return onnx::ParseData<int64_t>(&tensor);
+  const std::vector<int32_t> narrow = onnx::ParseData<int32_t>(&tensor);  // int32 is the one other type they take
+  return {narrow.begin(), narrow.end()};
+}
 
 void TakeOffInput(onnx::Node* node, size_t index) {
   onnx::Value* input = node->inputs()[index];
@@ -181,9 +181,9 @@ WhyNot SliceInputsAreConstant(const NodeProto& node, const ConstantOf& constant_
 }
 
 onnx::Node* SliceInputsToAttributes(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node) {
-  node->is_(onnx::kstarts, Ints(graph, node, 1, "starts"));
-  node->is_(onnx::kends, Ints(graph, node, 2, "ends"));
-  if (HasInput(node, 3)) node->is_(onnx::kaxes, Ints(graph, node, 3, "axes"));
+  node->is_(onnx::kstarts, ConstantInts(graph, node, 1, "starts"));
+  node->is_(onnx::kends, ConstantInts(graph, node, 2, "ends"));
+  if (HasInput(node, 3)) node->is_(onnx::kaxes, ConstantInts(graph, node, 3, "axes"));
   TakeOffInputsFrom(node, 1);  // steps, all 1 (SliceInputsAreConstant)
   return node;
 }
@@ -194,7 +194,7 @@ WhyNot PadInputsAreConstant(const NodeProto& node, const ConstantOf& constant_of
 }
 
 onnx::Node* PadInputsToAttributes(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node) {
-  node->is_(onnx::kpads, Ints(graph, node, 1, "pads"));
+  node->is_(onnx::kpads, ConstantInts(graph, node, 1, "pads"));
   if (HasInput(node, 2)) node->f_(onnx::kvalue, Scalar(graph, node, 2, "constant_value"));
   TakeOffInputsFrom(node, 1);
   return node;

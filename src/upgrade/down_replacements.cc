@@ -21,6 +21,12 @@
 //     same kernel in ONNX Runtime, but for Upsample's scales, which must be at least 1 (Upsample-9's spec; ONNX
 //     Runtime refuses a smaller one). So the scales must be a constant, each at least 1. onnx's own Upsample 9 -> 8
 //     then takes them into an attribute.
+//   - Slice-11's constant axes that count from the back (PyTorch writes x[..., a:b] so) as Slice-10's counted from the
+//     front, by the rank shape inference found for its data (where it found none, no form), in a Constant of the
+//     type of the other index inputs.
+//   - Gather-11's constant indices that count from the back as Gather-1's counted from the front, by the size shape
+//     inference found for its data along the axis (where it found none, no form), in a Constant of the same type and
+//     dims.
 //   - OneHot-11, which counts an index in [-depth, -1] from the back, as OneHot-10 of the indices counted from the
 //     front: Where(indices < 0, indices + depth, indices), then depth itself where that is still negative (an index
 //     below -depth), which is off everywhere at both versions. OneHot-10's text makes every negative index off
@@ -31,6 +37,7 @@
 // The nodes made here are named by the splice (upgrade/splice.cc); CastLike's replacement keeps the node's outputs
 // (the skeleton shows them as graph outputs, upgrade/skeleton.cc ExposeReplacedOutputs), and so does the Slice,
 // which takes over the name of Shape's output.
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -54,6 +61,8 @@ onnx::Value* MadeConstant(onnx::Node* before, TensorProto::DataType type, const 
   tensor.sizes() = {static_cast<int64_t>(values.size())};
   if constexpr (std::is_same_v<T, int64_t>) {
     tensor.int64s() = values;
+  } else if constexpr (std::is_same_v<T, int32_t>) {
+    tensor.int32s() = values;
   } else {
     tensor.floats() = values;
   }
@@ -243,6 +252,58 @@ WhyNot WhyElementTypesCannotCrossBack(const NodeProto& node, int64_t version, co
     return OneHotIndicesTypeWhyNot(type_of(node.input(0)));
   }
   return std::nullopt;
+}
+
+onnx::Node* SliceAxesCountedFromTheFront(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node) {
+  if (!HasInput(node, 3)) return node;
+  std::vector<int64_t> axes = ConstantInts(graph, node, 3, "axes");
+  if (std::none_of(axes.begin(), axes.end(), [](int64_t axis) { return axis < 0; })) return node;
+  onnx::Value* data = node->inputs()[0];
+  if (!data->has_sizes()) {
+    throw NoFormException(node,
+                          "its axes count from the back, and the rank of its data is not known (shape inference found "
+                          "none), which opset 10 needs them counted from the front");
+  }
+  const auto rank = static_cast<int64_t>(data->sizes().size());
+  for (int64_t& axis : axes) axis += axis < 0 ? rank : 0;
+  // starts, ends, axes and steps are of one type, int32 or int64.
+  if (node->inputs()[3]->elemType() == TensorProto::INT32) {
+    node->replaceInput(3, MadeConstant<int32_t>(node, TensorProto::INT32, {axes.begin(), axes.end()}));
+  } else {
+    node->replaceInput(3, MadeConstant<int64_t>(node, TensorProto::INT64, axes));
+  }
+  return node;
+}
+
+onnx::Node* GatherIndicesCountedFromTheFront(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node) {
+  std::vector<int64_t> indices = ConstantInts(graph, node, 1, "indices");
+  if (std::none_of(indices.begin(), indices.end(), [](int64_t index) { return index < 0; })) return node;
+  onnx::Value* data = node->inputs()[0];
+  const int64_t axis = node->hasAttribute(onnx::kaxis) ? node->i(onnx::kaxis) : 0;  // counted from the front by now
+  if (!data->has_sizes() || axis < 0 || axis >= static_cast<int64_t>(data->sizes().size()) ||
+      !data->sizes()[static_cast<size_t>(axis)].is_int) {
+    throw NoFormException(node,
+                          absl::StrCat("its indices count from the back, and the size of its data along axis ", axis,
+                                       " is not known (shape inference found none), which opset 10 needs them "
+                                       "counted from the front"));
+  }
+  const int64_t size = data->sizes()[static_cast<size_t>(axis)].dim;
+  for (int64_t& index : indices) index += index < 0 ? size : 0;  // one below -size stays out of range, as it was
+  const onnx::Tensor& original = ConstantTensor(graph, node, 1, "indices");
+  onnx::Tensor tensor;
+  tensor.elem_type() = original.elem_type();
+  tensor.sizes() = original.sizes();  // a scalar index stays a scalar
+  if (original.elem_type() == TensorProto::INT32) {
+    tensor.int32s().assign(indices.begin(), indices.end());
+  } else {
+    tensor.int64s() = indices;
+  }
+  onnx::Node* constant = node->owningGraph()->create(onnx::kConstant, 1);
+  constant->t_(onnx::kvalue, tensor);
+  constant->insertBefore(node);
+  constant->output()->setElemType(tensor.elem_type());
+  node->replaceInput(1, constant->output());
+  return node;
 }
 
 onnx::Node* OneHotIndicesFromTheFront(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {

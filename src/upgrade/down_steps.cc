@@ -14,8 +14,9 @@
 // Resize-13's optional inputs and OneHot-11's indices are written in ops of the older opset
 // (upgrade/down_replacements.cc). Of the changes
 // at opset 11, which let axes and indices count from the back, the listed ones write such an axis as the one it
-// counts to from the front (AxesCountedFromTheFront), and a Slice's axes or a Gather's indices must be constants that
-// count from the front. Left out on purpose: ScatterElements/ScatterND 16 (same signature, but new `reduction`
+// counts to from the front (AxesCountedFromTheFront), and a Slice's axes or a Gather's indices must be constants,
+// written counted from the front where they count from the back (down_replacements.cc); If-11 reads as If-1. Left out
+// on purpose: ScatterElements/ScatterND 16 (same signature, but new `reduction`
 // values), and the other changes at 11. tests/upgrade/down_steps_test.cc holds
 // every entry to the schemas: onnx has no down-adapter of its own for it (but for those replaced), and an entry that
 // takes every node has the same inputs, outputs and attributes on both sides.
@@ -67,9 +68,7 @@ WhyNot InputPresent(const NodeProto& node, int index, const char* name) {
   return absl::StrCat("its input ", name, " is the newer version's alone");
 }
 
-// Why input `index` (`name`) is not a constant of non-negative values: before opset 11 an index or axis counted
-// nothing from the back. An absent input passes.
-WhyNot NegativeOrUnknownInInput(const NodeProto& node, int index, const char* name, const ConstantOf& constant_of) {
+WhyNot ComputedAtRunTime(const NodeProto& node, int index, const char* name, const ConstantOf& constant_of) {
   if (!HasInput(node, index)) return std::nullopt;
   const TensorProto* constant = constant_of(node.input(index));
   if (constant == nullptr) {
@@ -81,9 +80,6 @@ WhyNot NegativeOrUnknownInInput(const NodeProto& node, int index, const char* na
   absl::StatusOr<std::vector<int64_t>> values =
       value.ok() ? value->ToInt64s(name) : absl::StatusOr<std::vector<int64_t>>(value.status());
   if (!values.ok()) return absl::StrCat("its ", name, " cannot be read (", values.status().message(), ")");
-  for (int64_t v : *values) {
-    if (v < 0) return absl::StrCat("its ", name, " count from the back, which only opset 11 on reads so");
-  }
   return std::nullopt;
 }
 
@@ -200,6 +196,8 @@ enum class Adapt {
   kResizeAsUpsample9,               // "
   kMishAsItsBody,                   // "
   kOneHotIndicesFromTheFront,       // "
+  kSliceAxesCountedFromTheFront,    // "
+  kGatherFromTheFront,              // AxesCountedFromTheFront, then GatherIndicesCountedFromTheFront
   kAxesCountedFromTheFront,         // AxesCountedFromTheFront
 };
 
@@ -219,6 +217,11 @@ onnx::version_conversion::NodeTransformerFunction AdapterOf(Adapt adapt) {
     case Adapt::kResizeAsUpsample9: return ResizeAsUpsample9;
     case Adapt::kMishAsItsBody: return MishAsItsBody;
     case Adapt::kOneHotIndicesFromTheFront: return OneHotIndicesFromTheFront;
+    case Adapt::kSliceAxesCountedFromTheFront: return SliceAxesCountedFromTheFront;
+    case Adapt::kGatherFromTheFront:
+      return [](const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node) {
+        return GatherIndicesCountedFromTheFront(graph, AxesCountedFromTheFront(graph, node));
+      };
     case Adapt::kAxesCountedFromTheFront: return AxesCountedFromTheFront;
     case Adapt::kKeep: break;
   }
@@ -291,6 +294,10 @@ const DownStep kDownSteps[] = {
     {"Greater", 13, Always},
     {"Identity", 13, Always},
     {"If", 13, Always},
+    // If-11 reads as If-1 (the same text): opset 11 let the branches' outputs differ in shape, for shape inference
+    // alone (If-11's merges them; ONNX Runtime runs one kernel for both). onnx's full check of the result holds it to
+    // If-1's inference, which refuses branches whose outputs contradict the If's declared output.
+    {"If", 11, Always},
     {"IsNaN", 13, Always},
     {"LRN", 13, Always},
     {"Less", 13, Always},
@@ -422,15 +429,18 @@ const DownStep kDownSteps[] = {
     {"ReduceProd", 11, TakenByTheAdapter, Adapt::kAxesCountedFromTheFront, true},
     {"ReduceSum", 11, TakenByTheAdapter, Adapt::kAxesCountedFromTheFront, true},
     {"ReduceSumSquare", 11, TakenByTheAdapter, Adapt::kAxesCountedFromTheFront, true},
+    // Constant axes that count from the back are counted from the front, by the data's rank (down_replacements.cc).
     {"Slice", 11,
      [](const NodeProto& node, const ConstantOf& constant_of) {
-       return NegativeOrUnknownInInput(node, 3, "axes", constant_of);
-     }},
+       return ComputedAtRunTime(node, 3, "axes", constant_of);
+     },
+     Adapt::kSliceAxesCountedFromTheFront},
+    // Its axis and its constant indices that count from the back counted from the front (GatherFromTheFront).
     {"Gather", 11,
      [](const NodeProto& node, const ConstantOf& constant_of) {
-       return NegativeOrUnknownInInput(node, 1, "indices", constant_of);
+       return ComputedAtRunTime(node, 1, "indices", constant_of);
      },
-     Adapt::kAxesCountedFromTheFront},
+     Adapt::kGatherFromTheFront},
     // Its indices counted from the front, in other ops of opset 9 (upgrade/down_replacements.cc).
     {"OneHot", 11, TakenByTheAdapter, Adapt::kOneHotIndicesFromTheFront},
     // The axis's meaning changed; along the last axis it is the same.

@@ -260,6 +260,15 @@ inline bool HasInput(onnx::Node* node, size_t index) {
 // the graph.
 void TakeOffInput(onnx::Node* node, size_t index);
 
+// The int32 or int64 values of the constant feeding input `index` of `node` in the skeleton (a Constant node's value,
+// or an initializer of the node's graph or of the main graph), widened to int64; a NoFormException naming `name` where
+// the skeleton holds no such constant (a large one it keeps as a placeholder). upgrade/down_inputs_to_attributes.cc.
+std::vector<int64_t> ConstantInts(const std::shared_ptr<onnx::Graph>& main_graph, onnx::Node* node, size_t index,
+                                  const char* name);
+// The same constant as onnx's tensor (its type and dims).
+const onnx::Tensor& ConstantTensor(const std::shared_ptr<onnx::Graph>& main_graph, onnx::Node* node, size_t index,
+                                   const char* name);
+
 // The float values of a float tensor, or nullopt for a tensor of another type or one that cannot be read.
 std::optional<std::vector<float>> FloatValues(const TensorProto& tensor);
 
@@ -298,7 +307,11 @@ onnx::Node* ResizeOptionalInputsSpelledOut(const std::shared_ptr<onnx::Graph>& g
                                            onnx::Node* node);
 onnx::Node* HardSwishAsItsBody(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);  // HardSwish 14 -> 13
 onnx::Node* MishAsItsBody(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);       // Mish 18 -> 17
-onnx::Node* OneHotIndicesFromTheFront(const std::shared_ptr<onnx::Graph>& graph,              // OneHot 11 -> 10
+onnx::Node* SliceAxesCountedFromTheFront(const std::shared_ptr<onnx::Graph>& graph,           // Slice 11 -> 10
+                                         onnx::Node* node);
+onnx::Node* GatherIndicesCountedFromTheFront(const std::shared_ptr<onnx::Graph>& graph,  // Gather 11 -> 10
+                                             onnx::Node* node);
+onnx::Node* OneHotIndicesFromTheFront(const std::shared_ptr<onnx::Graph>& graph,  // OneHot 11 -> 10
                                       onnx::Node* node);
 // The element type of a value in a node's scope, as shape inference finds it, or TensorProto::UNDEFINED.
 using ElementTypeOf = std::function<int32_t(const std::string& name)>;

@@ -509,6 +509,65 @@ g ()ONNX",
   }
 }
 
+// PyTorch writes x[..., 1:3] as a Slice along axis -1 and x[:, -1] as a Gather of index -1: below 11 the axes and the
+// indices are counted from the front, by the rank and the size shape inference found.
+TEST(DownRewritesTest, CountsSliceAxesAndGatherIndicesFromTheFrontBelow11) {
+  const char* text = R"ONNX(
+<ir_version: 7, opset_import: ["" : 13]>
+g (float[2, 5] x) => (float[2, 2] s, float[2] last, float[2, 2] pair) <int64[1] b = {1}, int64[1] e = {3}, int64[1] back = {-1},
+                                                                 int64 minus1 = {-1}, int32[2] two = {-5, 4}> {
+  s = Slice (x, b, e, back)
+  last = Gather <axis = -1> (x, minus1)
+  pair = Gather <axis = 1> (x, two)
+}
+)ONNX";
+  const ModelProto original = ParseModelNamingNodes(text);
+  const Tensor x = Floats({2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+  for (int64_t target : {10, 9}) {
+    const ModelProto moved = MovedDown(text, target);
+    ExpectSameOutputs(original, moved, {{"x", &x}});
+    const NodeProto* last = Producer(moved.graph(), "last");
+    ASSERT_NE(last, nullptr);
+    EXPECT_EQ(FindAttr(*last, "axis")->i(), 1);
+  }
+  const ModelProto at10 = MovedDown(text, 10);
+  const NodeProto* slice = Producer(at10.graph(), "s");
+  ASSERT_NE(slice, nullptr);
+  const NodeProto* axes = Producer(at10.graph(), slice->input(3));
+  ASSERT_NE(axes, nullptr) << "a Constant of the axes counted from the front";
+  EXPECT_EQ(axes->op_type(), "Constant");
+}
+
+TEST(DownRewritesTest, RefusesNegativeIndicesWhereTheSizeAlongTheAxisIsNotKnown) {
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 7, opset_import: ["" : 13]>
+g (float[N, M] x) => (float[N] last) <int64 minus1 = {-1}> { last = Gather <axis = 1> (x, minus1) }
+)ONNX",
+                 10, "its indices count from the back, and the size of its data along axis 1 is not known");
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 7, opset_import: ["" : 13]>
+g (float[2, 5] x, int64[1] i) => (float[2, 1] y) { y = Gather <axis = 1> (x, i) }
+)ONNX",
+                 10, "its indices are computed at run time, and may count from the back");
+}
+
+// If-11 reads as If-1: the same node moves to 10, and computes alike on either branch.
+TEST(DownRewritesTest, MovesIfToOpset10) {
+  const char* text = R"ONNX(
+<ir_version: 7, opset_import: ["" : 13]>
+g (bool c, float[3] x) => (float[3] y) {
+  y = If (c) <then_branch = t () => (float[3] a) { a = Relu (x) }, else_branch = e () => (float[3] b) { b = Neg (x) }>
+}
+)ONNX";
+  const ModelProto original = ParseModelNamingNodes(text);
+  const ModelProto moved = MovedDown(text, 10);
+  const Tensor x = Floats({3}, {-1, 0.5f, 2});
+  for (const bool condition : {true, false}) {
+    const Tensor c = Bools({}, {static_cast<uint8_t>(condition)});
+    ExpectSameOutputs(original, moved, {{"c", &c}, {"x", &x}});
+  }
+}
+
 // Unsigned indices count nothing from the back: the node crosses as it is.
 TEST(DownRewritesTest, LeavesOneHotOfUnsignedIndicesAsItIsBelow11) {
   const ModelProto moved = MovedDown(R"ONNX(

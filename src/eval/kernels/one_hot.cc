@@ -54,6 +54,7 @@ absl::StatusOr<std::vector<int64_t>> Positions(const Tensor& indices, int64_t de
       } else if constexpr (std::is_unsigned_v<T>) {
         index = value > static_cast<uint64_t>(depth) ? depth : static_cast<int64_t>(value);
       } else {
+        // NOLINTNEXTLINE(bugprone-signed-char-misuse): int8 indices are numbers, widened as such
         index = static_cast<int64_t>(value);
       }
       if (index < 0 && index >= -depth) index += depth;
