@@ -89,22 +89,60 @@ WhyNot Always(const NodeProto&, const ConstantOf&) { return std::nullopt; }
 // the node's rank, which the converter alone knows (the skeleton's shape inference).
 WhyNot TakenByTheAdapter(const NodeProto&, const ConstantOf&) { return std::nullopt; }
 
-// Softmax-13 (LogSoftmax, Hardmax) moved to 12: its axis written as -1, the last, when it is the last, or a refusal.
-// onnx's own Softmax and LogSoftmax 13 -> 12 adapter keeps any other axis (which then means more than that axis), and
-// takes a Flatten before the node and a Reshape after it out of the graph, as though it had put them there.
+// Softmax-13 (LogSoftmax, Hardmax) moved to 12: its axis written as -1, the last, when it is the last; along another
+// axis, between two Transposes that move that axis last and back, so that the node computes along the last axis alone
+// (before 13 it flattens the input at its axis and computes along every axis from it). Each row of values along the
+// axis is computed as it was, in the same order. With no rank inferred, only the last axis has a form. onnx's own
+// Softmax and LogSoftmax 13 -> 12 adapter keeps any other axis (which then means more than that axis), and takes a
+// Flatten before the node and a Reshape after it out of the graph, as though it had put them there.
 onnx::Node* AxisToLast(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
   const int64_t rank = static_cast<int64_t>(node->inputs()[0]->sizes().size());  // 0 where no rank was inferred
   const int64_t axis = node->hasAttribute(onnx::kaxis) ? node->i(onnx::kaxis) : -1;
-  if (axis != -1 && (rank == 0 || axis != rank - 1)) {
-    throw NoFormException(
-        node,
-        absl::StrCat(
-            node->kind().toString(), "-13 along axis ", axis,
-            rank > 0 ? absl::StrCat(" of a rank-", rank, " input") : std::string(" of an input of unknown rank"),
-            " has no form before opset 13, which flattens the input there and computes along every axis from it: only "
-            "the last axis computes alike"));
-  }
   node->i_(onnx::kaxis, -1);
+  if (axis == -1 || (rank > 0 && axis == rank - 1)) return node;
+  if (rank == 0 || axis < -rank || axis >= rank) {
+    throw NoFormException(
+        node, absl::StrCat(node->kind().toString(), "-13 along axis ", axis,
+                           rank > 0 ? absl::StrCat(" of a rank-", rank, " input") : " of an input of unknown rank",
+                           " has no form before opset 13, which flattens the input there and computes along every axis "
+                           "from it: without the rank, the axis cannot be moved last"));
+  }
+  const int64_t from = axis < 0 ? axis + rank : axis;
+  std::vector<int64_t> to_last, back(static_cast<size_t>(rank));
+  for (int64_t i = 0; i < rank; ++i) {
+    if (i != from) to_last.push_back(i);
+  }
+  to_last.push_back(from);
+  for (int64_t i = 0; i < rank; ++i) back[static_cast<size_t>(to_last[static_cast<size_t>(i)])] = i;
+  onnx::Graph* graph = node->owningGraph();
+  onnx::Value* x = node->inputs()[0];
+  // The dims each value has, for the adapters of the steps below this one (Softmax 11 -> 10 reads the rank).
+  const std::vector<onnx::Dimension> dims = x->sizes();
+  std::vector<onnx::Dimension> permuted;
+  permuted.reserve(dims.size());
+  for (const int64_t axis_from : to_last) permuted.push_back(dims[static_cast<size_t>(axis_from)]);
+  onnx::Node* before = graph->create(onnx::kTranspose, 1);
+  before->addInput(x);
+  before->is_(onnx::kperm, std::move(to_last));
+  before->insertBefore(node);
+  before->output()->setElemType(x->elemType());
+  before->output()->setSizes(permuted);
+  node->replaceInput(0, before->output());
+  // The Transpose after the node takes over its output's name (a graph output's included).
+  onnx::Value* out = node->output();
+  const std::string name = out->uniqueName();
+  onnx::Node* after = graph->create(onnx::kTranspose, 1);
+  after->insertAfter(node);
+  out->replaceAllUsesWith(after->output());
+  if (after->output()->uniqueName() != name) {
+    out->setUniqueName(graph->getNextUniqueName(), /*update_related_names=*/false);
+    after->output()->setUniqueName(name);
+  }
+  after->output()->setElemType(out->elemType());
+  after->output()->setSizes(dims);
+  after->addInput(out);
+  after->is_(onnx::kperm, std::move(back));
+  out->setSizes(permuted);
   return node;
 }
 
