@@ -53,7 +53,19 @@
 namespace onnx_legalize::opset_upgrade {
 namespace {
 
-// A Constant node made before `before`, in its graph, holding a 1-D tensor of `values`.
+// A Constant node made before `before`, in its graph, holding `tensor`; its output typed and sized as the tensor.
+onnx::Value* MadeConstant(onnx::Node* before, const onnx::Tensor& tensor) {
+  onnx::Node* constant = before->owningGraph()->create(onnx::kConstant, 1);
+  constant->t_(onnx::kvalue, tensor);
+  constant->insertBefore(before);
+  constant->output()->setElemType(tensor.elem_type());
+  std::vector<onnx::Dimension> dims;
+  for (const int64_t dim : tensor.sizes()) dims.emplace_back(dim);
+  constant->output()->setSizes(dims);
+  return constant->output();
+}
+
+// The same, a 1-D tensor of `values` (int64 or float).
 template <typename T>
 onnx::Value* MadeConstant(onnx::Node* before, TensorProto::DataType type, const std::vector<T>& values) {
   onnx::Tensor tensor;
@@ -61,34 +73,23 @@ onnx::Value* MadeConstant(onnx::Node* before, TensorProto::DataType type, const 
   tensor.sizes() = {static_cast<int64_t>(values.size())};
   if constexpr (std::is_same_v<T, int64_t>) {
     tensor.int64s() = values;
-  } else if constexpr (std::is_same_v<T, int32_t>) {
-    tensor.int32s() = values;
   } else {
     tensor.floats() = values;
   }
-  onnx::Node* constant = before->owningGraph()->create(onnx::kConstant, 1);
-  constant->t_(onnx::kvalue, tensor);
-  constant->insertBefore(before);
-  constant->output()->setElemType(type);
-  constant->output()->setSizes({onnx::Dimension(static_cast<int64_t>(values.size()))});
-  return constant->output();
+  return MadeConstant(before, tensor);
 }
 
-// A Constant node made before `before`, in its graph, holding the scalar `value` of `type` (INT32 or INT64).
-onnx::Value* MadeScalar(onnx::Node* before, TensorProto::DataType type, int64_t value) {
+// An index tensor: `values` of `type` (INT32 or INT64; an index input takes no other) and `dims`.
+onnx::Tensor IndexTensor(int32_t type, std::vector<int64_t> dims, const std::vector<int64_t>& values) {
   onnx::Tensor tensor;
   tensor.elem_type() = type;
+  tensor.sizes() = std::move(dims);
   if (type == TensorProto::INT32) {
-    tensor.int32s().push_back(static_cast<int32_t>(value));
+    tensor.int32s().assign(values.begin(), values.end());
   } else {
-    tensor.int64s().push_back(value);
+    tensor.int64s() = values;
   }
-  onnx::Node* constant = before->owningGraph()->create(onnx::kConstant, 1);
-  constant->t_(onnx::kvalue, tensor);
-  constant->insertBefore(before);
-  constant->output()->setElemType(type);
-  constant->output()->setSizes({});
-  return constant->output();
+  return tensor;
 }
 
 // A node of `op` reading `inputs`, made before `before` in its graph, its one output of `elem_type`.
@@ -171,25 +172,30 @@ onnx::Node* ResizeAsUpsample9(const std::shared_ptr<onnx::Graph>&, onnx::Node* n
   return ReplacedBy(node, upsample);
 }
 
+onnx::Node* MadeAfterTakingOverItsOutput(onnx::Node* node, onnx::Symbol kind) {
+  onnx::Value* output = node->output();
+  const std::string name = output->uniqueName();
+  onnx::Graph* graph = node->owningGraph();
+  onnx::Node* made = graph->create(kind, 1);
+  made->insertAfter(node);
+  output->replaceAllUsesWith(made->output());  // which also hands a graph output's name to the new node
+  if (made->output()->uniqueName() != name) {
+    output->setUniqueName(graph->getNextUniqueName(), /*update_related_names=*/false);
+    made->output()->setUniqueName(name);
+  }
+  made->output()->setElemType(output->elemType());
+  made->addInput(output);
+  return made;
+}
+
 onnx::Node* ShapeRangeToSlice(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
   const onnx::Symbol start_name("start"), end_name("end");
   const int64_t start = node->hasAttribute(start_name) ? node->i(start_name) : 0;
   const bool has_end = node->hasAttribute(end_name);
   if (start == 0 && !has_end) return node;  // the whole shape, as Shape-1 gives it (the attributes are taken off)
   const int64_t end = has_end ? node->i(end_name) : std::numeric_limits<int64_t>::max();
-  onnx::Value* shape = node->output();
-  const std::string name = shape->uniqueName();
-  onnx::Graph* graph = node->owningGraph();
-  onnx::Node* slice = graph->create(onnx::kSlice, 1);
-  slice->insertAfter(node);
-  shape->replaceAllUsesWith(slice->output());  // which also hands a graph output's name to the Slice
-  if (slice->output()->uniqueName() != name) {
-    shape->setUniqueName(graph->getNextUniqueName(), /*update_related_names=*/false);
-    slice->output()->setUniqueName(name);
-  }
-  slice->output()->setElemType(TensorProto::INT64);
+  onnx::Node* slice = MadeAfterTakingOverItsOutput(node, onnx::kSlice);
   slice->output()->wipeSizes();  // replaceAllUsesWith gave it the whole shape's
-  slice->addInput(shape);
   slice->addInput(MadeConstant<int64_t>(slice, TensorProto::INT64, {start}));
   slice->addInput(MadeConstant<int64_t>(slice, TensorProto::INT64, {end}));
   slice->addInput(MadeConstant<int64_t>(slice, TensorProto::INT64, {0}));
@@ -267,11 +273,9 @@ onnx::Node* SliceAxesCountedFromTheFront(const std::shared_ptr<onnx::Graph>& gra
   const auto rank = static_cast<int64_t>(data->sizes().size());
   for (int64_t& axis : axes) axis += axis < 0 ? rank : 0;
   // starts, ends, axes and steps are of one type, int32 or int64.
-  if (node->inputs()[3]->elemType() == TensorProto::INT32) {
-    node->replaceInput(3, MadeConstant<int32_t>(node, TensorProto::INT32, {axes.begin(), axes.end()}));
-  } else {
-    node->replaceInput(3, MadeConstant<int64_t>(node, TensorProto::INT64, axes));
-  }
+  const int32_t type = node->inputs()[3]->elemType() == TensorProto::INT32 ? TensorProto::INT32 : TensorProto::INT64;
+  const auto count = static_cast<int64_t>(axes.size());
+  node->replaceInput(3, MadeConstant(node, IndexTensor(type, {count}, axes)));
   return node;
 }
 
@@ -289,20 +293,8 @@ onnx::Node* GatherIndicesCountedFromTheFront(const std::shared_ptr<onnx::Graph>&
   }
   const int64_t size = data->sizes()[static_cast<size_t>(axis)].dim;
   for (int64_t& index : indices) index += index < 0 ? size : 0;  // one below -size stays out of range, as it was
-  const onnx::Tensor& original = ConstantTensor(graph, node, 1, "indices");
-  onnx::Tensor tensor;
-  tensor.elem_type() = original.elem_type();
-  tensor.sizes() = original.sizes();  // a scalar index stays a scalar
-  if (original.elem_type() == TensorProto::INT32) {
-    tensor.int32s().assign(indices.begin(), indices.end());
-  } else {
-    tensor.int64s() = indices;
-  }
-  onnx::Node* constant = node->owningGraph()->create(onnx::kConstant, 1);
-  constant->t_(onnx::kvalue, tensor);
-  constant->insertBefore(node);
-  constant->output()->setElemType(tensor.elem_type());
-  node->replaceInput(1, constant->output());
+  const onnx::Tensor& original = ConstantTensor(graph, node, 1, "indices");  // a scalar index stays a scalar
+  node->replaceInput(1, MadeConstant(node, IndexTensor(original.elem_type(), original.sizes(), indices)));
   return node;
 }
 
@@ -311,14 +303,13 @@ onnx::Node* OneHotIndicesFromTheFront(const std::shared_ptr<onnx::Graph>&, onnx:
   const int32_t type = indices->elemType();
   if (WhyNot why = OneHotIndicesTypeWhyNot(type)) throw NoFormException(node, *why);
   if (IsUnsigned(type)) return node;
-  const auto indices_type = static_cast<TensorProto::DataType>(type);
   onnx::Value* depth = node->inputs()[1];
   if (depth->elemType() != type) {
     onnx::Node* cast = MadeBefore(node, "Cast", {depth}, type);
     cast->i_(onnx::kto, type);
     depth = cast->output();
   }
-  onnx::Value* zero = MadeScalar(node, indices_type, 0);
+  onnx::Value* zero = MadeConstant(node, IndexTensor(type, {}, {0}));
   onnx::Value* negative = MadeBefore(node, "Less", {indices, zero}, TensorProto::BOOL)->output();
   onnx::Value* wrapped = MadeBefore(node, "Add", {indices, depth}, type)->output();
   onnx::Value* front = MadeBefore(node, "Where", {negative, wrapped, indices}, type)->output();

@@ -114,35 +114,23 @@ onnx::Node* AxisToLast(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
   }
   to_last.push_back(from);
   for (int64_t i = 0; i < rank; ++i) back[static_cast<size_t>(to_last[static_cast<size_t>(i)])] = i;
-  onnx::Graph* graph = node->owningGraph();
   onnx::Value* x = node->inputs()[0];
   // The dims each value has, for the adapters of the steps below this one (Softmax 11 -> 10 reads the rank).
   const std::vector<onnx::Dimension> dims = x->sizes();
   std::vector<onnx::Dimension> permuted;
   permuted.reserve(dims.size());
   for (const int64_t axis_from : to_last) permuted.push_back(dims[static_cast<size_t>(axis_from)]);
-  onnx::Node* before = graph->create(onnx::kTranspose, 1);
+  onnx::Node* before = node->owningGraph()->create(onnx::kTranspose, 1);
   before->addInput(x);
   before->is_(onnx::kperm, std::move(to_last));
   before->insertBefore(node);
   before->output()->setElemType(x->elemType());
   before->output()->setSizes(permuted);
   node->replaceInput(0, before->output());
-  // The Transpose after the node takes over its output's name (a graph output's included).
-  onnx::Value* out = node->output();
-  const std::string name = out->uniqueName();
-  onnx::Node* after = graph->create(onnx::kTranspose, 1);
-  after->insertAfter(node);
-  out->replaceAllUsesWith(after->output());
-  if (after->output()->uniqueName() != name) {
-    out->setUniqueName(graph->getNextUniqueName(), /*update_related_names=*/false);
-    after->output()->setUniqueName(name);
-  }
-  after->output()->setElemType(out->elemType());
+  onnx::Node* after = MadeAfterTakingOverItsOutput(node, onnx::kTranspose);
   after->output()->setSizes(dims);
-  after->addInput(out);
   after->is_(onnx::kperm, std::move(back));
-  out->setSizes(permuted);
+  node->output()->setSizes(permuted);
   return node;
 }
 

@@ -301,6 +301,10 @@ onnx::Node* DropoutInputsToAttributes(const std::shared_ptr<onnx::Graph>& graph,
 // --- upgrade/down_replacements.cc ------------------------------------------------------------------------------------
 // Down-adapters that write a node in other ops of the older opset.
 
+// A node of `kind` made after `node`, reading its one output and taking it over: the output's readers, and its name (a
+// graph output's included), go to the new node's output, of the same element type. For a form that follows a node
+// with another (Shape-15's Slice, Softmax's Transpose back).
+onnx::Node* MadeAfterTakingOverItsOutput(onnx::Node* node, onnx::Symbol kind);
 onnx::Node* ShapeRangeToSlice(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);  // Shape 15 -> 14
 onnx::Node* CastLikeToCast(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);     // CastLike 15 -> 14
 onnx::Node* ResizeOptionalInputsSpelledOut(const std::shared_ptr<onnx::Graph>& graph,        // Resize 13 -> 12
