@@ -34,6 +34,12 @@
 //     same in both readings. depth is cast to the indices' type (a scalar or [1], it broadcasts to the indices, which
 //     have a rank of at least 1). For int32 and int64 indices (Add before 13 takes no smaller integer, and a floating
 //     index has no exact sum); unsigned ones cross as they are.
+//   - Equal-11 of the types it added (Equal-7 compares bool, int32 and int64 alone): integers of 8 to 32 bits cast to
+//     int64 first (each of their values is an int64, and two are equal exactly when their casts are); uint64 and
+//     floating values as neither less nor greater, and floating values only where both are ordered: NaN is neither
+//     less nor greater than anything, and equal to nothing. A value is ordered (not NaN) exactly when it is less than
+//     +inf or greater than -inf; -0 and +0 are neither less nor greater, and equal. Less and Greater take floating
+//     values from opset 7 on and uint64 from 9.
 // The nodes made here are named by the splice (upgrade/splice.cc); CastLike's replacement keeps the node's outputs
 // (the skeleton shows them as graph outputs, upgrade/skeleton.cc ExposeReplacedOutputs), and so does the Slice,
 // which takes over the name of Shape's output.
@@ -92,15 +98,6 @@ onnx::Tensor IndexTensor(int32_t type, std::vector<int64_t> dims, const std::vec
   return tensor;
 }
 
-// A node of `op` reading `inputs`, made before `before` in its graph, its one output of `elem_type`.
-onnx::Node* MadeBefore(onnx::Node* before, const char* op, const std::vector<onnx::Value*>& inputs, int32_t elem_type) {
-  onnx::Node* made = before->owningGraph()->create(onnx::Symbol(op), 1);
-  for (onnx::Value* input : inputs) made->addInput(input);
-  made->insertBefore(before);
-  made->output()->setElemType(elem_type);
-  return made;
-}
-
 // Replaces `node` with `replacement`, which computes its one output: readers and a graph output take the
 // replacement's.
 onnx::Node* ReplacedBy(onnx::Node* node, onnx::Node* replacement) {
@@ -115,6 +112,14 @@ std::string StringAttribute(const NodeProto& node, const char* name, const char*
 }
 
 }  // namespace
+
+onnx::Node* MadeBefore(onnx::Node* before, const char* op, const std::vector<onnx::Value*>& inputs, int32_t elem_type) {
+  onnx::Node* made = before->owningGraph()->create(onnx::Symbol(op), 1);
+  for (onnx::Value* input : inputs) made->addInput(input);
+  made->insertBefore(before);
+  made->output()->setElemType(elem_type);
+  return made;
+}
 
 WhyNot ResizeIsResize10(const NodeProto& node, const ConstantOf& constant_of) {
   const std::string mode = StringAttribute(node, "mode", "nearest");
@@ -242,6 +247,35 @@ WhyNot OneHotIndicesTypeWhyNot(int32_t type) {
   }
 }
 
+// Why an Equal-11 of elements of `type` has no form before opset 11, or nullopt.
+WhyNot EqualTypeWhyNot(int32_t type) {
+  switch (type) {
+    case TensorProto::BOOL:
+    case TensorProto::INT8:
+    case TensorProto::INT16:
+    case TensorProto::INT32:
+    case TensorProto::INT64:
+    case TensorProto::UINT8:
+    case TensorProto::UINT16:
+    case TensorProto::UINT32:
+    case TensorProto::UINT64:
+    case TensorProto::FLOAT16:
+    case TensorProto::FLOAT:
+    case TensorProto::DOUBLE: return std::nullopt;
+    case TensorProto::UNDEFINED:
+      return WhyNot(
+          "the element type of its inputs is not known (shape inference found none), and Equal before opset 11 "
+          "compares bool, int32 and int64 alone: others are written in other ops, by their type");
+    default: return WhyNot("its elements are of a type that no comparison before opset 11 takes");
+  }
+}
+
+// Whether opset 9 let `op_type` take integers (upgrade/down_integers_below_nine.cc).
+bool IsIntegerOpOfNine(const std::string& op_type) {
+  return op_type == "Greater" || op_type == "Less" || op_type == kFlatten || op_type == "MatMul" || op_type == "Gemm" ||
+         op_type == "PRelu";
+}
+
 bool IsUnsigned(int32_t type) {
   return type == TensorProto::UINT8 || type == TensorProto::UINT16 || type == TensorProto::UINT32 ||
          type == TensorProto::UINT64;
@@ -256,6 +290,13 @@ WhyNot WhyElementTypesCannotCrossBack(const NodeProto& node, int64_t version, co
   if (node.op_type() == kMish && version == 18 && node.input_size() > 0) return MishTypeWhyNot(type_of(node.input(0)));
   if (node.op_type() == kOneHot && version == 11 && node.input_size() > 0) {
     return OneHotIndicesTypeWhyNot(type_of(node.input(0)));
+  }
+  if (version == 9 && node.input_size() > 0 && IsIntegerOpOfNine(node.op_type())) {
+    return IntegersBelowNineWhyNot(node.op_type(), type_of(node.input(0)));
+  }
+  if (node.op_type() == kEqual && version == 11 && node.input_size() > 1) {
+    const int32_t type = type_of(node.input(0));
+    return EqualTypeWhyNot(type != TensorProto::UNDEFINED ? type : type_of(node.input(1)));
   }
   return std::nullopt;
 }
@@ -316,6 +357,66 @@ onnx::Node* OneHotIndicesFromTheFront(const std::shared_ptr<onnx::Graph>&, onnx:
   onnx::Value* below = MadeBefore(node, "Less", {front, zero}, TensorProto::BOOL)->output();
   node->replaceInput(0, MadeBefore(node, "Where", {below, depth, front}, type)->output());
   return node;
+}
+
+namespace {
+
+// A scalar Constant made before `before` of floating `type` (float16, float, double) holding +inf or -inf.
+onnx::Value* MadeInfinity(onnx::Node* before, int32_t type, bool negative) {
+  onnx::Tensor tensor;
+  tensor.elem_type() = type;
+  const double infinity = negative ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+  if (type == TensorProto::FLOAT16) {
+    tensor.int32s() = {negative ? 0xFC00 : 0x7C00};  // float16's bits, as TensorProto holds them
+  } else if (type == TensorProto::DOUBLE) {
+    tensor.doubles() = {infinity};
+  } else {
+    tensor.floats() = {static_cast<float>(infinity)};
+  }
+  return MadeConstant(before, tensor);
+}
+
+// Whether `x` is ordered (not NaN), elementwise, in ops of opset 7: x < +inf or x > -inf.
+onnx::Value* MadeOrdered(onnx::Node* before, onnx::Value* x, int32_t type) {
+  onnx::Value* below_infinity =
+      MadeBefore(before, "Less", {x, MadeInfinity(before, type, false)}, TensorProto::BOOL)->output();
+  onnx::Value* above_minus_infinity =
+      MadeBefore(before, "Greater", {x, MadeInfinity(before, type, true)}, TensorProto::BOOL)->output();
+  return MadeBefore(before, "Or", {below_infinity, above_minus_infinity}, TensorProto::BOOL)->output();
+}
+
+}  // namespace
+
+onnx::Node* EqualOfTheTypesItAdded(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
+  onnx::Value* a = node->inputs()[0];
+  onnx::Value* b = node->inputs()[1];
+  const int32_t type = a->elemType() != TensorProto::UNDEFINED ? a->elemType() : b->elemType();
+  if (WhyNot why = EqualTypeWhyNot(type)) throw NoFormException(node, *why);
+  switch (type) {
+    case TensorProto::BOOL:
+    case TensorProto::INT32:
+    case TensorProto::INT64: return node;
+    case TensorProto::INT8:
+    case TensorProto::INT16:
+    case TensorProto::UINT8:
+    case TensorProto::UINT16:
+    case TensorProto::UINT32:
+      for (size_t index : {size_t{0}, size_t{1}}) {
+        onnx::Node* cast = MadeBefore(node, "Cast", {node->inputs()[index]}, TensorProto::INT64);
+        cast->i_(onnx::kto, TensorProto::INT64);
+        node->replaceInput(index, cast->output());
+      }
+      return node;
+    default: break;
+  }
+  onnx::Value* less = MadeBefore(node, "Less", {a, b}, TensorProto::BOOL)->output();
+  onnx::Value* greater = MadeBefore(node, "Greater", {a, b}, TensorProto::BOOL)->output();
+  onnx::Value* unequal = MadeBefore(node, "Or", {less, greater}, TensorProto::BOOL)->output();
+  onnx::Node* neither = MadeBefore(node, "Not", {unequal}, TensorProto::BOOL);
+  if (type == TensorProto::UINT64) return ReplacedBy(node, neither);
+  onnx::Value* ordered =
+      MadeBefore(node, "And", {MadeOrdered(node, a, type), MadeOrdered(node, b, type)}, TensorProto::BOOL)->output();
+  return ReplacedBy(node, MadeBefore(node, "And", {neither->output(), ordered}, TensorProto::BOOL));
 }
 
 onnx::Node* CastLikeToCast(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {

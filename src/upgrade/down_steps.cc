@@ -11,7 +11,7 @@
 // is executed before and after where the model runner runs the model (verify/opset_move_proof.h). Softmax and
 // LogSoftmax 13 -> 12 replace onnx's own adapter (AxisToLast says what it gets wrong). Attributes that became inputs
 // go back where the inputs are constants (upgrade/down_inputs_to_attributes.cc), and Shape-15's range, CastLike,
-// Resize-13's optional inputs and OneHot-11's indices are written in ops of the older opset
+// Resize-13's optional inputs, OneHot-11's indices and the types Equal-11 added are written in ops of the older opset
 // (upgrade/down_replacements.cc). Of the changes
 // at opset 11, which let axes and indices count from the back, the listed ones write such an axis as the one it
 // counts to from the front (AxesCountedFromTheFront), and a Slice's axes or a Gather's indices must be constants,
@@ -222,6 +222,8 @@ enum class Adapt {
   kResizeAsUpsample9,               // "
   kMishAsItsBody,                   // "
   kOneHotIndicesFromTheFront,       // "
+  kEqualOfTheTypesItAdded,          // "
+  kThroughDoubleBelowNine,          // upgrade/down_integers_below_nine.cc
   kSliceAxesCountedFromTheFront,    // "
   kGatherFromTheFront,              // AxesCountedFromTheFront, then GatherIndicesCountedFromTheFront
   kAxesCountedFromTheFront,         // AxesCountedFromTheFront
@@ -243,6 +245,8 @@ onnx::version_conversion::NodeTransformerFunction AdapterOf(Adapt adapt) {
     case Adapt::kResizeAsUpsample9: return ResizeAsUpsample9;
     case Adapt::kMishAsItsBody: return MishAsItsBody;
     case Adapt::kOneHotIndicesFromTheFront: return OneHotIndicesFromTheFront;
+    case Adapt::kEqualOfTheTypesItAdded: return EqualOfTheTypesItAdded;
+    case Adapt::kThroughDoubleBelowNine: return ThroughDoubleBelowNine;
     case Adapt::kSliceAxesCountedFromTheFront: return SliceAxesCountedFromTheFront;
     case Adapt::kGatherFromTheFront:
       return [](const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node) {
@@ -469,6 +473,16 @@ const DownStep kDownSteps[] = {
      Adapt::kGatherFromTheFront},
     // Its indices counted from the front, in other ops of opset 9 (upgrade/down_replacements.cc).
     {"OneHot", 11, TakenByTheAdapter, Adapt::kOneHotIndicesFromTheFront},
+    // In place of onnx's own, which casts integers to float (upgrade/down_integers_below_nine.cc).
+    {"Greater", 9, TakenByTheAdapter, Adapt::kThroughDoubleBelowNine, /*replaces_onnx=*/true},
+    {"Less", 9, TakenByTheAdapter, Adapt::kThroughDoubleBelowNine, /*replaces_onnx=*/true},
+    {"Flatten", 9, TakenByTheAdapter, Adapt::kThroughDoubleBelowNine, /*replaces_onnx=*/true},
+    {"MatMul", 9, TakenByTheAdapter, Adapt::kThroughDoubleBelowNine, /*replaces_onnx=*/true},
+    {"Gemm", 9, TakenByTheAdapter, Adapt::kThroughDoubleBelowNine, /*replaces_onnx=*/true},
+    {"PRelu", 9, TakenByTheAdapter, Adapt::kThroughDoubleBelowNine, /*replaces_onnx=*/true},
+    // In place of onnx's own, which refuses the types Equal-11 added: they are compared in other ops of opset 10
+    // (upgrade/down_replacements.cc).
+    {"Equal", 11, TakenByTheAdapter, Adapt::kEqualOfTheTypesItAdded, /*replaces_onnx=*/true},
     // The axis's meaning changed; along the last axis it is the same.
     {"Softmax", 13, TakenByTheAdapter, Adapt::kAxisToLast, /*replaces_onnx=*/true},
     {"LogSoftmax", 13, TakenByTheAdapter, Adapt::kAxisToLast, /*replaces_onnx=*/true},

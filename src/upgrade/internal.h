@@ -8,7 +8,8 @@
 //                      fixes/registry.cc
 //   down_forms.cc      moving down: whether every node has a form at the target, before the converter runs
 //   down_steps.cc      moving down: the down-adapters onnx lacks or gets wrong, in one table; the adapters that
-//                      rewrite a node are in down_inputs_to_attributes.cc and down_replacements.cc
+//                      rewrite a node are in down_inputs_to_attributes.cc, down_replacements.cc and
+//                      down_integers_below_nine.cc
 // Names and paths in messages: graph/labels.h. The check of the input: graph/graph_validation.h.
 #ifndef ONNX_LEGALIZE_SRC_UPGRADE_INTERNAL_H_
 #define ONNX_LEGALIZE_SRC_UPGRADE_INTERNAL_H_
@@ -56,6 +57,7 @@ inline constexpr char kCastLike[] = "CastLike";
 inline constexpr char kHardSwish[] = "HardSwish";
 inline constexpr char kMish[] = "Mish";
 inline constexpr char kOneHot[] = "OneHot";
+inline constexpr char kEqual[] = "Equal";
 inline constexpr char kSoftmax[] = "Softmax";
 inline constexpr char kLogSoftmax[] = "LogSoftmax";
 inline constexpr char kHardmax[] = "Hardmax";
@@ -301,6 +303,8 @@ onnx::Node* DropoutInputsToAttributes(const std::shared_ptr<onnx::Graph>& graph,
 // --- upgrade/down_replacements.cc ------------------------------------------------------------------------------------
 // Down-adapters that write a node in other ops of the older opset.
 
+// A node of `op` reading `inputs`, made before `before` in its graph, its one output of `elem_type`.
+onnx::Node* MadeBefore(onnx::Node* before, const char* op, const std::vector<onnx::Value*>& inputs, int32_t elem_type);
 // A node of `kind` made after `node`, reading its one output and taking it over: the output's readers, and its name (a
 // graph output's included), go to the new node's output, of the same element type. For a form that follows a node
 // with another (Shape-15's Slice, Softmax's Transpose back).
@@ -317,16 +321,26 @@ onnx::Node* GatherIndicesCountedFromTheFront(const std::shared_ptr<onnx::Graph>&
                                              onnx::Node* node);
 onnx::Node* OneHotIndicesFromTheFront(const std::shared_ptr<onnx::Graph>& graph,  // OneHot 11 -> 10
                                       onnx::Node* node);
+onnx::Node* EqualOfTheTypesItAdded(const std::shared_ptr<onnx::Graph>& graph,  // Equal 11 -> 10
+                                   onnx::Node* node);
 // The element type of a value in a node's scope, as shape inference finds it, or TensorProto::UNDEFINED.
 using ElementTypeOf = std::function<int32_t(const std::string& name)>;
 // Why `node` cannot cross the step of its op at `version` for the element types it is given (CastLike 15 -> 14,
-// Mish 18 -> 17 and OneHot 11 -> 10, whose forms above depend on them), or nullopt. Their adapters refuse in the same
-// words.
+// Mish 18 -> 17, OneHot 11 -> 10 and Equal 11 -> 10, whose forms above depend on them), or nullopt. Their adapters
+// refuse in the same words.
 WhyNot WhyElementTypesCannotCrossBack(const NodeProto& node, int64_t version, const ElementTypeOf& type_of);
 WhyNot ResizeIsResize10(const NodeProto& node, const ConstantOf& constant_of);  // Resize 11 -> 10
 onnx::Node* ResizeAsResize10(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);
 WhyNot ResizeIsUpsample9(const NodeProto& node, const ConstantOf& constant_of);  // Resize 10 -> Upsample 9
 onnx::Node* ResizeAsUpsample9(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);
+
+// --- upgrade/down_integers_below_nine.cc ----------------------------------------------------------------------------
+// Greater, Less, Flatten, MatMul, Gemm and PRelu 9 -> 8, of the types opset 9 let them take: through double where
+// that is exact, in place of onnx's casts to float.
+
+// Why a node of `op_type`-9 whose input is of `type` has no form before opset 9, or nullopt.
+WhyNot IntegersBelowNineWhyNot(const std::string& op_type, int32_t type);
+onnx::Node* ThroughDoubleBelowNine(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);
 
 // --- upgrade/computed_constants.cc ----------------------------------------------------------------------------------
 // Moving down: the main graph's values computed from constants alone, read by the down steps' checks as the

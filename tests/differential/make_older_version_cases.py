@@ -110,6 +110,28 @@ def one_hot_11(index_type):
     return onnx.parser.parse_model(text.replace("TYPE", index_type)), {"i": indices}
 
 
+def equal_11():
+    """Equal-11 of floats, which Equal-7 does not take: NaN (equal to nothing), -0 and +0, infinities, neighbours."""
+    text = """
+    <ir_version: 6, opset_import: ["" : 11]>
+    g (float[8] a, float[8] b) => (bool[8] y) { y = Equal (a, b) }
+    """
+    nan, inf = np.float32("nan"), np.float32("inf")
+    a = np.array([1.5, nan, nan, -0.0, inf, -inf, inf, 2.0], np.float32)
+    b = np.array([1.5, nan, 1.0, 0.0, inf, -inf, -inf, np.nextafter(np.float32(2), np.float32(3))], np.float32)
+    return onnx.parser.parse_model(text), {"a": a, "b": b}
+
+
+def integers_of_nine(op, inputs, output):
+    """`op` at opset 9 of int32 values past 2^24, which float would round (moving to 8 casts them to double)."""
+    names = ", ".join(f"int32[{len(values)}] {name}" for name, values in inputs)
+    text = f"""
+    <ir_version: 4, opset_import: ["" : 9]>
+    g ({names}) => ({output}) {{ y = {op} ({", ".join(name for name, _ in inputs)}) }}
+    """
+    return onnx.parser.parse_model(text), {name: np.array(values, np.int32) for name, values in inputs}
+
+
 I64 = np.int64
 F32 = np.float32
 
@@ -152,6 +174,13 @@ CASES = {
     # OneHot-11's indices counted from the front below 11 (OneHot-10 reads no negative index as 11 does).
     "older_onehot11_int64_indices": one_hot_11("int64"),
     "older_onehot11_int32_indices": one_hot_11("int32"),
+    # Equal-11 of floats in comparisons of opset 7 (Equal-7 takes bool, int32 and int64 alone).
+    "older_equal11_floats": equal_11(),
+    # Less and Flatten of int32 through double below 9 (onnx's own adapter goes through float).
+    "older_less9_int32": integers_of_nine(
+        "Less", [("a", [16777217, -16777217, 2**31 - 1, 5]), ("b", [16777216, -16777216, 2**31 - 2, 5])], "bool[4] y"),
+    "older_flatten9_int32": integers_of_nine(
+        "Flatten", [("a", [16777217, -2**31, 2**31 - 1, 33554433])], "int32[4, 1] y"),
     # Upsample-9, the version Resize-10 is written as: onnx's own adapter takes its scales to an attribute below 9.
     "older_upsample9_nearest": upsample9("nearest", [1, 1, 2, 2], [1, 3, 2, 3]),
     "older_upsample9_linear": upsample9("linear", [1, 1, 2, 3], [1, 1, 3, 2]),

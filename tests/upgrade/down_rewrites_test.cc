@@ -593,6 +593,71 @@ g (int16[4] i, int64[1] d, float[2] v) => (float[4, ?] y) { y = OneHot (i, d, v)
                  9, "the lowest opset it can be moved to is 11");
 }
 
+// Equal-7 compares bool, int32 and int64 alone. Below 11 the integers Equal-11 added are cast to int64 first, and
+// floating values compared as neither less nor greater, where both are ordered: NaN equals nothing, -0 equals +0, and
+// an infinity equals itself. Floating values hold down to opset 7, uint64 to 9 (Less and Greater take it from 9).
+TEST(DownRewritesTest, ComparesTheTypesEqual11AddedInOtherOpsBelow11) {
+  const char* text = R"ONNX(
+<ir_version: 7, opset_import: ["" : 11]>
+g (float[8] a, float[8] b, double[4] c, double[4] d, int8[3] e, int8[3] f, uint64[3] g, uint64[3] h)
+  => (bool[8] floats, bool[4] doubles, bool[3] int8s, bool[3] uint64s, bool[8, 8] broadcast) {
+  floats = Equal (a, b)
+  same = Equal (c, d)
+  doubles = Not (same)
+  int8s = Equal (e, f)
+  uint64s = Equal (g, h)
+  column = Unsqueeze <axes = [1]> (a)
+  broadcast = Equal (column, b)
+}
+)ONNX";
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const double dnan = std::numeric_limits<double>::quiet_NaN();
+  const Tensor a = Floats({8}, {1.5f, nan, nan, -0.0f, inf, -inf, inf, 2.0f});
+  const Tensor b = Floats({8}, {1.5f, nan, 1.0f, 0.0f, inf, -inf, -inf, 2.0000002f});
+  const Tensor c = Doubles({4}, {dnan, 0.1, -0.0, 1e308});
+  const Tensor d = Doubles({4}, {dnan, 0.1, 0.0, -1e308});
+  const Tensor e = Make<int8_t>(TensorProto::INT8, {3}, {-128, 5, 127});
+  const Tensor f = Make<int8_t>(TensorProto::INT8, {3}, {-128, 6, 127});
+  const Tensor g = Make<uint64_t>(TensorProto::UINT64, {3}, {~uint64_t{0}, 0, uint64_t{1} << 63});
+  const Tensor h = Make<uint64_t>(TensorProto::UINT64, {3}, {~uint64_t{0}, 1, uint64_t{1} << 63});
+  const ModelProto original = ParseModelNamingNodes(text);
+  for (int64_t target : {10, 9}) {
+    const ModelProto moved = MovedDown(text, target);
+    const NodeProto* floats = Producer(moved.graph(), "floats");
+    ASSERT_NE(floats, nullptr);
+    EXPECT_EQ(floats->op_type(), "And") << "neither less nor greater, and both ordered";
+    const NodeProto* int8s = Producer(moved.graph(), "int8s");
+    ASSERT_NE(int8s, nullptr);
+    EXPECT_EQ(int8s->op_type(), "Equal");
+    EXPECT_EQ(Producer(moved.graph(), int8s->input(0))->op_type(), "Cast");
+    ExpectSameOutputs(original, moved,
+                      {{"a", &a}, {"b", &b}, {"c", &c}, {"d", &d}, {"e", &e}, {"f", &f}, {"g", &g}, {"h", &h}});
+  }
+}
+
+TEST(DownRewritesTest, ComparesFloatsInOpsOfOpset7AndRefusesUint64Below9) {
+  const char* floats = R"ONNX(
+<ir_version: 7, opset_import: ["" : 11]>
+g (float[4] a, float[4] b, float16[4] c, float16[4] d) => (bool[4] y, bool[4] z) {
+  y = Equal (a, b)
+  z = Equal (c, d)
+}
+)ONNX";
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const Tensor a = Floats({4}, {nan, 1, -0.0f, 3});
+  const Tensor b = Floats({4}, {1, 1, 0, nan});
+  // float16 bits: NaN, +inf and +inf, -0 and +0, 1 and 1 + 2^-10
+  const Tensor c = Make<uint16_t>(TensorProto::FLOAT16, {4}, {0x7E00, 0x7C00, 0x8000, 0x3C00});
+  const Tensor d = Make<uint16_t>(TensorProto::FLOAT16, {4}, {0x7E00, 0x7C00, 0x0000, 0x3C01});
+  ExpectSameOutputs(ParseModelNamingNodes(floats), MovedDown(floats, 7), {{"a", &a}, {"b", &b}, {"c", &c}, {"d", &d}});
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 7, opset_import: ["" : 11]>
+g (uint64[4] a, uint64[4] b) => (bool[4] y) { y = Equal (a, b) }
+)ONNX",
+                 8, "the lowest opset it can be moved to is 9");
+}
+
 TEST(DownRewritesTest, SpellsOutResizesLeftOutRoiAndScalesBelow13) {
   const ModelProto model = MovedDown(R"ONNX(
 <ir_version: 8, opset_import: ["" : 13]>

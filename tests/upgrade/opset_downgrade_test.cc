@@ -209,13 +209,13 @@ g (float[4] x) => (float[2] y, int64[2] i) <int64[1] k = {2}> { y, i = TopK (x, 
 // onnx's own down-adapters assert what the older version cannot hold, naming no node: the refusal names it.
 TEST(OpsetDowngradeTest, NamesTheNodeOnnxsOwnAdapterRefuses) {
   ExpectNoFormAt(R"ONNX(
-<ir_version: 6, opset_import: ["" : 11]>
-g (float[2] a, float[2] b) => (bool[2] y) { y = Equal (a, b) }
+<ir_version: 9, opset_import: ["" : 19]>
+g (string[2] a, string[2] b) => (bool[2] y) { y = Equal (a, b) }
 )ONNX",
-                 10,
-                 "Equal 'node_y' (graph main) has no form at opset 10: onnx 1.23.2's down-adapter of Equal-11 refuses "
-                 "it: DataType (1) of Input or Output of operator 'Equal' is unallowed for Opset Version 10.; the "
-                 "lowest opset it can be moved to is 11");
+                 18,
+                 "Equal 'node_y' (graph main) has no form at opset 18: onnx 1.23.2's down-adapter of Equal-19 refuses "
+                 "it: DataType (8) of Input or Output of operator 'Equal' is unallowed for Opset Version 18.; the "
+                 "lowest opset it can be moved to is 19");
 }
 
 TEST(OpsetDowngradeTest, RefusesWhatOnlyTheNewerVersionTakes) {
