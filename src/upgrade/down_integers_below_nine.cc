@@ -38,7 +38,9 @@ bool HeldByDouble(int32_t type) {
 }
 
 // Whether the op's result is its input's values, moved or compared, with no arithmetic on them.
-bool ComputesNothing(const std::string& op_type) { return op_type == "Greater" || op_type == "Less" || op_type == "Flatten"; }
+bool ComputesNothing(const std::string& op_type) {
+  return op_type == "Greater" || op_type == "Less" || op_type == "Flatten";
+}
 
 }  // namespace
 

@@ -187,6 +187,51 @@ void ExposeReplacedOutputs(const Move& move, GraphProto* graph) {
   }
 }
 
+// Moving down: a copy of each small constant a subgraph reads from an enclosing graph (an initializer, or a Constant
+// node's value), as an initializer of the subgraph under the same name. onnx's IR gives a captured value a dummy
+// producer in the subgraph and no link to the enclosing graph, and the converter hands an adapter the subgraph alone,
+// while the down-adapters that take an input into an attribute or count indices from the front read its value
+// (upgrade/down_inputs_to_attributes.cc ConstantTensor): PyTorch writes an If's branches reading the main graph's
+// Constants. The splice takes no initializer of the skeleton back (upgrade/splice.cc): the caller's graphs keep theirs.
+void CopyCapturedConstants(GraphProto* graph, const std::unordered_map<std::string, const TensorProto*>& outer) {
+  std::unordered_set<std::string> local;
+  for (const auto& v : graph->input()) local.insert(v.name());
+  for (const auto& t : graph->initializer()) local.insert(t.name());
+  for (const auto& node : graph->node()) {
+    for (const auto& o : node.output()) local.insert(o);
+  }
+  std::vector<std::string> captured;  // in order of first use, for a deterministic skeleton
+  for (const auto& node : graph->node()) {
+    for (const auto& in : node.input()) {
+      if (outer.count(in) > 0 && local.insert(in).second) captured.push_back(in);
+    }
+  }
+  for (const std::string& name : captured) {
+    TensorProto* copy = graph->add_initializer();
+    *copy = *outer.at(name);
+    copy->set_name(name);
+  }
+  // What the graphs in this one see: the enclosing graphs' constants, but those this one hides, and its own (every
+  // constant left in the skeleton is small: large ones are stand-ins and placeholders).
+  std::unordered_map<std::string, const TensorProto*> visible;
+  for (const auto& [name, constant] : outer) {
+    if (local.count(name) == 0) visible.emplace(name, constant);
+  }
+  std::unordered_set<std::string> inputs;
+  for (const auto& v : graph->input()) inputs.insert(v.name());
+  for (const auto& t : graph->initializer()) {
+    if (inputs.count(t.name()) == 0) visible[t.name()] = &t;  // one that is also an input may be fed otherwise
+  }
+  for (const auto& node : graph->node()) {
+    const TensorProto* value = ConstantValue(node);
+    if (value != nullptr && node.output_size() == 1) visible[node.output(0)] = value;
+  }
+  for (auto& node : *graph->mutable_node()) {
+    ForEachMutableSubgraph(
+        node, [&](const std::string&, GraphProto& subgraph) { CopyCapturedConstants(&subgraph, visible); });
+  }
+}
+
 // Runs onnx's shape inference on `model` when it succeeds; leaves the model as it is when it throws (a model
 // whose declared types contradict inference is still converted where no adapter needs them).
 void InferShapesIfConsistent(ModelProto& model) {
@@ -417,6 +462,7 @@ absl::StatusOr<Skeleton> BuildSkeleton(const ModelProto& model, const Move& move
   // which broadcasts with anything; no adapter writes a dim it reads into the model (1.23's Softmax 12->13 takes
   // the shape at run time), and Softmax's fix reads the dims collected above, before the substitution.
   if (move.from < 7 && move.Crosses(7)) SizeUnsizedDims(*shown.mutable_graph());
+  if (move.Down()) CopyCapturedConstants(shown.mutable_graph(), {});
   ExposeReplacedOutputs(move, shown.mutable_graph());
   return skeleton;
 }

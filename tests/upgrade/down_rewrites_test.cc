@@ -568,6 +568,30 @@ g (bool c, float[3] x) => (float[3] y) {
   }
 }
 
+// PyTorch writes an If's branches reading the main graph's Constants: a branch's Gather of the main graph's index -1
+// is counted from the front like any other (the converter hands the adapter the branch alone; the skeleton gives it a
+// copy of the constant), and one of index 0 crosses as it is.
+TEST(DownRewritesTest, ReadsTheConstantsASubgraphCapturesBelow11) {
+  const char* text = R"ONNX(
+<ir_version: 7, opset_import: ["" : 13]>
+g (bool c, float[2, 5] x) => (float[2] y) {
+  first = Constant <value = int64 {0}> ()
+  last = Constant <value = int64 {-1}> ()
+  y = If (c) <then_branch = t () => (float[2] a) { a = Gather <axis = 1> (x, first) },
+              else_branch = e () => (float[2] b) { b = Gather <axis = 1> (x, last) }>
+}
+)ONNX";
+  const ModelProto original = ParseModelNamingNodes(text);
+  const ModelProto moved = MovedDown(text, 10);
+  const Tensor x = Floats({2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+  for (const bool condition : {true, false}) {
+    const Tensor c = Bools({}, {static_cast<uint8_t>(condition)});
+    ExpectSameOutputs(original, moved, {{"c", &c}, {"x", &x}});
+  }
+  const GraphProto& then_branch = Producer(moved.graph(), "y")->attribute(0).g();
+  EXPECT_EQ(then_branch.initializer_size(), 0) << "the skeleton's copy of the constant stays out of the result";
+}
+
 // Unsigned indices count nothing from the back: the node crosses as it is.
 TEST(DownRewritesTest, LeavesOneHotOfUnsignedIndicesAsItIsBelow11) {
   const ModelProto moved = MovedDown(R"ONNX(
