@@ -264,11 +264,11 @@ struct InputSetEnd {
 
 // Runs input set `trial` through both forms on `meter`. A verification failure when they differ, or when `after`
 // fails where `before` ran.
-absl::StatusOr<InputSetEnd> RunInputSet(const ProofForms& forms, int trial, OpenDims open_dims, DrawnFloats floats,
+absl::StatusOr<InputSetEnd> RunInputSet(const ProofForms& forms, int trial, OpenDims open_dims, DrawnValues values,
                                         const Options& options, RunMeter& meter) {
   TrialRandom random(options.verify_seed ^ (0x0b5e7u + static_cast<uint64_t>(trial)));
   using Feeds = std::map<std::string, Tensor>;
-  ASSIGN_OR_RETURN(Feeds inputs, DrawInputs(forms.before.graph(), floats, random, open_dims));
+  ASSIGN_OR_RETURN(Feeds inputs, DrawInputs(forms.before.graph(), values, random, open_dims));
   // The forms run node beside node: a node the move left as it was is computed once for both, or not at all when
   // nothing the move changed reads it (RunModelPair).
   PairedRun run = RunModelPair(forms.plan, inputs, forms.elsewhere, &meter);
@@ -343,21 +343,21 @@ absl::StatusOr<OpsetMoveProofResult> ProveOpsetMove(const onnx::ModelProto& befo
     // The first set holds ordinary numbers: they flow through a deep network, whose outputs are then numbers
     // to compare (special values turn an image network's every output to NaN within a few layers, before and
     // after any move). The later sets mix in the special values, for the ops that treat them apart.
-    const DrawnFloats floats = trial == 0 || ordinary_only ? DrawnFloats::kOrdinary : DrawnFloats::kSpecial;
-    ASSIGN_OR_RETURN(InputSetEnd end, RunInputSet(forms, trial, open_dims, floats, options, tally.meter()));
+    const DrawnValues values = trial == 0 || ordinary_only ? DrawnValues::kOrdinary : DrawnValues::kSpecial;
+    ASSIGN_OR_RETURN(InputSetEnd end, RunInputSet(forms, trial, open_dims, values, options, tally.meter()));
     // A model whose reshapes fix its batch at 1 (a CoreML conversion's Reshape of a [None, 120] input to
     // [40, 3, 1, 1]) runs on no other size: when the first set does not run with its open dims drawn as 3 or 2,
     // they are drawn as 1, for it and every set after.
     if (trial == 0 && end.before_does_not_run && open_dims == OpenDims::kForTheModel &&
         HasOpenDimsDrawnPastOne(before.graph())) {
       open_dims = OpenDims::kOnes;
-      ASSIGN_OR_RETURN(end, RunInputSet(forms, trial, open_dims, floats, options, tally.meter()));
+      ASSIGN_OR_RETURN(end, RunInputSet(forms, trial, open_dims, values, options, tally.meter()));
     }
     // A model that refuses the special values (a Cast of an infinity to an integer: magika takes its bytes as
     // floats) runs this set and the later ones on ordinary numbers, each drawn anew.
     if (trial > 0 && end.before_does_not_run && !ordinary_only) {
       ordinary_only = true;
-      ASSIGN_OR_RETURN(end, RunInputSet(forms, trial, open_dims, DrawnFloats::kOrdinary, options, tally.meter()));
+      ASSIGN_OR_RETURN(end, RunInputSet(forms, trial, open_dims, DrawnValues::kOrdinary, options, tally.meter()));
     }
     budget_cut = end.past_budget && trial > 0;
     if (!end.identical && !budget_cut) return tally.NotExecuted(end.why_not);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <iterator>
+#include <limits>
 #include <optional>
 #include <type_traits>
 #include <utility>
@@ -208,10 +209,32 @@ absl::StatusOr<Tensor> DrawAxes(DataType type, const std::vector<int64_t>& dims,
   return Tensor::FromBytes(type, dims, std::move(bytes));
 }
 
+// About one element in four of `drawn` (of type T) replaced by a special integer: T's lowest and highest, and the
+// values next to 2^24 and 2^53 (of either sign, where T holds them), the first integers float and double round.
+template <typename T>
+void MixInSpecialIntegers(Tensor& drawn, TrialRandom& random) {
+  std::vector<T> special = {std::numeric_limits<T>::lowest(), std::numeric_limits<T>::max()};
+  for (const int64_t power : {int64_t{1} << 24, int64_t{1} << 53}) {
+    for (const int64_t value : {power + 1, -(power + 1)}) {
+      if (value >= static_cast<int64_t>(std::numeric_limits<T>::lowest()) &&
+          (value < 0 || static_cast<uint64_t>(value) <= static_cast<uint64_t>(std::numeric_limits<T>::max()))) {
+        special.push_back(static_cast<T>(value));
+      }
+    }
+  }
+  char* bytes = drawn.mutable_data();
+  const int64_t count = drawn.element_count();
+  for (int64_t i = 0; i < count; ++i) {
+    if (random.Uniform(0, 3) != 0) continue;
+    const T value = special[static_cast<size_t>(random.Uniform(0, static_cast<int64_t>(special.size()) - 1))];
+    std::memcpy(bytes + i * static_cast<int64_t>(sizeof(T)), &value, sizeof(T));
+  }
+}
+
 template <typename T>
 absl::StatusOr<Tensor> DrawInteger(const onnx::GraphProto& graph, const onnx::ValueInfoProto& input, DataType type,
                                    const std::vector<int64_t>& dims, int64_t count, bool open_as_one,
-                                   TrialRandom& random) {
+                                   DrawnValues values, TrialRandom& random) {
   const IntegerUse use = UseOf(graph, input.name(), open_as_one);
   switch (use.role) {
     case IntegerRole::kSize: return DrawIntegers<T>(type, dims, count, 1, 1, random);
@@ -220,7 +243,10 @@ absl::StatusOr<Tensor> DrawInteger(const onnx::GraphProto& graph, const onnx::Va
     case IntegerRole::kAny: break;
   }
   // An unsigned input (an image of uint8 pixels) is drawn from 0.
-  return DrawIntegers<T>(type, dims, count, std::is_signed_v<T> ? kLowInteger : 0, kHighInteger, random);
+  ASSIGN_OR_RETURN(Tensor drawn,
+                   DrawIntegers<T>(type, dims, count, std::is_signed_v<T> ? kLowInteger : 0, kHighInteger, random));
+  if (values == DrawnValues::kSpecial) MixInSpecialIntegers<T>(drawn, random);
+  return drawn;
 }
 
 }  // namespace
@@ -274,7 +300,7 @@ bool HasOpenDimsDrawnPastOne(const onnx::GraphProto& graph) {
   return false;
 }
 
-absl::StatusOr<std::map<std::string, Tensor>> DrawInputs(const onnx::GraphProto& graph, DrawnFloats floats,
+absl::StatusOr<std::map<std::string, Tensor>> DrawInputs(const onnx::GraphProto& graph, DrawnValues values,
                                                          TrialRandom& random, OpenDims open_dims) {
   std::map<std::string, Tensor> inputs;
   const bool open_as_one = open_dims == OpenDims::kOnes || HasImageSizedInput(graph);
@@ -288,23 +314,23 @@ absl::StatusOr<std::map<std::string, Tensor>> DrawInputs(const onnx::GraphProto&
     if (floating && ReadsAsScales(graph, input->name())) {
       value = rules::Filled(type, dims, 1.0);
     } else if (floating) {
-      value = floats == DrawnFloats::kOrdinary ? random.OrdinaryFloats(type, dims) : random.SpecialFloats(type, dims);
+      value = values == DrawnValues::kOrdinary ? random.OrdinaryFloats(type, dims) : random.SpecialFloats(type, dims);
     } else if (type == onnx::TensorProto::INT8) {
-      value = DrawInteger<int8_t>(graph, *input, type, dims, count, open_as_one, random);
+      value = DrawInteger<int8_t>(graph, *input, type, dims, count, open_as_one, values, random);
     } else if (type == onnx::TensorProto::UINT8) {
-      value = DrawInteger<uint8_t>(graph, *input, type, dims, count, open_as_one, random);
+      value = DrawInteger<uint8_t>(graph, *input, type, dims, count, open_as_one, values, random);
     } else if (type == onnx::TensorProto::INT16) {
-      value = DrawInteger<int16_t>(graph, *input, type, dims, count, open_as_one, random);
+      value = DrawInteger<int16_t>(graph, *input, type, dims, count, open_as_one, values, random);
     } else if (type == onnx::TensorProto::UINT16) {
-      value = DrawInteger<uint16_t>(graph, *input, type, dims, count, open_as_one, random);
+      value = DrawInteger<uint16_t>(graph, *input, type, dims, count, open_as_one, values, random);
     } else if (type == onnx::TensorProto::INT32) {
-      value = DrawInteger<int32_t>(graph, *input, type, dims, count, open_as_one, random);
+      value = DrawInteger<int32_t>(graph, *input, type, dims, count, open_as_one, values, random);
     } else if (type == onnx::TensorProto::UINT32) {
-      value = DrawInteger<uint32_t>(graph, *input, type, dims, count, open_as_one, random);
+      value = DrawInteger<uint32_t>(graph, *input, type, dims, count, open_as_one, values, random);
     } else if (type == onnx::TensorProto::INT64) {
-      value = DrawInteger<int64_t>(graph, *input, type, dims, count, open_as_one, random);
+      value = DrawInteger<int64_t>(graph, *input, type, dims, count, open_as_one, values, random);
     } else if (type == onnx::TensorProto::UINT64) {
-      value = DrawInteger<uint64_t>(graph, *input, type, dims, count, open_as_one, random);
+      value = DrawInteger<uint64_t>(graph, *input, type, dims, count, open_as_one, values, random);
     } else if (type == onnx::TensorProto::STRING) {
       value = DrawStrings(dims, count, random);
     } else {

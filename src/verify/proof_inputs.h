@@ -1,6 +1,6 @@
 // The inputs the opset move's proof (verify/opset_move_proof.h) feeds a model: drawn from a seed, of the
 // declared types and dims, with values the model accepts. Floats are ordinary numbers, or ordinary numbers
-// mixed with the special ones (DrawnFloats); an integer input is drawn by what the model reads it as: an index
+// mixed with the special ones (DrawnValues); an integer input is drawn by what the model reads it as: an index
 // (Gather's indices, a sequence position) within what it indexes, a size (Expand's shape, Tile's repeats,
 // split lengths) as ones, which every such use accepts, axes (Slice's, DynamicSlice's) distinct within the
 // data's rank; any other integer small, of either sign. Strings come from a small vocabulary of words.
@@ -47,12 +47,14 @@ enum class OpenDims { kForTheModel, kOnes };
 // Whether a fed input of `graph` has a dim the model leaves open (drawn otherwise than as 1).
 bool HasOpenDimsDrawnPastOne(const onnx::GraphProto& graph);
 
-// What a drawn set's float inputs hold: ordinary numbers only (TrialRandom::OrdinaryFloats), or ordinary
-// numbers mixed with the special values (SpecialFloats: zeros, infinities, NaN, subnormals, huge values).
-enum class DrawnFloats { kOrdinary, kSpecial };
+// What a drawn set holds: ordinary values only (floats by TrialRandom::OrdinaryFloats, small integers), or
+// ordinary values mixed with special ones: floats by SpecialFloats (zeros, infinities, NaN, subnormals, huge
+// values), and integers read as neither an index, a size nor axes with their type's extremes and the values past
+// 2^24 and 2^53 that float and double do not hold (a form that computes integers in a floating type rounds them).
+enum class DrawnValues { kOrdinary, kSpecial };
 
 // One input set for `graph`'s fed inputs (see the header comment).
-absl::StatusOr<std::map<std::string, Tensor>> DrawInputs(const onnx::GraphProto& graph, DrawnFloats floats,
+absl::StatusOr<std::map<std::string, Tensor>> DrawInputs(const onnx::GraphProto& graph, DrawnValues values,
                                                          TrialRandom& random,
                                                          OpenDims open_dims = OpenDims::kForTheModel);
 
