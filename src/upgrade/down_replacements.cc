@@ -27,6 +27,9 @@
 //   - Gather-11's constant indices that count from the back as Gather-1's counted from the front, by the size shape
 //     inference found for its data along the axis (where it found none, no form), in a Constant of the same type and
 //     dims.
+//   - Unsqueeze-11 whose axes count from the back and are its output's last (-1, or -2 and -1, ...), of an input whose
+//     rank shape inference did not find (PyTorch's x.unsqueeze(-1) of an If's output): a Reshape of the input to its
+//     Shape followed by as many 1s. A dim of 0 in that shape copies the input's 0 (Reshape-5), which is the same.
 //   - OneHot-11, which counts an index in [-depth, -1] from the back, as OneHot-10 of the indices counted from the
 //     front: Where(indices < 0, indices + depth, indices), then depth itself where that is still negative (an index
 //     below -depth), which is off everywhere at both versions. OneHot-10's text makes every negative index off
@@ -417,6 +420,21 @@ onnx::Node* EqualOfTheTypesItAdded(const std::shared_ptr<onnx::Graph>&, onnx::No
   onnx::Value* ordered =
       MadeBefore(node, "And", {MadeOrdered(node, a, type), MadeOrdered(node, b, type)}, TensorProto::BOOL)->output();
   return ReplacedBy(node, MadeBefore(node, "And", {neither->output(), ordered}, TensorProto::BOOL));
+}
+
+onnx::Node* UnsqueezeAtTheBackAsReshape(onnx::Node* node, const std::vector<int64_t>& axes) {
+  const auto count = static_cast<int64_t>(axes.size());
+  std::vector<int64_t> sorted = axes;
+  std::sort(sorted.begin(), sorted.end());
+  for (int64_t i = 0; i < count; ++i) {
+    if (sorted[static_cast<size_t>(i)] != i - count) return nullptr;  // not -count, ..., -1
+  }
+  onnx::Value* x = node->inputs()[0];
+  onnx::Value* shape = MadeBefore(node, "Shape", {x}, TensorProto::INT64)->output();
+  onnx::Value* ones = MadeConstant(node, IndexTensor(TensorProto::INT64, {count}, std::vector<int64_t>(count, 1)));
+  onnx::Node* target = MadeBefore(node, "Concat", {shape, ones}, TensorProto::INT64);
+  target->i_(onnx::kaxis, 0);
+  return ReplacedBy(node, MadeBefore(node, "Reshape", {x, target->output()}, x->elemType()));
 }
 
 onnx::Node* CastLikeToCast(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {

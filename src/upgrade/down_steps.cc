@@ -137,7 +137,8 @@ onnx::Node* AxisToLast(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
 // An op of opset 11 moved to 10, where an axis counts from the front only: each axis (`axis` or `axes`) that counts
 // from the back written as the one it counts to from the front, by the rank shape inference gave the input (Unsqueeze's
 // axes count in its output, of that rank plus one per axis). onnx's own adapters of these steps keep a negative axis,
-// which the older schemas do not take. Where the rank is not known, no form.
+// which the older schemas do not take. Where the rank is not known, no form, but for an Unsqueeze at the back of its
+// output, which becomes a Reshape (down_replacements.cc).
 onnx::Node* AxesCountedFromTheFront(const std::shared_ptr<onnx::Graph>&, onnx::Node* node) {
   onnx::Value* input = node->inputs()[0];
   for (const onnx::Symbol name : {onnx::kaxis, onnx::kaxes}) {
@@ -146,6 +147,9 @@ onnx::Node* AxesCountedFromTheFront(const std::shared_ptr<onnx::Graph>&, onnx::N
     std::vector<int64_t> axes = one ? std::vector<int64_t>{node->i(name)} : node->is(name);
     if (std::none_of(axes.begin(), axes.end(), [](int64_t axis) { return axis < 0; })) continue;
     if (!input->has_sizes()) {
+      if (node->kind() == onnx::kUnsqueeze) {
+        if (onnx::Node* reshape = UnsqueezeAtTheBackAsReshape(node, axes)) return reshape;
+      }
       throw NoFormException(node,
                             absl::StrCat("its ", name.toString(),
                                          " counts from the back, and the rank of its input is not known (shape "

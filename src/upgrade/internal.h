@@ -321,6 +321,9 @@ onnx::Node* GatherIndicesCountedFromTheFront(const std::shared_ptr<onnx::Graph>&
                                              onnx::Node* node);
 onnx::Node* OneHotIndicesFromTheFront(const std::shared_ptr<onnx::Graph>& graph,  // OneHot 11 -> 10
                                       onnx::Node* node);
+// An Unsqueeze whose `axes` (counting from the back) are its output's last ones, replaced by a Reshape that appends
+// the 1s; null (and the node left as it is) for other axes. For Unsqueeze 11 -> 10 where the rank is not known.
+onnx::Node* UnsqueezeAtTheBackAsReshape(onnx::Node* node, const std::vector<int64_t>& axes);
 onnx::Node* EqualOfTheTypesItAdded(const std::shared_ptr<onnx::Graph>& graph,  // Equal 11 -> 10
                                    onnx::Node* node);
 // The element type of a value in a node's scope, as shape inference finds it, or TensorProto::UNDEFINED.

@@ -179,7 +179,8 @@ void ExposeReplacedOutputs(const Move& move, GraphProto* graph) {
         (node.op_type() == kUpsample && move.Crosses(10)) || (node.op_type() == kScatter && move.Crosses(11)) ||
         (node.op_type() == kCastLike && move.CrossesDown(15)) ||
         (node.op_type() == kHardSwish && move.CrossesDown(14)) || (node.op_type() == kResize && move.CrossesDown(10)) ||
-        (node.op_type() == kMish && move.CrossesDown(18)) || (node.op_type() == kEqual && move.CrossesDown(11));
+        (node.op_type() == kMish && move.CrossesDown(18)) || (node.op_type() == kEqual && move.CrossesDown(11)) ||
+        (node.op_type() == kUnsqueeze && move.CrossesDown(11));
     if (!replaced || node.domain() == kStandInDomain) continue;
     for (const auto& o : node.output()) {
       if (!o.empty() && outputs.insert(o).second) graph->add_output()->set_name(o);

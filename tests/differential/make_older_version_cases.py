@@ -132,6 +132,20 @@ def integers_of_nine(op, inputs, output):
     return onnx.parser.parse_model(text), {name: np.array(values, np.int32) for name, values in inputs}
 
 
+def unsqueeze_at_the_back():
+    """Unsqueeze-13 along -2 and -1 of a value whose rank inference does not know (a Reshape to a shape fed at run
+    time): below 11 a Reshape to its shape followed by two 1s."""
+    text = """
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[6] x, int64[N] s) => (float[?, ?, ?, ?] y) <int64[2] back = {-2, -1}> {
+      r = Reshape (x, s)
+      y = Unsqueeze (r, back)
+    }
+    """
+    x = np.arange(6, dtype=np.float32) - 2.5
+    return onnx.parser.parse_model(text), {"x": x, "s": np.array([2, 3], np.int64)}
+
+
 I64 = np.int64
 F32 = np.float32
 
@@ -174,6 +188,8 @@ CASES = {
     # OneHot-11's indices counted from the front below 11 (OneHot-10 reads no negative index as 11 does).
     "older_onehot11_int64_indices": one_hot_11("int64"),
     "older_onehot11_int32_indices": one_hot_11("int32"),
+    # x.unsqueeze(-1) of a value of unknown rank as a Reshape below 11.
+    "older_unsqueeze13_back_of_unknown_rank": unsqueeze_at_the_back(),
     # Equal-11 of floats in comparisons of opset 7 (Equal-7 takes bool, int32 and int64 alone).
     "older_equal11_floats": equal_11(),
     # Less and Flatten of int32 through double below 9 (onnx's own adapter goes through float).

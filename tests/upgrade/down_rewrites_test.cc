@@ -592,6 +592,36 @@ g (bool c, float[2, 5] x) => (float[2] y) {
   EXPECT_EQ(then_branch.initializer_size(), 0) << "the skeleton's copy of the constant stays out of the result";
 }
 
+// x.unsqueeze(-1) of a value whose rank inference does not know has no axis counted from the front; below 11 it is a
+// Reshape to the value's shape followed by a 1. Other axes counting from the back still need the rank.
+TEST(DownRewritesTest, WritesAnUnsqueezeAtTheBackOfUnknownRankAsAReshapeBelow11) {
+  const char* text = R"ONNX(
+<ir_version: 7, opset_import: ["" : 13]>
+g (float[6] x, int64[N] s) => (float[?, ?, ?] y) <int64[2] back = {-2, -1}> {
+  r = Reshape (x, s)
+  y = Unsqueeze (r, back)
+}
+)ONNX";
+  const ModelProto original = ParseModelNamingNodes(text);
+  const Tensor x = Floats({6}, {1, 2, 3, 4, 5, 6});
+  const Tensor s = Int64s({1}, {6});
+  for (int64_t target : {10, 9}) {
+    const ModelProto moved = MovedDown(text, target);
+    const NodeProto* reshape = Producer(moved.graph(), "y");
+    ASSERT_NE(reshape, nullptr);
+    EXPECT_EQ(reshape->op_type(), "Reshape");
+    ExpectSameOutputs(original, moved, {{"x", &x}, {"s", &s}});
+  }
+  ExpectNoFormAt(R"ONNX(
+<ir_version: 7, opset_import: ["" : 13]>
+g (float[6] x, int64[N] s) => (float[?, ?] y) <int64[1] second = {-2}> {
+  r = Reshape (x, s)
+  y = Unsqueeze (r, second)
+}
+)ONNX",
+                 10, "its axes counts from the back, and the rank of its input is not known");
+}
+
 // Unsigned indices count nothing from the back: the node crosses as it is.
 TEST(DownRewritesTest, LeavesOneHotOfUnsignedIndicesAsItIsBelow11) {
   const ModelProto moved = MovedDown(R"ONNX(
