@@ -440,7 +440,12 @@ absl::StatusOr<std::vector<CheckFinding>> OpsetFindings(const onnx::ModelProto& 
   const int64_t max = *policy.max_opset;
   ASSIGN_OR_RETURN(const std::vector<NodeWithoutForm> without_form, NodesWithoutFormAt(model, max));
   finding.reason = absl::StrCat("default opset ", at, " is above the maximum ", max, " (max_opset)");
-  if (without_form.empty()) {
+  // Each node is judged above as it stands; the move may still refuse one for what only shape inference of the whole
+  // model knows (the rank of an input whose axis counts from the back): a move of a light copy says.
+  const absl::Status moves = without_form.empty() ? TryMovingDown(model, max) : absl::OkStatus();
+  if (!moves.ok()) {
+    absl::StrAppend(&finding.reason, "; --target-opset=", max, " refuses it: ", moves.message());
+  } else if (without_form.empty()) {
     finding.fixable = true;
     finding.fix = absl::StrCat("--target-opset=", max, " moves it down (every node has a form there), to IR version ",
                                IrVersionAfterMovingDown(model, max));

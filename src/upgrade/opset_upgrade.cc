@@ -270,6 +270,12 @@ absl::StatusOr<std::vector<NodeWithoutForm>> NodesWithoutFormAt(const onnx::Mode
   return found;
 }
 
+absl::Status TryMovingDown(const onnx::ModelProto& model, int64_t target_opset) {
+  onnx::ModelProto light;
+  BuildModelSkeleton(model, light);
+  return MoveDefaultOpset(light, target_opset);
+}
+
 absl::Status MoveDefaultOpsetInChunks(onnx::ModelProto& model, int64_t target_opset, int64_t chunk_nodes,
                                       const PassThroughOps& pass_through, RenamedOutputs* renamed) {
   std::optional<google::protobuf::RepeatedPtrField<onnx::NodeProto>> undo;

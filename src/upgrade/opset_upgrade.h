@@ -77,6 +77,12 @@ struct NodeWithoutForm {
 // at or above the model's opset. InvalidArgument when the model's opset imports are malformed.
 absl::StatusOr<std::vector<NodeWithoutForm>> NodesWithoutFormAt(const onnx::ModelProto& model, int64_t target_opset);
 
+// Whether MoveDefaultOpset would move `model` to `target_opset` (below its opset): the move made on a light copy
+// (graph/model_skeleton.h: weights past 64 KiB left out as typed inputs), the model left as it is. OK, or the move's
+// error (kNoFormAtOpset naming the node where an adapter refuses what NodesWithoutFormAt cannot see node by node: an
+// axis counting from the back of an input whose rank only shape inference of the whole model could give).
+absl::Status TryMovingDown(const onnx::ModelProto& model, int64_t target_opset);
+
 // MoveDefaultOpset with the main graph handed to the converter in chunks of at most `chunk_nodes` nodes
 // it converts (MoveDefaultOpset uses 64), or, for 0, whole, as onnx's ConvertVersion does. The result
 // is the same either way, byte for byte (a move down is always converted whole); whole, the conversion costs O(n*m) for

@@ -247,6 +247,37 @@ g (float[4] x, int64[1] d, float[2] v) => (float[4, ?] y) { i = Relu (x)  y = On
   EXPECT_EQ(ErrorKindOf(MoveTo(of_float, 10)), ErrorKind::kNoFormAtOpset);
 }
 
+// A Slice along axis -1 has a form at 10 where the rank of its data is known, which shape inference of the whole
+// model alone can say: the policy tries the move, and a model it refuses is not fixable, the refusal named.
+TEST(CheckReportTest, OpsetPolicyCallsFixableOnlyWhatTheMoveTakes) {
+  const char* known_rank = R"ONNX(
+<ir_version: 7, opset_import: ["" : 13]>
+g (float[2, 5] x) => (float[2, 2] y) <int64[1] b = {1}, int64[1] e = {3}, int64[1] back = {-1}> {
+  y = Slice (x, b, e, back)
+}
+)ONNX";
+  const char* unknown_rank = R"ONNX(
+<ir_version: 7, opset_import: ["" : 13]>
+g (float[10] x, int64[N] s) => (float[?, ?] y) <int64[1] b = {1}, int64[1] e = {3}, int64[1] back = {-1}> {
+  r = Reshape (x, s)
+  y = Slice (r, b, e, back)
+}
+)ONNX";
+  absl::StatusOr<std::vector<CheckFinding>> fixable = CheckOpsetPolicy(ParseModel(known_rank), {std::nullopt, 10});
+  ASSERT_TRUE(fixable.ok()) << fixable.status();
+  ASSERT_EQ(fixable->size(), 1u);
+  EXPECT_TRUE(fixable->front().fixable);
+
+  absl::StatusOr<std::vector<CheckFinding>> refused = CheckOpsetPolicy(ParseModel(unknown_rank), {std::nullopt, 10});
+  ASSERT_TRUE(refused.ok()) << refused.status();
+  ASSERT_EQ(refused->size(), 1u);
+  EXPECT_FALSE(refused->front().fixable);
+  EXPECT_THAT(refused->front().reason,
+              AllOf(HasSubstr("--target-opset=10 refuses it: Slice "),
+                    HasSubstr("its axes count from the back, and the rank of its data is not known")));
+  EXPECT_EQ(ErrorKindOf(MoveTo(unknown_rank, 10)), ErrorKind::kNoFormAtOpset);
+}
+
 // One Relu at default opset `opset` and IR version `ir`.
 onnx::ModelProto ReluAt(int64_t opset, int64_t ir) {
   onnx::ModelProto model = ParseModel(R"ONNX(
