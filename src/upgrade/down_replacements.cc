@@ -159,9 +159,12 @@ onnx::Node* ResizeAsResize10(const std::shared_ptr<onnx::Graph>&, onnx::Node* no
 }
 
 WhyNot ResizeIsUpsample9(const NodeProto& node, const ConstantOf& constant_of) {
-  if (!HasInput(node, 1)) return std::string("it has no scales");
-  const TensorProto* scales = constant_of(node.input(1));
-  const std::optional<std::vector<float>> values = scales == nullptr ? std::nullopt : FloatValues(*scales);
+  // The node is checked as the caller's model holds it: a Resize of opset 11 on (X, roi, scales, sizes), which the
+  // step to 10 writes as Resize-10's (X, scales), or one of opset 10.
+  const int scales = node.input_size() > 2 ? 2 : 1;
+  if (!HasInput(node, scales)) return std::string("it has no scales");
+  const TensorProto* constant = constant_of(node.input(scales));
+  const std::optional<std::vector<float>> values = constant == nullptr ? std::nullopt : FloatValues(*constant);
   if (!values.has_value()) {
     return std::string(
         "its scales are not a constant, and Upsample, which Resize-10 is written as, takes none below 1");

@@ -178,6 +178,13 @@ CASES = {
     "older_resize11_asymmetric_floor": constant_inputs(
         "Resize", 11, [1, 1, 2, 3], [("y", [1, 1, 4, 6])], [("roi", [], F32), ("scales", [1, 1, 2, 2], F32)],
         mode="nearest", coordinate_transformation_mode="asymmetric", nearest_mode="floor"),
+    # PyTorch's F.interpolate(scale_factor=2) at 13: Resize (x, "", scales), to Resize-10, then Upsample.
+    "older_resize13_nearest_no_roi": (onnx.parser.parse_model("""
+    <ir_version: 7, opset_import: ["" : 13]>
+    g (float[1, 2, 3, 3] x) => (float[1, 2, 6, 6] y) <float[4] scales = {1, 1, 2, 2}> {
+      y = Resize <mode = "nearest", coordinate_transformation_mode = "asymmetric", nearest_mode = "floor"> (x, , scales)
+    }
+    """), {"x": [1, 2, 3, 3]}),
     # Resize-10 upsampling: written as Upsample-9, and below 9 as Upsample-7 (scales an attribute).
     "older_resize10_nearest_upsample": resize10("nearest", [1, 1, 2, 3], [1, 2, 3, 3]),
     "older_resize10_nearest_fractional_upsample": resize10("nearest", [1, 1, 1.5, 2.5], [1, 2, 4, 3]),

@@ -788,6 +788,26 @@ g (float[1, 1, 2, 2] x) => (float[1, 1, 4, 6] y) <float[4] scales = {1, 1, 2, 3}
   EXPECT_THAT(FindAttr(*upsample, "scales")->floats(), ElementsAre(1, 1, 2, 3));
 }
 
+// PyTorch's F.interpolate(scale_factor=2) at opset 13 is a Resize of (x, "", scales): its scales, the third input
+// there, are the second of the Resize-10 it becomes at 10, and then Upsample's.
+TEST(DownRewritesTest, WritesAnUpsamplingResize13AsUpsampleBelow10) {
+  constexpr char kResize13[] = R"ONNX(
+<ir_version: 7, opset_import: ["" : 13]>
+g (float[1, 1, 2, 3] x) => (float[1, 1, 4, 6] y) <float[4] scales = {1, 1, 2, 2}> {
+  y = Resize <mode = "nearest", coordinate_transformation_mode = "asymmetric", nearest_mode = "floor"> (x, , scales)
+}
+)ONNX";
+  const ModelProto original = ParseModelNamingNodes(kResize13);
+  const Tensor x = Floats({1, 1, 2, 3}, {1, 2, 3, 4, 5, 6});
+  for (int64_t target : {9, 8}) {
+    const ModelProto moved = MovedDown(kResize13, target);
+    const NodeProto* upsample = Producer(moved.graph(), "y");
+    ASSERT_NE(upsample, nullptr);
+    EXPECT_EQ(upsample->op_type(), "Upsample");
+    ExpectSameOutputs(original, moved, {{"x", &x}});
+  }
+}
+
 // onnx's own Upsample 9 -> 8 would bake scales the caller may override (a graph input with a default, IR 4 on) into
 // the attribute and drop the input.
 TEST(DownRewritesTest, RefusesAnUpsampleWhoseScalesTheCallerMayOverrideBelow9) {
