@@ -145,12 +145,13 @@ def static_checks(entry, in_model, out_path, target_opset):
 
 # ---------------------------------------------------------------------------------------------- running
 
-def run_ort(model_path, input_dir, output_dir):
-    """Runs run_model.js; returns (exit code, stderr)."""
+def run_ort(model_path, input_dir, output_dir, optimization=None):
+    """Runs run_model.js (graph optimizations off, or `optimization`); returns (exit code, stderr)."""
     if os.path.isdir(output_dir):
         shutil.rmtree(output_dir)
+    extra = [f"--optimization={optimization}"] if optimization else []
     try:
-        p = subprocess.run(["node", RUN_MODEL, model_path, input_dir, output_dir],
+        p = subprocess.run(["node", RUN_MODEL, model_path, input_dir, output_dir] + extra,
                            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=ORT_TIMEOUT)
     except subprocess.TimeoutExpired:
         return 124, f"timed out after {ORT_TIMEOUT}s"
