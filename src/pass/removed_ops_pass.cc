@@ -5,6 +5,10 @@
 
 #include <algorithm>
 #include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -30,10 +34,25 @@ absl::Status RefuseWhatCannotBeLegalized(const onnx::ModelProto& model) {
                                    "): ", finding.reason));
   }
   if (refused.empty()) return absl::OkStatus();
+  // Nodes named alike (unnamed nodes of one op, say: 67 Debug nodes of a Windows ML sample) are said once, counted.
+  std::vector<std::pair<std::string, int>> said;  // in the order first said
+  std::unordered_map<std::string, size_t> index_of;
+  for (const std::string& line : refused) {
+    auto [found, added] = index_of.emplace(line, said.size());
+    if (added) {
+      said.emplace_back(line, 1);
+    } else {
+      ++said[found->second].second;
+    }
+  }
+  std::vector<std::string> lines;
+  lines.reserve(said.size());
+  for (const auto& [line, count] : said)
+    lines.push_back(count == 1 ? line : absl::StrCat(line, " (", count, " nodes)"));
   return absl::FailedPreconditionError(
       absl::StrCat("the model holds ", refused.size(), refused.size() == 1 ? " node" : " nodes",
                    " that cannot be legalized (no schema at the model's opset, and no rule to replace it): ",
-                   absl::StrJoin(refused, "; ")));
+                   absl::StrJoin(lines, "; ")));
 }
 
 }  // namespace

@@ -553,6 +553,23 @@ aten (float[2] x) => (float[2] y) {
   ExpectRejected(model, absl::StatusCode::kFailedPrecondition, "GRUUnit (graph main)");
 }
 
+// Windows ML's custom-operator sample holds 67 unnamed Debug nodes: nodes said alike are said once, counted.
+TEST(RemovedOpsTest, SaysNodesRefusedAlikeOnceWithTheirCount) {
+  onnx::ModelProto model = ParseModel(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+debug (float[2] x) => (float[2] y) {
+  a = Debug (x)
+  b = Debug (a)
+  c = Debug (b)
+  y = GRUUnit (c)
+}
+)");
+  for (onnx::NodeProto& node : *model.mutable_graph()->mutable_node()) node.clear_name();
+  ExpectRejected(model, absl::StatusCode::kFailedPrecondition,
+                 "4 nodes that cannot be legalized (no schema at the model's opset, and no rule to replace it): "
+                 "Debug (graph main): no schema in onnx (removed or never defined) (3 nodes); GRUUnit (graph main)");
+}
+
 TEST(RemovedOpsTest, RefusesImageScalerWhoseBiasDoesNotMatchTheChannels) {
   onnx::ModelProto model = ParseModel(R"(
 <ir_version: 3, opset_import: ["" : 7]>
