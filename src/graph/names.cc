@@ -14,6 +14,18 @@ size_t CountDefinedNames(const onnx::GraphProto& graph) {
   return count;
 }
 
+std::unordered_set<std::string> DefinedNames(const onnx::GraphProto& graph) {
+  std::unordered_set<std::string> names;
+  names.reserve(CountDefinedNames(graph));
+  for (const auto& value : graph.input()) names.insert(value.name());
+  for (const auto& tensor : graph.initializer()) names.insert(tensor.name());
+  for (const auto& sparse : graph.sparse_initializer()) names.insert(sparse.values().name());
+  for (const auto& node : graph.node()) {
+    for (const auto& name : node.output()) names.insert(name);
+  }
+  return names;
+}
+
 void ForEachValueName(const onnx::GraphProto& graph, absl::FunctionRef<void(const std::string&)> visit) {
   for (const auto& value : graph.input()) visit(value.name());
   for (const auto& value : graph.output()) visit(value.name());

@@ -17,6 +17,10 @@ namespace onnx_legalize {
 // filled rehashes every name several times, and that costs more than the walk that fills it.
 size_t CountDefinedNames(const onnx::GraphProto& graph);
 
+// The names `graph` itself defines (not its subgraphs): its inputs, initializers (dense and sparse) and node outputs.
+// What a subgraph reads and does not define it captures from an enclosing graph.
+std::unordered_set<std::string> DefinedNames(const onnx::GraphProto& graph);
+
 // Calls `visit` for every value name `graph` and its subgraphs mention: inputs, outputs, value_info,
 // initializers (dense and sparse), node inputs and outputs. A name may come more than once; "" (an omitted
 // optional input) too.

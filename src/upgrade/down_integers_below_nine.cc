@@ -39,13 +39,18 @@ bool HeldByDouble(int32_t type) {
 
 // Whether the op's result is its input's values, moved or compared, with no arithmetic on them.
 bool ComputesNothing(const std::string& op_type) {
-  return op_type == "Greater" || op_type == "Less" || op_type == "Flatten";
+  return op_type == "Greater" || op_type == "Less" || op_type == kFlatten;
+}
+
+// Whether opset 9 let `op_type` take integers (the ops of this file).
+bool TookIntegersFromNine(const std::string& op_type) {
+  return ComputesNothing(op_type) || op_type == "MatMul" || op_type == "Gemm" || op_type == "PRelu";
 }
 
 }  // namespace
 
 WhyNot IntegersBelowNineWhyNot(const std::string& op_type, int32_t type) {
-  if (TakenBeforeNine(type)) return std::nullopt;
+  if (!TookIntegersFromNine(op_type) || TakenBeforeNine(type)) return std::nullopt;
   if (type == TensorProto::UNDEFINED) {
     return WhyNot(absl::StrCat("the element type of its input is not known (shape inference found none), and ", op_type,
                                " before opset 9 takes float16, float and double alone"));

@@ -276,12 +276,6 @@ WhyNot EqualTypeWhyNot(int32_t type) {
   }
 }
 
-// Whether opset 9 let `op_type` take integers (upgrade/down_integers_below_nine.cc).
-bool IsIntegerOpOfNine(const std::string& op_type) {
-  return op_type == "Greater" || op_type == "Less" || op_type == kFlatten || op_type == "MatMul" || op_type == "Gemm" ||
-         op_type == "PRelu";
-}
-
 bool IsUnsigned(int32_t type) {
   return type == TensorProto::UINT8 || type == TensorProto::UINT16 || type == TensorProto::UINT32 ||
          type == TensorProto::UINT64;
@@ -297,9 +291,7 @@ WhyNot WhyElementTypesCannotCrossBack(const NodeProto& node, int64_t version, co
   if (node.op_type() == kOneHot && version == 11 && node.input_size() > 0) {
     return OneHotIndicesTypeWhyNot(type_of(node.input(0)));
   }
-  if (version == 9 && node.input_size() > 0 && IsIntegerOpOfNine(node.op_type())) {
-    return IntegersBelowNineWhyNot(node.op_type(), type_of(node.input(0)));
-  }
+  if (version == 9 && node.input_size() > 0) return IntegersBelowNineWhyNot(node.op_type(), type_of(node.input(0)));
   if (node.op_type() == kEqual && version == 11 && node.input_size() > 1) {
     const int32_t type = type_of(node.input(0));
     return EqualTypeWhyNot(type != TensorProto::UNDEFINED ? type : type_of(node.input(1)));

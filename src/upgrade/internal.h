@@ -341,7 +341,7 @@ onnx::Node* ResizeAsUpsample9(const std::shared_ptr<onnx::Graph>& graph, onnx::N
 // Greater, Less, Flatten, MatMul, Gemm and PRelu 9 -> 8, of the types opset 9 let them take: through double where
 // that is exact, in place of onnx's casts to float.
 
-// Why a node of `op_type`-9 whose input is of `type` has no form before opset 9, or nullopt.
+// Why a node of `op_type`-9 whose input is of `type` has no form before opset 9, or nullopt (and for other ops).
 WhyNot IntegersBelowNineWhyNot(const std::string& op_type, int32_t type);
 onnx::Node* ThroughDoubleBelowNine(const std::shared_ptr<onnx::Graph>& graph, onnx::Node* node);
 

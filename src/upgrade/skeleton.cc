@@ -195,12 +195,7 @@ void ExposeReplacedOutputs(const Move& move, GraphProto* graph) {
 // (upgrade/down_inputs_to_attributes.cc ConstantTensor): PyTorch writes an If's branches reading the main graph's
 // Constants. The splice takes no initializer of the skeleton back (upgrade/splice.cc): the caller's graphs keep theirs.
 void CopyCapturedConstants(GraphProto* graph, const std::unordered_map<std::string, const TensorProto*>& outer) {
-  std::unordered_set<std::string> local;
-  for (const auto& v : graph->input()) local.insert(v.name());
-  for (const auto& t : graph->initializer()) local.insert(t.name());
-  for (const auto& node : graph->node()) {
-    for (const auto& o : node.output()) local.insert(o);
-  }
+  std::unordered_set<std::string> local = DefinedNames(*graph);
   std::vector<std::string> captured;  // in order of first use, for a deterministic skeleton
   for (const auto& node : graph->node()) {
     for (const auto& in : node.input()) {

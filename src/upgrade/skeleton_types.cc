@@ -17,16 +17,11 @@ namespace onnx_legalize::opset_upgrade {
 // while adapters in the subgraph read its shape (Softmax 12->13 on an outer value): repeat the enclosing
 // graphs' knowledge as value_info of the subgraph.
 void AddCaptureTypes(GraphProto* graph, const std::unordered_map<std::string, onnx::TypeProto>& outer) {
-  std::unordered_set<std::string> local;
+  const std::unordered_set<std::string> local = DefinedNames(*graph);
   std::unordered_map<std::string, onnx::TypeProto> visible = outer;
   auto note = [&](const ValueInfoProto& vi) {
     if (vi.has_type()) visible[vi.name()] = vi.type();
   };
-  for (const auto& v : graph->input()) local.insert(v.name());
-  for (const auto& t : graph->initializer()) local.insert(t.name());
-  for (const auto& node : graph->node()) {
-    for (const auto& o : node.output()) local.insert(o);
-  }
   std::unordered_set<std::string> typed;
   for (const auto& v : graph->value_info()) typed.insert(v.name());
   for (const auto& v : graph->input()) typed.insert(v.name());
